@@ -1,0 +1,144 @@
+//! [`Archetypes`]: every archetype of a world, the archetype index and the component index.
+
+use std::collections::HashMap;
+
+use super::{Archetype, ArchetypeId};
+use crate::component::{ComponentId, Components};
+
+/// An entry of the component index: an archetype holding the component, and the
+/// component's column in it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ArchetypeColumn {
+    /// The archetype.
+    pub archetype: ArchetypeId,
+    /// The component's column index in that archetype.
+    pub column: usize,
+}
+
+/// Every archetype of a world. Archetypes are never removed, so ids stay valid and
+/// cached edges and queries never go stale.
+#[derive(Debug)]
+pub struct Archetypes {
+    archetypes: Vec<Archetype>,
+    /// The archetype index: used only when an edge is still empty.
+    by_components: HashMap<Box<[ComponentId]>, ArchetypeId>,
+    /// The component index, indexed by `ComponentId`.
+    by_component: Vec<Vec<ArchetypeColumn>>,
+}
+
+impl Archetypes {
+    pub(crate) fn new() -> Self {
+        let mut archetypes = Self { archetypes: Vec::new(), by_components: HashMap::new(), by_component: Vec::new() };
+        let empty = archetypes.get_or_create(&[], &Components::default());
+        debug_assert_eq!(empty, ArchetypeId::EMPTY);
+        archetypes
+    }
+
+    /// The number of archetypes, the empty one included.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.archetypes.len()
+    }
+
+    /// Always `false`: the empty archetype exists from the start.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.archetypes.is_empty()
+    }
+
+    /// The archetype with this id.
+    #[inline]
+    pub fn get(&self, id: ArchetypeId) -> Option<&Archetype> {
+        self.archetypes.get(id.index())
+    }
+
+    #[inline]
+    pub(crate) fn get_mut(&mut self, id: ArchetypeId) -> &mut Archetype {
+        &mut self.archetypes[id.index()]
+    }
+
+    /// Two distinct archetypes, mutably.
+    ///
+    /// # Panics
+    /// When `a == b`.
+    #[inline]
+    pub(crate) fn pair_mut(&mut self, a: ArchetypeId, b: ArchetypeId) -> (&mut Archetype, &mut Archetype) {
+        assert_ne!(a, b);
+        if a.index() < b.index() {
+            let (low, high) = self.archetypes.split_at_mut(b.index());
+            (&mut low[a.index()], &mut high[0])
+        } else {
+            let (low, high) = self.archetypes.split_at_mut(a.index());
+            (&mut high[0], &mut low[b.index()])
+        }
+    }
+
+    /// Every archetype, in creation order.
+    #[inline]
+    pub fn iter(&self) -> core::slice::Iter<'_, Archetype> {
+        self.archetypes.iter()
+    }
+
+    pub(crate) fn iter_mut(&mut self) -> core::slice::IterMut<'_, Archetype> {
+        self.archetypes.iter_mut()
+    }
+
+    /// The archetype with exactly these components (sorted, unique), if it exists.
+    pub fn find(&self, components: &[ComponentId]) -> Option<ArchetypeId> {
+        self.by_components.get(components).copied()
+    }
+
+    /// The component index: every archetype holding `component`, with its column.
+    #[inline]
+    pub fn containing(&self, component: ComponentId) -> &[ArchetypeColumn] {
+        self.by_component.get(component.index()).map_or(&[], Vec::as_slice)
+    }
+
+    /// The archetype with exactly these components, created if needed.
+    ///
+    /// `components` must be sorted, unique and registered in `registry`.
+    pub(crate) fn get_or_create(&mut self, components: &[ComponentId], registry: &Components) -> ArchetypeId {
+        if let Some(id) = self.find(components) {
+            return id;
+        }
+        let id = ArchetypeId::new(self.archetypes.len());
+        let archetype = Archetype::new(id, components.into(), registry);
+        for (column, &component) in components.iter().enumerate() {
+            if self.by_component.len() <= component.index() {
+                self.by_component.resize_with(component.index() + 1, Vec::new);
+            }
+            self.by_component[component.index()].push(ArchetypeColumn { archetype: id, column });
+        }
+        self.by_components.insert(components.into(), id);
+        self.archetypes.push(archetype);
+        id
+    }
+
+    /// Checks each archetype, the archetype index and the component index.
+    pub(crate) fn check_invariants(&self) -> Result<(), String> {
+        if self.by_components.len() != self.archetypes.len() {
+            return Err("archetype index and archetype list differ in size".into());
+        }
+        for (index, archetype) in self.archetypes.iter().enumerate() {
+            if archetype.id().index() != index {
+                return Err(format!("archetype at {index} has id {:?}", archetype.id()));
+            }
+            archetype.check_invariants()?;
+            if self.find(archetype.components()) != Some(archetype.id()) {
+                return Err(format!("archetype index misses {:?}", archetype.id()));
+            }
+            for (column, &component) in archetype.components().iter().enumerate() {
+                let entry = ArchetypeColumn { archetype: archetype.id(), column };
+                if !self.containing(component).contains(&entry) {
+                    return Err(format!("component index misses {entry:?} for {component:?}"));
+                }
+            }
+        }
+        let indexed: usize = self.by_component.iter().map(Vec::len).sum();
+        let held: usize = self.archetypes.iter().map(|a| a.components().len()).sum();
+        if indexed != held {
+            return Err(format!("component index has {indexed} entries for {held} archetype columns"));
+        }
+        Ok(())
+    }
+}

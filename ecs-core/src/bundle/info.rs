@@ -1,0 +1,108 @@
+//! Per-world bundle ids and what a world caches about each bundle type.
+
+use core::any::TypeId;
+use core::hash::{BuildHasherDefault, Hasher};
+use std::collections::HashMap;
+
+use super::BundleKey;
+use crate::archetype::ArchetypeId;
+use crate::component::ComponentId;
+
+/// The dense id a world gives a bundle type.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub struct BundleId(u32);
+
+impl BundleId {
+    pub(crate) fn new(index: usize) -> Self {
+        Self(u32::try_from(index).expect("more than 2^32 bundle types"))
+    }
+
+    /// The id as an array index.
+    #[inline]
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// What a world knows about one bundle type.
+#[derive(Debug)]
+pub struct BundleInfo {
+    /// Component ids in the bundle's own order (the order of `Bundle::take`).
+    pub(crate) components: Box<[ComponentId]>,
+    /// The archetype an entity spawned with exactly this bundle lives in.
+    pub(crate) spawn_archetype: ArchetypeId,
+    /// For each component (bundle order), its column in `spawn_archetype`.
+    pub(crate) spawn_columns: Box<[u32]>,
+}
+
+impl BundleInfo {
+    /// The bundle's component ids, in the bundle's field order.
+    pub fn components(&self) -> &[ComponentId] {
+        &self.components
+    }
+}
+
+/// `TypeId` already is a hash; re-hashing it would only cost time.
+#[derive(Default)]
+pub(crate) struct TypeIdHasher(u64);
+
+impl Hasher for TypeIdHasher {
+    #[inline]
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Not used by `TypeId` today; fold the bytes so any future representation
+        // still hashes correctly.
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// Every bundle type a world has met.
+#[derive(Debug, Default)]
+pub(crate) struct Bundles {
+    infos: Vec<BundleInfo>,
+    by_type: HashMap<TypeId, BundleId, BuildHasherDefault<TypeIdHasher>>,
+    /// Single-component bundles, indexed by `ComponentId`: found without hashing.
+    by_component: Vec<Option<BundleId>>,
+}
+
+impl Bundles {
+    #[inline]
+    pub fn find(&self, key: BundleKey) -> Option<BundleId> {
+        match key {
+            BundleKey::Component(component) => self.by_component.get(component.index()).copied().flatten(),
+            BundleKey::Type(type_id) => self.by_type.get(&type_id).copied(),
+        }
+    }
+
+    #[inline]
+    pub fn get(&self, id: BundleId) -> &BundleInfo {
+        &self.infos[id.index()]
+    }
+
+    pub fn insert(&mut self, key: BundleKey, info: BundleInfo) -> BundleId {
+        let id = BundleId::new(self.infos.len());
+        self.infos.push(info);
+        match key {
+            BundleKey::Component(component) => {
+                if self.by_component.len() <= component.index() {
+                    self.by_component.resize(component.index() + 1, None);
+                }
+                self.by_component[component.index()] = Some(id);
+            }
+            BundleKey::Type(type_id) => {
+                self.by_type.insert(type_id, id);
+            }
+        }
+        id
+    }
+}

@@ -1,0 +1,155 @@
+//! Bundles: groups of components spawned, inserted or removed together.
+//!
+//! A single [`Component`] is a bundle, so is a tuple of up to 16 bundles, and so is a
+//! struct with `#[derive(Bundle)]` whose fields are components or nested bundles.
+//! Each world gives every bundle type it meets a dense [`BundleId`] (`info.rs`), under
+//! which the archetype graph caches its edges.
+
+mod info;
+
+pub(crate) use info::Bundles;
+pub use info::{BundleId, BundleInfo};
+
+use core::any::TypeId;
+
+use crate::component::{Component, ComponentId, Components};
+use crate::storage::OwningPtr;
+
+/// A group of components that can be spawned, inserted and removed together.
+///
+/// Derive it for structs: `#[derive(Bundle)]`. Tuples of bundles (up to 16) and
+/// single components are bundles already.
+///
+/// # Example
+/// ```
+/// use ecs_core::prelude::*;
+///
+/// #[derive(Component)] struct Position(f32);
+/// #[derive(Component)] struct Velocity(f32);
+/// #[derive(Component)] struct Name(String);
+///
+/// #[derive(Bundle)]
+/// struct Body { pos: Position, vel: Velocity }
+///
+/// #[derive(Bundle)]
+/// struct Ship { body: Body, name: Name }   // bundles nest
+///
+/// let mut world = World::new();
+/// let e = world.spawn(Ship { body: Body { pos: Position(0.0), vel: Velocity(1.0) }, name: Name("a".into()) });
+/// let body: Body = world.remove::<Body>(e).unwrap();
+/// assert_eq!(body.vel.0, 1.0);
+/// ```
+///
+/// # Safety
+/// Implementors must visit the same components, in the same order, in all three of
+/// [`register`](Self::register), [`take`](Self::take) and
+/// [`from_components`](Self::from_components), and each pointer handed to `take`'s
+/// callback must own a valid value of the component type registered at that position.
+/// The derive upholds this; implement it by hand only with great care.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a bundle",
+    label = "`{Self}` is neither a component nor a bundle",
+    note = "derive `Component` for a single component, or `Bundle` for a struct of components"
+)]
+pub unsafe trait Bundle: Send + Sync + 'static {
+    /// Registers each component with `components` and reports its id, in order.
+    fn register(components: &mut Components, ids: &mut impl FnMut(ComponentId));
+
+    /// Moves each component out, in order, as an [`OwningPtr`]. The callback must
+    /// take ownership (move the value out or drop it).
+    fn take(self, f: &mut impl FnMut(OwningPtr<'_>))
+    where
+        Self: Sized;
+
+    /// Builds the bundle from owned values, in order.
+    ///
+    /// # Safety
+    /// Each call to `next` must return an owned, valid value of the component type
+    /// at that position.
+    unsafe fn from_components<'a>(next: &mut impl FnMut() -> OwningPtr<'a>) -> Self
+    where
+        Self: Sized;
+
+    /// How a world finds this bundle's cached id: a component by its component id
+    /// (no hashing), any other bundle by its `TypeId`.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn __key() -> BundleKey {
+        BundleKey::Type(TypeId::of::<Self>())
+    }
+}
+
+/// How a world looks up a bundle's [`BundleId`].
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub enum BundleKey {
+    /// A single component.
+    Component(ComponentId),
+    /// A tuple or derived bundle.
+    Type(TypeId),
+}
+
+// SAFETY: one component, visited once in each method, as the registered type `C`.
+unsafe impl<C: Component> Bundle for C {
+    #[inline]
+    fn register(components: &mut Components, ids: &mut impl FnMut(ComponentId)) {
+        ids(components.register::<C>());
+    }
+
+    #[inline(always)]
+    fn take(self, f: &mut impl FnMut(OwningPtr<'_>)) {
+        OwningPtr::make(self, f);
+    }
+
+    #[inline(always)]
+    unsafe fn from_components<'a>(next: &mut impl FnMut() -> OwningPtr<'a>) -> Self {
+        // SAFETY: the caller guarantees `next` yields an owned `C`.
+        unsafe { next().read::<C>() }
+    }
+
+    #[inline(always)]
+    fn __key() -> BundleKey {
+        BundleKey::Component(crate::component::component_id::<C>())
+    }
+}
+
+macro_rules! tuple_bundle {
+    ($($name:ident),*) => {
+        // SAFETY: each element is visited in tuple order in every method, and each
+        // element's own `Bundle` impl upholds the contract for its part.
+        unsafe impl<$($name: Bundle),*> Bundle for ($($name,)*) {
+            #[inline]
+            #[allow(unused_variables, reason = "the empty tuple visits nothing")]
+            fn register(components: &mut Components, ids: &mut impl FnMut(ComponentId)) {
+                $($name::register(components, ids);)*
+            }
+
+            #[inline(always)]
+            #[allow(unused_variables, non_snake_case, reason = "the empty tuple visits nothing")]
+            fn take(self, f: &mut impl FnMut(OwningPtr<'_>)) {
+                let ($($name,)*) = self;
+                $($name.take(f);)*
+            }
+
+            #[inline(always)]
+            #[allow(unused_variables, clippy::unused_unit, reason = "the empty tuple visits nothing")]
+            unsafe fn from_components<'a>(next: &mut impl FnMut() -> OwningPtr<'a>) -> Self {
+                // SAFETY: forwarded: elements are built in order, each from its own
+                // values, as the caller guarantees.
+                ($(unsafe { $name::from_components(next) },)*)
+            }
+        }
+    };
+}
+
+macro_rules! tuple_bundles {
+    ($first:ident $(, $rest:ident)*) => {
+        tuple_bundle!($first $(, $rest)*);
+        tuple_bundles!($($rest),*);
+    };
+    () => {
+        tuple_bundle!();
+    };
+}
+
+tuple_bundles!(B0, B1, B2, B3, B4, B5, B6, B7, B8, B9, B10, B11, B12, B13, B14, B15);

@@ -1,0 +1,171 @@
+//! Components: the [`Component`] trait, component ids and the registry.
+//!
+//! Ids are assigned once per process, on first use of a type, and are dense: the
+//! first registered type gets 0, the next 1, and so on. Because an id means the
+//! same type in every world, `#[derive(Component)]` caches it in a `static` next to the
+//! type, so finding `T`'s id is one load and one compare, no hashing. Each
+//! [`World`](crate::World) keeps its own [`Components`]: the [`ComponentInfo`] (name,
+//! layout, drop function) of every component it has seen.
+
+mod registry;
+
+pub use registry::{ComponentIdCell, component_id};
+
+use core::alloc::Layout;
+use core::any::TypeId;
+
+use crate::storage::OwningPtr;
+
+/// A type that can be stored in an entity.
+///
+/// Derive it: `#[derive(Component)]`. A component is `Send + Sync + 'static`, so that
+/// worlds can be sent between threads and queries can run in parallel.
+///
+/// # Example
+/// ```
+/// use ecs_core::prelude::*;
+///
+/// #[derive(Component)]
+/// struct Health(u32);
+///
+/// #[derive(Component)]
+/// enum Team { Red, Blue }
+///
+/// #[derive(Component)]
+/// struct Tagged<T: Send + Sync + 'static>(T);
+///
+/// let mut world = World::new();
+/// let e = world.spawn((Health(10), Team::Red, Tagged(1u8)));
+/// assert!(world.has::<Team>(e));
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a component",
+    label = "`{Self}` does not implement `Component`",
+    note = "add `#[derive(Component)]` to the definition of `{Self}`"
+)]
+pub trait Component: Send + Sync + 'static {
+    /// Where this type caches its component id. Implemented by `#[derive(Component)]`
+    /// for non-generic types; the default (`None`) looks the id up in the registry.
+    ///
+    /// Returning a shared cell for several types is harmless: the cell remembers
+    /// which type it belongs to and is ignored by any other.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn __id_cell() -> Option<&'static ComponentIdCell> {
+        None
+    }
+}
+
+/// The dense, process-wide id of a component type.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub struct ComponentId(u32);
+
+impl ComponentId {
+    pub(crate) const fn new(index: u32) -> Self {
+        Self(index)
+    }
+
+    /// The id as an array index.
+    #[inline]
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// Drops the value behind the pointer as a `T`.
+///
+/// # Safety
+/// `ptr` must point at a valid, owned `T`.
+unsafe fn drop_as<T>(ptr: OwningPtr<'_>) {
+    // SAFETY: the caller guarantees `ptr` is an owned, valid `T`.
+    unsafe { ptr.drop_as::<T>() }
+}
+
+/// What a world needs to store a component type without knowing it.
+#[derive(Clone, Copy, Debug)]
+pub struct ComponentInfo {
+    id: ComponentId,
+    name: &'static str,
+    type_id: TypeId,
+    layout: Layout,
+    drop: Option<unsafe fn(OwningPtr<'_>)>,
+}
+
+impl ComponentInfo {
+    /// The info of `T`.
+    pub fn of<T: Component>() -> Self {
+        Self {
+            id: component_id::<T>(),
+            name: core::any::type_name::<T>(),
+            type_id: TypeId::of::<T>(),
+            layout: Layout::new::<T>(),
+            drop: core::mem::needs_drop::<T>().then_some(drop_as::<T> as unsafe fn(OwningPtr<'_>)),
+        }
+    }
+
+    /// The component's id.
+    #[inline]
+    pub fn id(&self) -> ComponentId {
+        self.id
+    }
+
+    /// The type's name, as [`core::any::type_name`] gives it.
+    #[inline]
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The Rust type's id.
+    #[inline]
+    pub fn type_id(&self) -> TypeId {
+        self.type_id
+    }
+
+    /// Size and alignment of one value.
+    #[inline]
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// The drop function, `None` when the type needs no drop.
+    #[inline]
+    pub fn drop_fn(&self) -> Option<unsafe fn(OwningPtr<'_>)> {
+        self.drop
+    }
+}
+
+/// The components one world has seen, indexed by [`ComponentId`].
+#[derive(Debug, Default)]
+pub struct Components {
+    infos: Vec<Option<ComponentInfo>>,
+}
+
+impl Components {
+    /// Registers `T` in this world (once) and returns its id.
+    pub fn register<T: Component>(&mut self) -> ComponentId {
+        let id = component_id::<T>();
+        if self.get(id).is_none() {
+            if self.infos.len() <= id.index() {
+                self.infos.resize(id.index() + 1, None);
+            }
+            self.infos[id.index()] = Some(ComponentInfo::of::<T>());
+        }
+        id
+    }
+
+    /// The info of a component this world has registered.
+    #[inline]
+    pub fn get(&self, id: ComponentId) -> Option<&ComponentInfo> {
+        self.infos.get(id.index()).and_then(Option::as_ref)
+    }
+
+    /// The name of a registered component, or `"<unregistered>"`.
+    pub fn name(&self, id: ComponentId) -> &'static str {
+        self.get(id).map_or("<unregistered component>", ComponentInfo::name)
+    }
+
+    /// Every registered component.
+    pub fn iter(&self) -> impl Iterator<Item = &ComponentInfo> {
+        self.infos.iter().flatten()
+    }
+}

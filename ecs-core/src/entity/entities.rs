@@ -1,0 +1,238 @@
+//! The entity index: entity handle -> (archetype, row), with slot reuse.
+//!
+//! ```text
+//!  slots:  [ 0: gen 3, live (A1,r0) | 1: gen 2, free | 2: gen 1, live (A0,r5) | 3: gen MAX+, retired ]
+//!  free:   [ 1 ]            <- stack of reusable slot indices
+//! ```
+//! A slot is live when its location names an archetype. Freeing a slot bumps its
+//! generation at once, so a handle to the old entity stops matching before the slot
+//! is ever reused. A slot whose generation is already `u32::MAX` is *retired*: it
+//! stays free forever instead of wrapping to a generation an old handle could match.
+
+use core::num::NonZeroU32;
+
+use super::Entity;
+use crate::archetype::{ArchetypeId, Row};
+
+/// Where an entity's components are: its archetype and its row in that archetype.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EntityLocation {
+    /// The archetype holding the entity.
+    pub archetype: ArchetypeId,
+    /// The row of the entity in every column of that archetype.
+    pub row: Row,
+}
+
+impl EntityLocation {
+    /// The location of a slot that holds no entity.
+    const FREE: Self = Self { archetype: ArchetypeId::INVALID, row: Row::INVALID };
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    generation: NonZeroU32,
+    /// `archetype == ArchetypeId::INVALID` when the slot is free or retired.
+    location: EntityLocation,
+}
+
+/// The entity index: a dense array of slots indexed by [`Entity::index`], plus a
+/// free list. Every lookup is one array access; nothing is hashed.
+#[derive(Debug, Default)]
+pub struct Entities {
+    slots: Vec<Slot>,
+    free: Vec<u32>,
+    live: u32,
+}
+
+impl Entities {
+    /// The number of live entities.
+    #[inline]
+    pub fn len(&self) -> u32 {
+        self.live
+    }
+
+    /// `true` when no entity is live.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.live == 0
+    }
+
+    /// Where the entity's components are, or `None` when the handle is stale,
+    /// despawned or was never issued.
+    #[inline]
+    pub fn get(&self, entity: Entity) -> Option<EntityLocation> {
+        let slot = self.slots.get(entity.index() as usize)?;
+        (slot.generation == entity.generation() && slot.location.archetype != ArchetypeId::INVALID)
+            .then_some(slot.location)
+    }
+
+    /// `true` when the handle names a live entity.
+    #[inline]
+    pub fn contains(&self, entity: Entity) -> bool {
+        self.get(entity).is_some()
+    }
+
+    /// Makes room for `additional` new entities without reallocating.
+    pub(crate) fn reserve(&mut self, additional: usize) {
+        self.slots.reserve(additional.saturating_sub(self.free.len()));
+    }
+
+    /// Issues a handle for a new entity at `location`. Reuses a freed slot when there
+    /// is one.
+    ///
+    /// # Panics
+    /// When all 2^32 slots are in use or retired.
+    #[inline]
+    pub(crate) fn alloc(&mut self, location: EntityLocation) -> Entity {
+        self.live += 1;
+        if let Some(index) = self.free.pop() {
+            let slot = &mut self.slots[index as usize];
+            slot.location = location;
+            Entity::new(index, slot.generation)
+        } else {
+            let index = u32::try_from(self.slots.len())
+                .ok()
+                .filter(|&i| i != u32::MAX)
+                .expect("entity index space exhausted: 2^32 entity slots are in use or retired");
+            self.slots.push(Slot { generation: NonZeroU32::MIN, location });
+            Entity::new(index, NonZeroU32::MIN)
+        }
+    }
+
+    /// Frees the entity's slot and returns where its components were.
+    pub(crate) fn free(&mut self, entity: Entity) -> Option<EntityLocation> {
+        let location = self.get(entity)?;
+        self.free_slot(entity.index());
+        Some(location)
+    }
+
+    fn free_slot(&mut self, index: u32) {
+        let slot = &mut self.slots[index as usize];
+        debug_assert_ne!(slot.location.archetype, ArchetypeId::INVALID);
+        slot.location = EntityLocation::FREE;
+        self.live -= 1;
+        // Retire rather than wrap: a wrapped generation could equal a stale handle's.
+        if let Some(next) = slot.generation.checked_add(1) {
+            slot.generation = next;
+            self.free.push(index);
+        }
+    }
+
+    /// Moves a live entity's record to a new location (after a row move or swap).
+    #[inline]
+    pub(crate) fn set_location(&mut self, index: u32, location: EntityLocation) {
+        let slot = &mut self.slots[index as usize];
+        debug_assert_ne!(slot.location.archetype, ArchetypeId::INVALID);
+        slot.location = location;
+    }
+
+    /// Frees every live slot, as if each entity had been despawned.
+    pub(crate) fn clear(&mut self) {
+        for index in 0..self.slots.len() as u32 {
+            if self.slots[index as usize].location.archetype != ArchetypeId::INVALID {
+                self.free_slot(index);
+            }
+        }
+        debug_assert_eq!(self.live, 0);
+    }
+
+    /// Every live entity with its location, in slot order.
+    pub fn iter(&self) -> impl Iterator<Item = (Entity, EntityLocation)> + '_ {
+        self.slots
+            .iter()
+            .enumerate()
+            .filter(|(_, slot)| slot.location.archetype != ArchetypeId::INVALID)
+            .map(|(index, slot)| (Entity::new(index as u32, slot.generation), slot.location))
+    }
+
+    /// Checks the free list against the slots: every free-list entry is a free slot,
+    /// none appears twice, and the live count matches. Used by `World::check_invariants`.
+    pub(crate) fn check_invariants(&self) -> Result<(), String> {
+        let mut on_free_list = vec![false; self.slots.len()];
+        for &index in &self.free {
+            let slot = self
+                .slots
+                .get(index as usize)
+                .ok_or_else(|| format!("free list names slot {index}, beyond the index"))?;
+            if slot.location.archetype != ArchetypeId::INVALID {
+                return Err(format!("slot {index} is both live and on the free list"));
+            }
+            if std::mem::replace(&mut on_free_list[index as usize], true) {
+                return Err(format!("slot {index} is on the free list twice"));
+            }
+        }
+        let live = self.slots.iter().filter(|s| s.location.archetype != ArchetypeId::INVALID).count();
+        if live != self.live as usize {
+            return Err(format!("live count is {} but {live} slots are live", self.live));
+        }
+        Ok(())
+    }
+
+    #[cfg(test)]
+    fn force_generation(&mut self, index: u32, generation: NonZeroU32) {
+        self.slots[index as usize].generation = generation;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn somewhere() -> EntityLocation {
+        EntityLocation { archetype: ArchetypeId::EMPTY, row: Row::new(0) }
+    }
+
+    #[test]
+    fn freed_slot_is_reused_with_next_generation() {
+        let mut entities = Entities::default();
+        let a = entities.alloc(somewhere());
+        assert!(entities.free(a).is_some());
+        assert!(!entities.contains(a));
+        let b = entities.alloc(somewhere());
+        assert_eq!(b.index(), a.index());
+        assert_eq!(b.generation().get(), a.generation().get() + 1);
+        assert!(entities.contains(b));
+        assert!(!entities.contains(a));
+        assert!(entities.free(a).is_none(), "a stale handle must not free the new entity");
+        entities.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn slot_at_max_generation_is_retired_not_wrapped() {
+        let mut entities = Entities::default();
+        let a = entities.alloc(somewhere());
+        entities.force_generation(a.index(), NonZeroU32::MAX);
+        let last = Entity::new(a.index(), NonZeroU32::MAX);
+        assert!(entities.contains(last));
+        entities.free(last).unwrap();
+        let next = entities.alloc(somewhere());
+        assert_ne!(next.index(), a.index(), "a retired slot must never be reused");
+        assert!(!entities.contains(last));
+        assert!(!entities.contains(Entity::new(a.index(), NonZeroU32::MIN)));
+        assert_eq!(entities.len(), 1);
+        entities.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn forged_handles_are_not_found() {
+        let mut entities = Entities::default();
+        let a = entities.alloc(somewhere());
+        let forged_gen = Entity::new(a.index(), NonZeroU32::new(7).unwrap());
+        let forged_index = Entity::new(1_000, NonZeroU32::MIN);
+        assert!(entities.get(forged_gen).is_none());
+        assert!(entities.get(forged_index).is_none());
+        entities.free(a).unwrap();
+        // The freed slot's bumped generation must not make a guessed handle live.
+        assert!(!entities.contains(Entity::new(a.index(), a.generation().checked_add(1).unwrap())));
+    }
+
+    #[test]
+    fn clear_frees_everything() {
+        let mut entities = Entities::default();
+        let all: Vec<_> = (0..10).map(|_| entities.alloc(somewhere())).collect();
+        entities.clear();
+        assert!(entities.is_empty());
+        assert!(all.iter().all(|&e| !entities.contains(e)));
+        entities.check_invariants().unwrap();
+    }
+}

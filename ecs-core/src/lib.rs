@@ -1,0 +1,69 @@
+//! `ecs-core`: a typed archetype Entity Component System.
+//!
+//! Entities are 64-bit handles; their components live in archetypes (one table per
+//! distinct set of component types) as type-erased, contiguous columns, so that a loop
+//! over a component is a loop over an array. Adding or removing a component moves the
+//! entity's row along a cached edge of the archetype graph.
+//!
+//! The modules, from the bottom up:
+//! - [`entity`]: the [`Entity`] handle and the entity index (`Entities`).
+//! - [`component`]: the [`Component`] trait and the component registry.
+//! - [`storage`]: type-erased pointers and the [`Column`](storage::Column) array.
+//! - [`archetype`]: archetypes, their edges, the archetype and component indices.
+//! - [`bundle`]: [`Bundle`], a group of components spawned or inserted together.
+//! - [`world`]: [`World`], the typed API over all of the above.
+//!
+//! # Example
+//! ```
+//! use ecs_core::prelude::*;
+//!
+//! #[derive(Component, Debug, PartialEq)]
+//! struct Position(f32, f32);
+//! #[derive(Component)]
+//! struct Name(String);
+//!
+//! let mut world = World::new();
+//! let ship = world.spawn((Position(0.0, 0.0), Name("ship".into())));
+//! world.get_mut::<Position>(ship).unwrap().0 += 1.0;
+//! assert_eq!(world.get::<Position>(ship), Some(&Position(1.0, 0.0)));
+//! let name: Name = world.remove::<Name>(ship)?;
+//! assert_eq!(name.0, "ship");
+//! world.despawn(ship)?;
+//! assert!(world.get::<Position>(ship).is_none());
+//! # Ok::<(), EcsError>(())
+//! ```
+
+extern crate self as ecs_core;
+
+pub mod archetype;
+pub mod bundle;
+pub mod component;
+pub mod entity;
+mod error;
+pub mod storage;
+pub mod world;
+
+pub use archetype::{Archetype, ArchetypeId};
+pub use bundle::Bundle;
+pub use component::{Component, ComponentId, ComponentInfo};
+pub use ecs_derive::{Bundle, Component};
+pub use entity::Entity;
+pub use error::EcsError;
+pub use world::{EntityRef, World};
+
+/// Re-exported so that plain-old-data components can derive `Pod` and `Zeroable`.
+pub use bytemuck;
+
+/// The names almost every user of the crate needs: `use ecs_core::prelude::*;`.
+pub mod prelude {
+    pub use crate::bytemuck::{Pod, Zeroable};
+    pub use crate::{Bundle, Component, EcsError, Entity, EntityRef, World};
+}
+
+/// Items the derive macros name in generated code. Not part of the public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::bundle::BundleKey;
+    pub use crate::component::{ComponentIdCell, Components};
+    pub use crate::storage::OwningPtr;
+}

@@ -1,0 +1,62 @@
+//! [`EntityRef`]: a read-only view of one live entity.
+
+use crate::archetype::Archetype;
+use crate::component::{Component, ComponentInfo, component_id};
+use crate::entity::{Entity, EntityLocation};
+use crate::world::World;
+
+/// A read-only view of one live entity, from [`World::entity`] or [`World::iter`].
+#[derive(Clone, Copy)]
+pub struct EntityRef<'w> {
+    world: &'w World,
+    entity: Entity,
+    location: EntityLocation,
+}
+
+impl<'w> EntityRef<'w> {
+    pub(crate) fn new(world: &'w World, entity: Entity, location: EntityLocation) -> Self {
+        Self { world, entity, location }
+    }
+
+    /// The entity's handle.
+    #[inline]
+    pub fn id(&self) -> Entity {
+        self.entity
+    }
+
+    /// The archetype holding the entity.
+    #[inline]
+    pub fn archetype(&self) -> &'w Archetype {
+        self.world.archetypes().get(self.location.archetype).expect("a live entity's archetype exists")
+    }
+
+    /// The entity's `T`, if it has one.
+    #[inline]
+    pub fn get<T: Component>(&self) -> Option<&'w T> {
+        let column = self.archetype().column(component_id::<T>())?;
+        // SAFETY: the row of a live entity is in bounds, and the column of `T`'s id
+        // stores `T`s.
+        Some(unsafe { column.get_unchecked(self.location.row.index()).deref::<T>() })
+    }
+
+    /// `true` when the entity has a `T`.
+    #[inline]
+    pub fn has<T: Component>(&self) -> bool {
+        self.archetype().has(component_id::<T>())
+    }
+
+    /// The infos of the entity's components, in component id order.
+    pub fn components(&self) -> impl Iterator<Item = &'w ComponentInfo> + 'w {
+        let components = self.world.components();
+        self.archetype().components().iter().filter_map(move |&c| components.get(c))
+    }
+}
+
+impl core::fmt::Debug for EntityRef<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("EntityRef")
+            .field("entity", &self.entity)
+            .field("components", &self.components().map(ComponentInfo::name).collect::<Vec<_>>())
+            .finish()
+    }
+}

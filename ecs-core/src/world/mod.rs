@@ -1,0 +1,307 @@
+//! [`World`]: the typed API over entities, components and archetypes.
+//!
+//! - `mod.rs`: the world, lookups (`get`, `has`, …), `clear` and invariants.
+//! - `structural.rs`: the only place rows move between archetypes (spawn, insert,
+//!   remove, despawn).
+//! - `spawn_batch.rs`: [`SpawnBatch`], spawning many entities of one bundle type.
+//! - `entity_ref.rs`: [`EntityRef`], a read-only view of one entity.
+
+mod entity_ref;
+mod spawn_batch;
+mod structural;
+
+pub use entity_ref::EntityRef;
+pub use spawn_batch::SpawnBatch;
+
+use crate::archetype::{ArchetypeId, Archetypes, Row};
+use crate::bundle::{Bundle, BundleId, BundleInfo, BundleKey, Bundles};
+use crate::component::{Component, Components, component_id};
+use crate::entity::{Entities, Entity, EntityLocation};
+use crate::storage::{Tick, resume_deferred};
+
+/// The container of all entities and their components.
+///
+/// # Example
+/// ```
+/// use ecs_core::prelude::*;
+///
+/// #[derive(Component, Clone, Copy, Debug, PartialEq)]
+/// struct Position { x: f32, y: f32 }
+/// #[derive(Component)]
+/// struct Frozen;
+///
+/// let mut world = World::new();
+/// let a = world.spawn(Position { x: 1.0, y: 2.0 });
+/// world.spawn_batch((0..100).map(|i| Position { x: i as f32, y: 0.0 }));
+/// world.insert(a, Frozen)?;                        // moves `a` along the edge +Frozen
+/// assert!(world.has::<Frozen>(a));
+/// world.remove::<Frozen>(a)?;                      // and back along -Frozen
+/// assert_eq!(world.len(), 101);
+/// world.despawn(a)?;
+/// assert_eq!(world.despawn(a), Err(EcsError::NoSuchEntity(a)));
+/// # Ok::<(), EcsError>(())
+/// ```
+pub struct World {
+    entities: Entities,
+    components: Components,
+    archetypes: Archetypes,
+    bundles: Bundles,
+    change_tick: Tick,
+}
+
+impl Default for World {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl core::fmt::Debug for World {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("World")
+            .field("entities", &self.entities.len())
+            .field("archetypes", &self.archetypes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl World {
+    /// An empty world.
+    pub fn new() -> Self {
+        Self {
+            entities: Entities::default(),
+            components: Components::default(),
+            archetypes: Archetypes::new(),
+            bundles: Bundles::default(),
+            change_tick: Tick::new(1),
+        }
+    }
+
+    /// The number of live entities.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.entities.len() as usize
+    }
+
+    /// `true` when no entity is alive.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.entities.is_empty()
+    }
+
+    /// `true` when `entity` is alive in this world.
+    #[inline]
+    pub fn contains(&self, entity: Entity) -> bool {
+        self.entities.contains(entity)
+    }
+
+    /// Where the entity's components are, or `None` when it is not alive.
+    #[inline]
+    pub fn location(&self, entity: Entity) -> Option<EntityLocation> {
+        self.entities.get(entity)
+    }
+
+    /// The entity index.
+    #[inline]
+    pub fn entities(&self) -> &Entities {
+        &self.entities
+    }
+
+    /// The components this world has registered.
+    #[inline]
+    pub fn components(&self) -> &Components {
+        &self.components
+    }
+
+    /// Every archetype, with the archetype and component indices.
+    #[inline]
+    pub fn archetypes(&self) -> &Archetypes {
+        &self.archetypes
+    }
+
+    /// The tick written into columns by structural changes and mutable access.
+    #[inline]
+    pub fn change_tick(&self) -> Tick {
+        self.change_tick
+    }
+
+    /// A shared reference to the entity's `T`, or `None` when the entity is not alive
+    /// or has no `T`.
+    ///
+    /// O(1) and hash-free: entity index -> archetype -> column by component id -> row.
+    #[inline]
+    pub fn get<T: Component>(&self, entity: Entity) -> Option<&T> {
+        let location = self.entities.get(entity)?;
+        let archetype = &self.archetypes.get(location.archetype)?;
+        let column = archetype.column(component_id::<T>())?;
+        // SAFETY: a live entity's row is in bounds of every column of its archetype,
+        // and the column of `T`'s id stores `T`s (ids and types correspond one to one).
+        Some(unsafe { column.get_unchecked(location.row.index()).deref::<T>() })
+    }
+
+    /// A mutable reference to the entity's `T`, or `None` when the entity is not alive
+    /// or has no `T`. Marks the component changed.
+    #[inline]
+    pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Option<&mut T> {
+        let location = self.entities.get(entity)?;
+        let archetype = self.archetypes.get_mut(location.archetype);
+        let column = archetype.column_index(component_id::<T>())?;
+        let tick = self.change_tick;
+        // SAFETY: as in `get`; `&mut self` makes the borrow unique.
+        Some(unsafe { archetype.columns[column].get_mut_unchecked(location.row.index(), tick).deref_mut::<T>() })
+    }
+
+    /// `true` when the entity is alive and has a `T`.
+    #[inline]
+    pub fn has<T: Component>(&self, entity: Entity) -> bool {
+        self.entities
+            .get(entity)
+            .and_then(|l| self.archetypes.get(l.archetype))
+            .is_some_and(|a| a.has(component_id::<T>()))
+    }
+
+    /// A read-only view of a live entity.
+    #[inline]
+    pub fn entity(&self, entity: Entity) -> Option<EntityRef<'_>> {
+        let location = self.entities.get(entity)?;
+        Some(EntityRef::new(self, entity, location))
+    }
+
+    /// Every live entity, archetype by archetype.
+    pub fn iter(&self) -> impl Iterator<Item = EntityRef<'_>> + '_ {
+        self.archetypes.iter().flat_map(move |archetype| {
+            archetype.entities().iter().enumerate().map(move |(row, &entity)| {
+                EntityRef::new(self, entity, EntityLocation { archetype: archetype.id(), row: Row::new(row) })
+            })
+        })
+    }
+
+    /// Despawns every entity, dropping all components. Every handle issued so far
+    /// becomes stale. Archetypes and cached edges are kept for reuse.
+    ///
+    /// # Panics
+    /// Re-raises the first panic of a component's `Drop`, after every other
+    /// component has been dropped and the world is empty and consistent.
+    pub fn clear(&mut self) {
+        resume_deferred(self.clear_deferring_panic());
+    }
+
+    fn clear_deferring_panic(&mut self) -> crate::storage::DeferredPanic {
+        self.entities.clear();
+        let mut panic = None;
+        for archetype in self.archetypes.iter_mut() {
+            archetype.entities.clear();
+            for column in archetype.columns.iter_mut() {
+                column.clear(&mut panic);
+            }
+        }
+        panic
+    }
+
+    /// The bundle id of `B` in this world, registering `B` (and its components) on
+    /// first use. One indexed load for a single component; one `TypeId` map lookup
+    /// otherwise.
+    #[inline]
+    fn bundle_id<B: Bundle>(&mut self) -> BundleId {
+        let key = B::__key();
+        match self.bundles.find(key) {
+            Some(id) => id,
+            None => self.register_bundle::<B>(key),
+        }
+    }
+
+    /// # Panics
+    /// When the bundle holds a component type more than once.
+    #[cold]
+    #[inline(never)]
+    fn register_bundle<B: Bundle>(&mut self, key: BundleKey) -> BundleId {
+        let mut components = Vec::new();
+        B::register(&mut self.components, &mut |id| components.push(id));
+        let mut sorted = components.clone();
+        sorted.sort_unstable();
+        if let Some(pair) = sorted.windows(2).find(|w| w[0] == w[1]) {
+            panic!(
+                "bundle `{}` contains the component `{}` more than once; \
+                 an entity can hold only one value of each component type",
+                core::any::type_name::<B>(),
+                self.components.name(pair[0])
+            );
+        }
+        let spawn_archetype = self.archetypes.get_or_create(&sorted, &self.components);
+        let archetype = self.archetypes.get(spawn_archetype).expect("just created");
+        let spawn_columns = components
+            .iter()
+            .map(|&c| archetype.column_index(c).expect("bundle component is in its archetype") as u32)
+            .collect();
+        let info = BundleInfo { components: components.into(), spawn_archetype, spawn_columns };
+        self.bundles.insert(key, info)
+    }
+
+    /// Checks every internal invariant and describes the first one broken. Meant for
+    /// tests, which call it after every step:
+    /// - the entity index's free list and live set are disjoint and counted right;
+    /// - every live entity's record points at a row holding that entity;
+    /// - every archetype's columns have as many rows as its entity column;
+    /// - the archetype lengths add up to [`len`](Self::len);
+    /// - the archetype and component indices match the archetypes;
+    /// - every cached edge leads to the archetype its bundle implies.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        self.entities.check_invariants()?;
+        self.archetypes.check_invariants()?;
+        for (entity, location) in self.entities.iter() {
+            let archetype = self
+                .archetypes
+                .get(location.archetype)
+                .ok_or_else(|| format!("{entity} is in missing archetype {:?}", location.archetype))?;
+            if archetype.entities().get(location.row.index()) != Some(&entity) {
+                return Err(format!("{entity}'s record {location:?} points at another row"));
+            }
+        }
+        let mut total = 0;
+        for archetype in self.archetypes.iter() {
+            total += archetype.len();
+            for (row, &entity) in archetype.entities().iter().enumerate() {
+                let expected = EntityLocation { archetype: archetype.id(), row: Row::new(row) };
+                if self.entities.get(entity) != Some(expected) {
+                    return Err(format!("{entity} sits in {expected:?} but its record disagrees"));
+                }
+            }
+            self.check_edges(archetype.id())?;
+        }
+        if total != self.len() {
+            return Err(format!("archetypes hold {total} rows but {} entities are live", self.len()));
+        }
+        Ok(())
+    }
+
+    fn check_edges(&self, id: ArchetypeId) -> Result<(), String> {
+        let source = self.archetypes.get(id).expect("checked by caller");
+        for (bundle, edge) in source.edges.inserts() {
+            let info = self.bundles.get(bundle);
+            let mut expected: Vec<_> = source.components().iter().chain(info.components.iter()).copied().collect();
+            expected.sort_unstable();
+            expected.dedup();
+            if self.archetypes.find(&expected) != Some(edge.target) {
+                return Err(format!("insert edge {id:?} + {bundle:?} leads to {:?}", edge.target));
+            }
+        }
+        for (bundle, edge) in source.edges.removes() {
+            let info = self.bundles.get(bundle);
+            if let crate::archetype::RemoveEdge::Target(target) = edge {
+                let expected: Vec<_> =
+                    source.components().iter().filter(|c| !info.components.contains(c)).copied().collect();
+                if self.archetypes.find(&expected) != Some(target) {
+                    return Err(format!("remove edge {id:?} - {bundle:?} leads to {target:?}"));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Drop for World {
+    fn drop(&mut self) {
+        // Drop all components with one deferred panic, so that a panicking `Drop`
+        // cannot stop the other components from being dropped.
+        resume_deferred(self.clear_deferring_panic());
+    }
+}

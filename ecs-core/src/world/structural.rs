@@ -1,0 +1,281 @@
+//! Structural changes: the only place where rows are created, moved between
+//! archetypes, or destroyed.
+//!
+//! Moving an entity (insert or remove) follows the four steps of the archetype
+//! design: find the destination by the cached edge, push a row there, move the
+//! overlapping columns' bytes (no clone, no drop), and swap-remove the source row,
+//! fixing the record of the entity that was swapped into it.
+//!
+//! User code (a component's `Drop`) only ever runs once the world is consistent for
+//! that step, and its panic is deferred to the end of the operation, so a panicking
+//! `Drop` never leaves a column half-moved or a record dangling.
+
+use super::World;
+use crate::archetype::{ArchetypeId, BundleWrite, InsertEdge, RemoveEdge, Row};
+use crate::bundle::{Bundle, BundleId};
+use crate::entity::{Entity, EntityLocation};
+use crate::error::EcsError;
+use crate::storage::{OwningPtr, resume_deferred};
+
+impl World {
+    /// Spawns an entity with the components of `bundle` and returns its handle.
+    ///
+    /// # Panics
+    /// When the bundle holds a component type twice (checked before anything is
+    /// written).
+    ///
+    /// # Example
+    /// ```
+    /// # use ecs_core::prelude::*;
+    /// #[derive(Component)] struct Speed(f32);
+    /// let mut world = World::new();
+    /// let e = world.spawn((Speed(1.0),));
+    /// assert!(world.has::<Speed>(e));
+    /// ```
+    #[inline]
+    pub fn spawn<B: Bundle>(&mut self, bundle: B) -> Entity {
+        let bundle_id = self.bundle_id::<B>();
+        let archetype = self.bundles.get(bundle_id).spawn_archetype;
+        self.archetypes.get_mut(archetype).reserve(1);
+        // SAFETY: `bundle_id` is `B`'s id in this world and one row was reserved.
+        unsafe { self.spawn_reserved(bundle, bundle_id) }
+    }
+
+    /// Spawns into room already reserved in the bundle's archetype.
+    ///
+    /// # Safety
+    /// `bundle_id` is `B`'s id in this world, and its spawn archetype has room for one
+    /// more row in every column (see `Archetype::reserve`).
+    #[inline]
+    pub(super) unsafe fn spawn_reserved<B: Bundle>(&mut self, bundle: B, bundle_id: BundleId) -> Entity {
+        let info = self.bundles.get(bundle_id);
+        let archetype = self.archetypes.get_mut(info.spawn_archetype);
+        let row = Row::new(archetype.len());
+        let entity = self.entities.alloc(EntityLocation { archetype: info.spawn_archetype, row });
+        let tick = self.change_tick;
+        let columns = &mut archetype.columns;
+        let mut targets = info.spawn_columns.iter();
+        bundle.take(&mut |value| {
+            let column = *targets.next().expect("bundle yields as many values as it registered");
+            // SAFETY: `spawn_columns` maps each bundle component, in take order, to the
+            // column of the same component id, so `value` has the column's type.
+            unsafe { columns[column as usize].push(value, tick) };
+        });
+        archetype.entities.push(entity);
+        entity
+    }
+
+    /// Adds the components of `bundle` to a live entity. A component the entity
+    /// already has is replaced in place (the old value is dropped); the others move
+    /// the entity to the archetype that has them all.
+    ///
+    /// # Errors
+    /// [`EcsError::NoSuchEntity`] when the entity is not alive; the bundle is dropped.
+    ///
+    /// # Panics
+    /// When the bundle holds a component type twice, or when dropping a replaced value
+    /// panics (the panic is re-raised once the world is consistent; the new values
+    /// are in place).
+    pub fn insert<B: Bundle>(&mut self, entity: Entity, bundle: B) -> Result<(), EcsError> {
+        let location = self.entities.get(entity).ok_or(EcsError::NoSuchEntity(entity))?;
+        let bundle_id = self.bundle_id::<B>();
+        let source_id = location.archetype;
+        let target_id = match self.archetypes.get_mut(source_id).edges.insert(bundle_id) {
+            Some(edge) => edge.target,
+            None => self.insert_edge(source_id, bundle_id),
+        };
+        let row = location.row.index();
+        let tick = self.change_tick;
+        let mut panic = None;
+
+        if target_id == source_id {
+            let source = self.archetypes.get_mut(source_id);
+            let edge = source.edges.insert(bundle_id).expect("edge cached above");
+            let mut writes = edge.writes.iter();
+            let columns = &mut source.columns;
+            bundle.take(&mut |value| {
+                let write = writes.next().expect("bundle yields as many values as it registered");
+                debug_assert!(write.existed);
+                // SAFETY: `write.column` holds this bundle component's type, and `row`
+                // is the live entity's row.
+                unsafe { columns[write.column as usize].replace(row, value, tick, &mut panic) };
+            });
+            resume_deferred(panic);
+            return Ok(());
+        }
+
+        let (source, target) = self.archetypes.pair_mut(source_id, target_id);
+        target.reserve(1);
+        let target_row = target.len();
+        for (column, component) in source.columns.iter_mut().zip(source.components.iter()) {
+            let to = target.column_index(*component).expect("an insert target has every source component");
+            // SAFETY: `row` is live in the source; the target column stores the same
+            // component and has room (reserved above).
+            unsafe { column.swap_remove_into(row, &mut target.columns[to]) };
+        }
+        let edge = source.edges.insert(bundle_id).expect("edge cached above");
+        let mut writes = edge.writes.iter();
+        let columns = &mut target.columns;
+        bundle.take(&mut |value| {
+            let write = writes.next().expect("bundle yields as many values as it registered");
+            let column = &mut columns[write.column as usize];
+            if write.existed {
+                // SAFETY: the old value was moved into `target_row` above; the column
+                // stores this bundle component's type.
+                unsafe { column.replace(target_row, value, tick, &mut panic) };
+            } else {
+                // SAFETY: the column stores this bundle component's type and has room.
+                unsafe { column.push(value, tick) };
+            }
+        });
+        target.entities.push(entity);
+        let swapped = source.swap_remove_entity(row);
+        self.relocate(entity, swapped, location, EntityLocation { archetype: target_id, row: Row::new(target_row) });
+        resume_deferred(panic);
+        Ok(())
+    }
+
+    /// Removes the components of `B` from a live entity and returns them.
+    ///
+    /// # Errors
+    /// - [`EcsError::NoSuchEntity`] when the entity is not alive;
+    /// - [`EcsError::MissingComponent`] naming the first component of `B` the entity
+    ///   lacks. Nothing is removed then.
+    ///
+    /// # Example
+    /// ```
+    /// # use ecs_core::prelude::*;
+    /// #[derive(Component, Debug, PartialEq)] struct Fuel(u32);
+    /// #[derive(Component)] struct Cargo;
+    /// let mut world = World::new();
+    /// let e = world.spawn((Fuel(3), Cargo));
+    /// assert_eq!(world.remove::<Fuel>(e), Ok(Fuel(3)));
+    /// assert!(matches!(world.remove::<(Fuel, Cargo)>(e), Err(EcsError::MissingComponent { .. })));
+    /// assert!(world.has::<Cargo>(e), "a failed remove removes nothing");
+    /// ```
+    pub fn remove<B: Bundle>(&mut self, entity: Entity) -> Result<B, EcsError> {
+        let location = self.entities.get(entity).ok_or(EcsError::NoSuchEntity(entity))?;
+        let bundle_id = self.bundle_id::<B>();
+        let source_id = location.archetype;
+        let edge = match self.archetypes.get_mut(source_id).edges.remove(bundle_id) {
+            Some(edge) => edge,
+            None => self.remove_edge(source_id, bundle_id),
+        };
+        let target_id = match edge {
+            RemoveEdge::Target(target) => target,
+            RemoveEdge::Missing(component) => {
+                return Err(EcsError::MissingComponent { entity, component: self.components.name(component) });
+            }
+        };
+        let row = location.row.index();
+        let info = self.bundles.get(bundle_id);
+        if target_id == source_id {
+            debug_assert!(info.components.is_empty());
+            // SAFETY: an empty bundle reads no value, so `next` is never called.
+            return Ok(unsafe { B::from_components(&mut || unreachable!("empty bundle reads no value")) });
+        }
+
+        let (source, target) = self.archetypes.pair_mut(source_id, target_id);
+        target.reserve(1);
+        let target_row = target.len();
+        let mut removed = info.components.iter();
+        // SAFETY: each `next` call yields the source column of the next bundle
+        // component (in bundle order), at the entity's live row. The value is read
+        // exactly once here; its column forgets it below instead of dropping it.
+        let bundle = unsafe {
+            B::from_components(&mut || {
+                let component = *removed.next().expect("bundle reads as many values as it registered");
+                let column = source.column(component).expect("remove edge proves the source has it");
+                OwningPtr::new(core::ptr::NonNull::new_unchecked(column.get_unchecked(row).as_ptr()))
+            })
+        };
+        for (column, component) in source.columns.iter_mut().zip(source.components.iter()) {
+            match target.column_index(*component) {
+                // SAFETY: `row` is live; same component in both; the target has room.
+                Some(to) => unsafe { column.swap_remove_into(row, &mut target.columns[to]) },
+                // SAFETY: this component's value was moved into `bundle` above.
+                None => unsafe { column.swap_remove_forget(row) },
+            }
+        }
+        target.entities.push(entity);
+        let swapped = source.swap_remove_entity(row);
+        self.relocate(entity, swapped, location, EntityLocation { archetype: target_id, row: Row::new(target_row) });
+        Ok(bundle)
+    }
+
+    /// Despawns a live entity, dropping its components.
+    ///
+    /// # Errors
+    /// [`EcsError::NoSuchEntity`] when the entity is not alive.
+    ///
+    /// # Panics
+    /// When a component's `Drop` panics. The entity is gone by then and every other
+    /// component of it is still dropped; the first panic is re-raised afterwards.
+    pub fn despawn(&mut self, entity: Entity) -> Result<(), EcsError> {
+        let location = self.entities.free(entity).ok_or(EcsError::NoSuchEntity(entity))?;
+        let archetype = self.archetypes.get_mut(location.archetype);
+        let row = location.row.index();
+        let mut panic = None;
+        for column in archetype.columns.iter_mut() {
+            // SAFETY: `row` is the despawned entity's live row.
+            unsafe { column.swap_remove_drop(row, &mut panic) };
+        }
+        if let Some(swapped) = archetype.swap_remove_entity(row) {
+            self.entities.set_location(swapped.index(), location);
+        }
+        resume_deferred(panic);
+        Ok(())
+    }
+
+    /// Updates the records after `entity` moved from `from` to `to` and `swapped`
+    /// (if any) took its old row.
+    #[inline]
+    fn relocate(&mut self, entity: Entity, swapped: Option<Entity>, from: EntityLocation, to: EntityLocation) {
+        if let Some(swapped) = swapped {
+            self.entities.set_location(swapped.index(), from);
+        }
+        self.entities.set_location(entity.index(), to);
+    }
+
+    /// Computes and caches the edge "archetype `source` gains bundle `bundle`".
+    #[cold]
+    #[inline(never)]
+    fn insert_edge(&mut self, source: ArchetypeId, bundle: BundleId) -> ArchetypeId {
+        let info = self.bundles.get(bundle);
+        let source_components = self.archetypes.get(source).expect("live archetype").components();
+        let mut components: Vec<_> = source_components.iter().chain(info.components.iter()).copied().collect();
+        components.sort_unstable();
+        components.dedup();
+        let target = self.archetypes.get_or_create(&components, &self.components);
+        let source_archetype = self.archetypes.get(source).expect("live archetype");
+        let target_archetype = self.archetypes.get(target).expect("just created");
+        let writes = info
+            .components
+            .iter()
+            .map(|&c| BundleWrite {
+                column: target_archetype.column_index(c).expect("target has every bundle component") as u32,
+                existed: source_archetype.has(c),
+            })
+            .collect();
+        self.archetypes.get_mut(source).edges.set_insert(bundle, InsertEdge { target, writes });
+        target
+    }
+
+    /// Computes and caches the edge "archetype `source` loses bundle `bundle`".
+    #[cold]
+    #[inline(never)]
+    fn remove_edge(&mut self, source: ArchetypeId, bundle: BundleId) -> RemoveEdge {
+        let info = self.bundles.get(bundle);
+        let source_archetype = self.archetypes.get(source).expect("live archetype");
+        let edge = match info.components.iter().find(|&&c| !source_archetype.has(c)) {
+            Some(&missing) => RemoveEdge::Missing(missing),
+            None => {
+                let components: Vec<_> =
+                    source_archetype.components().iter().filter(|c| !info.components.contains(c)).copied().collect();
+                RemoveEdge::Target(self.archetypes.get_or_create(&components, &self.components))
+            }
+        };
+        self.archetypes.get_mut(source).edges.set_remove(bundle, edge);
+        edge
+    }
+}

@@ -1,0 +1,54 @@
+//! `#[derive(Bundle)]` expansion.
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use crate::parse::BundleDef;
+
+pub fn bundle(def: BundleDef<'_>) -> TokenStream {
+    let BundleDef { ident, generics, krate, fields } = def;
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    // Each field's calls are spanned at the field's type, so "`X` is not a bundle"
+    // points at the field that is wrong.
+    let register = fields.iter().map(|(_, ty)| {
+        quote_spanned! {ty.span()=> <#ty as #krate::Bundle>::register(__components, __ids); }
+    });
+    let take = fields.iter().map(|(member, ty)| {
+        quote_spanned! {ty.span()=> <#ty as #krate::Bundle>::take(self.#member, __f); }
+    });
+    let build = fields.iter().map(|(member, ty)| {
+        quote_spanned! {ty.span()=>
+            // SAFETY: forwarded from the caller: `__next` yields this field's values in order.
+            #member: unsafe { <#ty as #krate::Bundle>::from_components(__next) },
+        }
+    });
+    quote! {
+        const _: () = {
+            #[automatically_derived]
+            // SAFETY: every method visits the fields in declaration order, and each
+            // field's own `Bundle` impl upholds the contract for its components.
+            unsafe impl #impl_generics #krate::Bundle for #ident #ty_generics #where_clause {
+                #[inline]
+                fn register(
+                    __components: &mut #krate::__private::Components,
+                    __ids: &mut impl ::core::ops::FnMut(#krate::ComponentId),
+                ) {
+                    #(#register)*
+                }
+
+                #[inline(always)]
+                fn take(self, __f: &mut impl ::core::ops::FnMut(#krate::__private::OwningPtr<'_>)) {
+                    #(#take)*
+                }
+
+                #[inline(always)]
+                unsafe fn from_components<'__a>(
+                    __next: &mut impl ::core::ops::FnMut() -> #krate::__private::OwningPtr<'__a>,
+                ) -> Self {
+                    Self { #(#build)* }
+                }
+            }
+        };
+    }
+}

@@ -1,0 +1,9 @@
+//! Code generation from checked descriptions. Generated code is hygienic: it names
+//! everything by absolute path (`::core::…`, the `ecs_core` crate path), prefixes its
+//! own identifiers with `__`, and is wrapped in `const _: () = { … };`.
+
+mod bundle;
+mod component;
+
+pub use bundle::bundle;
+pub use component::component;

@@ -1,0 +1,32 @@
+//! Derive macros for `ecs-core`. Use them through `ecs_core` (`use ecs_core::prelude::*;`),
+//! which re-exports them; the generated code names `::ecs_core` paths.
+//!
+//! Each entry point is a shim: [`parse`] turns the input into a checked, spanned
+//! description (every error points at the offending field, attribute or keyword),
+//! and [`expand`] turns that description into code.
+
+mod expand;
+mod parse;
+
+use proc_macro::TokenStream;
+
+/// Implements `Component` for a struct or enum. Generic types are supported; a type
+/// that is not `Send + Sync + 'static` is refused.
+///
+/// Attribute: `#[component(crate = path)]` names the `ecs_core` crate when it is
+/// re-exported under another path.
+#[proc_macro_derive(Component, attributes(component))]
+pub fn derive_component(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    parse::component(&input).map_or_else(syn::Error::into_compile_error, expand::component).into()
+}
+
+/// Implements `Bundle` for a struct whose fields are components or bundles.
+///
+/// Attribute: `#[bundle(crate = path)]` names the `ecs_core` crate when it is
+/// re-exported under another path.
+#[proc_macro_derive(Bundle, attributes(bundle))]
+pub fn derive_bundle(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    parse::bundle(&input).map_or_else(syn::Error::into_compile_error, expand::bundle).into()
+}
