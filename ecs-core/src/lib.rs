@@ -60,6 +60,11 @@ pub mod prelude {
     pub use crate::{Bundle, Component, EcsError, Entity, EntityRef, World};
 }
 
+/// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;
+
 /// Items the derive macros name in generated code. Not part of the public API.
 #[doc(hidden)]
 pub mod __private {

@@ -29,10 +29,17 @@ impl BundleId {
 pub struct BundleInfo {
     /// Component ids in the bundle's own order (the order of `Bundle::take`).
     pub(crate) components: Box<[ComponentId]>,
-    /// The archetype an entity spawned with exactly this bundle lives in.
-    pub(crate) spawn_archetype: ArchetypeId,
-    /// For each component (bundle order), its column in `spawn_archetype`.
-    pub(crate) spawn_columns: Box<[u32]>,
+    /// The archetype an entity spawned with exactly this bundle lives in, and for
+    /// each component (bundle order) its column there. Filled on the first spawn, so
+    /// bundles only ever inserted or removed create no archetype of their own.
+    pub(crate) spawn: Option<SpawnTarget>,
+}
+
+/// Where a spawned bundle's values go.
+#[derive(Debug)]
+pub(crate) struct SpawnTarget {
+    pub archetype: ArchetypeId,
+    pub columns: Box<[u32]>,
 }
 
 impl BundleInfo {
@@ -87,6 +94,11 @@ impl Bundles {
     #[inline]
     pub fn get(&self, id: BundleId) -> &BundleInfo {
         &self.infos[id.index()]
+    }
+
+    #[inline]
+    pub fn get_mut(&mut self, id: BundleId) -> &mut BundleInfo {
+        &mut self.infos[id.index()]
     }
 
     pub fn insert(&mut self, key: BundleKey, info: BundleInfo) -> BundleId {

@@ -7,8 +7,8 @@
 
 mod info;
 
-pub(crate) use info::Bundles;
 pub use info::{BundleId, BundleInfo};
+pub(crate) use info::{Bundles, SpawnTarget};
 
 use core::any::TypeId;
 

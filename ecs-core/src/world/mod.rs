@@ -14,7 +14,7 @@ pub use entity_ref::EntityRef;
 pub use spawn_batch::SpawnBatch;
 
 use crate::archetype::{ArchetypeId, Archetypes, Row};
-use crate::bundle::{Bundle, BundleId, BundleInfo, BundleKey, Bundles};
+use crate::bundle::{Bundle, BundleId, BundleInfo, BundleKey, Bundles, SpawnTarget};
 use crate::component::{Component, Components, component_id};
 use crate::entity::{Entities, Entity, EntityLocation};
 use crate::storage::{Tick, resume_deferred};
@@ -226,14 +226,34 @@ impl World {
                 self.components.name(pair[0])
             );
         }
-        let spawn_archetype = self.archetypes.get_or_create(&sorted, &self.components);
-        let archetype = self.archetypes.get(spawn_archetype).expect("just created");
-        let spawn_columns = components
+        self.bundles.insert(key, BundleInfo { components: components.into(), spawn: None })
+    }
+
+    /// The archetype that entities spawned with exactly this bundle live in,
+    /// created on first use.
+    #[inline]
+    fn spawn_archetype(&mut self, bundle: BundleId) -> ArchetypeId {
+        match &self.bundles.get(bundle).spawn {
+            Some(target) => target.archetype,
+            None => self.create_spawn_archetype(bundle),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn create_spawn_archetype(&mut self, bundle: BundleId) -> ArchetypeId {
+        let info = self.bundles.get(bundle);
+        let mut sorted = info.components.to_vec();
+        sorted.sort_unstable();
+        let id = self.archetypes.get_or_create(&sorted, &self.components);
+        let archetype = self.archetypes.get(id).expect("just created");
+        let columns = info
+            .components
             .iter()
             .map(|&c| archetype.column_index(c).expect("bundle component is in its archetype") as u32)
             .collect();
-        let info = BundleInfo { components: components.into(), spawn_archetype, spawn_columns };
-        self.bundles.insert(key, info)
+        self.bundles.get_mut(bundle).spawn = Some(SpawnTarget { archetype: id, columns });
+        id
     }
 
     /// Checks every internal invariant and describes the first one broken. Meant for

@@ -1,6 +1,7 @@
 //! [`SpawnBatch`]: spawning many entities of one bundle type.
 
 use super::World;
+use crate::archetype::ArchetypeId;
 use crate::bundle::{Bundle, BundleId};
 use crate::entity::Entity;
 
@@ -30,10 +31,10 @@ impl World {
         let bundles = bundles.into_iter();
         let bundle = self.bundle_id::<I::Item>();
         let (lower, _) = bundles.size_hint();
-        let archetype = self.bundles.get(bundle).spawn_archetype;
+        let archetype = self.spawn_archetype(bundle);
         self.archetypes.get_mut(archetype).reserve(lower);
         self.entities.reserve(lower);
-        SpawnBatch { world: self, bundles, bundle }
+        SpawnBatch { world: self, bundles, bundle, archetype }
     }
 }
 
@@ -47,6 +48,7 @@ where
     world: &'w mut World,
     bundles: I,
     bundle: BundleId,
+    archetype: ArchetypeId,
 }
 
 impl<I> Iterator for SpawnBatch<'_, I>
@@ -59,10 +61,10 @@ where
     #[inline]
     fn next(&mut self) -> Option<Entity> {
         let bundle = self.bundles.next()?;
-        let archetype = self.world.bundles.get(self.bundle).spawn_archetype;
-        self.world.archetypes.get_mut(archetype).reserve(1);
-        // SAFETY: `self.bundle` is `I::Item`'s id in this world (set in `spawn_batch`),
-        // and one row was reserved just above (a no-op while the batch reservation lasts).
+        self.world.archetypes.get_mut(self.archetype).reserve(1);
+        // SAFETY: `self.bundle` is `I::Item`'s id in this world and `self.archetype` its
+        // spawn archetype (both set in `spawn_batch`); one row was reserved just above
+        // (a no-op while the batch reservation lasts).
         Some(unsafe { self.world.spawn_reserved(bundle, self.bundle) })
     }
 

@@ -35,7 +35,7 @@ impl World {
     #[inline]
     pub fn spawn<B: Bundle>(&mut self, bundle: B) -> Entity {
         let bundle_id = self.bundle_id::<B>();
-        let archetype = self.bundles.get(bundle_id).spawn_archetype;
+        let archetype = self.spawn_archetype(bundle_id);
         self.archetypes.get_mut(archetype).reserve(1);
         // SAFETY: `bundle_id` is `B`'s id in this world and one row was reserved.
         unsafe { self.spawn_reserved(bundle, bundle_id) }
@@ -44,17 +44,18 @@ impl World {
     /// Spawns into room already reserved in the bundle's archetype.
     ///
     /// # Safety
-    /// `bundle_id` is `B`'s id in this world, and its spawn archetype has room for one
-    /// more row in every column (see `Archetype::reserve`).
+    /// `bundle_id` is `B`'s id in this world, its spawn archetype exists (see
+    /// `spawn_archetype`) and has room for one more row in every column (see
+    /// `Archetype::reserve`).
     #[inline]
     pub(super) unsafe fn spawn_reserved<B: Bundle>(&mut self, bundle: B, bundle_id: BundleId) -> Entity {
-        let info = self.bundles.get(bundle_id);
-        let archetype = self.archetypes.get_mut(info.spawn_archetype);
+        let target = self.bundles.get(bundle_id).spawn.as_ref().expect("caller created the spawn archetype");
+        let archetype = self.archetypes.get_mut(target.archetype);
         let row = Row::new(archetype.len());
-        let entity = self.entities.alloc(EntityLocation { archetype: info.spawn_archetype, row });
+        let entity = self.entities.alloc(EntityLocation { archetype: target.archetype, row });
         let tick = self.change_tick;
         let columns = &mut archetype.columns;
-        let mut targets = info.spawn_columns.iter();
+        let mut targets = target.columns.iter();
         bundle.take(&mut |value| {
             let column = *targets.next().expect("bundle yields as many values as it registered");
             // SAFETY: `spawn_columns` maps each bundle component, in take order, to the

@@ -1,0 +1,361 @@
+//! Random operation sequences against a naive reference model.
+//!
+//! The model is a `HashMap<Entity, Expected>`; after every step the world must agree
+//! with it entity by entity and component by component, and
+//! `World::check_invariants` must pass. Handles of despawned entities stay in the
+//! pool of handles the operations pick from, so stale handles are exercised too.
+//! Component values hold an `Arc` token, so leaks and double drops show up as a
+//! wrong strong count at the end.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use ecs_core::prelude::*;
+use proptest::prelude::*;
+
+/// Zero-sized.
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+struct Tag;
+
+/// Over-aligned.
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+#[repr(align(64))]
+struct Aligned(u64);
+
+/// Has `Drop` glue (a `String` and an `Arc`).
+#[derive(Component, Clone, Debug)]
+struct Named(String, #[expect(dead_code, reason = "held only for its strong count")] Arc<()>);
+
+impl PartialEq for Named {
+    fn eq(&self, other: &Self) -> bool {
+        self.0 == other.0
+    }
+}
+
+/// Plain data.
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+struct Small(u16);
+
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Expected {
+    tag: bool,
+    aligned: Option<Aligned>,
+    named: Option<String>,
+    small: Option<Small>,
+}
+
+#[derive(Clone, Debug)]
+enum Shape {
+    Empty,
+    Tag,
+    AlignedNamed(u64, String),
+    All(u64, String, u16),
+    Small(u16),
+}
+
+#[derive(Clone, Debug)]
+enum Op {
+    Spawn(Shape),
+    SpawnBatch(u8, Shape),
+    InsertTag(usize),
+    InsertAligned(usize, u64),
+    InsertNamed(usize, String),
+    InsertPair(usize, u64, String),
+    RemoveTag(usize),
+    RemoveAligned(usize),
+    RemoveNamed(usize),
+    RemovePair(usize),
+    Despawn(usize),
+    Clear,
+    GetMut(usize, u16),
+}
+
+fn shape() -> impl Strategy<Value = Shape> {
+    prop_oneof![
+        Just(Shape::Empty),
+        Just(Shape::Tag),
+        (any::<u64>(), "[a-z]{0,12}").prop_map(|(a, n)| Shape::AlignedNamed(a, n)),
+        (any::<u64>(), "[a-z]{0,12}", any::<u16>()).prop_map(|(a, n, s)| Shape::All(a, n, s)),
+        any::<u16>().prop_map(Shape::Small),
+    ]
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    let pick = any::<usize>();
+    prop_oneof![
+        4 => shape().prop_map(Op::Spawn),
+        1 => (0u8..40, shape()).prop_map(|(n, s)| Op::SpawnBatch(n, s)),
+        2 => pick.prop_map(Op::InsertTag),
+        2 => (pick, any::<u64>()).prop_map(|(e, a)| Op::InsertAligned(e, a)),
+        2 => (pick, "[a-z]{0,12}").prop_map(|(e, n)| Op::InsertNamed(e, n)),
+        2 => (pick, any::<u64>(), "[a-z]{0,8}").prop_map(|(e, a, n)| Op::InsertPair(e, a, n)),
+        2 => pick.prop_map(Op::RemoveTag),
+        2 => pick.prop_map(Op::RemoveAligned),
+        2 => pick.prop_map(Op::RemoveNamed),
+        2 => pick.prop_map(Op::RemovePair),
+        3 => pick.prop_map(Op::Despawn),
+        1 => pick.prop_map(|_| Op::Clear),
+        2 => (pick, any::<u16>()).prop_map(|(e, s)| Op::GetMut(e, s)),
+    ]
+}
+
+struct Harness {
+    world: World,
+    model: HashMap<Entity, Expected>,
+    /// Every handle ever issued, live or not.
+    issued: Vec<Entity>,
+    token: Arc<()>,
+}
+
+impl Harness {
+    fn new() -> Self {
+        Self { world: World::new(), model: HashMap::new(), issued: Vec::new(), token: Arc::new(()) }
+    }
+
+    fn named(&self, name: &str) -> Named {
+        Named(name.to_owned(), self.token.clone())
+    }
+
+    fn pick(&self, index: usize) -> Option<Entity> {
+        (!self.issued.is_empty()).then(|| self.issued[index % self.issued.len()])
+    }
+
+    fn spawn(&mut self, shape: &Shape) -> Entity {
+        let (entity, expected) = match shape.clone() {
+            Shape::Empty => (self.world.spawn(()), Expected::default()),
+            Shape::Tag => (self.world.spawn(Tag), Expected { tag: true, ..Default::default() }),
+            Shape::AlignedNamed(a, n) => (
+                self.world.spawn((Aligned(a), self.named(&n))),
+                Expected { aligned: Some(Aligned(a)), named: Some(n), ..Default::default() },
+            ),
+            Shape::All(a, n, s) => (
+                self.world.spawn((Small(s), Tag, self.named(&n), Aligned(a))),
+                Expected { tag: true, aligned: Some(Aligned(a)), named: Some(n), small: Some(Small(s)) },
+            ),
+            Shape::Small(s) => (self.world.spawn(Small(s)), Expected { small: Some(Small(s)), ..Default::default() }),
+        };
+        self.record(entity, expected);
+        entity
+    }
+
+    fn spawn_batch(&mut self, count: u8, shape: &Shape) {
+        let count = count as usize;
+        let spawned: Vec<Entity> = match shape.clone() {
+            Shape::Empty => self.world.spawn_batch((0..count).map(|_| ())).collect(),
+            Shape::Tag => self.world.spawn_batch((0..count).map(|_| Tag)).collect(),
+            Shape::AlignedNamed(a, n) => {
+                let named = self.named(&n);
+                self.world.spawn_batch((0..count).map(|_| (Aligned(a), named.clone()))).collect()
+            }
+            Shape::All(a, n, s) => {
+                let named = self.named(&n);
+                self.world.spawn_batch((0..count).map(|_| (Small(s), Tag, named.clone(), Aligned(a)))).collect()
+            }
+            Shape::Small(s) => self.world.spawn_batch((0..count).map(|_| Small(s))).collect(),
+        };
+        assert_eq!(spawned.len(), count);
+        for entity in spawned {
+            let expected = match shape.clone() {
+                Shape::Empty => Expected::default(),
+                Shape::Tag => Expected { tag: true, ..Default::default() },
+                Shape::AlignedNamed(a, n) => {
+                    Expected { aligned: Some(Aligned(a)), named: Some(n), ..Default::default() }
+                }
+                Shape::All(a, n, s) => {
+                    Expected { tag: true, aligned: Some(Aligned(a)), named: Some(n), small: Some(Small(s)) }
+                }
+                Shape::Small(s) => Expected { small: Some(Small(s)), ..Default::default() },
+            };
+            self.record(entity, expected);
+        }
+    }
+
+    fn record(&mut self, entity: Entity, expected: Expected) {
+        assert!(!self.model.contains_key(&entity), "handle {entity} issued twice while live");
+        assert!(!self.issued.contains(&entity), "handle {entity} reissued after despawn");
+        self.model.insert(entity, expected);
+        self.issued.push(entity);
+    }
+
+    /// Applies a fallible world call and checks its result against the model.
+    fn expect_result<T>(&self, entity: Entity, result: Result<T, EcsError>, missing: Option<&str>) -> Option<T> {
+        match (self.model.contains_key(&entity), result) {
+            (false, Err(EcsError::NoSuchEntity(e))) => {
+                assert_eq!(e, entity);
+                None
+            }
+            (true, Err(EcsError::MissingComponent { entity: e, component })) => {
+                assert_eq!(e, entity);
+                assert_eq!(Some(component), missing, "unexpected missing component");
+                None
+            }
+            (true, Ok(value)) => {
+                assert_eq!(missing, None, "remove succeeded though {missing:?} was missing");
+                Some(value)
+            }
+            (live, Err(e)) => panic!("entity live={live} got unexpected error {e}"),
+            (false, Ok(_)) => panic!("operation on dead entity {entity} succeeded"),
+        }
+    }
+
+    fn apply(&mut self, op: &Op) {
+        match op {
+            Op::Spawn(shape) => {
+                self.spawn(shape);
+            }
+            Op::SpawnBatch(count, shape) => self.spawn_batch(*count, shape),
+            Op::Despawn(i) => {
+                let Some(e) = self.pick(*i) else { return };
+                let result = self.world.despawn(e);
+                if self.expect_result(e, result, None).is_some() {
+                    self.model.remove(&e);
+                }
+            }
+            Op::Clear => {
+                self.world.clear();
+                self.model.clear();
+            }
+            Op::GetMut(i, value) => {
+                let Some(e) = self.pick(*i) else { return };
+                match (self.world.get_mut::<Small>(e), self.model.get_mut(&e).and_then(|m| m.small.as_mut())) {
+                    (Some(actual), Some(expected)) => {
+                        actual.0 = *value;
+                        expected.0 = *value;
+                    }
+                    (None, None) => {}
+                    (actual, expected) => panic!("get_mut disagrees: {actual:?} vs {expected:?}"),
+                }
+            }
+            Op::InsertTag(i) => self.insert(*i, Tag, |m| m.tag = true),
+            Op::InsertAligned(i, a) => self.insert(*i, Aligned(*a), |m| m.aligned = Some(Aligned(*a))),
+            Op::InsertNamed(i, n) => {
+                let named = self.named(n);
+                self.insert(*i, named, |m| m.named = Some(n.clone()))
+            }
+            Op::InsertPair(i, a, n) => {
+                let named = self.named(n);
+                self.insert(*i, (named, Aligned(*a)), |m| {
+                    m.named = Some(n.clone());
+                    m.aligned = Some(Aligned(*a));
+                })
+            }
+            Op::RemoveTag(i) => {
+                self.remove::<Tag>(*i, |m| std::mem::take(&mut m.tag).then(Removed::default), |v, _| assert_eq!(v, Tag))
+            }
+            Op::RemoveAligned(i) => self.remove::<Aligned>(
+                *i,
+                |m| m.aligned.take().map(|a| Removed { aligned: Some(a), named: None }),
+                |v, r| assert_eq!(Some(v), r.aligned),
+            ),
+            Op::RemoveNamed(i) => self.remove::<Named>(
+                *i,
+                |m| m.named.take().map(|n| Removed { aligned: None, named: Some(n) }),
+                |v, r| assert_eq!(Some(v.0), r.named),
+            ),
+            Op::RemovePair(i) => self.remove::<(Aligned, Named)>(
+                *i,
+                |m| match (m.aligned.take(), m.named.take()) {
+                    (Some(a), Some(n)) => Some(Removed { aligned: Some(a), named: Some(n) }),
+                    _ => None,
+                },
+                |(a, n), r| {
+                    assert_eq!(Some(a), r.aligned);
+                    assert_eq!(Some(n.0), r.named);
+                },
+            ),
+        }
+    }
+
+    fn insert<B: Bundle>(&mut self, i: usize, bundle: B, update: impl FnOnce(&mut Expected)) {
+        let Some(e) = self.pick(i) else { return };
+        let result = self.world.insert(e, bundle);
+        if self.expect_result(e, result, None).is_some() {
+            update(self.model.get_mut(&e).unwrap());
+        }
+    }
+
+    /// `take` updates a copy of the model entity and says what was removed, or `None`
+    /// when the entity lacks part of `B`; `check` compares the returned values with it.
+    fn remove<B: Bundle>(
+        &mut self,
+        i: usize,
+        take: impl FnOnce(&mut Expected) -> Option<Removed>,
+        check: impl FnOnce(B, &Removed),
+    ) {
+        let Some(e) = self.pick(i) else { return };
+        let mut staged = self.model.get(&e).cloned();
+        let removed = staged.as_mut().and_then(take);
+        let missing = match (&staged, &removed) {
+            (Some(_), None) => Some(first_missing::<B>(self.model.get(&e).unwrap())),
+            _ => None,
+        };
+        let result = self.world.remove::<B>(e);
+        if let Some(value) = self.expect_result(e, result, missing) {
+            check(value, &removed.unwrap());
+            self.model.insert(e, staged.unwrap());
+        }
+    }
+
+    fn check(&self) {
+        self.world.check_invariants().unwrap();
+        assert_eq!(self.world.len(), self.model.len());
+        assert_eq!(self.world.iter().count(), self.model.len());
+        for &e in &self.issued {
+            let Some(expected) = self.model.get(&e) else {
+                assert!(!self.world.contains(e), "{e} should be dead");
+                assert!(self.world.get::<Small>(e).is_none());
+                continue;
+            };
+            assert!(self.world.contains(e));
+            assert_eq!(self.world.has::<Tag>(e), expected.tag, "{e} Tag");
+            assert_eq!(self.world.get::<Tag>(e).is_some(), expected.tag);
+            assert_eq!(self.world.get::<Aligned>(e), expected.aligned.as_ref(), "{e} Aligned");
+            assert_eq!(self.world.get::<Named>(e).map(|n| &n.0), expected.named.as_ref(), "{e} Named");
+            assert_eq!(self.world.get::<Small>(e), expected.small.as_ref(), "{e} Small");
+            if let Some(a) = self.world.get::<Aligned>(e) {
+                assert_eq!(std::ptr::from_ref(a) as usize % 64, 0, "Aligned is misaligned");
+            }
+        }
+        let live_names = self.model.values().filter(|m| m.named.is_some()).count();
+        assert_eq!(Arc::strong_count(&self.token), 1 + live_names, "a Named leaked or dropped twice");
+    }
+}
+
+/// What a successful remove took out, per the model.
+#[derive(Default)]
+struct Removed {
+    aligned: Option<Aligned>,
+    named: Option<String>,
+}
+
+/// The type name of the first component of `B` (in bundle order) the entity lacks.
+fn first_missing<B: 'static>(m: &Expected) -> &'static str {
+    use std::any::{TypeId, type_name};
+    let b = TypeId::of::<B>();
+    let candidates: &[(bool, &'static str)] = if b == TypeId::of::<Tag>() {
+        &[(m.tag, type_name::<Tag>())]
+    } else if b == TypeId::of::<Aligned>() {
+        &[(m.aligned.is_some(), type_name::<Aligned>())]
+    } else if b == TypeId::of::<Named>() {
+        &[(m.named.is_some(), type_name::<Named>())]
+    } else {
+        &[(m.aligned.is_some(), type_name::<Aligned>()), (m.named.is_some(), type_name::<Named>())]
+    };
+    candidates.iter().find(|(has, _)| !has).map(|(_, name)| *name).expect("something is missing")
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn world_matches_reference_model(ops in proptest::collection::vec(op(), 1..80)) {
+        let mut harness = Harness::new();
+        for op in &ops {
+            harness.apply(op);
+            harness.check();
+        }
+        let token = harness.token.clone();
+        drop(harness);
+        prop_assert_eq!(Arc::strong_count(&token), 1, "dropping the world must drop every Named once");
+    }
+}

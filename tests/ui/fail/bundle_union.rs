@@ -1,0 +1,8 @@
+use ecs_core::prelude::*;
+
+#[derive(Bundle)]
+union Bits {
+    int: u32,
+}
+
+fn main() {}

@@ -1,0 +1,6 @@
+use ecs_core::prelude::*;
+
+#[derive(Component)]
+struct Borrowed<'a>(&'a str);
+
+fn main() {}

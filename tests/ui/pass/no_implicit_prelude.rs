@@ -1,0 +1,38 @@
+//! Generated code must be hygienic: no reliance on the prelude or on local names.
+#![no_implicit_prelude]
+
+#[derive(::ecs_core::Component)]
+struct Position(f32, f32);
+
+#[derive(::ecs_core::Component)]
+struct Unit;
+
+#[derive(::ecs_core::Component)]
+enum State {
+    Idle,
+    Moving { speed: f32 },
+}
+
+#[derive(::ecs_core::Component)]
+struct Generic<T: ::core::marker::Send + ::core::marker::Sync + 'static>(T);
+
+#[derive(::ecs_core::Bundle)]
+struct Body {
+    pos: Position,
+    state: State,
+}
+
+#[derive(::ecs_core::Bundle)]
+struct Nested(Body, Unit, Generic<u8>);
+
+#[derive(::ecs_core::Bundle)]
+struct Empty;
+
+fn main() {
+    let mut world = ::ecs_core::World::new();
+    let e = world.spawn(Nested(Body { pos: Position(0.0, 0.0), state: State::Moving { speed: 1.0 } }, Unit, Generic(1)));
+    world.spawn(Empty);
+    ::std::assert!(world.has::<Unit>(e));
+    let _ = State::Idle;
+    let _ = (Generic(0u8).0, Position(0.0, 0.0).1);
+}
