@@ -23,6 +23,9 @@ pub struct Archetype {
     pub(crate) components: Box<[ComponentId]>,
     pub(crate) entities: Vec<Entity>,
     pub(crate) columns: Box<[Column]>,
+    /// Rows every column and `entities` can hold without reallocating. All columns
+    /// grow together, so one comparison tells whether a push needs to grow.
+    capacity: usize,
     /// Indexed by `ComponentId`; `NO_COLUMN` where the archetype lacks the component.
     /// Sized to the largest id of the archetype, so a lookup past it is a miss.
     column_of: Box<[u32]>,
@@ -48,6 +51,7 @@ impl Archetype {
             components,
             entities: Vec::new(),
             columns,
+            capacity: 0,
             column_of: column_of.into_boxed_slice(),
             edges: Edges::default(),
         }
@@ -101,7 +105,16 @@ impl Archetype {
     /// The column of a component.
     #[inline]
     pub fn column(&self, component: ComponentId) -> Option<&Column> {
-        self.column_index(component).map(|c| &self.columns[c])
+        // SAFETY: `column_of` only maps to indices of `columns` (built together in
+        // `new`, never changed).
+        self.column_index(component).map(|c| unsafe { self.columns.get_unchecked(c) })
+    }
+
+    /// The column of a component, mutably.
+    #[inline]
+    pub(crate) fn column_mut(&mut self, component: ComponentId) -> Option<&mut Column> {
+        // SAFETY: as in `column`.
+        self.column_index(component).map(|c| unsafe { self.columns.get_unchecked_mut(c) })
     }
 
     /// The columns, in the order of [`components`](Self::components).
@@ -110,13 +123,24 @@ impl Archetype {
         &self.columns
     }
 
-    /// Makes room for `additional` more rows in every column.
+    /// Makes room for `additional` more rows in every column and the entity column.
     #[inline]
     pub(crate) fn reserve(&mut self, additional: usize) {
-        self.entities.reserve(additional);
-        for column in self.columns.iter_mut() {
-            column.reserve(additional);
+        if self.capacity - self.entities.len() < additional {
+            self.grow(additional);
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, additional: usize) {
+        let required = self.entities.len().checked_add(additional).expect("archetype capacity overflow");
+        let capacity = required.max(self.capacity.saturating_mul(2)).max(8);
+        for column in self.columns.iter_mut() {
+            column.grow_to(capacity);
+        }
+        self.entities.reserve_exact(capacity - self.entities.len());
+        self.capacity = capacity;
     }
 
     /// Swap-removes `row` from the entity column and returns the entity that moved into
@@ -129,6 +153,9 @@ impl Archetype {
 
     /// Checks that all columns have as many rows as the entity column.
     pub(crate) fn check_invariants(&self) -> Result<(), String> {
+        if self.entities.capacity() < self.capacity || self.columns.iter().any(|c| c.capacity() < self.capacity) {
+            return Err(format!("archetype {:?}: a column is smaller than the capacity {}", self.id, self.capacity));
+        }
         for (column, component) in self.columns.iter().zip(self.components.iter()) {
             column.check_invariants().map_err(|e| format!("archetype {:?}, {component:?}: {e}", self.id))?;
             if column.len() != self.entities.len() {

@@ -52,6 +52,17 @@ impl Archetypes {
         self.archetypes.get(id.index())
     }
 
+    /// The archetype of a live entity, without a bounds check.
+    ///
+    /// # Safety
+    /// `id` names an existing archetype, as every live entity's location does.
+    #[inline]
+    pub(crate) unsafe fn get_unchecked(&self, id: ArchetypeId) -> &Archetype {
+        debug_assert!(id.index() < self.archetypes.len());
+        // SAFETY: in bounds (caller).
+        unsafe { self.archetypes.get_unchecked(id.index()) }
+    }
+
     #[inline]
     pub(crate) fn get_mut(&mut self, id: ArchetypeId) -> &mut Archetype {
         &mut self.archetypes[id.index()]
@@ -63,14 +74,12 @@ impl Archetypes {
     /// When `a == b`.
     #[inline]
     pub(crate) fn pair_mut(&mut self, a: ArchetypeId, b: ArchetypeId) -> (&mut Archetype, &mut Archetype) {
-        assert_ne!(a, b);
-        if a.index() < b.index() {
-            let (low, high) = self.archetypes.split_at_mut(b.index());
-            (&mut low[a.index()], &mut high[0])
-        } else {
-            let (low, high) = self.archetypes.split_at_mut(a.index());
-            (&mut high[0], &mut low[b.index()])
-        }
+        let len = self.archetypes.len();
+        assert!(a != b && a.index() < len && b.index() < len, "pair_mut({a:?}, {b:?}) of {len} archetypes");
+        let base = self.archetypes.as_mut_ptr();
+        // SAFETY: both indices are in bounds and distinct (asserted), so the two
+        // references are to different elements and never alias.
+        unsafe { (&mut *base.add(a.index()), &mut *base.add(b.index())) }
     }
 
     /// Every archetype, in creation order.

@@ -25,6 +25,9 @@ pub(crate) struct InsertEdge {
     pub target: ArchetypeId,
     /// One entry per bundle component, in the bundle's order.
     pub writes: Box<[BundleWrite]>,
+    /// Some component already existed: values must be swapped in and old ones
+    /// dropped, rather than all written to fresh slots.
+    pub replaces: bool,
 }
 
 /// The cached result of "archetype X loses bundle B".

@@ -11,6 +11,7 @@ pub use info::{BundleId, BundleInfo};
 pub(crate) use info::{Bundles, SpawnTarget};
 
 use core::any::TypeId;
+use core::ptr::NonNull;
 
 use crate::component::{Component, ComponentId, Components};
 use crate::storage::OwningPtr;
@@ -41,8 +42,8 @@ use crate::storage::OwningPtr;
 /// ```
 ///
 /// # Safety
-/// Implementors must visit the same components, in the same order, in all three of
-/// [`register`](Self::register), [`take`](Self::take) and
+/// Implementors must visit the same components, in the same order, in all four of
+/// [`register`](Self::register), [`take`](Self::take), [`write`](Self::write) and
 /// [`from_components`](Self::from_components), and each pointer handed to `take`'s
 /// callback must own a valid value of the component type registered at that position.
 /// The derive upholds this; implement it by hand only with great care.
@@ -58,6 +59,16 @@ pub unsafe trait Bundle: Send + Sync + 'static {
     /// Moves each component out, in order, as an [`OwningPtr`]. The callback must
     /// take ownership (move the value out or drop it).
     fn take(self, f: &mut impl FnMut(OwningPtr<'_>))
+    where
+        Self: Sized;
+
+    /// Moves each component, in order, into the uninitialised slot `slot` returns.
+    /// The fast path of spawning: a typed write per component, no type-erased copy.
+    ///
+    /// # Safety
+    /// Each pointer `slot` returns must be valid for writing, and aligned for, a value
+    /// of the component type at that position.
+    unsafe fn write(self, slot: &mut impl FnMut() -> NonNull<u8>)
     where
         Self: Sized;
 
@@ -102,6 +113,12 @@ unsafe impl<C: Component> Bundle for C {
     }
 
     #[inline(always)]
+    unsafe fn write(self, slot: &mut impl FnMut() -> NonNull<u8>) {
+        // SAFETY: the caller guarantees the slot is valid and aligned for a `C`.
+        unsafe { slot().cast::<C>().write(self) }
+    }
+
+    #[inline(always)]
     unsafe fn from_components<'a>(next: &mut impl FnMut() -> OwningPtr<'a>) -> Self {
         // SAFETY: the caller guarantees `next` yields an owned `C`.
         unsafe { next().read::<C>() }
@@ -129,6 +146,15 @@ macro_rules! tuple_bundle {
             fn take(self, f: &mut impl FnMut(OwningPtr<'_>)) {
                 let ($($name,)*) = self;
                 $($name.take(f);)*
+            }
+
+            #[inline(always)]
+            #[allow(unused_variables, non_snake_case, reason = "the empty tuple visits nothing")]
+            unsafe fn write(self, slot: &mut impl FnMut() -> NonNull<u8>) {
+                let ($($name,)*) = self;
+                // SAFETY: forwarded: each element writes its own components, in order,
+                // to the slots the caller vouches for.
+                $(unsafe { $name.write(slot) };)*
             }
 
             #[inline(always)]

@@ -46,9 +46,7 @@ use crate::storage::OwningPtr;
 pub trait Component: Send + Sync + 'static {
     /// Where this type caches its component id. Implemented by `#[derive(Component)]`
     /// for non-generic types; the default (`None`) looks the id up in the registry.
-    ///
-    /// Returning a shared cell for several types is harmless: the cell remembers
-    /// which type it belongs to and is ignored by any other.
+    /// A cell can only be made with `unsafe`, promising it serves this type alone.
     #[doc(hidden)]
     #[inline(always)]
     fn __id_cell() -> Option<&'static ComponentIdCell> {

@@ -1,23 +1,25 @@
 //! The process-wide `TypeId -> ComponentId` registry and the per-type id cache.
 
 use core::any::TypeId;
+use core::sync::atomic::{AtomicU32, Ordering};
 use std::collections::HashMap;
 use std::sync::{OnceLock, RwLock};
 
 use super::{Component, ComponentId};
 
 /// A per-type cache of a component's id, placed in a `static` by
-/// `#[derive(Component)]`.
-///
-/// It stores the `TypeId` beside the id, so a cell handed to the wrong type is
-/// detected and ignored rather than trusted.
-pub struct ComponentIdCell(OnceLock<(TypeId, ComponentId)>);
+/// `#[derive(Component)]`. Holds `id + 1`, or 0 while the id is unknown.
+pub struct ComponentIdCell(AtomicU32);
 
 impl ComponentIdCell {
     /// An empty cell.
-    #[expect(clippy::new_without_default, reason = "only used in `static` initialisers")]
-    pub const fn new() -> Self {
-        Self(OnceLock::new())
+    ///
+    /// # Safety
+    /// The cell must be returned by the `Component::__id_cell` of exactly one type:
+    /// it remembers the id of the first type that asks, and hands it to every later
+    /// caller unchecked.
+    pub const unsafe fn new() -> Self {
+        Self(AtomicU32::new(0))
     }
 }
 
@@ -33,16 +35,26 @@ fn registry() -> &'static RwLock<Registry> {
 
 /// The id of component type `T`, assigning one on first use.
 ///
-/// For a derived, non-generic component this is a load and a compare.
+/// For a derived, non-generic component this is one load and a compare.
 #[inline]
 pub fn component_id<T: Component>() -> ComponentId {
-    if let Some(cell) = T::__id_cell() {
-        let &(type_id, id) = cell.0.get_or_init(|| (TypeId::of::<T>(), lookup(TypeId::of::<T>())));
-        if type_id == TypeId::of::<T>() {
-            return id;
-        }
+    match T::__id_cell() {
+        Some(cell) => match cell.0.load(Ordering::Relaxed) {
+            0 => cache(cell, lookup(TypeId::of::<T>())),
+            // The cell only ever holds this type's id (see `ComponentIdCell::new`).
+            cached => ComponentId::new(cached - 1),
+        },
+        None => lookup(TypeId::of::<T>()),
     }
-    lookup(TypeId::of::<T>())
+}
+
+#[cold]
+fn cache(cell: &ComponentIdCell, id: ComponentId) -> ComponentId {
+    // Every thread computes the same id for the type (the registry assigns it once),
+    // so racing stores store the same value; `Relaxed` is enough for a lone integer.
+    let raw = u32::try_from(id.index() + 1).expect("component id fits in u32");
+    cell.0.store(raw, Ordering::Relaxed);
+    id
 }
 
 #[cold]
@@ -53,6 +65,8 @@ fn lookup(type_id: TypeId) -> ComponentId {
         return id;
     }
     let mut registry = registry().write().unwrap_or_else(|e| e.into_inner());
-    let next = u32::try_from(registry.by_type.len()).expect("more than 2^32 component types");
+    // Ids stop one short of `u32::MAX` so that `id + 1` fits a cell.
+    let next =
+        u32::try_from(registry.by_type.len()).ok().filter(|&n| n < u32::MAX - 1).expect("too many component types");
     *registry.by_type.entry(type_id).or_insert(ComponentId::new(next))
 }

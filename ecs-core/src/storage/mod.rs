@@ -6,7 +6,7 @@
 mod column;
 mod ptr;
 
-pub use column::{Column, Tick};
+pub use column::{Column, ComponentTicks, Tick};
 pub use ptr::{OwningPtr, Ptr, PtrMut};
 
 use std::any::Any;

@@ -131,7 +131,8 @@ impl World {
     #[inline]
     pub fn get<T: Component>(&self, entity: Entity) -> Option<&T> {
         let location = self.entities.get(entity)?;
-        let archetype = &self.archetypes.get(location.archetype)?;
+        // SAFETY: a live entity's location names an existing archetype.
+        let archetype = unsafe { self.archetypes.get_unchecked(location.archetype) };
         let column = archetype.column(component_id::<T>())?;
         // SAFETY: a live entity's row is in bounds of every column of its archetype,
         // and the column of `T`'s id stores `T`s (ids and types correspond one to one).
@@ -143,11 +144,10 @@ impl World {
     #[inline]
     pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Option<&mut T> {
         let location = self.entities.get(entity)?;
-        let archetype = self.archetypes.get_mut(location.archetype);
-        let column = archetype.column_index(component_id::<T>())?;
         let tick = self.change_tick;
+        let column = self.archetypes.get_mut(location.archetype).column_mut(component_id::<T>())?;
         // SAFETY: as in `get`; `&mut self` makes the borrow unique.
-        Some(unsafe { archetype.columns[column].get_mut_unchecked(location.row.index(), tick).deref_mut::<T>() })
+        Some(unsafe { column.get_mut_unchecked(location.row.index(), tick).deref_mut::<T>() })
     }
 
     /// `true` when the entity is alive and has a `T`.
@@ -187,6 +187,12 @@ impl World {
 
     fn clear_deferring_panic(&mut self) -> crate::storage::DeferredPanic {
         self.entities.clear();
+        self.drop_components()
+    }
+
+    /// Drops every component value, leaving the archetypes empty, and returns the
+    /// first panic of a `Drop`. The entity index is left to the caller.
+    fn drop_components(&mut self) -> crate::storage::DeferredPanic {
         let mut panic = None;
         for archetype in self.archetypes.iter_mut() {
             archetype.entities.clear();
@@ -321,7 +327,8 @@ impl World {
 impl Drop for World {
     fn drop(&mut self) {
         // Drop all components with one deferred panic, so that a panicking `Drop`
-        // cannot stop the other components from being dropped.
-        resume_deferred(self.clear_deferring_panic());
+        // cannot stop the other components from being dropped. The entity index
+        // needs no bookkeeping: it is freed as a whole.
+        resume_deferred(self.drop_components());
     }
 }

@@ -61,10 +61,10 @@ where
     #[inline]
     fn next(&mut self) -> Option<Entity> {
         let bundle = self.bundles.next()?;
+        // A no-op while the batch's reservation lasts: one comparison.
         self.world.archetypes.get_mut(self.archetype).reserve(1);
         // SAFETY: `self.bundle` is `I::Item`'s id in this world and `self.archetype` its
-        // spawn archetype (both set in `spawn_batch`); one row was reserved just above
-        // (a no-op while the batch reservation lasts).
+        // spawn archetype (both set in `spawn_batch`); one row was reserved just above.
         Some(unsafe { self.world.spawn_reserved(bundle, self.bundle) })
     }
 

@@ -56,12 +56,15 @@ impl World {
         let tick = self.change_tick;
         let columns = &mut archetype.columns;
         let mut targets = target.columns.iter();
-        bundle.take(&mut |value| {
-            let column = *targets.next().expect("bundle yields as many values as it registered");
-            // SAFETY: `spawn_columns` maps each bundle component, in take order, to the
-            // column of the same component id, so `value` has the column's type.
-            unsafe { columns[column as usize].push(value, tick) };
-        });
+        // SAFETY: `target.columns` maps each bundle component, in write order, to the
+        // column of the same component id, so each slot has the component's type;
+        // every column has room (caller), and `write` fills each slot at once.
+        unsafe {
+            bundle.write(&mut || {
+                let column = *targets.next().expect("bundle writes as many values as it registered");
+                columns[column as usize].push_slot(tick)
+            });
+        }
         archetype.entities.push(entity);
         entity
     }
@@ -117,18 +120,31 @@ impl World {
         let edge = source.edges.insert(bundle_id).expect("edge cached above");
         let mut writes = edge.writes.iter();
         let columns = &mut target.columns;
-        bundle.take(&mut |value| {
-            let write = writes.next().expect("bundle yields as many values as it registered");
-            let column = &mut columns[write.column as usize];
-            if write.existed {
-                // SAFETY: the old value was moved into `target_row` above; the column
-                // stores this bundle component's type.
-                unsafe { column.replace(target_row, value, tick, &mut panic) };
-            } else {
-                // SAFETY: the column stores this bundle component's type and has room.
-                unsafe { column.push(value, tick) };
+        if edge.replaces {
+            bundle.take(&mut |value| {
+                let write = writes.next().expect("bundle yields as many values as it registered");
+                let column = &mut columns[write.column as usize];
+                if write.existed {
+                    // SAFETY: the old value was moved into `target_row` above; the
+                    // column stores this bundle component's type.
+                    unsafe { column.replace(target_row, value, tick, &mut panic) };
+                } else {
+                    // SAFETY: the column stores this bundle component's type and has
+                    // room (reserved above).
+                    unsafe { column.push_unchecked(value, tick) };
+                }
+            });
+        } else {
+            // SAFETY: every bundle component is new to the entity; each slot is in the
+            // column of that component (so has its type), the columns have room, and
+            // `write` fills each slot at once.
+            unsafe {
+                bundle.write(&mut || {
+                    let write = writes.next().expect("bundle writes as many values as it registered");
+                    columns[write.column as usize].push_slot(tick)
+                });
             }
-        });
+        }
         target.entities.push(entity);
         let swapped = source.swap_remove_entity(row);
         self.relocate(entity, swapped, location, EntityLocation { archetype: target_id, row: Row::new(target_row) });
@@ -250,7 +266,7 @@ impl World {
         let target = self.archetypes.get_or_create(&components, &self.components);
         let source_archetype = self.archetypes.get(source).expect("live archetype");
         let target_archetype = self.archetypes.get(target).expect("just created");
-        let writes = info
+        let writes: Box<[BundleWrite]> = info
             .components
             .iter()
             .map(|&c| BundleWrite {
@@ -258,7 +274,8 @@ impl World {
                 existed: source_archetype.has(c),
             })
             .collect();
-        self.archetypes.get_mut(source).edges.set_insert(bundle, InsertEdge { target, writes });
+        let replaces = writes.iter().any(|w| w.existed);
+        self.archetypes.get_mut(source).edges.set_insert(bundle, InsertEdge { target, writes, replaces });
         target
     }
 

@@ -17,6 +17,12 @@ pub fn bundle(def: BundleDef<'_>) -> TokenStream {
     let take = fields.iter().map(|(member, ty)| {
         quote_spanned! {ty.span()=> <#ty as #krate::Bundle>::take(self.#member, __f); }
     });
+    let write = fields.iter().map(|(member, ty)| {
+        quote_spanned! {ty.span()=>
+            // SAFETY: forwarded from the caller: `__slot` yields valid slots in order.
+            unsafe { <#ty as #krate::Bundle>::write(self.#member, __slot) };
+        }
+    });
     let build = fields.iter().map(|(member, ty)| {
         quote_spanned! {ty.span()=>
             // SAFETY: forwarded from the caller: `__next` yields this field's values in order.
@@ -40,6 +46,11 @@ pub fn bundle(def: BundleDef<'_>) -> TokenStream {
                 #[inline(always)]
                 fn take(self, __f: &mut impl ::core::ops::FnMut(#krate::__private::OwningPtr<'_>)) {
                     #(#take)*
+                }
+
+                #[inline(always)]
+                unsafe fn write(self, __slot: &mut impl ::core::ops::FnMut() -> ::core::ptr::NonNull<::core::primitive::u8>) {
+                    #(#write)*
                 }
 
                 #[inline(always)]

@@ -15,8 +15,10 @@ pub fn component(def: ComponentDef<'_>) -> TokenStream {
         quote! {
             #[inline(always)]
             fn __id_cell() -> ::core::option::Option<&'static #krate::__private::ComponentIdCell> {
+                // SAFETY: this static is private to this impl, so it serves this one
+                // non-generic type only.
                 static __ECS_COMPONENT_ID: #krate::__private::ComponentIdCell =
-                    #krate::__private::ComponentIdCell::new();
+                    unsafe { #krate::__private::ComponentIdCell::new() };
                 ::core::option::Option::Some(&__ECS_COMPONENT_ID)
             }
         }
