@@ -18,6 +18,14 @@ pub enum EcsError {
         /// The type name of the missing component.
         component: &'static str,
     },
+    /// The entity is alive but does not match the query (it lacks a fetched
+    /// component or fails a filter).
+    QueryMismatch {
+        /// The entity.
+        entity: Entity,
+        /// The query's type name: `(data, filter)`.
+        query: &'static str,
+    },
 }
 
 impl fmt::Display for EcsError {
@@ -30,6 +38,12 @@ impl fmt::Display for EcsError {
             ),
             Self::MissingComponent { entity, component } => {
                 write!(f, "entity {entity} has no `{component}` component")
+            }
+            Self::QueryMismatch { entity, query } => {
+                write!(
+                    f,
+                    "entity {entity} exists but does not match the query `{query}` (a component is missing or a filter fails)"
+                )
             }
         }
     }

@@ -11,6 +11,7 @@
 //! - [`storage`]: type-erased pointers and the [`Column`](storage::Column) array.
 //! - [`archetype`]: archetypes, their edges, the archetype and component indices.
 //! - [`bundle`]: [`Bundle`], a group of components spawned or inserted together.
+//! - [`query`]: typed queries over the archetypes: items, filters, cached state.
 //! - [`world`]: [`World`], the typed API over all of the above.
 //!
 //! # Example
@@ -40,6 +41,7 @@ pub mod bundle;
 pub mod component;
 pub mod entity;
 mod error;
+pub mod query;
 pub mod storage;
 pub mod world;
 
@@ -49,6 +51,7 @@ pub use component::{Component, ComponentId, ComponentInfo};
 pub use ecs_derive::{Bundle, Component};
 pub use entity::Entity;
 pub use error::EcsError;
+pub use query::{Added, Changed, Or, QueryState, With, Without};
 pub use world::{EntityRef, World};
 
 /// Re-exported so that plain-old-data components can derive `Pod` and `Zeroable`.
@@ -57,6 +60,7 @@ pub use bytemuck;
 /// The names almost every user of the crate needs: `use ecs_core::prelude::*;`.
 pub mod prelude {
     pub use crate::bytemuck::{Pod, Zeroable};
+    pub use crate::query::{Added, Changed, Or, QueryState, With, Without};
     pub use crate::{Bundle, Component, EcsError, Entity, EntityRef, World};
 }
 

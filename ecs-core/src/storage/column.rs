@@ -36,6 +36,16 @@ impl Tick {
     pub const fn get(self) -> u32 {
         self.0
     }
+
+    /// `true` when this tick is after `last_run` and not after `this_run`. Ticks
+    /// wrap around; comparing ages relative to `this_run` keeps the answer right as
+    /// long as `last_run` is less than 2^32 ticks old.
+    #[inline]
+    pub const fn is_newer_than(self, last_run: Tick, this_run: Tick) -> bool {
+        let age = this_run.0.wrapping_sub(self.0);
+        let since_last_run = this_run.0.wrapping_sub(last_run.0);
+        age < since_last_run
+    }
 }
 
 /// When a row was added and when it was last changed.

@@ -7,11 +7,15 @@
 //! - `entity_ref.rs`: [`EntityRef`], a read-only view of one entity.
 
 mod entity_ref;
+mod query;
 mod spawn_batch;
 mod structural;
 
 pub use entity_ref::EntityRef;
+pub use query::QueryBorrow;
 pub use spawn_batch::SpawnBatch;
+
+use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use crate::archetype::{ArchetypeId, Archetypes, Row};
 use crate::bundle::{Bundle, BundleId, BundleInfo, BundleKey, Bundles, SpawnTarget};
@@ -42,11 +46,25 @@ use crate::storage::{Tick, resume_deferred};
 /// # Ok::<(), EcsError>(())
 /// ```
 pub struct World {
+    id: WorldId,
     entities: Entities,
     components: Components,
     archetypes: Archetypes,
     bundles: Bundles,
-    change_tick: Tick,
+    /// Atomic so that a read-only query run on `&World` can still start a new tick.
+    change_tick: AtomicU32,
+}
+
+/// A process-unique id of a [`World`], so that a `QueryState` can refuse a world it
+/// was not made for.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct WorldId(u64);
+
+impl WorldId {
+    fn next() -> Self {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        Self(NEXT.fetch_add(1, Ordering::Relaxed))
+    }
 }
 
 impl Default for World {
@@ -68,11 +86,12 @@ impl World {
     /// An empty world.
     pub fn new() -> Self {
         Self {
+            id: WorldId::next(),
             entities: Entities::default(),
             components: Components::default(),
             archetypes: Archetypes::new(),
             bundles: Bundles::default(),
-            change_tick: Tick::new(1),
+            change_tick: AtomicU32::new(1),
         }
     }
 
@@ -118,10 +137,23 @@ impl World {
         &self.archetypes
     }
 
-    /// The tick written into columns by structural changes and mutable access.
+    /// This world's unique id.
+    #[inline]
+    pub fn id(&self) -> WorldId {
+        self.id
+    }
+
+    /// The current tick: written into columns by spawns and inserts.
     #[inline]
     pub fn change_tick(&self) -> Tick {
-        self.change_tick
+        Tick::new(self.change_tick.load(Ordering::Relaxed))
+    }
+
+    /// Starts a new tick and returns the one that was current: a query run stamps
+    /// its writes with it, and every later change is newer than it.
+    #[inline]
+    pub fn increment_change_tick(&self) -> Tick {
+        Tick::new(self.change_tick.fetch_add(1, Ordering::Relaxed))
     }
 
     /// A shared reference to the entity's `T`, or `None` when the entity is not alive
@@ -144,7 +176,7 @@ impl World {
     #[inline]
     pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Option<&mut T> {
         let location = self.entities.get(entity)?;
-        let tick = self.change_tick;
+        let tick = self.change_tick();
         let column = self.archetypes.get_mut(location.archetype).column_mut(component_id::<T>())?;
         // SAFETY: as in `get`; `&mut self` makes the borrow unique.
         Some(unsafe { column.get_mut_unchecked(location.row.index(), tick).deref_mut::<T>() })

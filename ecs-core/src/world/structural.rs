@@ -49,11 +49,11 @@ impl World {
     /// `Archetype::reserve`).
     #[inline]
     pub(super) unsafe fn spawn_reserved<B: Bundle>(&mut self, bundle: B, bundle_id: BundleId) -> Entity {
+        let tick = self.change_tick();
         let target = self.bundles.get(bundle_id).spawn.as_ref().expect("caller created the spawn archetype");
         let archetype = self.archetypes.get_mut(target.archetype);
         let row = Row::new(archetype.len());
         let entity = self.entities.alloc(EntityLocation { archetype: target.archetype, row });
-        let tick = self.change_tick;
         let columns = &mut archetype.columns;
         let mut targets = target.columns.iter();
         // SAFETY: `target.columns` maps each bundle component, in write order, to the
@@ -89,7 +89,7 @@ impl World {
             None => self.insert_edge(source_id, bundle_id),
         };
         let row = location.row.index();
-        let tick = self.change_tick;
+        let tick = self.change_tick();
         let mut panic = None;
 
         if target_id == source_id {

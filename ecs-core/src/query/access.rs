@@ -1,0 +1,59 @@
+//! [`Access`]: which components a query reads and writes, and the aliasing check.
+
+use crate::component::ComponentId;
+
+/// The components a query reads and writes, by id and type name.
+#[derive(Clone, Debug, Default)]
+pub struct Access {
+    reads: Vec<(ComponentId, &'static str)>,
+    writes: Vec<(ComponentId, &'static str)>,
+    conflicts: Vec<String>,
+}
+
+impl Access {
+    /// Records a shared read of a component.
+    pub fn add_read(&mut self, id: ComponentId, name: &'static str) {
+        if self.writes.iter().any(|&(w, _)| w == id) {
+            self.conflicts.push(format!("`{name}` is borrowed mutably (`&mut {name}`) and also shared (`&{name}`)"));
+        }
+        self.reads.push((id, name));
+    }
+
+    /// Records a write of a component.
+    pub fn add_write(&mut self, id: ComponentId, name: &'static str) {
+        if self.writes.iter().any(|&(w, _)| w == id) {
+            self.conflicts.push(format!("`{name}` is borrowed mutably twice (`&mut {name}` appears twice)"));
+        } else if self.reads.iter().any(|&(r, _)| r == id) {
+            self.conflicts.push(format!("`{name}` is borrowed mutably (`&mut {name}`) and also shared (`&{name}`)"));
+        }
+        self.writes.push((id, name));
+    }
+
+    /// The components read, with their names.
+    pub fn reads(&self) -> &[(ComponentId, &'static str)] {
+        &self.reads
+    }
+
+    /// The components written, with their names.
+    pub fn writes(&self) -> &[(ComponentId, &'static str)] {
+        &self.writes
+    }
+
+    /// `true` when the query writes nothing.
+    pub fn is_read_only(&self) -> bool {
+        self.writes.is_empty()
+    }
+
+    /// Descriptions of the aliasing found while recording.
+    pub fn conflicts(&self) -> &[String] {
+        &self.conflicts
+    }
+
+    /// `true` when `other` touches a component that `self` writes, or writes one
+    /// that `self` reads: the two cannot run at the same time.
+    pub fn conflicts_with(&self, other: &Access) -> bool {
+        let writes = |a: &Access, id: ComponentId| a.writes.iter().any(|&(w, _)| w == id);
+        self.writes.iter().any(|&(id, _)| writes(other, id) || other.reads.iter().any(|&(r, _)| r == id))
+            || other.writes.iter().any(|&(id, _)| self.reads.iter().any(|&(r, _)| r == id))
+    }
+}

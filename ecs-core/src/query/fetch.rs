@@ -1,0 +1,372 @@
+//! [`QueryData`]: what a query fetches for each matched row, and its implementations
+//! for `&T`, `&mut T`, `Option<&T>`, `Option<&mut T>` and [`Entity`].
+//!
+//! A fetch works in two steps, as in hecs: once per archetype,
+//! [`fetch_archetype`](QueryData::fetch_archetype) turns cached column indices into
+//! base pointers; then, per row, [`fetch`](QueryData::fetch) is a pointer offset with
+//! no lookup and no branch, which lets the compiler vectorize the loop.
+
+use core::marker::PhantomData;
+use core::ops::Range;
+use core::ptr::NonNull;
+
+use super::Access;
+use crate::archetype::Archetype;
+use crate::component::{Component, ComponentId, component_id};
+use crate::entity::Entity;
+use crate::storage::{ComponentTicks, Tick};
+
+/// Marks a column index slot of an archetype that lacks an optional component.
+pub(crate) const NO_COLUMN: u32 = u32::MAX;
+
+/// The ticks a query run compares against: rows changed after `last_run` (and not
+/// after `this_run`) count as changed; writes are stamped with `this_run`.
+#[derive(Clone, Copy, Debug)]
+pub struct FetchContext {
+    /// When the query last ran (0 for a query that never ran: everything is new).
+    pub last_run: Tick,
+    /// The tick of this run.
+    pub this_run: Tick,
+}
+
+/// Data a query can fetch per row.
+///
+/// Implemented for `&T`, `&mut T`, `Option<&T>`, `Option<&mut T>`, [`Entity`], tuples
+/// of up to 16 of these, and structs with `#[derive(Query)]`.
+///
+/// # Safety
+/// - [`access`](Self::access) must record every component the fetch reads (as a
+///   read) and writes (as a write); the aliasing check and the scheduler rely on it.
+/// - [`columns`](Self::columns) must push exactly [`COLUMNS`](Self::COLUMNS)
+///   entries, and [`fetch_archetype`](Self::fetch_archetype) must consume exactly
+///   as many, in the same order.
+/// - [`matches`](Self::matches) must be `false` for an archetype lacking a
+///   component that `fetch_archetype` requires.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be fetched by a query",
+    label = "not a query item",
+    note = "query items are `&T`, `&mut T`, `Option<&T>`, `Option<&mut T>` and `Entity` (with `T: Component`), \
+            tuples of them, or a `#[derive(Query)]` struct"
+)]
+pub unsafe trait QueryData {
+    /// What the query yields per row.
+    type Item<'w>;
+    /// What chunk iteration yields per archetype.
+    type Slice<'w>;
+    /// The per-archetype state: base pointers.
+    type Fetch<'w>: Clone;
+    /// What the query resolves once: component ids.
+    type State: Send + Sync + 'static;
+    /// How many column indices the query caches per matched archetype.
+    const COLUMNS: usize;
+
+    /// Resolves component ids.
+    fn init_state() -> Self::State;
+    /// Records the components read and written.
+    fn access(state: &Self::State, access: &mut Access);
+    /// `true` when the archetype has everything the fetch requires.
+    fn matches(state: &Self::State, archetype: &Archetype) -> bool;
+    /// Reports each component an archetype must have to match.
+    fn required(state: &Self::State, f: &mut impl FnMut(ComponentId));
+    /// Pushes [`COLUMNS`](Self::COLUMNS) column indices for a matched archetype.
+    fn columns(state: &Self::State, archetype: &Archetype, out: &mut Vec<u32>);
+
+    /// Builds the per-archetype fetch from cached column indices.
+    ///
+    /// # Safety
+    /// The archetype matched, `columns` starts with the entries
+    /// [`columns`](Self::columns) pushed for it, and the caller has the access
+    /// [`access`](Self::access) recorded for as long as `'w`.
+    unsafe fn fetch_archetype<'w>(archetype: &'w Archetype, columns: &mut &[u32], ctx: FetchContext)
+    -> Self::Fetch<'w>;
+
+    /// The item of one row.
+    ///
+    /// # Safety
+    /// `row` is below the archetype's length, and no other live item of this query
+    /// refers to the same row.
+    unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, row: usize) -> Self::Item<'w>;
+
+    /// The columns of a row range, as slices.
+    ///
+    /// # Safety
+    /// `rows` is within the archetype, and no other live item or slice of this query
+    /// overlaps it.
+    unsafe fn slice<'w>(fetch: &Self::Fetch<'w>, rows: Range<usize>) -> Self::Slice<'w>;
+
+    /// Stamps the rows handed out mutably as changed at the run's tick.
+    ///
+    /// # Safety
+    /// As for [`slice`](Self::slice).
+    #[inline(always)]
+    unsafe fn mark_written(_fetch: &Self::Fetch<'_>, _rows: Range<usize>) {}
+}
+
+/// A [`QueryData`] that only reads, so it can run on a shared `&World`.
+///
+/// # Safety
+/// [`QueryData::access`] records no write, and items give no mutable access.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` writes components, so it needs `&mut World`",
+    label = "this query is not read-only",
+    note = "use `world.query_mut::<…>()` (or a `QueryState` with `iter_mut`) for queries with `&mut T`"
+)]
+pub unsafe trait ReadOnlyQueryData: QueryData {}
+
+/// The fetch of `&T`: the column's base pointer.
+pub struct ReadFetch<'w, T> {
+    data: NonNull<T>,
+    marker: PhantomData<&'w T>,
+}
+
+impl<T> Clone for ReadFetch<'_, T> {
+    fn clone(&self) -> Self {
+        Self { data: self.data, marker: PhantomData }
+    }
+}
+
+/// The fetch of `&mut T`: base pointers of the column and its ticks.
+pub struct WriteFetch<'w, T> {
+    data: NonNull<T>,
+    ticks: NonNull<ComponentTicks>,
+    this_run: Tick,
+    marker: PhantomData<&'w mut T>,
+}
+
+impl<T> Clone for WriteFetch<'_, T> {
+    fn clone(&self) -> Self {
+        Self { data: self.data, ticks: self.ticks, this_run: self.this_run, marker: PhantomData }
+    }
+}
+
+/// Takes the next cached column index.
+#[inline(always)]
+fn next_column(columns: &mut &[u32]) -> u32 {
+    let (&first, rest) = columns.split_first().expect("a query consumes exactly the columns it cached");
+    *columns = rest;
+    first
+}
+
+/// The column `index` of an archetype, unchecked.
+///
+/// # Safety
+/// `index` is a column index of `archetype` (cached by `columns`).
+#[inline(always)]
+unsafe fn column_at(archetype: &Archetype, index: u32) -> &crate::storage::Column {
+    debug_assert!((index as usize) < archetype.columns().len());
+    // SAFETY: the caller guarantees the index is in bounds.
+    unsafe { archetype.columns().get_unchecked(index as usize) }
+}
+
+// SAFETY: records a read of `T`; caches one column, which it consumes; matches only
+// archetypes holding `T`.
+unsafe impl<T: Component> QueryData for &T {
+    type Item<'w> = &'w T;
+    type Slice<'w> = &'w [T];
+    type Fetch<'w> = ReadFetch<'w, T>;
+    type State = ComponentId;
+    const COLUMNS: usize = 1;
+
+    #[inline]
+    fn init_state() -> ComponentId {
+        component_id::<T>()
+    }
+    fn access(state: &ComponentId, access: &mut Access) {
+        access.add_read(*state, core::any::type_name::<T>());
+    }
+    #[inline]
+    fn matches(state: &ComponentId, archetype: &Archetype) -> bool {
+        archetype.has(*state)
+    }
+    fn required(state: &ComponentId, f: &mut impl FnMut(ComponentId)) {
+        f(*state);
+    }
+    fn columns(state: &ComponentId, archetype: &Archetype, out: &mut Vec<u32>) {
+        out.push(archetype.column_index(*state).expect("matched archetype has the component") as u32);
+    }
+    #[inline(always)]
+    unsafe fn fetch_archetype<'w>(archetype: &'w Archetype, columns: &mut &[u32], _: FetchContext) -> ReadFetch<'w, T> {
+        // SAFETY: the index was cached for this archetype by `columns`.
+        let column = unsafe { column_at(archetype, next_column(columns)) };
+        ReadFetch { data: column.data_ptr().cast(), marker: PhantomData }
+    }
+    #[inline(always)]
+    unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, row: usize) -> &'w T {
+        // SAFETY: `row` is in bounds (caller) of a column of `T`s, shared for `'w`.
+        unsafe { fetch.data.add(row).as_ref() }
+    }
+    #[inline(always)]
+    unsafe fn slice<'w>(fetch: &Self::Fetch<'w>, rows: Range<usize>) -> &'w [T] {
+        // SAFETY: `rows` is in bounds (caller) of a column of `T`s, shared for `'w`.
+        unsafe { core::slice::from_raw_parts(fetch.data.add(rows.start).as_ptr(), rows.len()) }
+    }
+}
+
+// SAFETY: only reads.
+unsafe impl<T: Component> ReadOnlyQueryData for &T {}
+
+// SAFETY: records a write of `T`; caches one column, which it consumes; matches only
+// archetypes holding `T`.
+unsafe impl<T: Component> QueryData for &mut T {
+    type Item<'w> = &'w mut T;
+    type Slice<'w> = &'w mut [T];
+    type Fetch<'w> = WriteFetch<'w, T>;
+    type State = ComponentId;
+    const COLUMNS: usize = 1;
+
+    #[inline]
+    fn init_state() -> ComponentId {
+        component_id::<T>()
+    }
+    fn access(state: &ComponentId, access: &mut Access) {
+        access.add_write(*state, core::any::type_name::<T>());
+    }
+    #[inline]
+    fn matches(state: &ComponentId, archetype: &Archetype) -> bool {
+        archetype.has(*state)
+    }
+    fn required(state: &ComponentId, f: &mut impl FnMut(ComponentId)) {
+        f(*state);
+    }
+    fn columns(state: &ComponentId, archetype: &Archetype, out: &mut Vec<u32>) {
+        out.push(archetype.column_index(*state).expect("matched archetype has the component") as u32);
+    }
+    #[inline(always)]
+    unsafe fn fetch_archetype<'w>(
+        archetype: &'w Archetype,
+        columns: &mut &[u32],
+        ctx: FetchContext,
+    ) -> WriteFetch<'w, T> {
+        // SAFETY: the index was cached for this archetype by `columns`.
+        let column = unsafe { column_at(archetype, next_column(columns)) };
+        WriteFetch {
+            data: column.data_ptr().cast(),
+            ticks: column.ticks_ptr(),
+            this_run: ctx.this_run,
+            marker: PhantomData,
+        }
+    }
+    #[inline(always)]
+    unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, row: usize) -> &'w mut T {
+        // SAFETY: `row` is in bounds (caller); the caller's write access and the
+        // one-item-per-row rule make the reference unique.
+        unsafe { fetch.data.add(row).as_mut() }
+    }
+    #[inline(always)]
+    unsafe fn slice<'w>(fetch: &Self::Fetch<'w>, rows: Range<usize>) -> &'w mut [T] {
+        // SAFETY: as in `fetch`, for a range.
+        unsafe { core::slice::from_raw_parts_mut(fetch.data.add(rows.start).as_ptr(), rows.len()) }
+    }
+    #[inline(always)]
+    unsafe fn mark_written(fetch: &Self::Fetch<'_>, rows: Range<usize>) {
+        // SAFETY: `rows` is in bounds (caller) and the caller has write access.
+        let ticks = unsafe { core::slice::from_raw_parts_mut(fetch.ticks.add(rows.start).as_ptr(), rows.len()) };
+        for tick in ticks {
+            tick.changed = fetch.this_run;
+        }
+    }
+}
+
+// SAFETY: records the inner fetch's access; caches one (possibly `NO_COLUMN`) entry
+// per inner column; matches every archetype and only fetches where the inner matches.
+unsafe impl<Q: QueryData> QueryData for Option<Q> {
+    type Item<'w> = Option<Q::Item<'w>>;
+    type Slice<'w> = Option<Q::Slice<'w>>;
+    type Fetch<'w> = Option<Q::Fetch<'w>>;
+    type State = Q::State;
+    const COLUMNS: usize = 1 + Q::COLUMNS;
+
+    fn init_state() -> Q::State {
+        Q::init_state()
+    }
+    fn access(state: &Q::State, access: &mut Access) {
+        Q::access(state, access);
+    }
+    #[inline]
+    fn matches(_: &Q::State, _: &Archetype) -> bool {
+        true
+    }
+    fn required(_: &Q::State, _: &mut impl FnMut(ComponentId)) {}
+    fn columns(state: &Q::State, archetype: &Archetype, out: &mut Vec<u32>) {
+        if Q::matches(state, archetype) {
+            out.push(1);
+            Q::columns(state, archetype, out);
+        } else {
+            out.extend(core::iter::repeat_n(NO_COLUMN, 1 + Q::COLUMNS));
+        }
+    }
+    #[inline(always)]
+    unsafe fn fetch_archetype<'w>(
+        archetype: &'w Archetype,
+        columns: &mut &[u32],
+        ctx: FetchContext,
+    ) -> Option<Q::Fetch<'w>> {
+        if next_column(columns) == NO_COLUMN {
+            *columns = &columns[Q::COLUMNS..];
+            None
+        } else {
+            // SAFETY: the inner query matched this archetype (flag above) and its
+            // cached columns follow.
+            Some(unsafe { Q::fetch_archetype(archetype, columns, ctx) })
+        }
+    }
+    #[inline(always)]
+    unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, row: usize) -> Option<Q::Item<'w>> {
+        // SAFETY: forwarded.
+        fetch.as_ref().map(|f| unsafe { Q::fetch(f, row) })
+    }
+    #[inline(always)]
+    unsafe fn slice<'w>(fetch: &Self::Fetch<'w>, rows: Range<usize>) -> Option<Q::Slice<'w>> {
+        // SAFETY: forwarded.
+        fetch.as_ref().map(|f| unsafe { Q::slice(f, rows) })
+    }
+    #[inline(always)]
+    unsafe fn mark_written(fetch: &Self::Fetch<'_>, rows: Range<usize>) {
+        if let Some(f) = fetch {
+            // SAFETY: forwarded.
+            unsafe { Q::mark_written(f, rows) }
+        }
+    }
+}
+
+// SAFETY: forwards to a read-only inner query.
+unsafe impl<Q: ReadOnlyQueryData> ReadOnlyQueryData for Option<Q> {}
+
+/// The fetch of [`Entity`]: the archetype's entity column.
+#[derive(Clone)]
+pub struct EntityFetch<'w>(&'w [Entity]);
+
+// SAFETY: reads no component; caches nothing; matches everything.
+unsafe impl QueryData for Entity {
+    type Item<'w> = Entity;
+    type Slice<'w> = &'w [Entity];
+    type Fetch<'w> = EntityFetch<'w>;
+    type State = ();
+    const COLUMNS: usize = 0;
+
+    fn init_state() {}
+    fn access(_: &(), _: &mut Access) {}
+    #[inline]
+    fn matches(_: &(), _: &Archetype) -> bool {
+        true
+    }
+    fn required(_: &(), _: &mut impl FnMut(ComponentId)) {}
+    fn columns(_: &(), _: &Archetype, _: &mut Vec<u32>) {}
+    #[inline(always)]
+    unsafe fn fetch_archetype<'w>(archetype: &'w Archetype, _: &mut &[u32], _: FetchContext) -> EntityFetch<'w> {
+        EntityFetch(archetype.entities())
+    }
+    #[inline(always)]
+    unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, row: usize) -> Self::Item<'w> {
+        // SAFETY: `row` is below the archetype's length (caller).
+        unsafe { *fetch.0.get_unchecked(row) }
+    }
+    #[inline(always)]
+    unsafe fn slice<'w>(fetch: &Self::Fetch<'w>, rows: Range<usize>) -> &'w [Entity] {
+        // SAFETY: `rows` is within the archetype (caller).
+        unsafe { fetch.0.get_unchecked(rows) }
+    }
+}
+
+// SAFETY: only reads entity ids.
+unsafe impl ReadOnlyQueryData for Entity {}

@@ -1,0 +1,313 @@
+//! Query filters: [`With`], [`Without`], [`Or`], [`Added`], [`Changed`] and tuples of
+//! them (all must hold).
+//!
+//! `With`, `Without` and `Or`s of them are *archetypal*: they are decided once per
+//! archetype when the query matches, and cost nothing per row. `Added` and `Changed`
+//! read the per-row ticks of a column.
+
+use core::marker::PhantomData;
+use core::ptr::NonNull;
+
+use super::Access;
+use super::fetch::{FetchContext, NO_COLUMN};
+use crate::archetype::Archetype;
+use crate::component::{Component, ComponentId, component_id};
+use crate::storage::ComponentTicks;
+
+/// A condition on the entities a query visits.
+///
+/// # Safety
+/// - [`access`](Self::access) records every component whose data or ticks the filter
+///   reads.
+/// - [`columns`](Self::columns) pushes exactly [`COLUMNS`](Self::COLUMNS) entries and
+///   [`fetch_archetype`](Self::fetch_archetype) consumes as many, in order.
+/// - When [`ARCHETYPAL`](Self::ARCHETYPAL) is `true`, [`filter`](Self::filter)
+///   returns `true` for every row of a matched archetype.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a query filter",
+    label = "not a filter",
+    note = "filters are `With<T>`, `Without<T>`, `Or<(…)>`, `Added<T>`, `Changed<T>` and tuples of them"
+)]
+pub unsafe trait QueryFilter {
+    /// Per-archetype state.
+    type Fetch<'w>: Clone;
+    /// Component ids, resolved once.
+    type State: Send + Sync + 'static;
+    /// How many column indices the filter caches per matched archetype.
+    const COLUMNS: usize;
+    /// `true` when the filter is decided per archetype and never per row.
+    const ARCHETYPAL: bool;
+
+    /// Resolves component ids.
+    fn init_state() -> Self::State;
+    /// Records the components whose data or ticks are read.
+    fn access(state: &Self::State, access: &mut Access);
+    /// `true` when some rows of the archetype may pass.
+    fn matches(state: &Self::State, archetype: &Archetype) -> bool;
+    /// Reports each component an archetype must have to match.
+    fn required(state: &Self::State, f: &mut impl FnMut(ComponentId));
+    /// Pushes [`COLUMNS`](Self::COLUMNS) column indices for a matched archetype.
+    fn columns(state: &Self::State, archetype: &Archetype, out: &mut Vec<u32>);
+    /// Builds the per-archetype state.
+    ///
+    /// # Safety
+    /// As for [`QueryData::fetch_archetype`](super::QueryData::fetch_archetype).
+    unsafe fn fetch_archetype<'w>(archetype: &'w Archetype, columns: &mut &[u32], ctx: FetchContext)
+    -> Self::Fetch<'w>;
+    /// `true` when the row passes.
+    ///
+    /// # Safety
+    /// `row` is below the archetype's length.
+    unsafe fn filter(fetch: &Self::Fetch<'_>, row: usize) -> bool;
+}
+
+/// A filter decided per archetype, which chunk iteration can use.
+pub trait ArchetypeFilter: QueryFilter {}
+
+/// Only entities that have a `T` (without fetching it).
+pub struct With<T>(PhantomData<fn() -> T>);
+
+/// Only entities that do not have a `T`.
+pub struct Without<T>(PhantomData<fn() -> T>);
+
+/// Entities for which at least one of the filters in the tuple holds:
+/// `Or<(With<A>, Changed<B>)>`.
+pub struct Or<T>(PhantomData<fn() -> T>);
+
+/// Entities whose `T` was added (spawned or inserted) since the query last ran.
+pub struct Added<T>(PhantomData<fn() -> T>);
+
+/// Entities whose `T` was written through `&mut T`, or added, since the query last ran.
+pub struct Changed<T>(PhantomData<fn() -> T>);
+
+macro_rules! archetypal_filter {
+    ($name:ident, $has:literal) => {
+        // SAFETY: reads nothing, caches nothing, and every row passes.
+        unsafe impl<T: Component> QueryFilter for $name<T> {
+            type Fetch<'w> = ();
+            type State = ComponentId;
+            const COLUMNS: usize = 0;
+            const ARCHETYPAL: bool = true;
+
+            fn init_state() -> ComponentId {
+                component_id::<T>()
+            }
+            fn access(_: &ComponentId, _: &mut Access) {}
+            #[inline]
+            fn matches(state: &ComponentId, archetype: &Archetype) -> bool {
+                archetype.has(*state) == $has
+            }
+            fn required(state: &ComponentId, f: &mut impl FnMut(ComponentId)) {
+                if $has {
+                    f(*state);
+                }
+            }
+            fn columns(_: &ComponentId, _: &Archetype, _: &mut Vec<u32>) {}
+            #[inline(always)]
+            unsafe fn fetch_archetype<'w>(_: &'w Archetype, _: &mut &[u32], _: FetchContext) -> Self::Fetch<'w> {}
+            #[inline(always)]
+            unsafe fn filter(_: &(), _: usize) -> bool {
+                true
+            }
+        }
+
+        impl<T: Component> ArchetypeFilter for $name<T> {}
+    };
+}
+
+archetypal_filter!(With, true);
+archetypal_filter!(Without, false);
+
+/// The fetch of [`Added`] and [`Changed`]: the column's ticks and the run's window.
+pub struct TickFetch<'w> {
+    ticks: NonNull<ComponentTicks>,
+    ctx: FetchContext,
+    marker: PhantomData<&'w ComponentTicks>,
+}
+
+impl Clone for TickFetch<'_> {
+    fn clone(&self) -> Self {
+        Self { ticks: self.ticks, ctx: self.ctx, marker: PhantomData }
+    }
+}
+
+macro_rules! tick_filter {
+    ($name:ident, $field:ident) => {
+        // SAFETY: records a read of `T` (its ticks); caches and consumes one column;
+        // matches only archetypes holding `T`; not archetypal.
+        unsafe impl<T: Component> QueryFilter for $name<T> {
+            type Fetch<'w> = TickFetch<'w>;
+            type State = ComponentId;
+            const COLUMNS: usize = 1;
+            const ARCHETYPAL: bool = false;
+
+            fn init_state() -> ComponentId {
+                component_id::<T>()
+            }
+            fn access(state: &ComponentId, access: &mut Access) {
+                access.add_read(*state, core::any::type_name::<T>());
+            }
+            #[inline]
+            fn matches(state: &ComponentId, archetype: &Archetype) -> bool {
+                archetype.has(*state)
+            }
+            fn required(state: &ComponentId, f: &mut impl FnMut(ComponentId)) {
+                f(*state);
+            }
+            fn columns(state: &ComponentId, archetype: &Archetype, out: &mut Vec<u32>) {
+                out.push(archetype.column_index(*state).expect("matched archetype has the component") as u32);
+            }
+            #[inline(always)]
+            unsafe fn fetch_archetype<'w>(
+                archetype: &'w Archetype,
+                columns: &mut &[u32],
+                ctx: FetchContext,
+            ) -> TickFetch<'w> {
+                let (&index, rest) = columns.split_first().expect("filter consumes the columns it cached");
+                *columns = rest;
+                let column = &archetype.columns()[index as usize];
+                TickFetch { ticks: column.ticks_ptr(), ctx, marker: PhantomData }
+            }
+            #[inline(always)]
+            unsafe fn filter(fetch: &TickFetch<'_>, row: usize) -> bool {
+                // SAFETY: `row` is below the archetype's length (caller), so its ticks
+                // are initialised.
+                let ticks = unsafe { fetch.ticks.add(row).read() };
+                ticks.$field.is_newer_than(fetch.ctx.last_run, fetch.ctx.this_run)
+            }
+        }
+    };
+}
+
+tick_filter!(Added, added);
+tick_filter!(Changed, changed);
+
+// SAFETY: no condition at all: reads nothing, caches nothing, every row passes.
+unsafe impl QueryFilter for () {
+    type Fetch<'w> = ();
+    type State = ();
+    const COLUMNS: usize = 0;
+    const ARCHETYPAL: bool = true;
+    fn init_state() {}
+    fn access(_: &(), _: &mut Access) {}
+    #[inline]
+    fn matches(_: &(), _: &Archetype) -> bool {
+        true
+    }
+    fn required(_: &(), _: &mut impl FnMut(ComponentId)) {}
+    fn columns(_: &(), _: &Archetype, _: &mut Vec<u32>) {}
+    #[inline(always)]
+    unsafe fn fetch_archetype<'w>(_: &'w Archetype, _: &mut &[u32], _: FetchContext) -> Self::Fetch<'w> {}
+    #[inline(always)]
+    unsafe fn filter(_: &(), _: usize) -> bool {
+        true
+    }
+}
+
+impl ArchetypeFilter for () {}
+
+macro_rules! tuple_filter {
+    ($($name:ident $index:tt),+) => {
+        // SAFETY: every element's access and columns are forwarded in order; a row
+        // passes when all elements pass; archetypal when all elements are.
+        unsafe impl<$($name: QueryFilter),+> QueryFilter for ($($name,)+) {
+            type Fetch<'w> = ($($name::Fetch<'w>,)+);
+            type State = ($($name::State,)+);
+            const COLUMNS: usize = 0 $(+ $name::COLUMNS)+;
+            const ARCHETYPAL: bool = true $(&& $name::ARCHETYPAL)+;
+
+            fn init_state() -> Self::State {
+                ($($name::init_state(),)+)
+            }
+            fn access(state: &Self::State, access: &mut Access) {
+                $($name::access(&state.$index, access);)+
+            }
+            #[inline]
+            fn matches(state: &Self::State, archetype: &Archetype) -> bool {
+                true $(&& $name::matches(&state.$index, archetype))+
+            }
+            fn required(state: &Self::State, f: &mut impl FnMut(ComponentId)) {
+                $($name::required(&state.$index, f);)+
+            }
+            fn columns(state: &Self::State, archetype: &Archetype, out: &mut Vec<u32>) {
+                $($name::columns(&state.$index, archetype, out);)+
+            }
+            #[inline(always)]
+            unsafe fn fetch_archetype<'w>(archetype: &'w Archetype, columns: &mut &[u32], ctx: FetchContext) -> Self::Fetch<'w> {
+                // SAFETY: forwarded, in order.
+                ($(unsafe { $name::fetch_archetype(archetype, columns, ctx) },)+)
+            }
+            #[inline(always)]
+            unsafe fn filter(fetch: &Self::Fetch<'_>, row: usize) -> bool {
+                // SAFETY: forwarded.
+                true $(&& unsafe { $name::filter(&fetch.$index, row) })+
+            }
+        }
+
+        impl<$($name: ArchetypeFilter),+> ArchetypeFilter for ($($name,)+) {}
+
+        // SAFETY: each element's access and columns are forwarded in order (an
+        // element that does not match the archetype caches `NO_COLUMN` placeholders
+        // behind a flag); a row passes when some matching element passes it;
+        // archetypal when all elements are.
+        unsafe impl<$($name: QueryFilter),+> QueryFilter for Or<($($name,)+)> {
+            type Fetch<'w> = ($(Option<$name::Fetch<'w>>,)+);
+            type State = ($($name::State,)+);
+            const COLUMNS: usize = 0 $(+ 1 + $name::COLUMNS)+;
+            const ARCHETYPAL: bool = true $(&& $name::ARCHETYPAL)+;
+
+            fn init_state() -> Self::State {
+                ($($name::init_state(),)+)
+            }
+            fn access(state: &Self::State, access: &mut Access) {
+                $($name::access(&state.$index, access);)+
+            }
+            #[inline]
+            fn matches(state: &Self::State, archetype: &Archetype) -> bool {
+                false $(|| $name::matches(&state.$index, archetype))+
+            }
+            fn required(_: &Self::State, _: &mut impl FnMut(ComponentId)) {}
+            fn columns(state: &Self::State, archetype: &Archetype, out: &mut Vec<u32>) {
+                $(
+                    if $name::matches(&state.$index, archetype) {
+                        out.push(1);
+                        $name::columns(&state.$index, archetype, out);
+                    } else {
+                        out.extend(core::iter::repeat_n(NO_COLUMN, 1 + $name::COLUMNS));
+                    }
+                )+
+            }
+            #[inline(always)]
+            unsafe fn fetch_archetype<'w>(archetype: &'w Archetype, columns: &mut &[u32], ctx: FetchContext) -> Self::Fetch<'w> {
+                ($({
+                    let (&flag, rest) = columns.split_first().expect("filter consumes the columns it cached");
+                    *columns = rest;
+                    if flag == NO_COLUMN {
+                        *columns = &columns[$name::COLUMNS..];
+                        None
+                    } else {
+                        // SAFETY: this element matched the archetype (flag) and its
+                        // cached columns follow.
+                        Some(unsafe { $name::fetch_archetype(archetype, columns, ctx) })
+                    }
+                },)+)
+            }
+            #[inline(always)]
+            unsafe fn filter(fetch: &Self::Fetch<'_>, row: usize) -> bool {
+                // SAFETY: forwarded.
+                false $(|| fetch.$index.as_ref().is_some_and(|f| unsafe { $name::filter(f, row) }))+
+            }
+        }
+
+        impl<$($name: ArchetypeFilter),+> ArchetypeFilter for Or<($($name,)+)> {}
+    };
+}
+
+tuple_filter!(F0 0);
+tuple_filter!(F0 0, F1 1);
+tuple_filter!(F0 0, F1 1, F2 2);
+tuple_filter!(F0 0, F1 1, F2 2, F3 3);
+tuple_filter!(F0 0, F1 1, F2 2, F3 3, F4 4);
+tuple_filter!(F0 0, F1 1, F2 2, F3 3, F4 4, F5 5);
+tuple_filter!(F0 0, F1 1, F2 2, F3 3, F4 4, F5 5, F6 6);
+tuple_filter!(F0 0, F1 1, F2 2, F3 3, F4 4, F5 5, F6 6, F7 7);

@@ -1,0 +1,196 @@
+//! [`QueryIter`]: the iterator over a query's matching entities.
+//!
+//! Per matched archetype the fetch resolves base pointers once; per row it is a
+//! pointer offset. Rows handed out through `&mut T` are stamped as changed when the
+//! iterator leaves their archetype (one tight loop), or row by row when a per-row
+//! filter skips some.
+
+use super::fetch::{FetchContext, QueryData};
+use super::filter::QueryFilter;
+use super::state::QueryState;
+use crate::archetype::Archetypes;
+
+/// A query state the iterator either borrows (from a `QueryState`) or owns (for a
+/// one-off `world.query_mut()`).
+pub(crate) enum StateRef<'s, Q: QueryData, F: QueryFilter> {
+    Borrowed(&'s QueryState<Q, F>),
+    Owned(Box<QueryState<Q, F>>),
+}
+
+impl<'s, Q: QueryData, F: QueryFilter> From<&'s mut QueryState<Q, F>> for StateRef<'s, Q, F> {
+    fn from(state: &'s mut QueryState<Q, F>) -> Self {
+        Self::Borrowed(state)
+    }
+}
+
+impl<'s, Q: QueryData, F: QueryFilter> From<&'s QueryState<Q, F>> for StateRef<'s, Q, F> {
+    fn from(state: &'s QueryState<Q, F>) -> Self {
+        Self::Borrowed(state)
+    }
+}
+
+impl<Q: QueryData, F: QueryFilter> StateRef<'_, Q, F> {
+    #[inline]
+    fn get(&self) -> &QueryState<Q, F> {
+        match self {
+            Self::Borrowed(state) => state,
+            Self::Owned(state) => state,
+        }
+    }
+}
+
+/// Iterates the entities matching a query, yielding `Q::Item`s.
+///
+/// Made by [`QueryState::iter`], [`QueryState::iter_mut`], [`World::query`]
+/// (`.iter()`) and [`World::query_mut`].
+///
+/// [`World::query`]: crate::World::query
+/// [`World::query_mut`]: crate::World::query_mut
+pub struct QueryIter<'w, 's, Q: QueryData, F: QueryFilter = ()> {
+    archetypes: &'w Archetypes,
+    state: StateRef<'s, Q, F>,
+    ctx: FetchContext,
+    /// The next index into the state's matched archetypes.
+    next: usize,
+    /// Set while `row < len`: the current archetype's fetches.
+    fetch: Option<(Q::Fetch<'w>, F::Fetch<'w>)>,
+    row: usize,
+    len: usize,
+}
+
+impl<'w, 's, Q: QueryData, F: QueryFilter> QueryIter<'w, 's, Q, F> {
+    /// # Safety
+    /// The caller holds the query's access to the world owning `archetypes` for
+    /// `'w`, the state's archetypes are up to date, and the state belongs to that
+    /// world.
+    pub(crate) unsafe fn new(archetypes: &'w Archetypes, state: StateRef<'s, Q, F>, ctx: FetchContext) -> Self {
+        Self { archetypes, state, ctx, next: 0, fetch: None, row: 0, len: 0 }
+    }
+
+    /// Stamps the rows of the current archetype handed out so far (for archetypal
+    /// filters, which hand out a prefix of rows).
+    #[inline]
+    fn finish_archetype(&mut self) {
+        if F::ARCHETYPAL
+            && let Some((fetch, _)) = &self.fetch
+        {
+            // SAFETY: rows `0..row` of the current archetype were handed out by this
+            // iterator, which has the query's access.
+            unsafe { Q::mark_written(fetch, 0..self.row) };
+        }
+    }
+
+    /// Moves to the next non-empty matched archetype; `false` at the end.
+    #[inline(never)]
+    fn advance(&mut self) -> bool {
+        self.finish_archetype();
+        let state = self.state.get();
+        let matched = state.matched();
+        while self.next < matched.len() {
+            let index = self.next;
+            self.next += 1;
+            let archetype = self.archetypes.get(matched[index]).expect("matched archetype exists");
+            if archetype.is_empty() {
+                continue;
+            }
+            let mut columns = state.columns_of(index);
+            // SAFETY: the archetype matched and these are its cached columns; the
+            // access is the caller's (see `new`).
+            let fetch = unsafe {
+                (
+                    Q::fetch_archetype(archetype, &mut columns, self.ctx),
+                    F::fetch_archetype(archetype, &mut columns, self.ctx),
+                )
+            };
+            self.fetch = Some(fetch);
+            self.row = 0;
+            self.len = archetype.len();
+            return true;
+        }
+        self.fetch = None;
+        self.row = 0;
+        self.len = 0;
+        false
+    }
+}
+
+impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
+    type Item = Q::Item<'w>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Q::Item<'w>> {
+        loop {
+            if self.row < self.len {
+                let row = self.row;
+                self.row += 1;
+                // SAFETY: `fetch` is set whenever `row < len`.
+                let (fetch, filter) = unsafe { self.fetch.as_ref().unwrap_unchecked() };
+                // SAFETY: `row < len`; each row is handed out once.
+                unsafe {
+                    if F::ARCHETYPAL {
+                        return Some(Q::fetch(fetch, row));
+                    }
+                    if F::filter(filter, row) {
+                        Q::mark_written(fetch, row..row + 1);
+                        return Some(Q::fetch(fetch, row));
+                    }
+                }
+                continue;
+            }
+            if !self.advance() {
+                return None;
+            }
+        }
+    }
+
+    fn fold<B, G: FnMut(B, Self::Item) -> B>(mut self, init: B, mut g: G) -> B {
+        let mut acc = init;
+        loop {
+            if let Some((fetch, filter)) = &self.fetch {
+                let rows = self.row..self.len;
+                // Claimed before the loop so that, on return or unwind, the whole
+                // range is stamped by `finish_archetype`.
+                self.row = self.len;
+                for row in rows {
+                    // SAFETY: `row < len`; each row is handed out once.
+                    unsafe {
+                        if F::ARCHETYPAL {
+                            acc = g(acc, Q::fetch(fetch, row));
+                        } else if F::filter(filter, row) {
+                            Q::mark_written(fetch, row..row + 1);
+                            acc = g(acc, Q::fetch(fetch, row));
+                        }
+                    }
+                }
+            }
+            if !self.advance() {
+                return acc;
+            }
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let state = self.state.get();
+        let rest: usize =
+            state.matched()[self.next..].iter().filter_map(|&id| self.archetypes.get(id)).map(|a| a.len()).sum();
+        let upper = self.len - self.row + rest;
+        (if F::ARCHETYPAL { upper } else { 0 }, Some(upper))
+    }
+}
+
+impl<Q: QueryData, F: QueryFilter> Drop for QueryIter<'_, '_, Q, F> {
+    fn drop(&mut self) {
+        self.finish_archetype();
+    }
+}
+
+impl<'w, 's, Q: QueryData, F: QueryFilter> QueryIter<'w, 's, Q, F> {
+    /// An iterator that owns its query state (for one-off queries).
+    ///
+    /// # Safety
+    /// As for [`new`](Self::new).
+    pub(crate) unsafe fn owned(archetypes: &'w Archetypes, state: QueryState<Q, F>, ctx: FetchContext) -> Self {
+        // SAFETY: forwarded.
+        unsafe { Self::new(archetypes, StateRef::Owned(Box::new(state)), ctx) }
+    }
+}

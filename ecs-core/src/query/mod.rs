@@ -1,0 +1,27 @@
+//! Typed queries: iterate the entities that have a set of components.
+//!
+//! - `fetch.rs`: [`QueryData`], what a query yields per row (`&T`, `&mut T`,
+//!   `Option<…>`, [`Entity`](crate::Entity)); `tuples.rs`: tuples of them.
+//! - `filter.rs`: [`QueryFilter`]s ([`With`], [`Without`], [`Or`], [`Added`],
+//!   [`Changed`]).
+//! - `access.rs`: [`Access`], the read/write sets used to refuse aliasing.
+//! - `state.rs`: [`QueryState`], the cached matching reused across runs.
+//! - `iter.rs` and `par.rs`: sequential, chunked and parallel iteration.
+//!
+//! A query borrows the world: `world.query::<Q>()` on `&World` for read-only
+//! queries, `world.query_mut::<Q>()` on `&mut World` for any, so an item can never
+//! outlive the borrow or coexist with a structural change.
+
+mod access;
+mod fetch;
+mod filter;
+mod iter;
+mod par;
+mod state;
+mod tuples;
+
+pub use access::Access;
+pub use fetch::{EntityFetch, FetchContext, QueryData, ReadFetch, ReadOnlyQueryData, WriteFetch};
+pub use filter::{Added, ArchetypeFilter, Changed, Or, QueryFilter, TickFetch, With, Without};
+pub use iter::QueryIter;
+pub use state::QueryState;

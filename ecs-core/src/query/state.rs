@@ -1,0 +1,331 @@
+//! [`QueryState`]: a query's cached matching, reused across runs.
+//!
+//! ```text
+//!  matched:   [ A3,    A7,    A9    ]           archetypes that match, in creation order
+//!  columns:   [ 2, 0 | 1, 4 | 0, 3 ]            COLUMNS cached column indices per match
+//!  position:  [ -, -, -, 0, -, -, -, 1, -, 2 ]  ArchetypeId -> index in `matched` (sparse)
+//!  seen:      10                                archetypes examined so far
+//! ```
+//! Archetypes are never removed, so a match stays a match: when the world has new
+//! archetypes, only those are examined, by walking the component index of the
+//! query's most selective required component (or all new archetypes when the query
+//! requires none).
+
+use core::marker::PhantomData;
+
+use super::Access;
+use super::fetch::{FetchContext, QueryData, ReadOnlyQueryData};
+use super::filter::{ArchetypeFilter, QueryFilter};
+use super::iter::QueryIter;
+use crate::archetype::{Archetype, ArchetypeId, Archetypes};
+use crate::component::ComponentId;
+use crate::entity::Entity;
+use crate::error::EcsError;
+use crate::storage::Tick;
+use crate::world::{World, WorldId};
+
+const NOT_MATCHED: u32 = u32::MAX;
+
+/// A query's cached state: the archetypes it matches and their column indices, and
+/// when it last ran (for [`Added`](super::Added) and [`Changed`](super::Changed)).
+///
+/// # Example
+/// ```
+/// use ecs_core::prelude::*;
+///
+/// #[derive(Component)] struct Position(f32);
+/// #[derive(Component)] struct Velocity(f32);
+/// #[derive(Component)] struct Frozen;
+///
+/// let mut world = World::new();
+/// world.spawn((Position(0.0), Velocity(1.0)));
+/// world.spawn((Position(0.0), Velocity(1.0), Frozen));
+///
+/// let mut movement = world.query_state::<(&mut Position, &Velocity), Without<Frozen>>();
+/// for _ in 0..3 {
+///     movement.iter_mut(&mut world).for_each(|(p, v)| p.0 += v.0);
+/// }
+/// movement.for_each_chunk(&mut world, |(p, v): (&mut [Position], &[Velocity])| {
+///     for (p, v) in p.iter_mut().zip(v) { p.0 += v.0; }
+/// });
+/// let moved: Vec<f32> = world.query::<&Position>().iter().map(|p| p.0).collect();
+/// assert_eq!(moved.iter().sum::<f32>(), 4.0);
+/// ```
+pub struct QueryState<Q: QueryData, F: QueryFilter = ()> {
+    world: WorldId,
+    data: Q::State,
+    filter: F::State,
+    access: Access,
+    /// The required component whose archetype list is walked to find matches.
+    selective: Option<ComponentId>,
+    seen: usize,
+    matched: Vec<ArchetypeId>,
+    columns: Vec<u32>,
+    position: Vec<u32>,
+    last_run: Tick,
+    marker: PhantomData<fn() -> (Q, F)>,
+}
+
+impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
+    /// Prepares the query for `world` and matches its archetypes.
+    ///
+    /// # Panics
+    /// When the query borrows a component mutably twice, or mutably and shared
+    /// (`(&mut A, &A)`): that would alias. The message names the component.
+    #[track_caller]
+    pub fn new(world: &World) -> Self {
+        let data = Q::init_state();
+        let filter = F::init_state();
+        let mut access = Access::default();
+        Q::access(&data, &mut access);
+        F::access(&filter, &mut access);
+        if let Some(conflict) = access.conflicts().first() {
+            panic!(
+                "query `{}` is refused: {conflict}; a query may borrow a component mutably only once \
+                 and not also share it — split it into two queries",
+                core::any::type_name::<Q>()
+            );
+        }
+        let mut state = Self {
+            world: world.id(),
+            data,
+            filter,
+            access,
+            selective: None,
+            seen: 0,
+            matched: Vec::new(),
+            columns: Vec::new(),
+            position: Vec::new(),
+            last_run: Tick::new(0),
+            marker: PhantomData,
+        };
+        state.selective = state.most_selective(world.archetypes());
+        state.update_archetypes(world);
+        state
+    }
+
+    /// What the query reads and writes.
+    pub fn access(&self) -> &Access {
+        &self.access
+    }
+
+    /// The number of archetypes the query matches.
+    pub fn matched_archetypes(&self) -> usize {
+        self.matched.len()
+    }
+
+    fn most_selective(&self, archetypes: &Archetypes) -> Option<ComponentId> {
+        let mut best: Option<(usize, ComponentId)> = None;
+        let mut consider = |id: ComponentId| {
+            let count = archetypes.containing(id).len();
+            if best.is_none_or(|(c, _)| count < c) {
+                best = Some((count, id));
+            }
+        };
+        Q::required(&self.data, &mut consider);
+        F::required(&self.filter, &mut consider);
+        best.map(|(_, id)| id)
+    }
+
+    #[track_caller]
+    fn validate_world(&self, world: &World) {
+        assert!(
+            self.world == world.id(),
+            "a QueryState for `{}` was used with a World other than the one that created it",
+            core::any::type_name::<Q>()
+        );
+    }
+
+    /// Examines archetypes created since the last call. Every iteration calls this.
+    ///
+    /// # Panics
+    /// When `world` is not the world the state was made for.
+    #[track_caller]
+    pub fn update_archetypes(&mut self, world: &World) {
+        self.validate_world(world);
+        let archetypes = world.archetypes();
+        if archetypes.len() == self.seen {
+            return;
+        }
+        let seen = self.seen;
+        self.seen = archetypes.len();
+        match self.selective {
+            Some(component) => {
+                let holding = archetypes.containing(component);
+                let start = holding.partition_point(|entry| entry.archetype.index() < seen);
+                for entry in &holding[start..] {
+                    self.consider(archetypes.get(entry.archetype).expect("indexed archetype exists"));
+                }
+            }
+            None => {
+                for archetype in archetypes.iter().skip(seen) {
+                    self.consider(archetype);
+                }
+            }
+        }
+    }
+
+    fn consider(&mut self, archetype: &Archetype) {
+        if !(Q::matches(&self.data, archetype) && F::matches(&self.filter, archetype)) {
+            return;
+        }
+        let before = self.columns.len();
+        Q::columns(&self.data, archetype, &mut self.columns);
+        F::columns(&self.filter, archetype, &mut self.columns);
+        debug_assert_eq!(self.columns.len() - before, Self::STRIDE);
+        let index = archetype.id().index();
+        if self.position.len() <= index {
+            self.position.resize(index + 1, NOT_MATCHED);
+        }
+        self.position[index] = self.matched.len() as u32;
+        self.matched.push(archetype.id());
+    }
+
+    pub(crate) const STRIDE: usize = Q::COLUMNS + F::COLUMNS;
+
+    pub(crate) fn matched(&self) -> &[ArchetypeId] {
+        &self.matched
+    }
+
+    /// The cached column indices of the `index`-th matched archetype.
+    #[inline]
+    pub(crate) fn columns_of(&self, index: usize) -> &[u32] {
+        &self.columns[index * Self::STRIDE..(index + 1) * Self::STRIDE]
+    }
+
+    /// Starts a run: the window of ticks it compares against.
+    fn begin_run(&mut self, world: &World) -> FetchContext {
+        let ctx = FetchContext { last_run: self.last_run, this_run: world.increment_change_tick() };
+        self.last_run = ctx.this_run;
+        ctx
+    }
+
+    /// Iterates the matching entities of a shared world. Read-only queries only.
+    #[track_caller]
+    pub fn iter<'w, 's>(&'s mut self, world: &'w World) -> QueryIter<'w, 's, Q, F>
+    where
+        Q: ReadOnlyQueryData,
+    {
+        self.update_archetypes(world);
+        let ctx = self.begin_run(world);
+        // SAFETY: the query only reads (`ReadOnlyQueryData`), and `world` is borrowed
+        // shared for `'w`, so nothing writes the data meanwhile.
+        unsafe { QueryIter::new(world.archetypes(), self.into(), ctx) }
+    }
+
+    /// Iterates the matching entities, with mutable access where the query asks.
+    #[track_caller]
+    pub fn iter_mut<'w, 's>(&'s mut self, world: &'w mut World) -> QueryIter<'w, 's, Q, F> {
+        self.update_archetypes(world);
+        let ctx = self.begin_run(world);
+        // SAFETY: `world` is borrowed mutably for `'w`, so the query's access is
+        // exclusive, and `new` refused aliasing within the query.
+        unsafe { QueryIter::new(world.archetypes(), self.into(), ctx) }
+    }
+
+    /// Calls `f` once per matched, non-empty archetype with one slice per fetched
+    /// column: the loop body sees plain arrays, which the compiler can vectorize.
+    ///
+    /// Only archetypal filters (`With`, `Without`, `Or` of them) are allowed, since a
+    /// slice cannot skip rows.
+    #[track_caller]
+    pub fn for_each_chunk<'w>(&mut self, world: &'w mut World, mut f: impl FnMut(Q::Slice<'w>))
+    where
+        F: ArchetypeFilter,
+    {
+        self.update_archetypes(world);
+        let ctx = self.begin_run(world);
+        let archetypes = world.archetypes();
+        for (index, &id) in self.matched.iter().enumerate() {
+            let archetype = archetypes.get(id).expect("matched archetype exists");
+            if archetype.is_empty() {
+                continue;
+            }
+            let mut columns = self.columns_of(index);
+            // SAFETY: the archetype matched and these are its cached columns; `world`
+            // is borrowed mutably for `'w`, and each archetype's rows are handed out
+            // once, as one slice.
+            unsafe {
+                let fetch = Q::fetch_archetype(archetype, &mut columns, ctx);
+                Q::mark_written(&fetch, 0..archetype.len());
+                f(Q::slice(&fetch, 0..archetype.len()));
+            }
+        }
+    }
+
+    /// Calls `f` for every matching entity, in parallel on the rayon thread pool.
+    /// Work is split over archetypes and, for large archetypes, over row ranges;
+    /// every entity is visited exactly once.
+    #[track_caller]
+    pub fn par_for_each<'w>(&mut self, world: &'w mut World, f: impl Fn(Q::Item<'w>) + Send + Sync)
+    where
+        Q::State: Sync,
+    {
+        self.update_archetypes(world);
+        let ctx = self.begin_run(world);
+        super::par::for_each(world.archetypes(), self, ctx, &f);
+    }
+
+    /// The query's item for one entity.
+    ///
+    /// # Errors
+    /// [`EcsError::NoSuchEntity`] when the entity is not alive;
+    /// [`EcsError::QueryMismatch`] when it does not match the query.
+    #[track_caller]
+    pub fn get<'w>(&mut self, world: &'w World, entity: Entity) -> Result<Q::Item<'w>, EcsError>
+    where
+        Q: ReadOnlyQueryData,
+    {
+        self.update_archetypes(world);
+        // SAFETY: read-only query on a shared world.
+        unsafe { self.get_unchecked(world, entity) }
+    }
+
+    /// The query's item for one entity, with mutable access where the query asks.
+    ///
+    /// # Errors
+    /// As for [`get`](Self::get).
+    #[track_caller]
+    pub fn get_mut<'w>(&mut self, world: &'w mut World, entity: Entity) -> Result<Q::Item<'w>, EcsError> {
+        self.update_archetypes(world);
+        // SAFETY: `world` is borrowed mutably for `'w`; one item is handed out.
+        unsafe { self.get_unchecked(world, entity) }
+    }
+
+    /// # Safety
+    /// The caller has the query's access to `world` for `'w`, and archetypes are
+    /// up to date.
+    unsafe fn get_unchecked<'w>(&self, world: &'w World, entity: Entity) -> Result<Q::Item<'w>, EcsError> {
+        let location = world.location(entity).ok_or(EcsError::NoSuchEntity(entity))?;
+        let mismatch = EcsError::QueryMismatch { entity, query: core::any::type_name::<(Q, F)>() };
+        let index = match self.position.get(location.archetype.index()) {
+            Some(&index) if index != NOT_MATCHED => index as usize,
+            _ => return Err(mismatch),
+        };
+        let archetype = world.archetypes().get(location.archetype).expect("live entity's archetype exists");
+        let ctx = FetchContext { last_run: self.last_run, this_run: world.change_tick() };
+        let row = location.row.index();
+        let mut columns = self.columns_of(index);
+        // SAFETY: the archetype matched and these are its cached columns; the row is
+        // the live entity's; access is the caller's.
+        unsafe {
+            let fetch = Q::fetch_archetype(archetype, &mut columns, ctx);
+            let filter = F::fetch_archetype(archetype, &mut columns, ctx);
+            if !F::filter(&filter, row) {
+                return Err(mismatch);
+            }
+            Q::mark_written(&fetch, row..row + 1);
+            Ok(Q::fetch(&fetch, row))
+        }
+    }
+}
+
+impl<Q: QueryData, F: QueryFilter> core::fmt::Debug for QueryState<Q, F> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("QueryState")
+            .field("query", &core::any::type_name::<Q>())
+            .field("filter", &core::any::type_name::<F>())
+            .field("matched_archetypes", &self.matched.len())
+            .finish_non_exhaustive()
+    }
+}

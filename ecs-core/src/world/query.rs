@@ -1,0 +1,114 @@
+//! Queries from the world: one-off [`World::query`] / [`World::query_mut`], and
+//! [`World::query_state`] for a query that runs every frame.
+
+use super::World;
+use crate::entity::Entity;
+use crate::error::EcsError;
+use crate::query::{FetchContext, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData};
+use crate::storage::Tick;
+
+impl World {
+    /// A read-only query over a shared world. Only read-only items (`&T`,
+    /// `Option<&T>`, `Entity`, …) compile here; use [`query_mut`](Self::query_mut) to
+    /// write.
+    ///
+    /// # Example
+    /// ```
+    /// # use ecs_core::prelude::*;
+    /// #[derive(Component)] struct Position(f32);
+    /// #[derive(Component)] struct Name(&'static str);
+    /// let mut world = World::new();
+    /// world.spawn((Position(1.0), Name("a")));
+    /// world.spawn(Position(2.0));
+    /// for (e, pos, name) in world.query::<(Entity, &Position, Option<&Name>)>().iter() {
+    ///     println!("{e:?} at {} named {:?}", pos.0, name.map(|n| n.0));
+    /// }
+    /// ```
+    #[track_caller]
+    pub fn query<Q: ReadOnlyQueryData>(&self) -> QueryBorrow<'_, Q> {
+        QueryBorrow { world: self, state: QueryState::new(self) }
+    }
+
+    /// [`query`](Self::query) with a filter.
+    #[track_caller]
+    pub fn query_filtered<Q: ReadOnlyQueryData, F: QueryFilter>(&self) -> QueryBorrow<'_, Q, F> {
+        QueryBorrow { world: self, state: QueryState::new(self) }
+    }
+
+    /// A one-off query with mutable access, iterated directly.
+    ///
+    /// # Panics
+    /// When the query aliases a component (`(&mut A, &A)`).
+    ///
+    /// # Example
+    /// ```
+    /// # use ecs_core::prelude::*;
+    /// #[derive(Component)] struct Position(f32);
+    /// #[derive(Component)] struct Velocity(f32);
+    /// let mut world = World::new();
+    /// world.spawn((Position(0.0), Velocity(2.0)));
+    /// for (pos, vel) in world.query_mut::<(&mut Position, &Velocity)>() {
+    ///     pos.0 += vel.0;
+    /// }
+    /// ```
+    #[track_caller]
+    pub fn query_mut<Q: QueryData>(&mut self) -> QueryIter<'_, '_, Q> {
+        self.query_mut_filtered::<Q, ()>()
+    }
+
+    /// [`query_mut`](Self::query_mut) with a filter.
+    #[track_caller]
+    pub fn query_mut_filtered<Q: QueryData, F: QueryFilter>(&mut self) -> QueryIter<'_, '_, Q, F> {
+        let state = QueryState::<Q, F>::new(self);
+        let ctx = FetchContext { last_run: Tick::new(0), this_run: self.increment_change_tick() };
+        // SAFETY: `self` is borrowed mutably for the iterator's lifetime, the state
+        // was just made for this world (archetypes up to date), and `new` refused
+        // aliasing.
+        unsafe { QueryIter::owned(self.archetypes(), state, ctx) }
+    }
+
+    /// A reusable query: caches its matched archetypes and remembers when it last
+    /// ran, for [`Added`](crate::Added) and [`Changed`](crate::Changed).
+    ///
+    /// # Panics
+    /// When the query aliases a component (`(&mut A, &A)`).
+    #[track_caller]
+    pub fn query_state<Q: QueryData, F: QueryFilter>(&self) -> QueryState<Q, F> {
+        QueryState::new(self)
+    }
+}
+
+/// A read-only query over a shared world, from [`World::query`].
+pub struct QueryBorrow<'w, Q: QueryData, F: QueryFilter = ()> {
+    world: &'w World,
+    state: QueryState<Q, F>,
+}
+
+impl<'w, Q: ReadOnlyQueryData, F: QueryFilter> QueryBorrow<'w, Q, F> {
+    /// Iterates the matching entities.
+    pub fn iter(&self) -> QueryIter<'w, '_, Q, F> {
+        let ctx = FetchContext { last_run: Tick::new(0), this_run: self.world.increment_change_tick() };
+        // SAFETY: read-only query; the world is borrowed shared for `'w`; the state
+        // was made for this world and nothing can add archetypes while it is borrowed.
+        unsafe { QueryIter::new(self.world.archetypes(), (&self.state).into(), ctx) }
+    }
+
+    /// The query's item for one entity.
+    ///
+    /// # Errors
+    /// [`EcsError::NoSuchEntity`] or [`EcsError::QueryMismatch`].
+    pub fn get(&mut self, entity: Entity) -> Result<Q::Item<'w>, EcsError> {
+        self.state.get(self.world, entity)
+    }
+}
+
+impl<'w, Q: ReadOnlyQueryData + 'w, F: QueryFilter + 'w> IntoIterator for QueryBorrow<'w, Q, F> {
+    type Item = Q::Item<'w>;
+    type IntoIter = QueryIter<'w, 'w, Q, F>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        let ctx = FetchContext { last_run: Tick::new(0), this_run: self.world.increment_change_tick() };
+        // SAFETY: as in `iter`.
+        unsafe { QueryIter::owned(self.world.archetypes(), self.state, ctx) }
+    }
+}
