@@ -48,7 +48,7 @@ pub mod world;
 pub use archetype::{Archetype, ArchetypeId};
 pub use bundle::Bundle;
 pub use component::{Component, ComponentId, ComponentInfo};
-pub use ecs_derive::{Bundle, Component};
+pub use ecs_derive::{Bundle, Component, Query};
 pub use entity::Entity;
 pub use error::EcsError;
 pub use query::{Added, Changed, Or, QueryState, With, Without};
@@ -61,7 +61,7 @@ pub use bytemuck;
 pub mod prelude {
     pub use crate::bytemuck::{Pod, Zeroable};
     pub use crate::query::{Added, Changed, Or, QueryState, With, Without};
-    pub use crate::{Bundle, Component, EcsError, Entity, EntityRef, World};
+    pub use crate::{Bundle, Component, EcsError, Entity, EntityRef, Query, World};
 }
 
 /// The README's example, compiled and run as a doctest.

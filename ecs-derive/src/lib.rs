@@ -30,3 +30,18 @@ pub fn derive_bundle(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
     parse::bundle(&input).map_or_else(syn::Error::into_compile_error, expand::bundle).into()
 }
+
+/// Implements `QueryData` for a struct of query items, so a query can yield named
+/// fields instead of a tuple.
+///
+/// The struct has exactly one lifetime, the world borrow, and named fields of type
+/// `&'w T`, `&'w mut T`, `Option<&'w T>`, `Option<&'w mut T>`, `Entity` or another
+/// derived query. A derived query whose fields are all read-only is read-only.
+///
+/// Attribute: `#[query(crate = path)]` names the `ecs_core` crate when it is
+/// re-exported under another path.
+#[proc_macro_derive(Query, attributes(query))]
+pub fn derive_query(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    parse::query(&input).map_or_else(syn::Error::into_compile_error, expand::query).into()
+}

@@ -12,6 +12,14 @@ pub struct ComponentDef<'a> {
     pub krate: Path,
 }
 
+/// A struct to implement `QueryData` for: one lifetime, named fields.
+pub struct QueryDef<'a> {
+    pub ident: &'a Ident,
+    pub lifetime: &'a syn::Lifetime,
+    pub krate: Path,
+    pub fields: Vec<(&'a Ident, &'a Type)>,
+}
+
 /// A struct to implement `Bundle` for.
 pub struct BundleDef<'a> {
     pub ident: &'a Ident,
@@ -83,6 +91,93 @@ pub fn bundle(input: &DeriveInput) -> syn::Result<BundleDef<'_>> {
     }
     errors.finish()?;
     Ok(BundleDef { ident: &input.ident, generics: &input.generics, krate: krate.expect("no error"), fields })
+}
+
+pub fn query(input: &DeriveInput) -> syn::Result<QueryDef<'_>> {
+    let mut errors = Errors::default();
+    let krate = errors.keep(crate_attribute(input, "query"));
+    let named = match &input.data {
+        Data::Struct(syn::DataStruct { fields: syn::Fields::Named(named), .. }) => named,
+        Data::Struct(data) => {
+            return Err(Error::new(
+                data.fields.span(),
+                "`Query` needs named fields: `struct Movement<'w> { pos: &'w mut Position, vel: &'w Velocity }`",
+            ));
+        }
+        Data::Enum(data) => return Err(Error::new(data.enum_token.span, "`Query` cannot be derived for an enum")),
+        Data::Union(data) => return Err(Error::new(data.union_token.span, "`Query` cannot be derived for a union")),
+    };
+    let mut lifetimes = input.generics.lifetimes();
+    let lifetime = match (lifetimes.next(), lifetimes.next()) {
+        (Some(lifetime), None) => &lifetime.lifetime,
+        _ => {
+            return Err(Error::new(
+                input.generics.span().join(input.ident.span()).unwrap_or(input.ident.span()),
+                "`Query` needs exactly one lifetime parameter, the world borrow: `struct Movement<'w> { … }`",
+            ));
+        }
+    };
+    if let Some(param) = input.generics.type_params().next() {
+        errors.push(Error::new(param.span(), "`Query` structs cannot have type parameters"));
+    }
+    if let Some(param) = input.generics.const_params().next() {
+        errors.push(Error::new(param.span(), "`Query` structs cannot have const parameters"));
+    }
+    let fields: Vec<_> = named.named.iter().map(|f| (f.ident.as_ref().expect("named field"), &f.ty)).collect();
+    let mut borrows: Vec<(&Ident, String, bool)> = Vec::new();
+    for &(ident, ty) in &fields {
+        let Some((reference, borrowed)) = component_borrow(ty) else { continue };
+        match &reference.lifetime {
+            Some(l) if l.ident == lifetime.ident => {}
+            other => errors.push(Error::new(
+                other.as_ref().map_or(reference.and_token.span, |l| l.span()),
+                format!(
+                    "field `{ident}` must borrow for the query lifetime: write `&{lifetime} {}{}`",
+                    if reference.mutability.is_some() { "mut " } else { "" },
+                    borrowed
+                ),
+            )),
+        }
+        let mutable = reference.mutability.is_some();
+        if let Some((first, _, first_mut)) = borrows.iter().find(|(_, t, m)| *t == borrowed && (*m || mutable)) {
+            let (what, second) = if mutable { ("mutably", "again") } else { ("", "") };
+            let message = if *first_mut && !mutable {
+                format!(
+                    "field `{ident}` borrows `{borrowed}`, which field `{first}` already borrows mutably; a query may borrow a component mutably only once"
+                )
+            } else {
+                format!(
+                    "field `{ident}` borrows `{borrowed}` {what} {second}, but field `{first}` already borrows it; a query may borrow a component mutably only once"
+                )
+            };
+            errors.push(Error::new(ty.span(), message.replace("  ", " ")));
+        }
+        borrows.push((ident, borrowed, mutable));
+    }
+    errors.finish()?;
+    Ok(QueryDef { ident: &input.ident, lifetime, krate: krate.expect("no error"), fields })
+}
+
+/// For `&'a T`, `&'a mut T` or `Option<…>` of them: the reference and `T` as written.
+fn component_borrow(ty: &Type) -> Option<(&syn::TypeReference, String)> {
+    match ty {
+        Type::Reference(reference) => Some((reference, reference.elem.to_token_stream().to_string())),
+        Type::Path(path) => {
+            let last = path.path.segments.last()?;
+            if last.ident != "Option" {
+                return None;
+            }
+            match &last.arguments {
+                syn::PathArguments::AngleBracketed(args) => match args.args.first()? {
+                    syn::GenericArgument::Type(inner) => component_borrow(inner),
+                    _ => None,
+                },
+                _ => None,
+            }
+        }
+        Type::Paren(inner) => component_borrow(&inner.elem),
+        _ => None,
+    }
 }
 
 fn display(member: &Member) -> String {

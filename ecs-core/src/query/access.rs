@@ -19,6 +19,13 @@ impl Access {
         self.reads.push((id, name));
     }
 
+    /// Records a read by a filter (`Changed<T>` reads `T`'s ticks). A filter runs
+    /// before the row's item is made, so it may read what the query's items write:
+    /// this never conflicts within the query, but counts as a read for others.
+    pub fn add_filter_read(&mut self, id: ComponentId, name: &'static str) {
+        self.reads.push((id, name));
+    }
+
     /// Records a write of a component.
     pub fn add_write(&mut self, id: ComponentId, name: &'static str) {
         if self.writes.iter().any(|&(w, _)| w == id) {

@@ -145,7 +145,7 @@ macro_rules! tick_filter {
                 component_id::<T>()
             }
             fn access(state: &ComponentId, access: &mut Access) {
-                access.add_read(*state, core::any::type_name::<T>());
+                access.add_filter_read(*state, core::any::type_name::<T>());
             }
             #[inline]
             fn matches(state: &ComponentId, archetype: &Archetype) -> bool {

@@ -4,6 +4,8 @@
 
 mod bundle;
 mod component;
+mod query;
 
 pub use bundle::bundle;
 pub use component::component;
+pub use query::query;

@@ -1,0 +1,111 @@
+//! `#[derive(Query)]` expansion: `QueryData` for the struct, forwarding each method
+//! to the fields in order, and `ReadOnlyQueryData` when every field is read-only.
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use crate::parse::QueryDef;
+
+pub fn query(def: QueryDef<'_>) -> TokenStream {
+    let QueryDef { ident, lifetime, krate, fields } = def;
+    let q = quote!(#krate::query);
+    let tys: Vec<_> = fields.iter().map(|(_, ty)| *ty).collect();
+    let indices: Vec<_> = (0..fields.len()).map(syn::Index::from).collect();
+    let fetched = fields.iter().zip(&indices).map(|((name, ty), index)| {
+        quote_spanned! {ty.span()=>
+            // SAFETY: forwarded from the caller.
+            #name: unsafe { <#ty as #q::QueryData>::fetch(&__fetch.#index, __row) },
+        }
+    });
+    let per_field = |body: fn(&syn::Type, &syn::Index, &TokenStream) -> TokenStream| -> Vec<TokenStream> {
+        tys.iter().zip(&indices).map(|(ty, index)| body(ty, index, &q)).collect()
+    };
+    let access = per_field(|ty, i, q| quote!(<#ty as #q::QueryData>::access(&__state.#i, __access);));
+    let matches = per_field(|ty, i, q| quote!(&& <#ty as #q::QueryData>::matches(&__state.#i, __archetype)));
+    let required = per_field(|ty, i, q| quote!(<#ty as #q::QueryData>::required(&__state.#i, __f);));
+    let columns = per_field(|ty, i, q| quote!(<#ty as #q::QueryData>::columns(&__state.#i, __archetype, __out);));
+    let marks = per_field(
+        |ty, i, q| quote!(unsafe { <#ty as #q::QueryData>::mark_written(&__fetch.#i, ::core::clone::Clone::clone(&__rows)) };),
+    );
+    let slices = per_field(
+        |ty, i, q| quote!(unsafe { <#ty as #q::QueryData>::slice(&__fetch.#i, ::core::clone::Clone::clone(&__rows)) },),
+    );
+    let w = syn::Lifetime::new("'__w", lifetime.span());
+    quote! {
+        const _: () = {
+            #[automatically_derived]
+            // SAFETY: every method forwards to the fields' own implementations, in
+            // declaration order, so access, cached columns and matching are exactly
+            // the union of the fields'; duplicate mutable borrows are refused when
+            // the state is made.
+            unsafe impl<#lifetime> #q::QueryData for #ident<#lifetime> {
+                type Item<#w> = #ident<#w>;
+                type Slice<#w> = (#(<#tys as #q::QueryData>::Slice<#w>,)*);
+                type Fetch<#w> = (#(<#tys as #q::QueryData>::Fetch<#w>,)*);
+                type State = (#(<#tys as #q::QueryData>::State,)*);
+                const COLUMNS: usize = 0 #(+ <#tys as #q::QueryData>::COLUMNS)*;
+
+                fn init_state() -> Self::State {
+                    (#(<#tys as #q::QueryData>::init_state(),)*)
+                }
+                fn access(__state: &Self::State, __access: &mut #q::Access) {
+                    #(#access)*
+                }
+                #[inline]
+                fn matches(__state: &Self::State, __archetype: &#krate::Archetype) -> bool {
+                    true #(#matches)*
+                }
+                fn required(__state: &Self::State, __f: &mut impl ::core::ops::FnMut(#krate::ComponentId)) {
+                    #(#required)*
+                }
+                fn columns(
+                    __state: &Self::State,
+                    __archetype: &#krate::Archetype,
+                    __out: &mut ::std::vec::Vec<::core::primitive::u32>,
+                ) {
+                    #(#columns)*
+                }
+                #[inline(always)]
+                unsafe fn fetch_archetype<#w>(
+                    __archetype: &#w #krate::Archetype,
+                    __columns: &mut &[::core::primitive::u32],
+                    __ctx: #q::FetchContext,
+                ) -> Self::Fetch<#w> {
+                    // SAFETY: forwarded from the caller, field by field, in order.
+                    (#(unsafe { <#tys as #q::QueryData>::fetch_archetype(__archetype, __columns, __ctx) },)*)
+                }
+                #[inline(always)]
+                unsafe fn fetch<#w>(__fetch: &Self::Fetch<#w>, __row: ::core::primitive::usize) -> Self::Item<#w> {
+                    #ident { #(#fetched)* }
+                }
+                #[inline(always)]
+                #[allow(unused_unsafe)]
+                unsafe fn slice<#w>(
+                    __fetch: &Self::Fetch<#w>,
+                    __rows: ::core::ops::Range<::core::primitive::usize>,
+                ) -> Self::Slice<#w> {
+                    // SAFETY: forwarded from the caller.
+                    (#(#slices)*)
+                }
+                #[inline(always)]
+                #[allow(unused_unsafe)]
+                unsafe fn mark_written(
+                    __fetch: &Self::Fetch<'_>,
+                    __rows: ::core::ops::Range<::core::primitive::usize>,
+                ) {
+                    // SAFETY: forwarded from the caller.
+                    #(#marks)*
+                }
+            }
+
+            #[automatically_derived]
+            // SAFETY: only when every field is read-only.
+            unsafe impl<#lifetime> #q::ReadOnlyQueryData for #ident<#lifetime>
+            where
+                #(#tys: #q::ReadOnlyQueryData,)*
+            {
+            }
+        };
+    }
+}

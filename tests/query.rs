@@ -1,0 +1,301 @@
+//! Queries: items, filters, change detection, chunks, parallel iteration, random
+//! access, derived queries, and the aliasing and world checks.
+
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use ecs_core::prelude::*;
+
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+struct Position(f32);
+
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+struct Velocity(f32);
+
+#[derive(Component, Clone, Debug, PartialEq)]
+struct Name(String);
+
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+struct Health(u32);
+
+#[derive(Component)]
+struct Frozen;
+
+#[derive(Component)]
+struct Alive;
+
+#[derive(Query)]
+struct Movement<'w> {
+    pos: &'w mut Position,
+    vel: &'w Velocity,
+    hp: Option<&'w Health>,
+}
+
+#[derive(Query)]
+struct Labelled<'w> {
+    entity: Entity,
+    name: &'w Name,
+}
+
+#[derive(Query)]
+struct Nested<'w> {
+    label: Labelled<'w>,
+    pos: Option<&'w Position>,
+}
+
+fn world() -> (World, Vec<Entity>) {
+    let mut world = World::new();
+    let ids = vec![
+        world.spawn((Position(0.0), Velocity(1.0), Alive)),
+        world.spawn((Position(10.0), Velocity(2.0), Health(5), Alive)),
+        world.spawn((Position(20.0), Velocity(3.0), Frozen, Alive)),
+        world.spawn((Position(30.0), Name("named".into()))),
+        world.spawn(Velocity(4.0)),
+    ];
+    (world, ids)
+}
+
+#[test]
+fn query_mut_writes_through_and_visits_matching_entities_only() {
+    let (mut world, ids) = world();
+    let mut visited = 0;
+    for (pos, vel) in world.query_mut::<(&mut Position, &Velocity)>() {
+        pos.0 += vel.0;
+        visited += 1;
+    }
+    assert_eq!(visited, 3);
+    assert_eq!(world.get::<Position>(ids[0]), Some(&Position(1.0)));
+    assert_eq!(world.get::<Position>(ids[1]), Some(&Position(12.0)));
+    assert_eq!(world.get::<Position>(ids[3]), Some(&Position(30.0)));
+}
+
+#[test]
+fn read_only_query_with_entity_and_option() {
+    let (world, ids) = world();
+    let mut seen: Vec<(Entity, f32, Option<String>)> = world
+        .query::<(Entity, &Position, Option<&Name>)>()
+        .iter()
+        .map(|(e, p, n)| (e, p.0, n.map(|n| n.0.clone())))
+        .collect();
+    seen.sort_by(|a, b| a.1.total_cmp(&b.1));
+    assert_eq!(seen.len(), 4);
+    assert_eq!(seen[3], (ids[3], 30.0, Some("named".to_string())));
+    assert!(seen[..3].iter().all(|(_, _, n)| n.is_none()));
+    // A query borrow can be consumed by value too.
+    assert_eq!(world.query::<&Velocity>().into_iter().count(), 4);
+}
+
+#[test]
+fn option_mut_writes_where_present() {
+    let (mut world, ids) = world();
+    for (_, hp) in world.query_mut::<(&Position, Option<&mut Health>)>() {
+        if let Some(hp) = hp {
+            hp.0 += 1;
+        }
+    }
+    assert_eq!(world.get::<Health>(ids[1]), Some(&Health(6)));
+}
+
+#[test]
+fn filters_with_without_or_and_tuples() {
+    let (mut world, _) = world();
+    let count = |world: &mut World, f: fn(&mut World) -> usize| f(world);
+    assert_eq!(count(&mut world, |w| w.query_mut_filtered::<&Position, With<Alive>>().count()), 3);
+    assert_eq!(count(&mut world, |w| w.query_mut_filtered::<&Position, Without<Frozen>>().count()), 3);
+    assert_eq!(count(&mut world, |w| w.query_mut_filtered::<&Position, (With<Alive>, Without<Frozen>)>().count()), 2);
+    assert_eq!(count(&mut world, |w| w.query_mut_filtered::<Entity, Or<(With<Name>, With<Frozen>)>>().count()), 2);
+    assert_eq!(
+        count(&mut world, |w| w.query_mut_filtered::<Entity, Or<(With<Health>, Without<Position>)>>().count()),
+        2
+    );
+    let readonly: usize = world.query_filtered::<&Velocity, Without<Position>>().iter().count();
+    assert_eq!(readonly, 1);
+}
+
+#[test]
+fn derived_queries_yield_named_fields_and_nest() {
+    let (mut world, ids) = world();
+    for m in world.query_mut::<Movement>() {
+        m.pos.0 += m.vel.0 * m.hp.map_or(1.0, |h| h.0 as f32);
+    }
+    assert_eq!(world.get::<Position>(ids[1]), Some(&Position(20.0)));
+    assert_eq!(world.get::<Position>(ids[0]), Some(&Position(1.0)));
+    // All-read-only derived queries work on a shared world.
+    let labels: Vec<_> = world.query::<Labelled>().iter().map(|l| (l.entity, l.name.0.clone())).collect();
+    assert_eq!(labels, vec![(ids[3], "named".to_string())]);
+    let nested: Vec<_> = world.query::<Nested>().iter().map(|n| (n.label.entity, n.pos.copied())).collect();
+    assert_eq!(nested, vec![(ids[3], Some(Position(30.0)))]);
+}
+
+#[test]
+fn query_state_caches_and_picks_up_new_archetypes() {
+    let (mut world, _) = world();
+    let mut q = world.query_state::<&mut Position, ()>();
+    assert_eq!(q.matched_archetypes(), 4);
+    assert_eq!(q.iter_mut(&mut world).count(), 4);
+    world.spawn((Position(1.0), Health(1), Name("x".into())));
+    world.spawn(Health(3));
+    assert_eq!(q.iter_mut(&mut world).count(), 5);
+    assert_eq!(q.matched_archetypes(), 5);
+}
+
+#[test]
+fn chunks_give_one_slice_per_column_per_archetype() {
+    let (mut world, _) = world();
+    let mut q = world.query_state::<(Entity, &mut Position, &Velocity), ()>();
+    let mut chunks = 0;
+    let mut rows = 0;
+    q.for_each_chunk(&mut world, |(entities, pos, vel): (&[Entity], &mut [Position], &[Velocity])| {
+        assert_eq!(entities.len(), pos.len());
+        assert_eq!(pos.len(), vel.len());
+        for (p, v) in pos.iter_mut().zip(vel) {
+            p.0 = v.0 * 100.0;
+        }
+        chunks += 1;
+        rows += pos.len();
+    });
+    assert_eq!((chunks, rows), (3, 3));
+    let mut values: Vec<f32> = world.query::<(&Position, &Velocity)>().iter().map(|(p, _)| p.0).collect();
+    values.sort_by(f32::total_cmp);
+    assert_eq!(values, vec![100.0, 200.0, 300.0]);
+}
+
+#[test]
+fn get_through_a_query_tells_missing_entity_from_mismatch() {
+    let (mut world, ids) = world();
+    let mut q = world.query_state::<(&mut Position, &Velocity), Without<Frozen>>();
+    q.get_mut(&mut world, ids[0]).unwrap().0.0 = 99.0;
+    assert_eq!(world.get::<Position>(ids[0]), Some(&Position(99.0)));
+    let mismatch = q.get_mut(&mut world, ids[2]).unwrap_err();
+    assert!(matches!(mismatch, EcsError::QueryMismatch { entity, .. } if entity == ids[2]));
+    assert!(mismatch.to_string().contains("does not match"), "{mismatch}");
+    assert!(matches!(q.get_mut(&mut world, ids[4]), Err(EcsError::QueryMismatch { .. })));
+    world.despawn(ids[0]).unwrap();
+    assert_eq!(q.get_mut(&mut world, ids[0]).unwrap_err(), EcsError::NoSuchEntity(ids[0]));
+    let mut read = world.query::<&Name>();
+    assert_eq!(read.get(ids[3]).unwrap(), &Name("named".into()));
+}
+
+#[test]
+fn change_detection_sees_written_and_inserted_rows_only() {
+    let mut world = World::new();
+    let ids: Vec<_> = (0..6).map(|i| world.spawn(Position(i as f32))).collect();
+    let mut changed = world.query_state::<Entity, Changed<Position>>();
+    let mut added = world.query_state::<Entity, Added<Position>>();
+    // First run: everything is new.
+    assert_eq!(changed.iter(&world).count(), 6);
+    assert_eq!(added.iter(&world).count(), 6);
+    // Nothing happened since.
+    assert_eq!(changed.iter(&world).count(), 0);
+    assert_eq!(added.iter(&world).count(), 0);
+    // Written through &mut (by a query, and by get_mut), and one inserted.
+    let mut writer = world.query_state::<&mut Position, ()>();
+    let _ = writer.get_mut(&mut world, ids[1]).unwrap();
+    world.get_mut::<Position>(ids[2]).unwrap().0 = 7.0;
+    let late = world.spawn(Position(100.0));
+    let mut got: HashSet<Entity> = changed.iter(&world).collect();
+    assert_eq!(got, HashSet::from([ids[1], ids[2], late]));
+    assert_eq!(added.iter(&world).collect::<Vec<_>>(), vec![late]);
+    // Reading does not count as a change.
+    assert_eq!(world.query::<&Position>().iter().count(), 7);
+    assert_eq!(changed.iter(&world).count(), 0);
+    // A full mutable pass marks every visited row, but only for queries that have
+    // not seen it yet; the writing query does not see its own writes as changes.
+    writer.iter_mut(&mut world).take(3).for_each(|p| p.0 += 1.0);
+    got = changed.iter(&world).collect();
+    assert_eq!(got.len(), 3);
+    let mut own = world.query_state::<(&mut Position, Entity), Changed<Position>>();
+    assert_eq!(own.iter_mut(&mut world).count(), 7);
+    assert_eq!(own.iter_mut(&mut world).count(), 0, "its own writes are not news to the writer");
+    assert_eq!(changed.iter(&world).count(), 7, "but they are news to everyone else");
+    // Inserting an existing component (replace) counts as a change, not an add.
+    world.insert(ids[5], Position(-1.0)).unwrap();
+    assert_eq!(changed.iter(&world).collect::<Vec<_>>(), vec![ids[5]]);
+    assert_eq!(added.iter(&world).count(), 0);
+}
+
+#[test]
+fn two_queries_keep_their_own_last_run() {
+    let mut world = World::new();
+    let e = world.spawn(Health(1));
+    let mut a = world.query_state::<Entity, Changed<Health>>();
+    let mut b = world.query_state::<Entity, Changed<Health>>();
+    assert_eq!(a.iter(&world).count(), 1);
+    world.get_mut::<Health>(e).unwrap().0 = 2;
+    assert_eq!(a.iter(&world).count(), 1);
+    assert_eq!(b.iter(&world).count(), 1, "b never ran: it sees the spawn");
+    assert_eq!(a.iter(&world).count(), 0);
+    assert_eq!(b.iter(&world).count(), 0);
+}
+
+#[test]
+#[should_panic(expected = "`query::Position` is borrowed mutably (`&mut query::Position`) and also shared")]
+fn mut_and_shared_borrow_of_one_component_is_refused() {
+    let mut world = World::new();
+    let _ = world.query_mut::<(&mut Position, &Position)>();
+}
+
+#[test]
+#[should_panic(expected = "`query::Position` is borrowed mutably twice")]
+fn two_mutable_borrows_of_one_component_are_refused() {
+    let world = World::new();
+    let _ = world.query_state::<(&mut Position, Option<&mut Position>), ()>();
+}
+
+#[test]
+fn a_query_may_write_what_its_change_filter_reads() {
+    let mut world = World::new();
+    world.spawn(Health(1));
+    let mut q = world.query_state::<&mut Health, Changed<Health>>();
+    q.iter_mut(&mut world).for_each(|h| h.0 += 1);
+    assert_eq!(q.iter_mut(&mut world).count(), 0);
+    assert_eq!(world.query::<&Health>().iter().next(), Some(&Health(2)));
+}
+
+#[test]
+#[should_panic(expected = "used with a World other than the one that created it")]
+fn query_state_refuses_another_world() {
+    let world = World::new();
+    let mut other = World::new();
+    let mut q = world.query_state::<&Position, ()>();
+    let _ = q.iter_mut(&mut other).count();
+}
+
+#[test]
+fn parallel_iteration_visits_each_entity_once() {
+    for &count in &[1usize, 7, 100, 100_000] {
+        let mut world = World::new();
+        for i in 0..count {
+            // Spread over many archetypes: 8 combinations of optional tags.
+            let e = world.spawn((Position(i as f32), Health(0)));
+            if i % 2 == 0 {
+                world.insert(e, Frozen).unwrap();
+            }
+            if i % 3 == 0 {
+                world.insert(e, Alive).unwrap();
+            }
+            if i % 5 == 0 {
+                world.insert(e, Name(String::new())).unwrap();
+            }
+        }
+        let visits = AtomicUsize::new(0);
+        let mut q = world.query_state::<(&Position, &mut Health), ()>();
+        q.par_for_each(&mut world, |(_, hp)| {
+            hp.0 += 1;
+            visits.fetch_add(1, Ordering::Relaxed);
+        });
+        assert_eq!(visits.load(Ordering::Relaxed), count);
+        assert!(world.query::<&Health>().iter().all(|h| h.0 == 1), "every entity exactly once ({count})");
+        let mut frozen = world.query_state::<&mut Health, With<Frozen>>();
+        frozen.par_for_each(&mut world, |hp| hp.0 += 10);
+        let sum: u32 = world.query::<&Health>().iter().map(|h| h.0).sum();
+        assert_eq!(sum as usize, count + 10 * count.div_ceil(2));
+    }
+}
+
+#[test]
+fn iterator_reports_its_length_for_archetypal_filters() {
+    let (mut world, _) = world();
+    let iter = world.query_mut::<&Position>();
+    assert_eq!(iter.size_hint(), (4, Some(4)));
+}
