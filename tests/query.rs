@@ -299,3 +299,25 @@ fn iterator_reports_its_length_for_archetypal_filters() {
     let iter = world.query_mut::<&Position>();
     assert_eq!(iter.size_hint(), (4, Some(4)));
 }
+
+#[test]
+fn writes_in_archetypes_made_after_a_changed_query_are_seen() {
+    let mut world = World::new();
+    let first = world.spawn(Position(0.0));
+    let mut changed = world.query_state::<Entity, Changed<Position>>();
+    assert_eq!(changed.iter(&world).count(), 1);
+    // A new archetype holding Position appears after the Changed query was made,
+    // and its rows are written by a mutable pass before the query runs again.
+    let later = world.spawn((Position(1.0), Health(1)));
+    assert_eq!(changed.iter(&world).collect::<Vec<_>>(), vec![later]);
+    let mut writer = world.query_state::<&mut Position, With<Health>>();
+    writer.iter_mut(&mut world).for_each(|p| p.0 += 1.0);
+    assert_eq!(changed.iter(&world).collect::<Vec<_>>(), vec![later]);
+    // And a plain `for` loop over a mutable query stamps as well.
+    for p in world.query_mut::<&mut Position>() {
+        p.0 += 1.0;
+    }
+    let mut seen: Vec<_> = changed.iter(&world).collect();
+    seen.sort();
+    assert_eq!(seen, vec![first, later]);
+}

@@ -150,7 +150,7 @@ pub fn query(input: &DeriveInput) -> syn::Result<QueryDef<'_>> {
                     "field `{ident}` borrows `{borrowed}` {what} {second}, but field `{first}` already borrows it; a query may borrow a component mutably only once"
                 )
             };
-            errors.push(Error::new(ty.span(), message.replace("  ", " ")));
+            errors.push(Error::new(ident.span(), message.replace("  ", " ")));
         }
         borrows.push((ident, borrowed, mutable));
     }

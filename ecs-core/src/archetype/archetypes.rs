@@ -1,6 +1,7 @@
 //! [`Archetypes`]: every archetype of a world, the archetype index and the component index.
 
 use std::collections::HashMap;
+use std::sync::Mutex;
 
 use super::{Archetype, ArchetypeId};
 use crate::component::{ComponentId, Components};
@@ -24,11 +25,18 @@ pub struct Archetypes {
     by_components: HashMap<Box<[ComponentId]>, ArchetypeId>,
     /// The component index, indexed by `ComponentId`.
     by_component: Vec<Vec<ArchetypeColumn>>,
+    /// Components some `Changed` query watches; columns made later start tracking.
+    tracked: Mutex<Vec<ComponentId>>,
 }
 
 impl Archetypes {
     pub(crate) fn new() -> Self {
-        let mut archetypes = Self { archetypes: Vec::new(), by_components: HashMap::new(), by_component: Vec::new() };
+        let mut archetypes = Self {
+            archetypes: Vec::new(),
+            by_components: HashMap::new(),
+            by_component: Vec::new(),
+            tracked: Mutex::new(Vec::new()),
+        };
         let empty = archetypes.get_or_create(&[], &Components::default());
         debug_assert_eq!(empty, ArchetypeId::EMPTY);
         archetypes
@@ -112,6 +120,11 @@ impl Archetypes {
         }
         let id = ArchetypeId::new(self.archetypes.len());
         let archetype = Archetype::new(id, components.into(), registry);
+        for component in self.tracked.get_mut().unwrap_or_else(|e| e.into_inner()).iter() {
+            if let Some(column) = archetype.column(*component) {
+                column.track_changes();
+            }
+        }
         for (column, &component) in components.iter().enumerate() {
             if self.by_component.len() <= component.index() {
                 self.by_component.resize_with(component.index() + 1, Vec::new);
@@ -121,6 +134,19 @@ impl Archetypes {
         self.by_components.insert(components.into(), id);
         self.archetypes.push(archetype);
         id
+    }
+
+    /// Makes mutable query passes stamp the rows of `component` they hand out, in
+    /// every archetype now and later. Called when a `Changed` query is made.
+    pub(crate) fn track_changes(&self, component: ComponentId) {
+        let mut tracked = self.tracked.lock().unwrap_or_else(|e| e.into_inner());
+        if tracked.contains(&component) {
+            return;
+        }
+        tracked.push(component);
+        for entry in self.containing(component) {
+            self.archetypes[entry.archetype.index()].columns()[entry.column].track_changes();
+        }
     }
 
     /// Checks each archetype, the archetype index and the component index.

@@ -6,6 +6,8 @@ use crate::component::ComponentId;
 #[derive(Clone, Debug, Default)]
 pub struct Access {
     reads: Vec<(ComponentId, &'static str)>,
+    /// Components whose changes a filter watches (`Changed<T>`).
+    watched: Vec<ComponentId>,
     writes: Vec<(ComponentId, &'static str)>,
     conflicts: Vec<String>,
 }
@@ -24,6 +26,17 @@ impl Access {
     /// this never conflicts within the query, but counts as a read for others.
     pub fn add_filter_read(&mut self, id: ComponentId, name: &'static str) {
         self.reads.push((id, name));
+    }
+
+    /// Records that a filter watches the component's changes (`Changed<T>`), so
+    /// writes to it must be stamped per row.
+    pub fn watch_changes(&mut self, id: ComponentId) {
+        self.watched.push(id);
+    }
+
+    /// The components whose changes the query watches.
+    pub fn watched(&self) -> &[ComponentId] {
+        &self.watched
     }
 
     /// Records a write of a component.

@@ -130,12 +130,14 @@ pub struct WriteFetch<'w, T> {
     data: NonNull<T>,
     ticks: NonNull<ComponentTicks>,
     this_run: Tick,
+    /// A `Changed` query watches `T`: stamp the rows handed out.
+    track: bool,
     marker: PhantomData<&'w mut T>,
 }
 
 impl<T> Clone for WriteFetch<'_, T> {
     fn clone(&self) -> Self {
-        Self { data: self.data, ticks: self.ticks, this_run: self.this_run, marker: PhantomData }
+        Self { data: self.data, ticks: self.ticks, this_run: self.this_run, track: self.track, marker: PhantomData }
     }
 }
 
@@ -202,8 +204,9 @@ unsafe impl<T: Component> QueryData for &T {
     }
 }
 
-// SAFETY: only reads.
-unsafe impl<T: Component> ReadOnlyQueryData for &T {}
+// SAFETY: only reads. Bounded through `QueryData` rather than `Component`, so that
+// a non-component type is reported as "not a component", not as "not read-only".
+unsafe impl<'a, T: 'static> ReadOnlyQueryData for &'a T where &'a T: QueryData {}
 
 // SAFETY: records a write of `T`; caches one column, which it consumes; matches only
 // archetypes holding `T`.
@@ -243,6 +246,7 @@ unsafe impl<T: Component> QueryData for &mut T {
             data: column.data_ptr().cast(),
             ticks: column.ticks_ptr(),
             this_run: ctx.this_run,
+            track: column.tracks_changes(),
             marker: PhantomData,
         }
     }
@@ -259,6 +263,9 @@ unsafe impl<T: Component> QueryData for &mut T {
     }
     #[inline(always)]
     unsafe fn mark_written(fetch: &Self::Fetch<'_>, rows: Range<usize>) {
+        if !fetch.track {
+            return;
+        }
         // SAFETY: `rows` is in bounds (caller) and the caller has write access.
         let ticks = unsafe { core::slice::from_raw_parts_mut(fetch.ticks.add(rows.start).as_ptr(), rows.len()) };
         for tick in ticks {

@@ -132,7 +132,7 @@ impl Clone for TickFetch<'_> {
 }
 
 macro_rules! tick_filter {
-    ($name:ident, $field:ident) => {
+    ($name:ident, $field:ident, $watch:literal) => {
         // SAFETY: records a read of `T` (its ticks); caches and consumes one column;
         // matches only archetypes holding `T`; not archetypal.
         unsafe impl<T: Component> QueryFilter for $name<T> {
@@ -146,6 +146,9 @@ macro_rules! tick_filter {
             }
             fn access(state: &ComponentId, access: &mut Access) {
                 access.add_filter_read(*state, core::any::type_name::<T>());
+                if $watch {
+                    access.watch_changes(*state);
+                }
             }
             #[inline]
             fn matches(state: &ComponentId, archetype: &Archetype) -> bool {
@@ -179,8 +182,8 @@ macro_rules! tick_filter {
     };
 }
 
-tick_filter!(Added, added);
-tick_filter!(Changed, changed);
+tick_filter!(Added, added, false);
+tick_filter!(Changed, changed, true);
 
 // SAFETY: no condition at all: reads nothing, caches nothing, every row passes.
 unsafe impl QueryFilter for () {

@@ -145,28 +145,60 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
 
     fn fold<B, G: FnMut(B, Self::Item) -> B>(mut self, init: B, mut g: G) -> B {
         let mut acc = init;
-        loop {
-            if let Some((fetch, filter)) = &self.fetch {
-                let rows = self.row..self.len;
-                // Claimed before the loop so that, on return or unwind, the whole
-                // range is stamped by `finish_archetype`.
-                self.row = self.len;
-                for row in rows {
-                    // SAFETY: `row < len`; each row is handed out once.
-                    unsafe {
-                        if F::ARCHETYPAL {
-                            acc = g(acc, Q::fetch(fetch, row));
-                        } else if F::filter(filter, row) {
-                            Q::mark_written(fetch, row..row + 1);
-                            acc = g(acc, Q::fetch(fetch, row));
+        // The rest of the archetype `next` was in the middle of.
+        if let Some((fetch, filter)) = &self.fetch {
+            let rows = self.row..self.len;
+            // Claimed before the loop so that `finish_archetype` stamps the whole
+            // range, on return and on unwind alike.
+            self.row = self.len;
+            for row in rows {
+                // SAFETY: `row < len`; each row is handed out once.
+                unsafe {
+                    if F::ARCHETYPAL {
+                        acc = g(acc, Q::fetch(fetch, row));
+                    } else if F::filter(filter, row) {
+                        Q::mark_written(fetch, row..row + 1);
+                        acc = g(acc, Q::fetch(fetch, row));
+                    }
+                }
+            }
+        }
+        self.finish_archetype();
+        self.fetch = None;
+        // Every remaining archetype, each with one tight loop.
+        let state = self.state.get();
+        let matched = state.matched();
+        for (index, &id) in matched.iter().enumerate().skip(self.next) {
+            // SAFETY: matched archetypes exist in the world the state belongs to.
+            let archetype = unsafe { self.archetypes.get_unchecked(id) };
+            let len = archetype.len();
+            if len == 0 {
+                continue;
+            }
+            let mut columns = state.columns_of(index);
+            // SAFETY: the archetype matched and these are its cached columns; the
+            // access is the caller's (see `new`); each row is handed out once.
+            unsafe {
+                let fetch = Q::fetch_archetype(archetype, &mut columns, self.ctx);
+                let filter = F::fetch_archetype(archetype, &mut columns, self.ctx);
+                if F::ARCHETYPAL {
+                    // Stamped up front: a panic in `g` then over-reports, never misses.
+                    Q::mark_written(&fetch, 0..len);
+                    for row in 0..len {
+                        acc = g(acc, Q::fetch(&fetch, row));
+                    }
+                } else {
+                    for row in 0..len {
+                        if F::filter(&filter, row) {
+                            Q::mark_written(&fetch, row..row + 1);
+                            acc = g(acc, Q::fetch(&fetch, row));
                         }
                     }
                 }
             }
-            if !self.advance() {
-                return acc;
-            }
         }
+        self.next = matched.len();
+        acc
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {

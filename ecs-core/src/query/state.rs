@@ -86,6 +86,9 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
                 core::any::type_name::<Q>()
             );
         }
+        for &component in access.watched() {
+            world.archetypes().track_changes(component);
+        }
         let mut state = Self {
             world: world.id(),
             data,

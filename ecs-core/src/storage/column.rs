@@ -15,6 +15,7 @@
 
 use core::alloc::Layout;
 use core::ptr::NonNull;
+use core::sync::atomic::{AtomicBool, Ordering};
 use std::alloc;
 
 use super::{DeferredPanic, OwningPtr, Ptr, PtrMut, defer_panic};
@@ -78,6 +79,10 @@ pub struct Column {
     capacity: usize,
     item: Layout,
     drop: Option<unsafe fn(OwningPtr<'_>)>,
+    /// Whether some query watches this component with `Changed`: only then do
+    /// mutable query passes stamp every row they hand out. Set through `&self`
+    /// when such a query is made.
+    track_changes: AtomicBool,
 }
 
 // SAFETY: a column only ever holds values of a `Component` type, which is
@@ -101,7 +106,15 @@ impl Column {
     /// An empty column for values of `item` layout, dropped with `drop`.
     pub(crate) fn from_layout(item: Layout, drop: Option<unsafe fn(OwningPtr<'_>)>) -> Self {
         let data = NonNull::new(core::ptr::without_provenance_mut::<u8>(item.align())).expect("alignment is non-zero");
-        Self { data, ticks: NonNull::dangling(), len: 0, capacity: 0, item, drop }
+        Self {
+            data,
+            ticks: NonNull::dangling(),
+            len: 0,
+            capacity: 0,
+            item,
+            drop,
+            track_changes: AtomicBool::new(false),
+        }
     }
 
     /// The number of live values.
@@ -140,6 +153,18 @@ impl Column {
         // SAFETY: `ticks` holds `len` initialised pairs (dangling and `len == 0` before
         // the first allocation, which is a valid empty slice).
         unsafe { core::slice::from_raw_parts(self.ticks.as_ptr(), self.len) }
+    }
+
+    /// `true` when mutable query passes must stamp the rows they hand out, because a
+    /// `Changed` query watches this component.
+    #[inline]
+    pub fn tracks_changes(&self) -> bool {
+        self.track_changes.load(Ordering::Relaxed)
+    }
+
+    /// Starts stamping mutable query passes (see [`tracks_changes`](Self::tracks_changes)).
+    pub(crate) fn track_changes(&self) {
+        self.track_changes.store(true, Ordering::Relaxed);
     }
 
     /// Pointer to row 0's ticks.

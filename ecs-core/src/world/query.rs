@@ -25,7 +25,7 @@ impl World {
     /// }
     /// ```
     #[track_caller]
-    pub fn query<Q: ReadOnlyQueryData>(&self) -> QueryBorrow<'_, Q> {
+    pub fn query<Q: QueryData + ReadOnlyQueryData>(&self) -> QueryBorrow<'_, Q> {
         QueryBorrow { world: self, state: QueryState::new(self) }
     }
 

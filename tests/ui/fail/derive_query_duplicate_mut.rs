@@ -1,0 +1,12 @@
+use ecs_core::prelude::*;
+
+#[derive(Component)]
+struct Position(f32);
+
+#[derive(Query)]
+struct Twice<'w> {
+    a: &'w mut Position,
+    b: &'w Position,
+}
+
+fn main() {}

@@ -1,0 +1,12 @@
+use ecs_core::prelude::*;
+
+#[derive(Component)]
+struct Position(f32);
+
+#[derive(Query)]
+struct Movement<'w> {
+    pos: &'w mut Position,
+    other: &'static Position,
+}
+
+fn main() {}

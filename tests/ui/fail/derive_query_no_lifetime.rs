@@ -1,0 +1,11 @@
+use ecs_core::prelude::*;
+
+#[derive(Component)]
+struct Position(f32);
+
+#[derive(Query)]
+struct NoLifetime {
+    pos: Position,
+}
+
+fn main() {}
