@@ -81,7 +81,10 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> QueryIter<'w, 's, Q, F> {
     }
 
     /// Moves to the next non-empty matched archetype; `false` at the end.
-    #[inline(never)]
+    ///
+    /// Inlined so that, in a `for` loop, the iterator's fields can live in
+    /// registers instead of being reloaded from memory on every row.
+    #[inline]
     fn advance(&mut self) -> bool {
         self.finish_archetype();
         let state = self.state.get();
