@@ -321,3 +321,33 @@ fn writes_in_archetypes_made_after_a_changed_query_are_seen() {
     seen.sort();
     assert_eq!(seen, vec![first, later]);
 }
+
+#[test]
+fn nested_tuples_and_wide_tuples_are_queries() {
+    let (world, ids) = world();
+    let nested: Vec<(Entity, (f32, Option<u32>))> = world
+        .query::<(Entity, (&Position, Option<&Health>))>()
+        .iter()
+        .map(|(e, (p, h))| (e, (p.0, h.map(|h| h.0))))
+        .collect();
+    assert!(nested.contains(&(ids[1], (10.0, Some(5)))));
+    type Wide<'a> = (
+        Entity,
+        &'a Position,
+        Option<&'a Velocity>,
+        Option<&'a Health>,
+        Option<&'a Name>,
+        Option<&'a Frozen>,
+        Option<&'a Alive>,
+        Entity,
+        Option<&'a Position>,
+        Option<&'a Velocity>,
+        Option<&'a Health>,
+        Option<&'a Name>,
+        Option<&'a Frozen>,
+        Option<&'a Alive>,
+        Entity,
+        Option<&'a Position>,
+    );
+    assert_eq!(world.query::<Wide>().iter().count(), 4);
+}
