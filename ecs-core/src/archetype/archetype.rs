@@ -1,13 +1,20 @@
-//! [`Archetype`]: the table of all entities that have exactly one set of components.
+//! [`Archetype`]: the table of all entities that have exactly one set of data
+//! components (and any tags).
 //!
 //! ```text
-//!  components:  [ Position(3), Velocity(7), Name(9) ]      sorted ComponentIds
-//!  entities:    [ e4, e0, e9 ]                             row -> Entity
-//!  columns:     [ Position col | Velocity col | Name col ]  same order as components
-//!  column_of:   [ -, -, -, 0, -, -, -, 1, -, 2 ]            ComponentId -> column (sparse)
+//!  key:         [ Position(3), Velocity(7) ]                sorted data ComponentIds
+//!  components:  [ Position(3), Velocity(7), Frozen(9) ]     one per column: key, then tags
+//!  entities:    [ e4, e0, e9 ]                              row -> Entity
+//!  columns:     [ Position | Velocity | Frozen (ticks) ]    same order as components
+//!  column_of:   [ -, -, -, 0, -, -, -, 1, -, 2 ]             ComponentId -> column (sparse)
 //! ```
 //! Invariant: every column and `entities` have the same length, and row `r` of each
 //! column belongs to `entities[r]`.
+//!
+//! Tags (zero-sized components without drop glue) carry no data, so they do not
+//! split archetypes: a tag column holds only ticks, and a row whose `added` tick is
+//! `Tick::ABSENT` lacks the tag. Tag columns are appended when an entity of the
+//! archetype first gets the tag, and never removed, so column indices stay valid.
 
 use super::{ArchetypeId, Edges};
 use crate::component::{ComponentId, Components};
@@ -20,40 +27,114 @@ const NO_COLUMN: u32 = u32::MAX;
 #[derive(Debug)]
 pub struct Archetype {
     pub(crate) id: ArchetypeId,
-    pub(crate) components: Box<[ComponentId]>,
+    /// The data components: the archetype's identity.
+    key: Box<[ComponentId]>,
+    /// The component of each column: `key`, then tags in the order they were added.
+    pub(crate) components: Vec<ComponentId>,
     pub(crate) entities: Vec<Entity>,
-    pub(crate) columns: Box<[Column]>,
+    pub(crate) columns: Vec<Column>,
+    /// The indices of the tag columns.
+    tags: Vec<u32>,
     /// Rows every column and `entities` can hold without reallocating. All columns
     /// grow together, so one comparison tells whether a push needs to grow.
     capacity: usize,
     /// Indexed by `ComponentId`; `NO_COLUMN` where the archetype lacks the component.
     /// Sized to the largest id of the archetype, so a lookup past it is a miss.
-    column_of: Box<[u32]>,
+    column_of: Vec<u32>,
     pub(crate) edges: Edges,
 }
 
 impl Archetype {
     /// # Panics
-    /// When a component is not registered in `registry`, or `components` is not
+    /// When a component is not registered in `registry`, is a tag, or `key` is not
     /// sorted and free of duplicates.
-    pub(crate) fn new(id: ArchetypeId, components: Box<[ComponentId]>, registry: &Components) -> Self {
-        assert!(components.windows(2).all(|w| w[0] < w[1]), "archetype type must be sorted and unique");
-        let columns = components
+    pub(crate) fn new(id: ArchetypeId, key: Box<[ComponentId]>, registry: &Components) -> Self {
+        assert!(key.windows(2).all(|w| w[0] < w[1]), "archetype type must be sorted and unique");
+        let columns = key
             .iter()
-            .map(|&c| Column::new(registry.get(c).expect("archetype component is registered")))
+            .map(|&c| {
+                let info = registry.get(c).expect("archetype component is registered");
+                assert!(!info.is_tag(), "tags are not part of an archetype's key");
+                Column::new(info)
+            })
             .collect();
-        let mut column_of = vec![NO_COLUMN; components.last().map_or(0, |c| c.index() + 1)];
-        for (column, component) in components.iter().enumerate() {
+        let mut column_of = vec![NO_COLUMN; key.last().map_or(0, |c| c.index() + 1)];
+        for (column, component) in key.iter().enumerate() {
             column_of[component.index()] = column as u32;
         }
         Self {
             id,
-            components,
+            components: key.to_vec(),
+            key,
             entities: Vec::new(),
             columns,
+            tags: Vec::new(),
             capacity: 0,
-            column_of: column_of.into_boxed_slice(),
+            column_of,
             edges: Edges::default(),
+        }
+    }
+
+    /// Adds a column for a tag, with every existing row marked absent, and returns
+    /// its index. Returns the existing column's index if there is one.
+    pub(crate) fn add_tag_column(&mut self, info: &crate::component::ComponentInfo) -> usize {
+        debug_assert!(info.is_tag());
+        if let Some(column) = self.column_index(info.id()) {
+            return column;
+        }
+        let mut column = Column::new(info);
+        column.grow_to(self.capacity);
+        for _ in 0..self.entities.len() {
+            // SAFETY: grown to the archetype's capacity, which exceeds its length.
+            unsafe { column.push_absent() };
+        }
+        let index = self.columns.len();
+        self.columns.push(column);
+        self.components.push(info.id());
+        self.tags.push(index as u32);
+        if self.column_of.len() <= info.id().index() {
+            self.column_of.resize(info.id().index() + 1, NO_COLUMN);
+        }
+        self.column_of[info.id().index()] = index as u32;
+        index
+    }
+
+    /// Pushes "absent" into every tag column that has no value for the row being
+    /// added (`len` rows filled where the entity column has `len`).
+    ///
+    /// # Safety
+    /// Room was reserved for the row.
+    #[inline]
+    pub(crate) unsafe fn pad_tags(&mut self, len: usize) {
+        for &tag in &self.tags {
+            let column = &mut self.columns[tag as usize];
+            if column.len() == len {
+                // SAFETY: room reserved (caller).
+                unsafe { column.push_absent() };
+            }
+        }
+    }
+
+    /// The data components that identify the archetype, sorted.
+    #[inline]
+    pub fn key(&self) -> &[ComponentId] {
+        &self.key
+    }
+
+    /// The indices of the tag columns.
+    #[inline]
+    pub(crate) fn tag_columns(&self) -> &[u32] {
+        &self.tags
+    }
+
+    /// `true` when the entity in `row` has the component: the archetype has its
+    /// column and, for a tag, the row is marked present.
+    #[inline]
+    pub fn has_at(&self, component: ComponentId, row: usize) -> bool {
+        match self.column(component) {
+            // SAFETY: checked `row < len`.
+            Some(column) if row < column.len() => column.item_layout().size() != 0 || unsafe { column.is_present(row) },
+            _ => false,
         }
     }
 
@@ -63,7 +144,9 @@ impl Archetype {
         self.id
     }
 
-    /// The archetype's component ids, sorted.
+    /// The component of each column: the data components (sorted), then the tags
+    /// some entity of the archetype has had. Use [`has_at`](Self::has_at) for a tag
+    /// of one entity.
     #[inline]
     pub fn components(&self) -> &[ComponentId] {
         &self.components
@@ -96,7 +179,9 @@ impl Archetype {
         }
     }
 
-    /// `true` when the archetype's entities have the component.
+    /// `true` when the archetype has a column for the component: for a data
+    /// component, every entity of the archetype has it; for a tag, see
+    /// [`has_at`](Self::has_at).
     #[inline]
     pub fn has(&self, component: ComponentId) -> bool {
         self.column_index(component).is_some()
@@ -173,6 +258,12 @@ impl Archetype {
             }
         }
         let mapped = self.column_of.iter().filter(|&&c| c != NO_COLUMN).count();
+        if self.key[..] != self.components[..self.key.len()] || self.tags.len() + self.key.len() != self.columns.len() {
+            return Err(format!("archetype {:?}: key and tag columns disagree with the columns", self.id));
+        }
+        if self.tags.iter().any(|&t| self.columns[t as usize].item_layout().size() != 0) {
+            return Err(format!("archetype {:?}: a tag column holds data", self.id));
+        }
         if mapped != self.components.len() {
             return Err(format!("archetype {:?}: lookup maps {mapped} components", self.id));
         }

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use super::{Archetype, ArchetypeId};
-use crate::component::{ComponentId, Components};
+use crate::component::{ComponentId, ComponentInfo, Components};
 
 /// An entry of the component index: an archetype holding the component, and the
 /// component's column in it.
@@ -100,7 +100,7 @@ impl Archetypes {
         self.archetypes.iter_mut()
     }
 
-    /// The archetype with exactly these components (sorted, unique), if it exists.
+    /// The archetype with exactly these data components (sorted, unique), if it exists.
     pub fn find(&self, components: &[ComponentId]) -> Option<ArchetypeId> {
         self.by_components.get(components).copied()
     }
@@ -111,9 +111,43 @@ impl Archetypes {
         self.by_component.get(component.index()).map_or(&[], Vec::as_slice)
     }
 
-    /// The archetype with exactly these components, created if needed.
+    /// Gives archetype `id` a column for a tag (if it has none) and indexes it.
+    pub(crate) fn add_tag_column(&mut self, id: ArchetypeId, info: &ComponentInfo) -> usize {
+        let archetype = &mut self.archetypes[id.index()];
+        if let Some(column) = archetype.column_index(info.id()) {
+            return column;
+        }
+        let column = archetype.add_tag_column(info);
+        if self.tracked.get_mut().unwrap_or_else(|e| e.into_inner()).contains(&info.id()) {
+            archetype.columns()[column].track_changes();
+        }
+        let component = info.id();
+        if self.by_component.len() <= component.index() {
+            self.by_component.resize_with(component.index() + 1, Vec::new);
+        }
+        self.by_component[component.index()].push(ArchetypeColumn { archetype: id, column });
+        column
+    }
+
+    /// Gives `target` a column for every tag column of `source`, so that a row can
+    /// move from `source` to `target` with all its tags.
+    #[inline]
+    pub(crate) fn sync_tags(&mut self, source: ArchetypeId, target: ArchetypeId, registry: &Components) {
+        let from = &self.archetypes[source.index()];
+        let to = &self.archetypes[target.index()];
+        if from.tag_columns().iter().all(|&t| to.has(from.components()[t as usize])) {
+            return;
+        }
+        let missing: Vec<ComponentId> =
+            from.tag_columns().iter().map(|&t| from.components()[t as usize]).filter(|&c| !to.has(c)).collect();
+        for component in missing {
+            self.add_tag_column(target, registry.get(component).expect("tag is registered"));
+        }
+    }
+
+    /// The archetype with exactly these data components, created if needed.
     ///
-    /// `components` must be sorted, unique and registered in `registry`.
+    /// `components` must be sorted, unique, tag-free and registered in `registry`.
     pub(crate) fn get_or_create(&mut self, components: &[ComponentId], registry: &Components) -> ArchetypeId {
         if let Some(id) = self.find(components) {
             return id;
@@ -159,7 +193,7 @@ impl Archetypes {
                 return Err(format!("archetype at {index} has id {:?}", archetype.id()));
             }
             archetype.check_invariants()?;
-            if self.find(archetype.components()) != Some(archetype.id()) {
+            if self.find(archetype.key()) != Some(archetype.id()) {
                 return Err(format!("archetype index misses {:?}", archetype.id()));
             }
             for (column, &component) in archetype.components().iter().enumerate() {

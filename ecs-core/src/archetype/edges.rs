@@ -17,6 +17,8 @@ pub(crate) struct BundleWrite {
     /// The source archetype already had the component: the value is replaced (and the
     /// old one dropped) instead of pushed.
     pub existed: bool,
+    /// The component is a tag: the row is marked present (whether it was or not).
+    pub tag: bool,
 }
 
 /// The cached result of "archetype X gains bundle B".
@@ -25,8 +27,8 @@ pub(crate) struct InsertEdge {
     pub target: ArchetypeId,
     /// One entry per bundle component, in the bundle's order.
     pub writes: Box<[BundleWrite]>,
-    /// Some component already existed: values must be swapped in and old ones
-    /// dropped, rather than all written to fresh slots.
+    /// Some component already existed or is a tag: values must be swapped in (and
+    /// old ones dropped) or marked present, rather than all written to fresh slots.
     pub replaces: bool,
 }
 
@@ -34,7 +36,8 @@ pub(crate) struct InsertEdge {
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum RemoveEdge {
     Target(ArchetypeId),
-    /// X lacks this component of B, so the removal is refused.
+    /// X lacks this data component of B, so the removal is refused. (Tags of B are
+    /// checked per row.)
     Missing(ComponentId),
 }
 

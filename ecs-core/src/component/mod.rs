@@ -54,6 +54,12 @@ pub trait Component: Send + Sync + 'static {
     }
 }
 
+/// `true` when `T` is a tag: zero-sized, without drop glue (see [`ComponentInfo::is_tag`]).
+#[inline(always)]
+pub const fn is_tag<T>() -> bool {
+    size_of::<T>() == 0 && !core::mem::needs_drop::<T>()
+}
+
 /// The dense, process-wide id of a component type.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
 pub struct ComponentId(u32);
@@ -129,6 +135,14 @@ impl ComponentInfo {
     #[inline]
     pub fn drop_fn(&self) -> Option<unsafe fn(OwningPtr<'_>)> {
         self.drop
+    }
+
+    /// `true` for a *tag*: a zero-sized component without drop glue. Tags carry no
+    /// data, so they do not define archetypes: entities that differ only in tags
+    /// share one archetype, and each row records which tags it has.
+    #[inline]
+    pub fn is_tag(&self) -> bool {
+        self.layout.size() == 0 && self.drop.is_none()
     }
 }
 

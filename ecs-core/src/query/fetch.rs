@@ -12,7 +12,7 @@ use core::ptr::NonNull;
 
 use super::Access;
 use crate::archetype::Archetype;
-use crate::component::{Component, ComponentId, component_id};
+use crate::component::{Component, ComponentId, component_id, is_tag};
 use crate::entity::Entity;
 use crate::storage::{ComponentTicks, Tick};
 
@@ -94,6 +94,20 @@ pub unsafe trait QueryData {
     /// overlaps it.
     unsafe fn slice<'w>(fetch: &Self::Fetch<'w>, rows: Range<usize>) -> Self::Slice<'w>;
 
+    /// `false` when some rows of a matched archetype yield no item (a tag the row
+    /// lacks), so [`filter_row`](Self::filter_row) must be asked per row.
+    const DENSE: bool = true;
+
+    /// `true` when the row yields an item. Only consulted when
+    /// [`DENSE`](Self::DENSE) is `false`.
+    ///
+    /// # Safety
+    /// `row` is below the archetype's length.
+    #[inline(always)]
+    unsafe fn filter_row(_fetch: &Self::Fetch<'_>, _row: usize) -> bool {
+        true
+    }
+
     /// Stamps the rows handed out mutably as changed at the run's tick.
     ///
     /// # Safety
@@ -113,15 +127,51 @@ pub unsafe trait QueryData {
 )]
 pub unsafe trait ReadOnlyQueryData: QueryData {}
 
-/// The fetch of `&T`: the column's base pointer.
+/// The fetch of `&T`: the column's base pointer (and, for a tag, its ticks, which
+/// say which rows have it).
 pub struct ReadFetch<'w, T> {
     data: NonNull<T>,
+    tag: TagPresence,
     marker: PhantomData<&'w T>,
 }
 
 impl<T> Clone for ReadFetch<'_, T> {
     fn clone(&self) -> Self {
-        Self { data: self.data, marker: PhantomData }
+        Self { data: self.data, tag: self.tag, marker: PhantomData }
+    }
+}
+
+/// Where a tag column's ticks are, if the archetype has the column: which rows
+/// have the tag.
+#[derive(Clone, Copy)]
+pub struct TagPresence(Option<NonNull<ComponentTicks>>);
+
+impl TagPresence {
+    /// Resolves the tag column of `archetype` from the component id that `columns`
+    /// cached (tag columns can be added to an archetype after a query matched it).
+    #[inline]
+    pub(crate) fn resolve(archetype: &Archetype, cached: u32) -> Self {
+        Self(archetype.column(ComponentId::new(cached)).map(|c| c.ticks_ptr()))
+    }
+
+    /// `true` when the row has the tag.
+    ///
+    /// # Safety
+    /// `row` is below the archetype's length.
+    #[inline(always)]
+    pub(crate) unsafe fn at(self, row: usize) -> bool {
+        // SAFETY: `row` is in bounds (caller) of the tag column's ticks.
+        self.0.is_some_and(|ticks| unsafe { ticks.add(row).read().added } != Tick::ABSENT)
+    }
+}
+
+/// Pushes the cached entry of a component: its column index, or for a tag its
+/// component id (resolved per run, see [`TagPresence::resolve`]).
+pub(crate) fn push_column<T: Component>(id: ComponentId, archetype: &Archetype, out: &mut Vec<u32>) {
+    if is_tag::<T>() {
+        out.push(id.index() as u32);
+    } else {
+        out.push(archetype.column_index(id).expect("matched archetype has the component") as u32);
     }
 }
 
@@ -129,6 +179,7 @@ impl<T> Clone for ReadFetch<'_, T> {
 pub struct WriteFetch<'w, T> {
     data: NonNull<T>,
     ticks: NonNull<ComponentTicks>,
+    tag: TagPresence,
     this_run: Tick,
     /// A `Changed` query watches `T`: stamp the rows handed out.
     track: bool,
@@ -137,7 +188,14 @@ pub struct WriteFetch<'w, T> {
 
 impl<T> Clone for WriteFetch<'_, T> {
     fn clone(&self) -> Self {
-        Self { data: self.data, ticks: self.ticks, this_run: self.this_run, track: self.track, marker: PhantomData }
+        Self {
+            data: self.data,
+            ticks: self.ticks,
+            tag: self.tag,
+            this_run: self.this_run,
+            track: self.track,
+            marker: PhantomData,
+        }
     }
 }
 
@@ -176,21 +234,38 @@ unsafe impl<T: Component> QueryData for &T {
     fn access(state: &ComponentId, access: &mut Access) {
         access.add_read(*state, core::any::type_name::<T>());
     }
+    const DENSE: bool = !is_tag::<T>();
+
     #[inline]
     fn matches(state: &ComponentId, archetype: &Archetype) -> bool {
-        archetype.has(*state)
+        is_tag::<T>() || archetype.has(*state)
     }
     fn required(state: &ComponentId, f: &mut impl FnMut(ComponentId)) {
-        f(*state);
+        if !is_tag::<T>() {
+            f(*state);
+        }
     }
     fn columns(state: &ComponentId, archetype: &Archetype, out: &mut Vec<u32>) {
-        out.push(archetype.column_index(*state).expect("matched archetype has the component") as u32);
+        push_column::<T>(*state, archetype, out);
     }
     #[inline(always)]
     unsafe fn fetch_archetype<'w>(archetype: &'w Archetype, columns: &mut &[u32], _: FetchContext) -> ReadFetch<'w, T> {
+        let cached = next_column(columns);
+        if is_tag::<T>() {
+            return ReadFetch {
+                data: NonNull::dangling(),
+                tag: TagPresence::resolve(archetype, cached),
+                marker: PhantomData,
+            };
+        }
         // SAFETY: the index was cached for this archetype by `columns`.
-        let column = unsafe { column_at(archetype, next_column(columns)) };
-        ReadFetch { data: column.data_ptr().cast(), marker: PhantomData }
+        let column = unsafe { column_at(archetype, cached) };
+        ReadFetch { data: column.data_ptr().cast(), tag: TagPresence(None), marker: PhantomData }
+    }
+    #[inline(always)]
+    unsafe fn filter_row(fetch: &Self::Fetch<'_>, row: usize) -> bool {
+        // SAFETY: `row` is in bounds (caller).
+        !is_tag::<T>() || unsafe { fetch.tag.at(row) }
     }
     #[inline(always)]
     unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, row: usize) -> &'w T {
@@ -224,15 +299,19 @@ unsafe impl<T: Component> QueryData for &mut T {
     fn access(state: &ComponentId, access: &mut Access) {
         access.add_write(*state, core::any::type_name::<T>());
     }
+    const DENSE: bool = !is_tag::<T>();
+
     #[inline]
     fn matches(state: &ComponentId, archetype: &Archetype) -> bool {
-        archetype.has(*state)
+        is_tag::<T>() || archetype.has(*state)
     }
     fn required(state: &ComponentId, f: &mut impl FnMut(ComponentId)) {
-        f(*state);
+        if !is_tag::<T>() {
+            f(*state);
+        }
     }
     fn columns(state: &ComponentId, archetype: &Archetype, out: &mut Vec<u32>) {
-        out.push(archetype.column_index(*state).expect("matched archetype has the component") as u32);
+        push_column::<T>(*state, archetype, out);
     }
     #[inline(always)]
     unsafe fn fetch_archetype<'w>(
@@ -240,15 +319,26 @@ unsafe impl<T: Component> QueryData for &mut T {
         columns: &mut &[u32],
         ctx: FetchContext,
     ) -> WriteFetch<'w, T> {
-        // SAFETY: the index was cached for this archetype by `columns`.
-        let column = unsafe { column_at(archetype, next_column(columns)) };
+        let cached = next_column(columns);
+        let column = if is_tag::<T>() {
+            archetype.column(ComponentId::new(cached))
+        } else {
+            // SAFETY: the index was cached for this archetype by `columns`.
+            Some(unsafe { column_at(archetype, cached) })
+        };
         WriteFetch {
-            data: column.data_ptr().cast(),
-            ticks: column.ticks_ptr(),
+            data: column.map_or(NonNull::dangling(), |c| c.data_ptr().cast()),
+            ticks: column.map_or(NonNull::dangling(), |c| c.ticks_ptr()),
+            tag: TagPresence(if is_tag::<T>() { column.map(|c| c.ticks_ptr()) } else { None }),
             this_run: ctx.this_run,
-            track: column.tracks_changes(),
+            track: column.is_some_and(|c| c.tracks_changes()),
             marker: PhantomData,
         }
+    }
+    #[inline(always)]
+    unsafe fn filter_row(fetch: &Self::Fetch<'_>, row: usize) -> bool {
+        // SAFETY: `row` is in bounds (caller).
+        !is_tag::<T>() || unsafe { fetch.tag.at(row) }
     }
     #[inline(always)]
     unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, row: usize) -> &'w mut T {
@@ -282,6 +372,9 @@ unsafe impl<Q: QueryData> QueryData for Option<Q> {
     type Fetch<'w> = Option<Q::Fetch<'w>>;
     type State = Q::State;
     const COLUMNS: usize = 1 + Q::COLUMNS;
+    // Every row yields (`Some` or `None`), but a non-dense inner query cannot be
+    // handed out as one slice per archetype: chunk iteration checks this.
+    const DENSE: bool = Q::DENSE;
 
     fn init_state() -> Q::State {
         Q::init_state()
@@ -318,9 +411,9 @@ unsafe impl<Q: QueryData> QueryData for Option<Q> {
         }
     }
     #[inline(always)]
-    unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, row: usize) -> Option<Q::Item<'w>> {
-        // SAFETY: forwarded.
-        fetch.as_ref().map(|f| unsafe { Q::fetch(f, row) })
+    unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, row: usize) -> Self::Item<'w> {
+        // SAFETY: forwarded; the inner item exists where its row filter passes.
+        fetch.as_ref().and_then(|f| unsafe { Q::filter_row(f, row).then(|| Q::fetch(f, row)) })
     }
     #[inline(always)]
     unsafe fn slice<'w>(fetch: &Self::Fetch<'w>, rows: Range<usize>) -> Option<Q::Slice<'w>> {

@@ -9,10 +9,10 @@ use core::marker::PhantomData;
 use core::ptr::NonNull;
 
 use super::Access;
-use super::fetch::{FetchContext, NO_COLUMN};
+use super::fetch::{FetchContext, NO_COLUMN, TagPresence, push_column};
 use crate::archetype::Archetype;
-use crate::component::{Component, ComponentId, component_id};
-use crate::storage::ComponentTicks;
+use crate::component::{Component, ComponentId, component_id, is_tag};
+use crate::storage::{ComponentTicks, Tick};
 
 /// A condition on the entities a query visits.
 ///
@@ -61,7 +61,8 @@ pub unsafe trait QueryFilter {
     unsafe fn filter(fetch: &Self::Fetch<'_>, row: usize) -> bool;
 }
 
-/// A filter decided per archetype, which chunk iteration can use.
+/// A filter that never looks at rows for data components: decided once per
+/// archetype (tags are still checked per row).
 pub trait ArchetypeFilter: QueryFilter {}
 
 /// Only entities that have a `T` (without fetching it).
@@ -80,34 +81,59 @@ pub struct Added<T>(PhantomData<fn() -> T>);
 /// Entities whose `T` was written through `&mut T`, or added, since the query last ran.
 pub struct Changed<T>(PhantomData<fn() -> T>);
 
-macro_rules! archetypal_filter {
+macro_rules! presence_filter {
     ($name:ident, $has:literal) => {
-        // SAFETY: reads nothing, caches nothing, and every row passes.
+        // SAFETY: reads no data (a tag's presence ticks at most, recorded as a
+        // filter read); caches one entry only for a tag, which it consumes; for a
+        // data component every row of a matched archetype passes.
         unsafe impl<T: Component> QueryFilter for $name<T> {
-            type Fetch<'w> = ();
+            type Fetch<'w> = Option<TagPresence>;
             type State = ComponentId;
-            const COLUMNS: usize = 0;
-            const ARCHETYPAL: bool = true;
+            const COLUMNS: usize = if is_tag::<T>() { 1 } else { 0 };
+            // A data component is decided per archetype; a tag per row.
+            const ARCHETYPAL: bool = !is_tag::<T>();
 
             fn init_state() -> ComponentId {
                 component_id::<T>()
             }
-            fn access(_: &ComponentId, _: &mut Access) {}
+            fn access(state: &ComponentId, access: &mut Access) {
+                if is_tag::<T>() {
+                    access.add_filter_read(*state, core::any::type_name::<T>());
+                }
+            }
             #[inline]
             fn matches(state: &ComponentId, archetype: &Archetype) -> bool {
-                archetype.has(*state) == $has
+                is_tag::<T>() || archetype.has(*state) == $has
             }
             fn required(state: &ComponentId, f: &mut impl FnMut(ComponentId)) {
-                if $has {
+                if $has && !is_tag::<T>() {
                     f(*state);
                 }
             }
-            fn columns(_: &ComponentId, _: &Archetype, _: &mut Vec<u32>) {}
+            fn columns(state: &ComponentId, _: &Archetype, out: &mut Vec<u32>) {
+                if is_tag::<T>() {
+                    out.push(state.index() as u32);
+                }
+            }
             #[inline(always)]
-            unsafe fn fetch_archetype<'w>(_: &'w Archetype, _: &mut &[u32], _: FetchContext) -> Self::Fetch<'w> {}
+            unsafe fn fetch_archetype<'w>(
+                archetype: &'w Archetype,
+                columns: &mut &[u32],
+                _: FetchContext,
+            ) -> Self::Fetch<'w> {
+                is_tag::<T>().then(|| {
+                    let (&cached, rest) = columns.split_first().expect("filter consumes the columns it cached");
+                    *columns = rest;
+                    TagPresence::resolve(archetype, cached)
+                })
+            }
             #[inline(always)]
-            unsafe fn filter(_: &(), _: usize) -> bool {
-                true
+            unsafe fn filter(fetch: &Self::Fetch<'_>, row: usize) -> bool {
+                match fetch {
+                    // SAFETY: `row` is below the archetype's length (caller).
+                    Some(tag) => (unsafe { tag.at(row) }) == $has,
+                    None => true,
+                }
             }
         }
 
@@ -115,12 +141,13 @@ macro_rules! archetypal_filter {
     };
 }
 
-archetypal_filter!(With, true);
-archetypal_filter!(Without, false);
+presence_filter!(With, true);
+presence_filter!(Without, false);
 
 /// The fetch of [`Added`] and [`Changed`]: the column's ticks and the run's window.
 pub struct TickFetch<'w> {
-    ticks: NonNull<ComponentTicks>,
+    /// `None` when the archetype has no column for the tag.
+    ticks: Option<NonNull<ComponentTicks>>,
     ctx: FetchContext,
     marker: PhantomData<&'w ComponentTicks>,
 }
@@ -152,13 +179,15 @@ macro_rules! tick_filter {
             }
             #[inline]
             fn matches(state: &ComponentId, archetype: &Archetype) -> bool {
-                archetype.has(*state)
+                is_tag::<T>() || archetype.has(*state)
             }
             fn required(state: &ComponentId, f: &mut impl FnMut(ComponentId)) {
-                f(*state);
+                if !is_tag::<T>() {
+                    f(*state);
+                }
             }
             fn columns(state: &ComponentId, archetype: &Archetype, out: &mut Vec<u32>) {
-                out.push(archetype.column_index(*state).expect("matched archetype has the component") as u32);
+                push_column::<T>(*state, archetype, out);
             }
             #[inline(always)]
             unsafe fn fetch_archetype<'w>(
@@ -166,17 +195,23 @@ macro_rules! tick_filter {
                 columns: &mut &[u32],
                 ctx: FetchContext,
             ) -> TickFetch<'w> {
-                let (&index, rest) = columns.split_first().expect("filter consumes the columns it cached");
+                let (&cached, rest) = columns.split_first().expect("filter consumes the columns it cached");
                 *columns = rest;
-                let column = &archetype.columns()[index as usize];
-                TickFetch { ticks: column.ticks_ptr(), ctx, marker: PhantomData }
+                let column = if is_tag::<T>() {
+                    archetype.column(ComponentId::new(cached))
+                } else {
+                    Some(&archetype.columns()[cached as usize])
+                };
+                TickFetch { ticks: column.map(|c| c.ticks_ptr()), ctx, marker: PhantomData }
             }
             #[inline(always)]
             unsafe fn filter(fetch: &TickFetch<'_>, row: usize) -> bool {
+                let Some(ticks) = fetch.ticks else { return false };
                 // SAFETY: `row` is below the archetype's length (caller), so its ticks
                 // are initialised.
-                let ticks = unsafe { fetch.ticks.add(row).read() };
-                ticks.$field.is_newer_than(fetch.ctx.last_run, fetch.ctx.this_run)
+                let ticks = unsafe { ticks.add(row).read() };
+                // An absent tag's `added` is `ABSENT`, which is never newer.
+                ticks.added != Tick::ABSENT && ticks.$field.is_newer_than(fetch.ctx.last_run, fetch.ctx.this_run)
             }
         }
     };

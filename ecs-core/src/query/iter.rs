@@ -59,6 +59,9 @@ pub struct QueryIter<'w, 's, Q: QueryData, F: QueryFilter = ()> {
 }
 
 impl<'w, 's, Q: QueryData, F: QueryFilter> QueryIter<'w, 's, Q, F> {
+    /// Every row of a matched archetype yields an item: no per-row check.
+    const DENSE: bool = Q::DENSE && F::ARCHETYPAL;
+
     /// # Safety
     /// The caller holds the query's access to the world owning `archetypes` for
     /// `'w`, the state's archetypes are up to date, and the state belongs to that
@@ -71,7 +74,7 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> QueryIter<'w, 's, Q, F> {
     /// filters, which hand out a prefix of rows).
     #[inline]
     fn finish_archetype(&mut self) {
-        if F::ARCHETYPAL
+        if Self::DENSE
             && let Some((fetch, _)) = &self.fetch
         {
             // SAFETY: rows `0..row` of the current archetype were handed out by this
@@ -130,10 +133,10 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
                 let (fetch, filter) = unsafe { self.fetch.as_ref().unwrap_unchecked() };
                 // SAFETY: `row < len`; each row is handed out once.
                 unsafe {
-                    if F::ARCHETYPAL {
+                    if Self::DENSE {
                         return Some(Q::fetch(fetch, row));
                     }
-                    if F::filter(filter, row) {
+                    if Q::filter_row(fetch, row) && F::filter(filter, row) {
                         Q::mark_written(fetch, row..row + 1);
                         return Some(Q::fetch(fetch, row));
                     }
@@ -157,9 +160,9 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
             for row in rows {
                 // SAFETY: `row < len`; each row is handed out once.
                 unsafe {
-                    if F::ARCHETYPAL {
+                    if Self::DENSE {
                         acc = g(acc, Q::fetch(fetch, row));
-                    } else if F::filter(filter, row) {
+                    } else if Q::filter_row(fetch, row) && F::filter(filter, row) {
                         Q::mark_written(fetch, row..row + 1);
                         acc = g(acc, Q::fetch(fetch, row));
                     }
@@ -184,7 +187,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
             unsafe {
                 let fetch = Q::fetch_archetype(archetype, &mut columns, self.ctx);
                 let filter = F::fetch_archetype(archetype, &mut columns, self.ctx);
-                if F::ARCHETYPAL {
+                if Self::DENSE {
                     // Stamped up front: a panic in `g` then over-reports, never misses.
                     Q::mark_written(&fetch, 0..len);
                     for row in 0..len {
@@ -192,7 +195,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
                     }
                 } else {
                     for row in 0..len {
-                        if F::filter(&filter, row) {
+                        if Q::filter_row(&fetch, row) && F::filter(&filter, row) {
                             Q::mark_written(&fetch, row..row + 1);
                             acc = g(acc, Q::fetch(&fetch, row));
                         }
@@ -209,7 +212,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
         let rest: usize =
             state.matched()[self.next..].iter().filter_map(|&id| self.archetypes.get(id)).map(|a| a.len()).sum();
         let upper = self.len - self.row + rest;
-        (if F::ARCHETYPAL { upper } else { 0 }, Some(upper))
+        (if Self::DENSE { upper } else { 0 }, Some(upper))
     }
 }
 

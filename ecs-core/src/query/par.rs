@@ -43,7 +43,7 @@ pub(super) fn for_each<'w, Q: QueryData, F: QueryFilter>(
             let fetch = Q::fetch_archetype(archetype, &mut columns, ctx);
             let filter = F::fetch_archetype(archetype, &mut columns, ctx);
             for row in start..end {
-                if F::ARCHETYPAL || F::filter(&filter, row) {
+                if (Q::DENSE && F::ARCHETYPAL) || (Q::filter_row(&fetch, row) && F::filter(&filter, row)) {
                     Q::mark_written(&fetch, row..row + 1);
                     f(Q::fetch(&fetch, row));
                 }

@@ -15,7 +15,7 @@ use core::marker::PhantomData;
 
 use super::Access;
 use super::fetch::{FetchContext, QueryData, ReadOnlyQueryData};
-use super::filter::{ArchetypeFilter, QueryFilter};
+use super::filter::QueryFilter;
 use super::iter::QueryIter;
 use crate::archetype::{Archetype, ArchetypeId, Archetypes};
 use crate::component::ComponentId;
@@ -226,32 +226,50 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         unsafe { QueryIter::new(world.archetypes(), self.into(), ctx) }
     }
 
-    /// Calls `f` once per matched, non-empty archetype with one slice per fetched
-    /// column: the loop body sees plain arrays, which the compiler can vectorize.
+    /// Calls `f` with one slice per fetched column for each matched archetype: the
+    /// loop body sees plain arrays, which the compiler can vectorize.
     ///
-    /// Only archetypal filters (`With`, `Without`, `Or` of them) are allowed, since a
-    /// slice cannot skip rows.
+    /// With archetypal filters (`With`/`Without` of data components, `Or`s of them)
+    /// that is one call per non-empty archetype. Where rows of one archetype differ
+    /// (a tag, `Changed`, `Added`), `f` is called once per run of consecutive
+    /// matching rows instead.
     #[track_caller]
-    pub fn for_each_chunk<'w>(&mut self, world: &'w mut World, mut f: impl FnMut(Q::Slice<'w>))
-    where
-        F: ArchetypeFilter,
-    {
+    pub fn for_each_chunk<'w>(&mut self, world: &'w mut World, mut f: impl FnMut(Q::Slice<'w>)) {
         self.update_archetypes(world);
         let ctx = self.begin_run(world);
         let archetypes = world.archetypes();
         for (index, &id) in self.matched.iter().enumerate() {
             let archetype = archetypes.get(id).expect("matched archetype exists");
-            if archetype.is_empty() {
+            let len = archetype.len();
+            if len == 0 {
                 continue;
             }
             let mut columns = self.columns_of(index);
             // SAFETY: the archetype matched and these are its cached columns; `world`
-            // is borrowed mutably for `'w`, and each archetype's rows are handed out
-            // once, as one slice.
+            // is borrowed mutably for `'w`; runs of rows never overlap, so each row
+            // is handed out once.
             unsafe {
                 let fetch = Q::fetch_archetype(archetype, &mut columns, ctx);
-                Q::mark_written(&fetch, 0..archetype.len());
-                f(Q::slice(&fetch, 0..archetype.len()));
+                let filter = F::fetch_archetype(archetype, &mut columns, ctx);
+                if Q::DENSE && F::ARCHETYPAL {
+                    Q::mark_written(&fetch, 0..len);
+                    f(Q::slice(&fetch, 0..len));
+                    continue;
+                }
+                let passes = |row| Q::filter_row(&fetch, row) && F::filter(&filter, row);
+                let mut row = 0;
+                while row < len {
+                    if !passes(row) {
+                        row += 1;
+                        continue;
+                    }
+                    let start = row;
+                    while row < len && passes(row) {
+                        row += 1;
+                    }
+                    Q::mark_written(&fetch, start..row);
+                    f(Q::slice(&fetch, start..row));
+                }
             }
         }
     }
@@ -314,7 +332,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         unsafe {
             let fetch = Q::fetch_archetype(archetype, &mut columns, ctx);
             let filter = F::fetch_archetype(archetype, &mut columns, ctx);
-            if !F::filter(&filter, row) {
+            if !(Q::filter_row(&fetch, row) && F::filter(&filter, row)) {
                 return Err(mismatch);
             }
             Q::mark_written(&fetch, row..row + 1);

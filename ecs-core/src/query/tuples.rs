@@ -18,6 +18,7 @@ macro_rules! tuple_query {
             type Fetch<'w> = ($($name::Fetch<'w>,)*);
             type State = ($($name::State,)*);
             const COLUMNS: usize = 0 $(+ $name::COLUMNS)*;
+            const DENSE: bool = true $(&& $name::DENSE)*;
 
             fn init_state() -> Self::State {
                 ($($name::init_state(),)*)
@@ -49,6 +50,11 @@ macro_rules! tuple_query {
             unsafe fn slice<'w>(fetch: &Self::Fetch<'w>, rows: Range<usize>) -> Self::Slice<'w> {
                 // SAFETY: forwarded.
                 ($(unsafe { $name::slice(&fetch.$index, rows.clone()) },)*)
+            }
+            #[inline(always)]
+            unsafe fn filter_row(fetch: &Self::Fetch<'_>, row: usize) -> bool {
+                // SAFETY: forwarded.
+                true $(&& unsafe { $name::filter_row(&fetch.$index, row) })*
             }
             #[inline(always)]
             unsafe fn mark_written(fetch: &Self::Fetch<'_>, rows: Range<usize>) {

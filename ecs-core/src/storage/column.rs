@@ -38,6 +38,17 @@ impl Tick {
         self.0
     }
 
+    /// Marks "no value" in a tag column's `added` tick. Never a stamp: see
+    /// [`stamp`](Self::stamp).
+    pub(crate) const ABSENT: Tick = Tick(0);
+
+    /// This tick as a stamp for a present value: never [`ABSENT`](Self::ABSENT), even
+    /// when the world's tick has wrapped around to 0.
+    #[inline]
+    pub(crate) const fn stamp(self) -> Tick {
+        if self.0 == 0 { Tick(1) } else { self }
+    }
+
     /// `true` when this tick is after `last_run` and not after `this_run`. Ticks
     /// wrap around; comparing ages relative to `this_run` keeps the answer right as
     /// long as `last_run` is less than 2^32 ticks old.
@@ -242,10 +253,62 @@ impl Column {
         debug_assert!(self.len < self.capacity);
         let row = self.len;
         // SAFETY: `row < capacity`, so the tick slot is allocated.
-        unsafe { self.ticks.add(row).write(ComponentTicks::new(tick)) };
+        unsafe { self.ticks.add(row).write(ComponentTicks::new(tick.stamp())) };
         self.len = row + 1;
         // SAFETY: in bounds of the allocation (or dangling-but-aligned for ZSTs).
         unsafe { NonNull::new_unchecked(self.row_ptr(row)) }
+    }
+
+    /// Appends a row marked absent: the row's entity lacks this tag. Only for tag
+    /// columns (zero-sized values without drop glue), which store presence in the
+    /// `added` tick.
+    ///
+    /// # Safety
+    /// `len < capacity`.
+    #[inline]
+    pub(crate) unsafe fn push_absent(&mut self) {
+        debug_assert!(self.len < self.capacity && self.item.size() == 0 && self.drop.is_none());
+        // SAFETY: `len < capacity` (caller), so the tick slot is allocated.
+        unsafe { self.ticks.add(self.len).write(ComponentTicks::new(Tick::ABSENT)) };
+        self.len += 1;
+    }
+
+    /// `true` when a tag column's row holds the tag.
+    ///
+    /// # Safety
+    /// `row < self.len()`.
+    #[inline]
+    pub(crate) unsafe fn is_present(&self, row: usize) -> bool {
+        debug_assert!(row < self.len);
+        // SAFETY: `row < len` (caller).
+        unsafe { (*self.ticks.as_ptr().add(row)).added != Tick::ABSENT }
+    }
+
+    /// Marks a tag column's row present (added and changed at `tick`) or, if it
+    /// already was, changed at `tick`.
+    ///
+    /// # Safety
+    /// `row < self.len()`.
+    #[inline]
+    pub(crate) unsafe fn set_present(&mut self, row: usize, tick: Tick) {
+        debug_assert!(row < self.len);
+        // SAFETY: `row < len` (caller).
+        let ticks = unsafe { &mut *self.ticks.as_ptr().add(row) };
+        if ticks.added == Tick::ABSENT {
+            ticks.added = tick.stamp();
+        }
+        ticks.changed = tick.stamp();
+    }
+
+    /// Marks a tag column's row absent.
+    ///
+    /// # Safety
+    /// `row < self.len()`.
+    #[inline]
+    pub(crate) unsafe fn set_absent(&mut self, row: usize) {
+        debug_assert!(row < self.len);
+        // SAFETY: `row < len` (caller).
+        unsafe { self.ticks.add(row).write(ComponentTicks::new(Tick::ABSENT)) };
     }
 
     /// A shared pointer to a row, `None` past the end.

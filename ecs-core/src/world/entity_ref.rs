@@ -33,22 +33,30 @@ impl<'w> EntityRef<'w> {
     /// The entity's `T`, if it has one.
     #[inline]
     pub fn get<T: Component>(&self) -> Option<&'w T> {
-        let column = self.archetype().column(component_id::<T>())?;
+        let row = self.location.row.index();
+        let archetype = self.archetype();
+        let column = archetype.column(component_id::<T>())?;
         // SAFETY: the row of a live entity is in bounds, and the column of `T`'s id
         // stores `T`s.
-        Some(unsafe { column.get_unchecked(self.location.row.index()).deref::<T>() })
+        archetype.has_at(component_id::<T>(), row).then(|| unsafe { column.get_unchecked(row).deref::<T>() })
     }
 
     /// `true` when the entity has a `T`.
     #[inline]
     pub fn has<T: Component>(&self) -> bool {
-        self.archetype().has(component_id::<T>())
+        self.archetype().has_at(component_id::<T>(), self.location.row.index())
     }
 
-    /// The infos of the entity's components, in component id order.
+    /// The infos of the entity's components: data components in id order, then tags.
     pub fn components(&self) -> impl Iterator<Item = &'w ComponentInfo> + 'w {
         let components = self.world.components();
-        self.archetype().components().iter().filter_map(move |&c| components.get(c))
+        let archetype = self.archetype();
+        let row = self.location.row.index();
+        archetype
+            .components()
+            .iter()
+            .filter(move |&&c| archetype.has_at(c, row))
+            .filter_map(move |&c| components.get(c))
     }
 }
 

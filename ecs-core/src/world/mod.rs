@@ -19,7 +19,7 @@ use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use crate::archetype::{ArchetypeId, Archetypes, Row};
 use crate::bundle::{Bundle, BundleId, BundleInfo, BundleKey, Bundles, SpawnTarget};
-use crate::component::{Component, Components, component_id};
+use crate::component::{Component, Components, component_id, is_tag};
 use crate::entity::{Entities, Entity, EntityLocation};
 use crate::storage::{Tick, resume_deferred};
 
@@ -166,9 +166,15 @@ impl World {
         // SAFETY: a live entity's location names an existing archetype.
         let archetype = unsafe { self.archetypes.get_unchecked(location.archetype) };
         let column = archetype.column(component_id::<T>())?;
+        let row = location.row.index();
         // SAFETY: a live entity's row is in bounds of every column of its archetype,
         // and the column of `T`'s id stores `T`s (ids and types correspond one to one).
-        Some(unsafe { column.get_unchecked(location.row.index()).deref::<T>() })
+        unsafe {
+            if is_tag::<T>() && !column.is_present(row) {
+                return None;
+            }
+            Some(column.get_unchecked(row).deref::<T>())
+        }
     }
 
     /// A mutable reference to the entity's `T`, or `None` when the entity is not alive
@@ -178,8 +184,14 @@ impl World {
         let location = self.entities.get(entity)?;
         let tick = self.change_tick();
         let column = self.archetypes.get_mut(location.archetype).column_mut(component_id::<T>())?;
+        let row = location.row.index();
         // SAFETY: as in `get`; `&mut self` makes the borrow unique.
-        Some(unsafe { column.get_mut_unchecked(location.row.index(), tick).deref_mut::<T>() })
+        unsafe {
+            if is_tag::<T>() && !column.is_present(row) {
+                return None;
+            }
+            Some(column.get_mut_unchecked(row, tick).deref_mut::<T>())
+        }
     }
 
     /// `true` when the entity is alive and has a `T`.
@@ -187,8 +199,8 @@ impl World {
     pub fn has<T: Component>(&self, entity: Entity) -> bool {
         self.entities
             .get(entity)
-            .and_then(|l| self.archetypes.get(l.archetype))
-            .is_some_and(|a| a.has(component_id::<T>()))
+            .and_then(|l| Some((self.archetypes.get(l.archetype)?, l.row.index())))
+            .is_some_and(|(a, row)| a.has_at(component_id::<T>(), row))
     }
 
     /// A read-only view of a live entity.
@@ -281,17 +293,29 @@ impl World {
     #[inline(never)]
     fn create_spawn_archetype(&mut self, bundle: BundleId) -> ArchetypeId {
         let info = self.bundles.get(bundle);
-        let mut sorted = info.components.to_vec();
-        sorted.sort_unstable();
-        let id = self.archetypes.get_or_create(&sorted, &self.components);
-        let archetype = self.archetypes.get(id).expect("just created");
-        let columns = info
-            .components
+        let mut key: Vec<_> = info.components.iter().copied().filter(|&c| !self.is_tag(c)).collect();
+        key.sort_unstable();
+        let id = self.archetypes.get_or_create(&key, &self.components);
+        let components = info.components.clone();
+        let columns = components
             .iter()
-            .map(|&c| archetype.column_index(c).expect("bundle component is in its archetype") as u32)
+            .map(|&c| match self.components.get(c).filter(|i| i.is_tag()) {
+                Some(tag) => self.archetypes.add_tag_column(id, tag) as u32,
+                None => {
+                    self.archetypes.get(id).and_then(|a| a.column_index(c)).expect("bundle data is in the key") as u32
+                }
+            })
             .collect();
         self.bundles.get_mut(bundle).spawn = Some(SpawnTarget { archetype: id, columns });
         id
+    }
+
+    /// `true` when a registered component is a tag (see [`ComponentInfo::is_tag`]).
+    ///
+    /// [`ComponentInfo::is_tag`]: crate::ComponentInfo::is_tag
+    #[inline]
+    pub(crate) fn is_tag(&self, component: crate::component::ComponentId) -> bool {
+        self.components.get(component).is_some_and(|i| i.is_tag())
     }
 
     /// Checks every internal invariant and describes the first one broken. Meant for
@@ -335,7 +359,8 @@ impl World {
         let source = self.archetypes.get(id).expect("checked by caller");
         for (bundle, edge) in source.edges.inserts() {
             let info = self.bundles.get(bundle);
-            let mut expected: Vec<_> = source.components().iter().chain(info.components.iter()).copied().collect();
+            let mut expected: Vec<_> =
+                source.key().iter().chain(info.components.iter()).copied().filter(|&c| !self.is_tag(c)).collect();
             expected.sort_unstable();
             expected.dedup();
             if self.archetypes.find(&expected) != Some(edge.target) {
@@ -345,8 +370,7 @@ impl World {
         for (bundle, edge) in source.edges.removes() {
             let info = self.bundles.get(bundle);
             if let crate::archetype::RemoveEdge::Target(target) = edge {
-                let expected: Vec<_> =
-                    source.components().iter().filter(|c| !info.components.contains(c)).copied().collect();
+                let expected: Vec<_> = source.key().iter().filter(|c| !info.components.contains(c)).copied().collect();
                 if self.archetypes.find(&expected) != Some(target) {
                     return Err(format!("remove edge {id:?} - {bundle:?} leads to {target:?}"));
                 }

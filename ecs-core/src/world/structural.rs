@@ -64,6 +64,8 @@ impl World {
                 let column = *targets.next().expect("bundle writes as many values as it registered");
                 columns[column as usize].push_slot(tick)
             });
+            // Tags the archetype's other entities have, this one lacks.
+            archetype.pad_tags(row.index());
         }
         archetype.entities.push(entity);
         entity
@@ -99,15 +101,23 @@ impl World {
             let columns = &mut source.columns;
             bundle.take(&mut |value| {
                 let write = writes.next().expect("bundle yields as many values as it registered");
-                debug_assert!(write.existed);
+                let column = &mut columns[write.column as usize];
                 // SAFETY: `write.column` holds this bundle component's type, and `row`
-                // is the live entity's row.
-                unsafe { columns[write.column as usize].replace(row, value, tick, &mut panic) };
+                // is the live entity's row. A tag's value is zero-sized without drop
+                // glue: marking the row present takes it over.
+                unsafe {
+                    if write.tag {
+                        column.set_present(row, tick);
+                    } else {
+                        column.replace(row, value, tick, &mut panic);
+                    }
+                }
             });
             resume_deferred(panic);
             return Ok(());
         }
 
+        self.archetypes.sync_tags(source_id, target_id, &self.components);
         let (source, target) = self.archetypes.pair_mut(source_id, target_id);
         target.reserve(1);
         let target_row = target.len();
@@ -117,6 +127,8 @@ impl World {
             // component and has room (reserved above).
             unsafe { column.swap_remove_into(row, &mut target.columns[to]) };
         }
+        // SAFETY: room reserved; tags the entity did not have start absent.
+        unsafe { target.pad_tags(target_row) };
         let edge = source.edges.insert(bundle_id).expect("edge cached above");
         let mut writes = edge.writes.iter();
         let columns = &mut target.columns;
@@ -124,20 +136,23 @@ impl World {
             bundle.take(&mut |value| {
                 let write = writes.next().expect("bundle yields as many values as it registered");
                 let column = &mut columns[write.column as usize];
-                if write.existed {
-                    // SAFETY: the old value was moved into `target_row` above; the
-                    // column stores this bundle component's type.
-                    unsafe { column.replace(target_row, value, tick, &mut panic) };
-                } else {
-                    // SAFETY: the column stores this bundle component's type and has
-                    // room (reserved above).
-                    unsafe { column.push_unchecked(value, tick) };
+                // SAFETY: the column stores this bundle component's type; existing
+                // values (and tags, padded above) are at `target_row`, new ones are
+                // pushed into reserved room.
+                unsafe {
+                    if write.tag {
+                        column.set_present(target_row, tick);
+                    } else if write.existed {
+                        column.replace(target_row, value, tick, &mut panic);
+                    } else {
+                        column.push_unchecked(value, tick);
+                    }
                 }
             });
         } else {
-            // SAFETY: every bundle component is new to the entity; each slot is in the
-            // column of that component (so has its type), the columns have room, and
-            // `write` fills each slot at once.
+            // SAFETY: every bundle component is new data for the entity; each slot is
+            // in the column of that component (so has its type), the columns have
+            // room, and `write` fills each slot at once.
             unsafe {
                 bundle.write(&mut || {
                     let write = writes.next().expect("bundle writes as many values as it registered");
@@ -186,10 +201,34 @@ impl World {
         };
         let row = location.row.index();
         let info = self.bundles.get(bundle_id);
+        let source = self.archetypes.get(source_id).expect("live archetype");
+        if let Some(&missing) = info.components.iter().find(|&&c| !source.has_at(c, row)) {
+            // A tag of the bundle that this entity lacks.
+            return Err(EcsError::MissingComponent { entity, component: self.components.name(missing) });
+        }
+        if target_id != source_id {
+            self.archetypes.sync_tags(source_id, target_id, &self.components);
+        }
+        let info = self.bundles.get(bundle_id);
+        let tags: Vec<_> = info.components.iter().copied().filter(|&c| self.is_tag(c)).collect();
         if target_id == source_id {
-            debug_assert!(info.components.is_empty());
-            // SAFETY: an empty bundle reads no value, so `next` is never called.
-            return Ok(unsafe { B::from_components(&mut || unreachable!("empty bundle reads no value")) });
+            let source = self.archetypes.get_mut(source_id);
+            let mut removed = info.components.iter();
+            // SAFETY: only tags are removed (the data components are the same on both
+            // sides of the edge); their values are zero-sized and need no drop, so
+            // reading them from the column's (dangling, aligned) pointer is valid.
+            let bundle = unsafe {
+                B::from_components(&mut || {
+                    let component = *removed.next().expect("bundle reads as many values as it registered");
+                    let column = source.column(component).expect("checked present above");
+                    OwningPtr::new(column.data_ptr())
+                })
+            };
+            for &tag in &tags {
+                // SAFETY: `row` is the live entity's row.
+                unsafe { source.column_mut(tag).expect("checked present above").set_absent(row) };
+            }
+            return Ok(bundle);
         }
 
         let (source, target) = self.archetypes.pair_mut(source_id, target_id);
@@ -202,7 +241,7 @@ impl World {
         let bundle = unsafe {
             B::from_components(&mut || {
                 let component = *removed.next().expect("bundle reads as many values as it registered");
-                let column = source.column(component).expect("remove edge proves the source has it");
+                let column = source.column(component).expect("checked present above");
                 OwningPtr::new(core::ptr::NonNull::new_unchecked(column.get_unchecked(row).as_ptr()))
             })
         };
@@ -212,6 +251,13 @@ impl World {
                 Some(to) => unsafe { column.swap_remove_into(row, &mut target.columns[to]) },
                 // SAFETY: this component's value was moved into `bundle` above.
                 None => unsafe { column.swap_remove_forget(row) },
+            }
+        }
+        // SAFETY: room reserved; `target_row` is the entity's new row.
+        unsafe {
+            target.pad_tags(target_row);
+            for &tag in &tags {
+                target.column_mut(tag).expect("synced tags").set_absent(target_row);
             }
         }
         target.entities.push(entity);
@@ -254,43 +300,54 @@ impl World {
         self.entities.set_location(entity.index(), to);
     }
 
-    /// Computes and caches the edge "archetype `source` gains bundle `bundle`".
+    /// Computes and caches the edge "archetype `source` gains bundle `bundle`":
+    /// the archetype whose key adds the bundle's data components, with columns for
+    /// its tags.
     #[cold]
     #[inline(never)]
     fn insert_edge(&mut self, source: ArchetypeId, bundle: BundleId) -> ArchetypeId {
         let info = self.bundles.get(bundle);
-        let source_components = self.archetypes.get(source).expect("live archetype").components();
-        let mut components: Vec<_> = source_components.iter().chain(info.components.iter()).copied().collect();
-        components.sort_unstable();
-        components.dedup();
-        let target = self.archetypes.get_or_create(&components, &self.components);
+        let source_key = self.archetypes.get(source).expect("live archetype").key();
+        let mut key: Vec<_> =
+            source_key.iter().chain(info.components.iter()).copied().filter(|&c| !self.is_tag(c)).collect();
+        key.sort_unstable();
+        key.dedup();
+        let target = self.archetypes.get_or_create(&key, &self.components);
+        let components = info.components.clone();
+        for &c in components.iter() {
+            if let Some(tag) = self.components.get(c).filter(|i| i.is_tag()) {
+                self.archetypes.add_tag_column(target, tag);
+            }
+        }
         let source_archetype = self.archetypes.get(source).expect("live archetype");
         let target_archetype = self.archetypes.get(target).expect("just created");
-        let writes: Box<[BundleWrite]> = info
-            .components
+        let writes: Box<[BundleWrite]> = components
             .iter()
             .map(|&c| BundleWrite {
                 column: target_archetype.column_index(c).expect("target has every bundle component") as u32,
-                existed: source_archetype.has(c),
+                existed: source_archetype.key().contains(&c),
+                tag: self.is_tag(c),
             })
             .collect();
-        let replaces = writes.iter().any(|w| w.existed);
+        let replaces = writes.iter().any(|w| w.existed || w.tag);
         self.archetypes.get_mut(source).edges.set_insert(bundle, InsertEdge { target, writes, replaces });
         target
     }
 
-    /// Computes and caches the edge "archetype `source` loses bundle `bundle`".
+    /// Computes and caches the edge "archetype `source` loses bundle `bundle`": the
+    /// archetype whose key drops the bundle's data components. Tags are checked per
+    /// row.
     #[cold]
     #[inline(never)]
     fn remove_edge(&mut self, source: ArchetypeId, bundle: BundleId) -> RemoveEdge {
         let info = self.bundles.get(bundle);
         let source_archetype = self.archetypes.get(source).expect("live archetype");
-        let edge = match info.components.iter().find(|&&c| !source_archetype.has(c)) {
+        let data: Vec<_> = info.components.iter().copied().filter(|&c| !self.is_tag(c)).collect();
+        let edge = match data.iter().find(|&&c| !source_archetype.key().contains(&c)) {
             Some(&missing) => RemoveEdge::Missing(missing),
             None => {
-                let components: Vec<_> =
-                    source_archetype.components().iter().filter(|c| !info.components.contains(c)).copied().collect();
-                RemoveEdge::Target(self.archetypes.get_or_create(&components, &self.components))
+                let key: Vec<_> = source_archetype.key().iter().filter(|c| !data.contains(c)).copied().collect();
+                RemoveEdge::Target(self.archetypes.get_or_create(&key, &self.components))
             }
         };
         self.archetypes.get_mut(source).edges.set_remove(bundle, edge);

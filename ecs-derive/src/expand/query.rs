@@ -28,6 +28,7 @@ pub fn query(def: QueryDef<'_>) -> TokenStream {
     let marks = per_field(
         |ty, i, q| quote!(unsafe { <#ty as #q::QueryData>::mark_written(&__fetch.#i, ::core::clone::Clone::clone(&__rows)) };),
     );
+    let filters = per_field(|ty, i, q| quote!(&& unsafe { <#ty as #q::QueryData>::filter_row(&__fetch.#i, __row) }));
     let slices = per_field(
         |ty, i, q| quote!(unsafe { <#ty as #q::QueryData>::slice(&__fetch.#i, ::core::clone::Clone::clone(&__rows)) },),
     );
@@ -45,6 +46,7 @@ pub fn query(def: QueryDef<'_>) -> TokenStream {
                 type Fetch<#w> = (#(<#tys as #q::QueryData>::Fetch<#w>,)*);
                 type State = (#(<#tys as #q::QueryData>::State,)*);
                 const COLUMNS: usize = 0 #(+ <#tys as #q::QueryData>::COLUMNS)*;
+                const DENSE: bool = true #(&& <#tys as #q::QueryData>::DENSE)*;
 
                 fn init_state() -> Self::State {
                     (#(<#tys as #q::QueryData>::init_state(),)*)
@@ -78,6 +80,12 @@ pub fn query(def: QueryDef<'_>) -> TokenStream {
                 #[inline(always)]
                 unsafe fn fetch<#w>(__fetch: &Self::Fetch<#w>, __row: ::core::primitive::usize) -> Self::Item<#w> {
                     #ident { #(#fetched)* }
+                }
+                #[inline(always)]
+                #[allow(unused_unsafe)]
+                unsafe fn filter_row(__fetch: &Self::Fetch<'_>, __row: ::core::primitive::usize) -> bool {
+                    // SAFETY: forwarded from the caller.
+                    true #(#filters)*
                 }
                 #[inline(always)]
                 #[allow(unused_unsafe)]
