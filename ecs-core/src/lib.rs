@@ -38,11 +38,14 @@ extern crate self as ecs_core;
 
 pub mod archetype;
 pub mod bundle;
+pub mod command;
 pub mod component;
 pub mod entity;
 mod error;
 pub mod query;
+mod resource;
 pub mod storage;
+pub mod system;
 pub mod world;
 
 pub use archetype::{Archetype, ArchetypeId};
@@ -60,7 +63,9 @@ pub use bytemuck;
 /// The names almost every user of the crate needs: `use ecs_core::prelude::*;`.
 pub mod prelude {
     pub use crate::bytemuck::{Pod, Zeroable};
+    pub use crate::command::Commands;
     pub use crate::query::{Added, Changed, Or, QueryState, With, Without};
+    pub use crate::system::{IntoSystemConfig, Local, Query, Res, ResMut, Schedule};
     pub use crate::{Bundle, Component, EcsError, Entity, EntityRef, Query, World};
 }
 

@@ -25,9 +25,12 @@ impl ArchetypeId {
     pub const EMPTY: Self = Self(0);
     /// Names no archetype; marks free entity slots.
     pub(crate) const INVALID: Self = Self(u32::MAX);
+    /// Names no archetype; marks entity slots reserved by `Commands` and not yet
+    /// spawned. Every real id is below it.
+    pub(crate) const RESERVED: Self = Self(u32::MAX - 1);
 
     pub(crate) fn new(index: usize) -> Self {
-        let index = u32::try_from(index).ok().filter(|&i| i != u32::MAX).expect("too many archetypes");
+        let index = u32::try_from(index).ok().filter(|&i| i < Self::RESERVED.0).expect("too many archetypes");
         Self(index)
     }
 

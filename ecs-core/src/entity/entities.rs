@@ -4,12 +4,16 @@
 //!  slots:  [ 0: gen 3, live (A1,r0) | 1: gen 2, free | 2: gen 1, live (A0,r5) | 3: gen MAX+, retired ]
 //!  free:   [ 1 ]            <- stack of reusable slot indices
 //! ```
-//! A slot is live when its location names an archetype. Freeing a slot bumps its
+//! A slot is live when its location names an archetype. `Commands` can reserve
+//! handles through a shared world (`reserve`): they are indices past the end of
+//! `slots`, counted atomically, which `flush` turns into slots marked reserved;
+//! spawning a reserved handle makes it live. Freeing a slot bumps its
 //! generation at once, so a handle to the old entity stops matching before the slot
 //! is ever reused. A slot whose generation is already `u32::MAX` is *retired*: it
 //! stays free forever instead of wrapping to a generation an old handle could match.
 
 use core::num::NonZeroU32;
+use core::sync::atomic::{AtomicU32, Ordering};
 
 use super::Entity;
 use crate::archetype::{ArchetypeId, Row};
@@ -26,12 +30,20 @@ pub struct EntityLocation {
 impl EntityLocation {
     /// The location of a slot that holds no entity.
     const FREE: Self = Self { archetype: ArchetypeId::INVALID, row: Row::INVALID };
+    const RESERVED: Self = Self { archetype: ArchetypeId::RESERVED, row: Row::INVALID };
+
+    /// `true` when the location names a real archetype: the slot holds a live entity.
+    #[inline]
+    fn is_live(self) -> bool {
+        self.archetype < ArchetypeId::RESERVED
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
 struct Slot {
     generation: NonZeroU32,
-    /// `archetype == ArchetypeId::INVALID` when the slot is free or retired.
+    /// `archetype == ArchetypeId::INVALID` when the slot is free or retired,
+    /// `ArchetypeId::RESERVED` when reserved by `Commands` and not yet spawned.
     location: EntityLocation,
 }
 
@@ -42,6 +54,12 @@ pub struct Entities {
     slots: Vec<Slot>,
     free: Vec<u32>,
     live: u32,
+    /// Handles reserved through `&self` since the last `flush`: indices
+    /// `slots.len()..slots.len() + pending`.
+    pending: AtomicU32,
+    /// Slots `flush` marked reserved; those still reserved when
+    /// `release_reserved` runs are freed.
+    reserved: Vec<u32>,
 }
 
 impl Entities {
@@ -62,8 +80,7 @@ impl Entities {
     #[inline]
     pub fn get(&self, entity: Entity) -> Option<EntityLocation> {
         let slot = self.slots.get(entity.index() as usize)?;
-        (slot.generation == entity.generation() && slot.location.archetype != ArchetypeId::INVALID)
-            .then_some(slot.location)
+        (slot.generation == entity.generation() && slot.location.is_live()).then_some(slot.location)
     }
 
     /// `true` when the handle names a live entity.
@@ -84,6 +101,9 @@ impl Entities {
     /// When all 2^32 slots are in use or retired.
     #[inline]
     pub(crate) fn alloc(&mut self, location: EntityLocation) -> Entity {
+        if *self.pending.get_mut() != 0 {
+            self.flush();
+        }
         self.live += 1;
         if let Some(index) = self.free.pop() {
             let slot = &mut self.slots[index as usize];
@@ -99,6 +119,70 @@ impl Entities {
         }
     }
 
+    /// Reserves a handle through a shared reference, for an entity spawned later
+    /// (by `Commands`). Reserved handles are always fresh indices.
+    ///
+    /// # Panics
+    /// When the index space is exhausted.
+    pub(crate) fn reserve_entity(&self) -> Entity {
+        let offset = self.pending.fetch_add(1, Ordering::Relaxed) as usize;
+        let index = u32::try_from(self.slots.len() + offset)
+            .ok()
+            .filter(|&i| i != u32::MAX)
+            .expect("entity index space exhausted: 2^32 entity slots are in use or retired");
+        Entity::new(index, NonZeroU32::MIN)
+    }
+
+    /// Turns pending reservations into slots marked reserved.
+    pub(crate) fn flush(&mut self) {
+        let pending = core::mem::take(self.pending.get_mut());
+        for _ in 0..pending {
+            self.reserved.push(self.slots.len() as u32);
+            self.slots.push(Slot { generation: NonZeroU32::MIN, location: EntityLocation::RESERVED });
+        }
+    }
+
+    /// Makes a reserved handle live at `location`. `false` when the handle is not a
+    /// reserved, unspawned one.
+    pub(crate) fn spawn_reserved(&mut self, entity: Entity, location: EntityLocation) -> bool {
+        self.flush();
+        match self.slots.get_mut(entity.index() as usize) {
+            Some(slot) if slot.generation == entity.generation() && slot.location == EntityLocation::RESERVED => {
+                slot.location = location;
+                self.live += 1;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// `true` when the handle was reserved and not yet spawned.
+    pub(crate) fn is_reserved(&self, entity: Entity) -> bool {
+        let index = entity.index() as usize;
+        match self.slots.get(index) {
+            Some(slot) => slot.generation == entity.generation() && slot.location == EntityLocation::RESERVED,
+            None => {
+                entity.generation() == NonZeroU32::MIN
+                    && index < self.slots.len() + self.pending.load(Ordering::Relaxed) as usize
+            }
+        }
+    }
+
+    /// Frees every reserved slot that was never spawned.
+    pub(crate) fn release_reserved(&mut self) {
+        self.flush();
+        for index in core::mem::take(&mut self.reserved) {
+            let slot = &mut self.slots[index as usize];
+            if slot.location == EntityLocation::RESERVED {
+                slot.location = EntityLocation::FREE;
+                if let Some(next) = slot.generation.checked_add(1) {
+                    slot.generation = next;
+                    self.free.push(index);
+                }
+            }
+        }
+    }
+
     /// Frees the entity's slot and returns where its components were.
     pub(crate) fn free(&mut self, entity: Entity) -> Option<EntityLocation> {
         let location = self.get(entity)?;
@@ -108,7 +192,7 @@ impl Entities {
 
     fn free_slot(&mut self, index: u32) {
         let slot = &mut self.slots[index as usize];
-        debug_assert_ne!(slot.location.archetype, ArchetypeId::INVALID);
+        debug_assert!(slot.location.is_live());
         slot.location = EntityLocation::FREE;
         self.live -= 1;
         // Retire rather than wrap: a wrapped generation could equal a stale handle's.
@@ -122,14 +206,14 @@ impl Entities {
     #[inline]
     pub(crate) fn set_location(&mut self, index: u32, location: EntityLocation) {
         let slot = &mut self.slots[index as usize];
-        debug_assert_ne!(slot.location.archetype, ArchetypeId::INVALID);
+        debug_assert!(slot.location.is_live());
         slot.location = location;
     }
 
     /// Frees every live slot, as if each entity had been despawned.
     pub(crate) fn clear(&mut self) {
         for index in 0..self.slots.len() as u32 {
-            if self.slots[index as usize].location.archetype != ArchetypeId::INVALID {
+            if self.slots[index as usize].location.is_live() {
                 self.free_slot(index);
             }
         }
@@ -141,7 +225,7 @@ impl Entities {
         self.slots
             .iter()
             .enumerate()
-            .filter(|(_, slot)| slot.location.archetype != ArchetypeId::INVALID)
+            .filter(|(_, slot)| slot.location.is_live())
             .map(|(index, slot)| (Entity::new(index as u32, slot.generation), slot.location))
     }
 
@@ -154,14 +238,14 @@ impl Entities {
                 .slots
                 .get(index as usize)
                 .ok_or_else(|| format!("free list names slot {index}, beyond the index"))?;
-            if slot.location.archetype != ArchetypeId::INVALID {
-                return Err(format!("slot {index} is both live and on the free list"));
+            if slot.location != EntityLocation::FREE {
+                return Err(format!("slot {index} is both in use and on the free list"));
             }
             if std::mem::replace(&mut on_free_list[index as usize], true) {
                 return Err(format!("slot {index} is on the free list twice"));
             }
         }
-        let live = self.slots.iter().filter(|s| s.location.archetype != ArchetypeId::INVALID).count();
+        let live = self.slots.iter().filter(|s| s.location.is_live()).count();
         if live != self.live as usize {
             return Err(format!("live count is {} but {live} slots are live", self.live));
         }

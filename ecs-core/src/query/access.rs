@@ -49,6 +49,11 @@ impl Access {
         self.writes.push((id, name));
     }
 
+    /// Records a write without checking for aliasing (for unions of accesses).
+    pub(crate) fn add_write_unchecked(&mut self, id: ComponentId, name: &'static str) {
+        self.writes.push((id, name));
+    }
+
     /// The components read, with their names.
     pub fn reads(&self) -> &[(ComponentId, &'static str)] {
         &self.reads

@@ -46,6 +46,11 @@ pub unsafe trait QueryFilter {
     fn matches(state: &Self::State, archetype: &Archetype) -> bool;
     /// Reports each component an archetype must have to match.
     fn required(state: &Self::State, f: &mut impl FnMut(ComponentId));
+    /// Reports components every passing row has (`With<T>`, tags included): half of
+    /// the proof that two queries never yield the same row.
+    fn included(_state: &Self::State, _f: &mut impl FnMut(ComponentId)) {}
+    /// Reports components no passing row has (`Without<T>`): the other half.
+    fn excluded(_state: &Self::State, _f: &mut impl FnMut(ComponentId)) {}
     /// Pushes [`COLUMNS`](Self::COLUMNS) column indices for a matched archetype.
     fn columns(state: &Self::State, archetype: &Archetype, out: &mut Vec<u32>);
     /// Builds the per-archetype state.
@@ -107,6 +112,16 @@ macro_rules! presence_filter {
             }
             fn required(state: &ComponentId, f: &mut impl FnMut(ComponentId)) {
                 if $has && !is_tag::<T>() {
+                    f(*state);
+                }
+            }
+            fn included(state: &ComponentId, f: &mut impl FnMut(ComponentId)) {
+                if $has {
+                    f(*state);
+                }
+            }
+            fn excluded(state: &ComponentId, f: &mut impl FnMut(ComponentId)) {
+                if !$has {
                     f(*state);
                 }
             }
@@ -266,6 +281,12 @@ macro_rules! tuple_filter {
             }
             fn required(state: &Self::State, f: &mut impl FnMut(ComponentId)) {
                 $($name::required(&state.$index, f);)+
+            }
+            fn included(state: &Self::State, f: &mut impl FnMut(ComponentId)) {
+                $($name::included(&state.$index, f);)+
+            }
+            fn excluded(state: &Self::State, f: &mut impl FnMut(ComponentId)) {
+                $($name::excluded(&state.$index, f);)+
             }
             fn columns(state: &Self::State, archetype: &Archetype, out: &mut Vec<u32>) {
                 $($name::columns(&state.$index, archetype, out);)+

@@ -24,6 +24,7 @@ impl<'s, Q: QueryData, F: QueryFilter> From<&'s mut QueryState<Q, F>> for StateR
 }
 
 impl<'s, Q: QueryData, F: QueryFilter> From<&'s QueryState<Q, F>> for StateRef<'s, Q, F> {
+    #[inline]
     fn from(state: &'s QueryState<Q, F>) -> Self {
         Self::Borrowed(state)
     }

@@ -74,18 +74,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// (`(&mut A, &A)`): that would alias. The message names the component.
     #[track_caller]
     pub fn new(world: &World) -> Self {
-        let data = Q::init_state();
-        let filter = F::init_state();
-        let mut access = Access::default();
-        Q::access(&data, &mut access);
-        F::access(&filter, &mut access);
-        if let Some(conflict) = access.conflicts().first() {
-            panic!(
-                "query `{}` is refused: {conflict}; a query may borrow a component mutably only once \
-                 and not also share it — split it into two queries",
-                core::any::type_name::<Q>()
-            );
-        }
+        let (data, filter, access) = Self::checked_access();
         for &component in access.watched() {
             world.archetypes().track_changes(component);
         }
@@ -107,9 +96,95 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         state
     }
 
+    /// The query's component ids and access, refusing aliasing.
+    ///
+    /// # Panics
+    /// As for [`new`](Self::new).
+    #[track_caller]
+    fn checked_access() -> (Q::State, F::State, Access) {
+        let data = Q::init_state();
+        let filter = F::init_state();
+        let mut access = Access::default();
+        Q::access(&data, &mut access);
+        F::access(&filter, &mut access);
+        if let Some(conflict) = access.conflicts().first() {
+            panic!(
+                "query `{}` is refused: {conflict}; a query may borrow a component mutably only once \
+                 and not also share it — split it into two queries",
+                core::any::type_name::<Q>()
+            );
+        }
+        (data, filter, access)
+    }
+
+    /// The access and disjointness proof of this query type, without a world (see
+    /// [`access`](Self::access) and [`disjointness`](Self::disjointness)).
+    ///
+    /// # Panics
+    /// When the query aliases a component, as for [`new`](Self::new).
+    #[track_caller]
+    pub fn describe() -> (Access, Vec<ComponentId>, Vec<ComponentId>) {
+        let (data, filter, access) = Self::checked_access();
+        let (mut with, mut without) = (Vec::new(), Vec::new());
+        Q::required(&data, &mut |c| with.push(c));
+        F::required(&filter, &mut |c| with.push(c));
+        F::included(&filter, &mut |c| with.push(c));
+        F::excluded(&filter, &mut |c| without.push(c));
+        (access, with, without)
+    }
+
     /// What the query reads and writes.
     pub fn access(&self) -> &Access {
         &self.access
+    }
+
+    /// Components every yielded row has, and components no yielded row has: two
+    /// queries with a component in one's first list and the other's second never
+    /// yield the same row, so they may run side by side even if one writes what
+    /// the other reads.
+    pub fn disjointness(&self) -> (Vec<ComponentId>, Vec<ComponentId>) {
+        let (mut with, mut without) = (Vec::new(), Vec::new());
+        Q::required(&self.data, &mut |c| with.push(c));
+        F::required(&self.filter, &mut |c| with.push(c));
+        F::included(&self.filter, &mut |c| with.push(c));
+        F::excluded(&self.filter, &mut |c| without.push(c));
+        (with, without)
+    }
+
+    /// Iterates with the given tick window, through a shared world, without
+    /// touching the state's own `last_run` (systems keep theirs).
+    ///
+    /// # Safety
+    /// The caller has the query's access to `world` for `'w` (no other borrow of
+    /// what it writes, nothing writing what it reads), and archetypes are up to date.
+    pub(crate) unsafe fn iter_unchecked<'w, 's>(
+        &'s self,
+        world: &'w World,
+        ctx: FetchContext,
+    ) -> QueryIter<'w, 's, Q, F> {
+        self.validate_world(world);
+        // SAFETY: forwarded.
+        unsafe { QueryIter::new(world.archetypes(), self.into(), ctx) }
+    }
+
+    /// [`get_mut`](Self::get_mut) through a shared world with a given tick window.
+    ///
+    /// # Safety
+    /// As for [`iter_unchecked`](Self::iter_unchecked).
+    pub(crate) unsafe fn get_unchecked_with<'w>(
+        &self,
+        world: &'w World,
+        entity: Entity,
+        ctx: FetchContext,
+    ) -> Result<Q::Item<'w>, EcsError> {
+        self.validate_world(world);
+        // SAFETY: forwarded.
+        unsafe { self.get_at(world, entity, ctx) }
+    }
+
+    /// Sets when the query last ran (systems drive this).
+    pub(crate) fn set_last_run(&mut self, tick: Tick) {
+        self.last_run = tick;
     }
 
     /// The number of archetypes the query matches.
@@ -317,6 +392,14 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// The caller has the query's access to `world` for `'w`, and archetypes are
     /// up to date.
     unsafe fn get_unchecked<'w>(&self, world: &'w World, entity: Entity) -> Result<Q::Item<'w>, EcsError> {
+        let ctx = FetchContext { last_run: self.last_run, this_run: world.change_tick() };
+        // SAFETY: forwarded.
+        unsafe { self.get_at(world, entity, ctx) }
+    }
+
+    /// # Safety
+    /// As for `get_unchecked`.
+    unsafe fn get_at<'w>(&self, world: &'w World, entity: Entity, ctx: FetchContext) -> Result<Q::Item<'w>, EcsError> {
         let location = world.location(entity).ok_or(EcsError::NoSuchEntity(entity))?;
         let mismatch = EcsError::QueryMismatch { entity, query: core::any::type_name::<(Q, F)>() };
         let index = match self.position.get(location.archetype.index()) {
@@ -324,7 +407,6 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             _ => return Err(mismatch),
         };
         let archetype = world.archetypes().get(location.archetype).expect("live entity's archetype exists");
-        let ctx = FetchContext { last_run: self.last_run, this_run: world.change_tick() };
         let row = location.row.index();
         let mut columns = self.columns_of(index);
         // SAFETY: the archetype matched and these are its cached columns; the row is

@@ -21,6 +21,8 @@ use crate::archetype::{ArchetypeId, Archetypes, Row};
 use crate::bundle::{Bundle, BundleId, BundleInfo, BundleKey, Bundles, SpawnTarget};
 use crate::component::{Component, Components, component_id, is_tag};
 use crate::entity::{Entities, Entity, EntityLocation};
+use crate::error::EcsError;
+use crate::resource::Resources;
 use crate::storage::{Tick, resume_deferred};
 
 /// The container of all entities and their components.
@@ -51,9 +53,14 @@ pub struct World {
     components: Components,
     archetypes: Archetypes,
     bundles: Bundles,
+    resources: Resources,
+    command_error: Option<CommandErrorHandler>,
     /// Atomic so that a read-only query run on `&World` can still start a new tick.
     change_tick: AtomicU32,
 }
+
+/// What the world does with a skipped command's error.
+type CommandErrorHandler = Box<dyn FnMut(&EcsError) + Send + Sync>;
 
 /// A process-unique id of a [`World`], so that a `QueryState` can refuse a world it
 /// was not made for.
@@ -91,6 +98,8 @@ impl World {
             components: Components::default(),
             archetypes: Archetypes::new(),
             bundles: Bundles::default(),
+            resources: Resources::default(),
+            command_error: None,
             change_tick: AtomicU32::new(1),
         }
     }
@@ -201,6 +210,82 @@ impl World {
             .get(entity)
             .and_then(|l| Some((self.archetypes.get(l.archetype)?, l.row.index())))
             .is_some_and(|(a, row)| a.has_at(component_id::<T>(), row))
+    }
+
+    /// Stores a resource, returning the one of the same type it replaces.
+    ///
+    /// # Example
+    /// ```
+    /// # use ecs_core::prelude::*;
+    /// struct DeltaTime(f32);
+    /// let mut world = World::new();
+    /// world.insert_resource(DeltaTime(1.0 / 60.0));
+    /// world.resource_mut::<DeltaTime>().unwrap().0 = 0.5;
+    /// assert_eq!(world.resource::<DeltaTime>().map(|d| d.0), Some(0.5));
+    /// assert!(world.remove_resource::<DeltaTime>().is_some());
+    /// assert!(!world.contains_resource::<DeltaTime>());
+    /// ```
+    pub fn insert_resource<R: Send + Sync + 'static>(&mut self, value: R) -> Option<R> {
+        self.resources.insert(value)
+    }
+
+    /// The resource of type `R`, if stored.
+    #[inline]
+    pub fn resource<R: Send + Sync + 'static>(&self) -> Option<&R> {
+        self.resources.get()
+    }
+
+    /// The resource of type `R`, mutably, if stored.
+    #[inline]
+    pub fn resource_mut<R: Send + Sync + 'static>(&mut self) -> Option<&mut R> {
+        self.resources.get_mut()
+    }
+
+    /// Removes and returns the resource of type `R`.
+    pub fn remove_resource<R: Send + Sync + 'static>(&mut self) -> Option<R> {
+        self.resources.remove()
+    }
+
+    /// `true` when a resource of type `R` is stored.
+    #[inline]
+    pub fn contains_resource<R: Send + Sync + 'static>(&self) -> bool {
+        self.resources.contains::<R>()
+    }
+
+    /// The resource, mutably, through a shared world (for system parameters).
+    ///
+    /// # Safety
+    /// No other borrow of the resource exists while the returned one is used.
+    #[inline]
+    #[expect(clippy::mut_from_ref, reason = "resources sit in cells; exclusivity is the caller's promise")]
+    pub(crate) unsafe fn resource_unchecked_mut<R: Send + Sync + 'static>(&self) -> Option<&mut R> {
+        // SAFETY: forwarded.
+        unsafe { self.resources.get_unchecked_mut() }
+    }
+
+    /// Sets what happens when a deferred command is skipped because its entity no
+    /// longer exists. The default prints one line to stderr.
+    pub fn set_command_error_handler(&mut self, handler: impl FnMut(&EcsError) + Send + Sync + 'static) {
+        self.command_error = Some(Box::new(handler));
+    }
+
+    pub(crate) fn report_command_error(&mut self, error: &EcsError) {
+        match &mut self.command_error {
+            Some(handler) => handler(error),
+            None => eprintln!("ecs: command skipped: {error}"),
+        }
+    }
+
+    /// Reserves a handle for an entity spawned later (by a command).
+    pub(crate) fn reserve_entity(&self) -> Entity {
+        self.entities.reserve_entity()
+    }
+
+    /// Frees entity handles reserved by `Commands::spawn` whose commands were never
+    /// applied (their queue was dropped). Call it only when every queue that could
+    /// still spawn a reserved handle has been applied.
+    pub fn release_reserved_entities(&mut self) {
+        self.entities.release_reserved();
     }
 
     /// A read-only view of a live entity.

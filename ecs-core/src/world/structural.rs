@@ -49,11 +49,27 @@ impl World {
     /// `Archetype::reserve`).
     #[inline]
     pub(super) unsafe fn spawn_reserved<B: Bundle>(&mut self, bundle: B, bundle_id: BundleId) -> Entity {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.push_row(bundle, bundle_id, |entities, location| entities.alloc(location)) }
+    }
+
+    /// Writes a new row of `bundle` into its spawn archetype for the entity that
+    /// `entity_at` issues for the row's location.
+    ///
+    /// # Safety
+    /// As for `spawn_reserved`.
+    #[inline]
+    unsafe fn push_row<B: Bundle>(
+        &mut self,
+        bundle: B,
+        bundle_id: BundleId,
+        entity_at: impl FnOnce(&mut crate::entity::Entities, EntityLocation) -> Entity,
+    ) -> Entity {
         let tick = self.change_tick();
         let target = self.bundles.get(bundle_id).spawn.as_ref().expect("caller created the spawn archetype");
         let archetype = self.archetypes.get_mut(target.archetype);
         let row = Row::new(archetype.len());
-        let entity = self.entities.alloc(EntityLocation { archetype: target.archetype, row });
+        let entity = entity_at(&mut self.entities, EntityLocation { archetype: target.archetype, row });
         let columns = &mut archetype.columns;
         let mut targets = target.columns.iter();
         // SAFETY: `target.columns` maps each bundle component, in write order, to the
@@ -69,6 +85,29 @@ impl World {
         }
         archetype.entities.push(entity);
         entity
+    }
+
+    /// Spawns a handle reserved by `Commands`.
+    ///
+    /// # Errors
+    /// [`EcsError::NoSuchEntity`] when the handle is not reserved and unspawned.
+    pub(crate) fn spawn_reserved_entity<B: Bundle>(&mut self, entity: Entity, bundle: B) -> Result<(), EcsError> {
+        self.entities.flush();
+        if !self.entities.is_reserved(entity) {
+            return Err(EcsError::NoSuchEntity(entity));
+        }
+        let bundle_id = self.bundle_id::<B>();
+        let archetype = self.spawn_archetype(bundle_id);
+        self.archetypes.get_mut(archetype).reserve(1);
+        // SAFETY: `bundle_id` is `B`'s id, its spawn archetype exists and has room.
+        unsafe {
+            self.push_row(bundle, bundle_id, |entities, location| {
+                let spawned = entities.spawn_reserved(entity, location);
+                debug_assert!(spawned, "checked reserved above");
+                entity
+            });
+        }
+        Ok(())
     }
 
     /// Adds the components of `bundle` to a live entity. A component the entity

@@ -1,0 +1,124 @@
+//! Deferred structural changes: [`Commands`] records spawns, inserts, removes,
+//! despawns and arbitrary closures through a shared world, and a [`CommandQueue`]
+//! applies them in order later, with `&mut World`.
+//!
+//! A spawned entity's handle is reserved at once (see `Entities::reserve_entity`),
+//! so later commands, and later systems, can use it. A command whose entity no
+//! longer exists is skipped and reported to the world's command error handler
+//! (by default a line on stderr); it never panics, and the generation check keeps
+//! it from touching an entity that reused the index.
+
+use crate::bundle::Bundle;
+use crate::entity::Entity;
+use crate::error::EcsError;
+use crate::world::World;
+
+type Command = Box<dyn FnOnce(&mut World) -> Result<(), EcsError> + Send + Sync>;
+
+/// Commands recorded for later application.
+#[derive(Default)]
+pub struct CommandQueue {
+    commands: Vec<Command>,
+}
+
+impl core::fmt::Debug for CommandQueue {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("CommandQueue").field("len", &self.commands.len()).finish()
+    }
+}
+
+impl CommandQueue {
+    /// The number of commands waiting.
+    pub fn len(&self) -> usize {
+        self.commands.len()
+    }
+
+    /// `true` when no command waits.
+    pub fn is_empty(&self) -> bool {
+        self.commands.is_empty()
+    }
+
+    /// Applies every command in order, reporting (not panicking on) commands whose
+    /// entity is gone.
+    ///
+    /// Handles reserved by `spawn` commands that are never applied (their queue was
+    /// dropped) stay reserved until [`World::release_reserved_entities`]; a schedule
+    /// calls it at every sync point.
+    pub fn apply(&mut self, world: &mut World) {
+        for command in self.commands.drain(..) {
+            if let Err(error) = command(world) {
+                world.report_command_error(&error);
+            }
+        }
+    }
+}
+
+/// Records structural changes to apply later. Made from a [`CommandQueue`] and the
+/// world the commands are for; in systems, a parameter.
+///
+/// # Example
+/// ```
+/// use ecs_core::prelude::*;
+/// use ecs_core::command::{CommandQueue, Commands};
+///
+/// #[derive(Component)] struct Health(i32);
+/// let mut world = World::new();
+/// let doomed = world.spawn(Health(0));
+/// let mut queue = CommandQueue::default();
+/// let mut commands = Commands::new(&mut queue, &world);
+/// let child = commands.spawn(Health(10));      // the handle is usable at once
+/// commands.insert(child, Health(11));
+/// commands.despawn(doomed);
+/// queue.apply(&mut world);
+/// assert_eq!(world.get::<Health>(child).map(|h| h.0), Some(11));
+/// assert!(!world.contains(doomed));
+/// ```
+pub struct Commands<'w> {
+    queue: &'w mut CommandQueue,
+    world: &'w World,
+}
+
+impl<'w> Commands<'w> {
+    /// Commands for `world`, recorded into `queue`.
+    pub fn new(queue: &'w mut CommandQueue, world: &'w World) -> Self {
+        Self { queue, world }
+    }
+
+    /// Spawns an entity with `bundle`. The handle is valid at once for other
+    /// commands; the entity exists once the queue is applied.
+    pub fn spawn<B: Bundle>(&mut self, bundle: B) -> Entity {
+        let entity = self.world.reserve_entity();
+        self.add(move |world| world.spawn_reserved_entity(entity, bundle));
+        entity
+    }
+
+    /// Inserts `bundle` into the entity (see [`World::insert`]).
+    pub fn insert<B: Bundle>(&mut self, entity: Entity, bundle: B) {
+        self.add(move |world| world.insert(entity, bundle));
+    }
+
+    /// Removes the components of `B` from the entity and drops them (see
+    /// [`World::remove`]).
+    pub fn remove<B: Bundle>(&mut self, entity: Entity) {
+        self.add(move |world| world.remove::<B>(entity).map(drop));
+    }
+
+    /// Despawns the entity (see [`World::despawn`]).
+    pub fn despawn(&mut self, entity: Entity) {
+        self.add(move |world| world.despawn(entity));
+    }
+
+    /// Runs any closure on the world. Its error, if any, is reported like a
+    /// command's.
+    pub fn add(&mut self, command: impl FnOnce(&mut World) -> Result<(), EcsError> + Send + Sync + 'static) {
+        self.queue.commands.push(Box::new(command));
+    }
+
+    /// Runs a closure on the world that cannot fail.
+    pub fn run(&mut self, f: impl FnOnce(&mut World) + Send + Sync + 'static) {
+        self.add(move |world| {
+            f(world);
+            Ok(())
+        });
+    }
+}

@@ -1,0 +1,103 @@
+//! [`SystemAccess`]: everything one system parameter (or a whole system) reads and
+//! writes, and the rules for when two of them conflict.
+
+use core::any::TypeId;
+
+use crate::component::ComponentId;
+use crate::query::Access;
+
+/// The data a system parameter or a system touches.
+#[derive(Clone, Debug, Default)]
+pub struct SystemAccess {
+    components: Access,
+    /// Components every row the parameter touches has (`&T`, `With<T>`, …).
+    with: Vec<ComponentId>,
+    /// Components no row the parameter touches has (`Without<T>`).
+    without: Vec<ComponentId>,
+    resource_reads: Vec<(TypeId, &'static str)>,
+    resource_writes: Vec<(TypeId, &'static str)>,
+    /// Reads the whole world (`&World`).
+    world: bool,
+}
+
+impl SystemAccess {
+    /// A query's access, with its disjointness proof.
+    pub fn query(components: Access, with: Vec<ComponentId>, without: Vec<ComponentId>) -> Self {
+        Self { components, with, without, ..Self::default() }
+    }
+
+    /// Reads a resource.
+    pub fn read_resource<R: 'static>() -> Self {
+        Self { resource_reads: vec![(TypeId::of::<R>(), core::any::type_name::<R>())], ..Self::default() }
+    }
+
+    /// Writes a resource.
+    pub fn write_resource<R: 'static>() -> Self {
+        Self { resource_writes: vec![(TypeId::of::<R>(), core::any::type_name::<R>())], ..Self::default() }
+    }
+
+    /// Reads everything (`&World`).
+    pub fn read_world() -> Self {
+        Self { world: true, ..Self::default() }
+    }
+
+    /// `true` when nothing is written.
+    pub fn is_read_only(&self) -> bool {
+        self.components.is_read_only() && self.resource_writes.is_empty()
+    }
+
+    /// Adds another parameter's access (for a whole system). The union keeps no
+    /// disjointness proof: a system as a whole is compared by what it touches.
+    pub fn extend(&mut self, other: &SystemAccess) {
+        for &(id, name) in other.components.reads() {
+            self.components.add_filter_read(id, name);
+        }
+        for &(id, name) in other.components.writes() {
+            self.components.add_write_unchecked(id, name);
+        }
+        self.resource_reads.extend_from_slice(&other.resource_reads);
+        self.resource_writes.extend_from_slice(&other.resource_writes);
+        self.world |= other.world;
+        self.with.clear();
+        self.without.clear();
+    }
+
+    fn disjoint(&self, other: &SystemAccess) -> bool {
+        self.with.iter().any(|c| other.without.contains(c)) || other.with.iter().any(|c| self.without.contains(c))
+    }
+
+    /// Why `self` and `other` cannot run at the same time, or `None` when they can.
+    pub fn conflict(&self, other: &SystemAccess) -> Option<String> {
+        let writes_any = |a: &SystemAccess| !a.is_read_only();
+        if (self.world && writes_any(other)) || (other.world && writes_any(self)) {
+            return Some("`&World` reads everything another parameter writes".into());
+        }
+        for &(id, name) in &self.resource_writes {
+            if other.resource_writes.iter().chain(&other.resource_reads).any(|&(o, _)| o == id) {
+                return Some(format!("resource `{name}` is written by one and used by the other"));
+            }
+        }
+        for &(id, name) in &other.resource_writes {
+            if self.resource_reads.iter().any(|&(o, _)| o == id) {
+                return Some(format!("resource `{name}` is written by one and read by the other"));
+            }
+        }
+        if self.disjoint(other) {
+            return None;
+        }
+        let touches = |a: &SystemAccess, id: ComponentId| {
+            a.components.reads().iter().chain(a.components.writes()).any(|&(c, _)| c == id)
+        };
+        for &(id, name) in self.components.writes() {
+            if touches(other, id) {
+                return Some(format!("component `{name}` is written by one and used by the other"));
+            }
+        }
+        for &(id, name) in other.components.writes() {
+            if touches(self, id) {
+                return Some(format!("component `{name}` is written by one and used by the other"));
+            }
+        }
+        None
+    }
+}

@@ -1,0 +1,186 @@
+//! Function systems: `fn movement(q: Query<…>, dt: Res<DeltaTime>)` as a
+//! [`System`], and exclusive `fn(&mut World)` systems.
+
+use core::any::TypeId;
+use core::marker::PhantomData;
+
+use super::param::{SystemParam, SystemParamItem};
+use super::{System, SystemAccess, SystemMeta};
+use crate::world::{World, WorldId};
+
+/// Something that can become a [`System`]: a function of system parameters, a
+/// function of `&mut World`, or a system. `Marker` tells the implementations apart.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a system",
+    label = "not a system",
+    note = "a system is a function whose parameters are all system parameters (`Query`, `Res`, `ResMut`, \
+            `Option<Res>`, `Local`, `Commands`, `&World`, at most 16), or a function taking only `&mut World`"
+)]
+pub trait IntoSystem<Marker>: Sized {
+    /// The system made.
+    type System: System;
+    /// Makes the system, recording and checking its parameters' access.
+    ///
+    /// # Panics
+    /// When two parameters conflict (see [`SystemMeta::add_param`]).
+    fn into_system(self) -> Self::System;
+}
+
+/// A function whose parameters are all [`SystemParam`]s, as a callable.
+pub trait SystemParamFunction<Marker>: Send + Sync + 'static {
+    /// The parameters, as a tuple.
+    type Param: SystemParam;
+    /// Calls the function.
+    fn run(&mut self, params: SystemParamItem<'_, Self::Param>);
+}
+
+/// A function system: the function, its parameters' state and its metadata.
+pub struct FunctionSystem<Marker, F: SystemParamFunction<Marker>> {
+    func: F,
+    state: Option<(WorldId, <F::Param as SystemParam>::State)>,
+    meta: SystemMeta,
+    marker: PhantomData<fn() -> Marker>,
+}
+
+/// The short name of a function type: `game::movement` rather than its full path
+/// with generics.
+fn system_name<F>() -> &'static str {
+    core::any::type_name::<F>()
+}
+
+impl<Marker: 'static, F: SystemParamFunction<Marker>> IntoSystem<(Marker, ())> for F {
+    type System = FunctionSystem<Marker, F>;
+
+    #[track_caller]
+    fn into_system(self) -> Self::System {
+        let mut meta = SystemMeta::new(system_name::<F>());
+        <F::Param as SystemParam>::access(&mut meta);
+        FunctionSystem { func: self, state: None, meta, marker: PhantomData }
+    }
+}
+
+impl<Marker: 'static, F: SystemParamFunction<Marker>> System for FunctionSystem<Marker, F> {
+    fn name(&self) -> &'static str {
+        self.meta.name()
+    }
+    fn access(&self) -> &SystemAccess {
+        self.meta.access()
+    }
+    fn is_exclusive(&self) -> bool {
+        false
+    }
+    fn label(&self) -> TypeId {
+        TypeId::of::<F>()
+    }
+    fn initialize(&mut self, world: &mut World) {
+        if self.state.as_ref().is_none_or(|(id, _)| *id != world.id()) {
+            self.state = Some((world.id(), <F::Param as SystemParam>::init_state(world)));
+            self.meta.last_run = crate::storage::Tick::new(0);
+        }
+    }
+    unsafe fn run_unchecked(&mut self, world: &World) {
+        let (id, state) = self.state.as_mut().expect("the schedule initializes systems before running them");
+        assert_eq!(*id, world.id(), "system `{}` was initialized for another world", self.meta.name());
+        self.meta.this_run = world.increment_change_tick();
+        // SAFETY: the caller holds the system's access; the state is this world's.
+        let params = unsafe { <F::Param as SystemParam>::get_param(state, &self.meta, world) };
+        self.func.run(params);
+        self.meta.last_run = self.meta.this_run;
+    }
+    fn run_exclusive(&mut self, world: &mut World) {
+        self.initialize(world);
+        // SAFETY: `&mut World` excludes every other access.
+        unsafe { self.run_unchecked(world) };
+        self.apply(world);
+    }
+    fn apply(&mut self, world: &mut World) {
+        if let Some((_, state)) = &mut self.state {
+            <F::Param as SystemParam>::apply(state, world);
+        }
+    }
+}
+
+macro_rules! impl_system_function {
+    ($($param:ident),*) => {
+        #[allow(non_snake_case, reason = "parameters are named after their types")]
+        impl<Func, $($param: SystemParam),*> SystemParamFunction<fn($($param,)*)> for Func
+        where
+            Func: Send + Sync + 'static,
+            for<'a> &'a mut Func: FnMut($($param),*) + FnMut($(SystemParamItem<'_, $param>),*),
+        {
+            type Param = ($($param,)*);
+
+            #[inline]
+            fn run(&mut self, params: SystemParamItem<'_, ($($param,)*)>) {
+                // Calling through a helper with the item types named explicitly lets
+                // the compiler pick the `FnMut(items)` bound above.
+                #[allow(clippy::too_many_arguments)]
+                fn call<$($param,)*>(mut f: impl FnMut($($param,)*), $($param: $param,)*) {
+                    f($($param,)*)
+                }
+                let ($($param,)*) = params;
+                call(self, $($param),*)
+            }
+        }
+    };
+}
+
+impl_system_function!();
+impl_system_function!(P0);
+impl_system_function!(P0, P1);
+impl_system_function!(P0, P1, P2);
+impl_system_function!(P0, P1, P2, P3);
+impl_system_function!(P0, P1, P2, P3, P4);
+impl_system_function!(P0, P1, P2, P3, P4, P5);
+impl_system_function!(P0, P1, P2, P3, P4, P5, P6);
+impl_system_function!(P0, P1, P2, P3, P4, P5, P6, P7);
+impl_system_function!(P0, P1, P2, P3, P4, P5, P6, P7, P8);
+impl_system_function!(P0, P1, P2, P3, P4, P5, P6, P7, P8, P9);
+impl_system_function!(P0, P1, P2, P3, P4, P5, P6, P7, P8, P9, P10);
+impl_system_function!(P0, P1, P2, P3, P4, P5, P6, P7, P8, P9, P10, P11);
+impl_system_function!(P0, P1, P2, P3, P4, P5, P6, P7, P8, P9, P10, P11, P12);
+impl_system_function!(P0, P1, P2, P3, P4, P5, P6, P7, P8, P9, P10, P11, P12, P13);
+impl_system_function!(P0, P1, P2, P3, P4, P5, P6, P7, P8, P9, P10, P11, P12, P13, P14);
+impl_system_function!(P0, P1, P2, P3, P4, P5, P6, P7, P8, P9, P10, P11, P12, P13, P14, P15);
+
+/// An exclusive system: a function of `&mut World`. It runs alone, after the
+/// commands of earlier systems are applied.
+pub struct ExclusiveSystem<F> {
+    func: F,
+    name: &'static str,
+    access: SystemAccess,
+}
+
+/// Marks the [`IntoSystem`] implementation for `fn(&mut World)`.
+pub struct IsExclusive;
+
+impl<F: FnMut(&mut World) + Send + Sync + 'static> IntoSystem<IsExclusive> for F {
+    type System = ExclusiveSystem<F>;
+
+    fn into_system(self) -> ExclusiveSystem<F> {
+        ExclusiveSystem { func: self, name: system_name::<F>(), access: SystemAccess::read_world() }
+    }
+}
+
+impl<F: FnMut(&mut World) + Send + Sync + 'static> System for ExclusiveSystem<F> {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn access(&self) -> &SystemAccess {
+        &self.access
+    }
+    fn is_exclusive(&self) -> bool {
+        true
+    }
+    fn label(&self) -> TypeId {
+        TypeId::of::<F>()
+    }
+    fn initialize(&mut self, _: &mut World) {}
+    unsafe fn run_unchecked(&mut self, _: &World) {
+        unreachable!("exclusive systems run through `run_exclusive`")
+    }
+    fn run_exclusive(&mut self, world: &mut World) {
+        (self.func)(world);
+    }
+    fn apply(&mut self, _: &mut World) {}
+}

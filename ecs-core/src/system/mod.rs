@@ -1,0 +1,103 @@
+//! Systems: plain functions whose parameters the world provides, and a
+//! [`Schedule`] that runs them, side by side where their data access allows.
+//!
+//! - `param.rs`: [`SystemParam`] and the parameters ([`Query`], [`Res`], [`ResMut`],
+//!   [`Local`], [`Commands`](crate::command::Commands), `&World`).
+//! - `access.rs`: [`SystemAccess`], what a parameter or system touches.
+//! - `function.rs`: [`IntoSystem`], turning functions (up to 16 parameters) and
+//!   exclusive `fn(&mut World)` systems into [`System`]s.
+//! - `schedule.rs`: [`Schedule`], ordering constraints, sync points and the
+//!   executor.
+
+mod access;
+mod function;
+mod param;
+mod schedule;
+
+pub use access::SystemAccess;
+pub use function::{ExclusiveSystem, FunctionSystem, IntoSystem};
+pub use param::{Local, Query, Res, ResMut, SystemParam, SystemParamItem};
+pub use schedule::{IntoSystemConfig, Schedule, SystemConfig};
+
+use core::any::TypeId;
+
+use crate::storage::Tick;
+use crate::world::World;
+
+/// What a system knows about itself: its name, its parameters' access and when it
+/// last ran.
+#[derive(Debug)]
+pub struct SystemMeta {
+    name: &'static str,
+    params: Vec<(&'static str, SystemAccess)>,
+    access: SystemAccess,
+    pub(crate) last_run: Tick,
+    pub(crate) this_run: Tick,
+}
+
+impl SystemMeta {
+    pub(crate) fn new(name: &'static str) -> Self {
+        Self {
+            name,
+            params: Vec::new(),
+            access: SystemAccess::default(),
+            last_run: Tick::new(0),
+            this_run: Tick::new(0),
+        }
+    }
+
+    /// The system's name (its function's path).
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// Everything the system reads and writes.
+    pub fn access(&self) -> &SystemAccess {
+        &self.access
+    }
+
+    /// Records a parameter's access.
+    ///
+    /// # Panics
+    /// When it conflicts with an earlier parameter of the same system: the message
+    /// names the system, both parameters and what they share.
+    #[track_caller]
+    pub fn add_param(&mut self, param: &'static str, access: SystemAccess) {
+        for (other, earlier) in &self.params {
+            if let Some(why) = earlier.conflict(&access) {
+                panic!(
+                    "system `{}` is refused: its parameters `{other}` and `{param}` conflict: {why}; \
+                     prove them disjoint with `With`/`Without` filters, or merge them into one parameter",
+                    self.name
+                );
+            }
+        }
+        self.access.extend(&access);
+        self.params.push((param, access));
+    }
+}
+
+/// A unit of work the [`Schedule`] runs.
+pub trait System: Send + Sync + 'static {
+    /// The system's name.
+    fn name(&self) -> &'static str;
+    /// What the system reads and writes (empty and [`is_exclusive`](Self::is_exclusive)
+    /// for `&mut World` systems).
+    fn access(&self) -> &SystemAccess;
+    /// `true` for a system taking `&mut World`: it runs alone.
+    fn is_exclusive(&self) -> bool;
+    /// The label `before`/`after` refer to: the function's type.
+    fn label(&self) -> TypeId;
+    /// Prepares the system's state for `world` (once per world).
+    fn initialize(&mut self, world: &mut World);
+    /// Runs a non-exclusive system through a shared world.
+    ///
+    /// # Safety
+    /// The system is initialized for `world`, and nothing else touches what its
+    /// [`access`](Self::access) writes, or writes what it reads, meanwhile.
+    unsafe fn run_unchecked(&mut self, world: &World);
+    /// Runs an exclusive system.
+    fn run_exclusive(&mut self, world: &mut World);
+    /// Applies deferred work (commands).
+    fn apply(&mut self, world: &mut World);
+}

@@ -1,0 +1,337 @@
+//! [`SystemParam`]: what a system function can take, and the parameters:
+//! [`Query`], [`Res`], [`ResMut`], `Option<Res<T>>`, `Option<ResMut<T>>`,
+//! [`Local`], [`Commands`] and `&World`, plus tuples of them.
+
+use core::ops::{Deref, DerefMut};
+
+use super::{SystemAccess, SystemMeta};
+use crate::command::{CommandQueue, Commands};
+use crate::entity::Entity;
+use crate::error::EcsError;
+use crate::query::{FetchContext, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData};
+use crate::world::World;
+
+/// A value a system function can take as a parameter.
+///
+/// # Safety
+/// [`access`](Self::access) must record everything
+/// [`get_param`](Self::get_param) lets the system read or write; the scheduler runs
+/// systems side by side based on it.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a system parameter",
+    label = "this parameter cannot be given to a system",
+    note = "system parameters are `Query<Q, F>`, `Res<T>`, `ResMut<T>`, `Option<Res<T>>`, `Option<ResMut<T>>`, \
+            `Local<T>`, `Commands`, `&World`, tuples of them, or a `#[derive(SystemParam)]` struct; \
+            a system taking `&mut World` must take nothing else"
+)]
+pub unsafe trait SystemParam: Sized {
+    /// What the parameter keeps between runs (a query's cache, a `Local` value,
+    /// a command queue).
+    type State: Send + Sync + 'static;
+    /// The parameter as the function receives it.
+    type Item<'w>;
+
+    /// Records the parameter's access in `meta`, which refuses a conflict with the
+    /// system's earlier parameters. Needs no world: it runs when the system is made.
+    fn access(meta: &mut SystemMeta);
+
+    /// Makes the state, once the system meets its world.
+    fn init_state(world: &mut World) -> Self::State;
+
+    /// The parameter for one run.
+    ///
+    /// # Safety
+    /// The caller holds the access recorded by [`access`](Self::access) on `world`
+    /// for `'w`, and `state` was made for `world`.
+    unsafe fn get_param<'w>(state: &'w mut Self::State, meta: &SystemMeta, world: &'w World) -> Self::Item<'w>;
+
+    /// Applies deferred work (commands) at a sync point.
+    fn apply(_state: &mut Self::State, _world: &mut World) {}
+}
+
+/// The type of a parameter `P` as a function receives it.
+pub type SystemParamItem<'w, P> = <P as SystemParam>::Item<'w>;
+
+/// A query as a system parameter: iterate with [`iter`](Self::iter) or
+/// [`iter_mut`](Self::iter_mut). `Changed` and `Added` mean "since this system last
+/// ran".
+pub struct Query<'w, Q: QueryData, F: QueryFilter = ()> {
+    world: &'w World,
+    state: &'w QueryState<Q, F>,
+    ctx: FetchContext,
+}
+
+impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
+    /// Iterates the matching entities (read-only queries).
+    pub fn iter(&self) -> QueryIter<'_, '_, Q, F>
+    where
+        Q: ReadOnlyQueryData,
+    {
+        // SAFETY: read-only, within the system's recorded access.
+        unsafe { self.state.iter_unchecked(self.world, self.ctx) }
+    }
+
+    /// Iterates the matching entities with the query's mutable access.
+    pub fn iter_mut(&mut self) -> QueryIter<'_, '_, Q, F> {
+        // SAFETY: `&mut self` keeps this query's items unique; the scheduler keeps
+        // other systems off what it writes.
+        unsafe { self.state.iter_unchecked(self.world, self.ctx) }
+    }
+
+    /// The item of one entity (read-only queries).
+    ///
+    /// # Errors
+    /// [`EcsError::NoSuchEntity`] or [`EcsError::QueryMismatch`].
+    pub fn get(&self, entity: Entity) -> Result<Q::Item<'_>, EcsError>
+    where
+        Q: ReadOnlyQueryData,
+    {
+        // SAFETY: as in `iter`.
+        unsafe { self.state.get_unchecked_with(self.world, entity, self.ctx) }
+    }
+
+    /// The item of one entity, with the query's mutable access.
+    ///
+    /// # Errors
+    /// [`EcsError::NoSuchEntity`] or [`EcsError::QueryMismatch`].
+    pub fn get_mut(&mut self, entity: Entity) -> Result<Q::Item<'_>, EcsError> {
+        // SAFETY: as in `iter_mut`.
+        unsafe { self.state.get_unchecked_with(self.world, entity, self.ctx) }
+    }
+}
+
+// SAFETY: records the query's component access with its disjointness proof; items
+// come from the query state only.
+unsafe impl<Q: QueryData + 'static, F: QueryFilter + 'static> SystemParam for Query<'_, Q, F> {
+    type State = QueryState<Q, F>;
+    type Item<'w> = Query<'w, Q, F>;
+
+    fn access(meta: &mut SystemMeta) {
+        let (access, with, without) = QueryState::<Q, F>::describe();
+        meta.add_param(core::any::type_name::<Query<'static, Q, F>>(), SystemAccess::query(access, with, without));
+    }
+
+    fn init_state(world: &mut World) -> QueryState<Q, F> {
+        QueryState::new(world)
+    }
+
+    unsafe fn get_param<'w>(state: &'w mut QueryState<Q, F>, meta: &SystemMeta, world: &'w World) -> Query<'w, Q, F> {
+        state.update_archetypes(world);
+        state.set_last_run(meta.this_run);
+        Query { world, state, ctx: FetchContext { last_run: meta.last_run, this_run: meta.this_run } }
+    }
+}
+
+/// A shared borrow of a resource. A system with a `Res<T>` whose resource is
+/// missing panics, naming the system and `T`; take `Option<Res<T>>` to allow that.
+pub struct Res<'w, T: Send + Sync + 'static> {
+    value: &'w T,
+}
+
+impl<T: Send + Sync + 'static> Deref for Res<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        self.value
+    }
+}
+
+/// A mutable borrow of a resource. Missing resources panic as for [`Res`].
+pub struct ResMut<'w, T: Send + Sync + 'static> {
+    value: &'w mut T,
+}
+
+impl<T: Send + Sync + 'static> Deref for ResMut<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        self.value
+    }
+}
+
+impl<T: Send + Sync + 'static> DerefMut for ResMut<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        self.value
+    }
+}
+
+#[track_caller]
+fn missing_resource<T>(meta: &SystemMeta) -> ! {
+    panic!(
+        "system `{}` needs the resource `{}`, which is not in the world; \
+         add it with `world.insert_resource(…)` or take `Option<Res<…>>`",
+        meta.name(),
+        core::any::type_name::<T>()
+    )
+}
+
+// SAFETY: records a read of `T`; hands out a shared borrow of it.
+unsafe impl<T: Send + Sync + 'static> SystemParam for Res<'_, T> {
+    type State = ();
+    type Item<'w> = Res<'w, T>;
+
+    fn access(meta: &mut SystemMeta) {
+        meta.add_param(core::any::type_name::<Res<'static, T>>(), SystemAccess::read_resource::<T>());
+    }
+    fn init_state(_: &mut World) {}
+    unsafe fn get_param<'w>(_: &'w mut (), meta: &SystemMeta, world: &'w World) -> Res<'w, T> {
+        Res { value: world.resource::<T>().unwrap_or_else(|| missing_resource::<T>(meta)) }
+    }
+}
+
+// SAFETY: as for `Res`, optional.
+unsafe impl<T: Send + Sync + 'static> SystemParam for Option<Res<'_, T>> {
+    type State = ();
+    type Item<'w> = Option<Res<'w, T>>;
+
+    fn access(meta: &mut SystemMeta) {
+        meta.add_param(core::any::type_name::<Option<Res<'static, T>>>(), SystemAccess::read_resource::<T>());
+    }
+    fn init_state(_: &mut World) {}
+    unsafe fn get_param<'w>(_: &'w mut (), _: &SystemMeta, world: &'w World) -> Option<Res<'w, T>> {
+        world.resource::<T>().map(|value| Res { value })
+    }
+}
+
+// SAFETY: records a write of `T`; hands out the only borrow of it (the scheduler
+// keeps every other user of `T` apart).
+unsafe impl<T: Send + Sync + 'static> SystemParam for ResMut<'_, T> {
+    type State = ();
+    type Item<'w> = ResMut<'w, T>;
+
+    fn access(meta: &mut SystemMeta) {
+        meta.add_param(core::any::type_name::<ResMut<'static, T>>(), SystemAccess::write_resource::<T>());
+    }
+    fn init_state(_: &mut World) {}
+    unsafe fn get_param<'w>(_: &'w mut (), meta: &SystemMeta, world: &'w World) -> ResMut<'w, T> {
+        // SAFETY: the caller holds write access to `T` (recorded above).
+        let value = unsafe { world.resource_unchecked_mut::<T>() };
+        ResMut { value: value.unwrap_or_else(|| missing_resource::<T>(meta)) }
+    }
+}
+
+// SAFETY: as for `ResMut`, optional.
+unsafe impl<T: Send + Sync + 'static> SystemParam for Option<ResMut<'_, T>> {
+    type State = ();
+    type Item<'w> = Option<ResMut<'w, T>>;
+
+    fn access(meta: &mut SystemMeta) {
+        meta.add_param(core::any::type_name::<Option<ResMut<'static, T>>>(), SystemAccess::write_resource::<T>());
+    }
+    fn init_state(_: &mut World) {}
+    unsafe fn get_param<'w>(_: &'w mut (), _: &SystemMeta, world: &'w World) -> Option<ResMut<'w, T>> {
+        // SAFETY: the caller holds write access to `T` (recorded above).
+        unsafe { world.resource_unchecked_mut::<T>() }.map(|value| ResMut { value })
+    }
+}
+
+/// A value private to one system, kept between its runs (starts as `T::default()`).
+pub struct Local<'w, T: Default + Send + Sync + 'static> {
+    value: &'w mut T,
+}
+
+impl<T: Default + Send + Sync + 'static> Deref for Local<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        self.value
+    }
+}
+
+impl<T: Default + Send + Sync + 'static> DerefMut for Local<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        self.value
+    }
+}
+
+// SAFETY: touches only its own state.
+unsafe impl<T: Default + Send + Sync + 'static> SystemParam for Local<'_, T> {
+    type State = T;
+    type Item<'w> = Local<'w, T>;
+
+    fn access(meta: &mut SystemMeta) {
+        meta.add_param(core::any::type_name::<Local<'static, T>>(), SystemAccess::default());
+    }
+    fn init_state(_: &mut World) -> T {
+        T::default()
+    }
+    unsafe fn get_param<'w>(state: &'w mut T, _: &SystemMeta, _: &'w World) -> Local<'w, T> {
+        Local { value: state }
+    }
+}
+
+// SAFETY: records nothing; commands only reserve entity handles (atomically) and
+// write to the system's own queue; they run at a sync point with `&mut World`.
+unsafe impl SystemParam for Commands<'_> {
+    type State = CommandQueue;
+    type Item<'w> = Commands<'w>;
+
+    fn access(meta: &mut SystemMeta) {
+        meta.add_param("Commands", SystemAccess::default());
+    }
+    fn init_state(_: &mut World) -> CommandQueue {
+        CommandQueue::default()
+    }
+    unsafe fn get_param<'w>(state: &'w mut CommandQueue, _: &SystemMeta, world: &'w World) -> Commands<'w> {
+        Commands::new(state, world)
+    }
+    fn apply(state: &mut CommandQueue, world: &mut World) {
+        state.apply(world);
+    }
+}
+
+// SAFETY: records a read of everything.
+unsafe impl SystemParam for &World {
+    type State = ();
+    type Item<'w> = &'w World;
+
+    fn access(meta: &mut SystemMeta) {
+        meta.add_param("&World", SystemAccess::read_world());
+    }
+    fn init_state(_: &mut World) {}
+    unsafe fn get_param<'w>(_: &'w mut (), _: &SystemMeta, world: &'w World) -> &'w World {
+        world
+    }
+}
+
+macro_rules! tuple_param {
+    ($($name:ident $index:tt),*) => {
+        // SAFETY: every element records and hands out its own access.
+        #[allow(unused_variables, clippy::unused_unit, reason = "the empty tuple takes nothing")]
+        unsafe impl<$($name: SystemParam),*> SystemParam for ($($name,)*) {
+            type State = ($($name::State,)*);
+            type Item<'w> = ($($name::Item<'w>,)*);
+
+            fn access(meta: &mut SystemMeta) {
+                $($name::access(meta);)*
+            }
+            fn init_state(world: &mut World) -> Self::State {
+                ($($name::init_state(world),)*)
+            }
+            unsafe fn get_param<'w>(state: &'w mut Self::State, meta: &SystemMeta, world: &'w World) -> Self::Item<'w> {
+                // SAFETY: forwarded; each element gets its own part of the state.
+                ($(unsafe { $name::get_param(&mut state.$index, meta, world) },)*)
+            }
+            fn apply(state: &mut Self::State, world: &mut World) {
+                $($name::apply(&mut state.$index, world);)*
+            }
+        }
+    };
+}
+
+tuple_param!();
+tuple_param!(P0 0);
+tuple_param!(P0 0, P1 1);
+tuple_param!(P0 0, P1 1, P2 2);
+tuple_param!(P0 0, P1 1, P2 2, P3 3);
+tuple_param!(P0 0, P1 1, P2 2, P3 3, P4 4);
+tuple_param!(P0 0, P1 1, P2 2, P3 3, P4 4, P5 5);
+tuple_param!(P0 0, P1 1, P2 2, P3 3, P4 4, P5 5, P6 6);
+tuple_param!(P0 0, P1 1, P2 2, P3 3, P4 4, P5 5, P6 6, P7 7);
+tuple_param!(P0 0, P1 1, P2 2, P3 3, P4 4, P5 5, P6 6, P7 7, P8 8);
+tuple_param!(P0 0, P1 1, P2 2, P3 3, P4 4, P5 5, P6 6, P7 7, P8 8, P9 9);
+tuple_param!(P0 0, P1 1, P2 2, P3 3, P4 4, P5 5, P6 6, P7 7, P8 8, P9 9, P10 10);
+tuple_param!(P0 0, P1 1, P2 2, P3 3, P4 4, P5 5, P6 6, P7 7, P8 8, P9 9, P10 10, P11 11);
+tuple_param!(P0 0, P1 1, P2 2, P3 3, P4 4, P5 5, P6 6, P7 7, P8 8, P9 9, P10 10, P11 11, P12 12);
+tuple_param!(P0 0, P1 1, P2 2, P3 3, P4 4, P5 5, P6 6, P7 7, P8 8, P9 9, P10 10, P11 11, P12 12, P13 13);
+tuple_param!(P0 0, P1 1, P2 2, P3 3, P4 4, P5 5, P6 6, P7 7, P8 8, P9 9, P10 10, P11 11, P12 12, P13 13, P14 14);
+tuple_param!(
+    P0 0, P1 1, P2 2, P3 3, P4 4, P5 5, P6 6, P7 7, P8 8, P9 9, P10 10, P11 11, P12 12, P13 13, P14 14, P15 15
+);

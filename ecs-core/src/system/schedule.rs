@@ -1,0 +1,352 @@
+//! [`Schedule`]: runs systems in insertion order unless told otherwise, side by
+//! side where their access allows.
+//!
+//! The plan is made once, when the schedule changes, not per run:
+//! ```text
+//!  systems (insertion order)   a    b    c    |sync|    d
+//!  edges   a -> c (c writes what a reads), b -> c (explicit `after`)
+//!  batches [a, b] [c] | apply commands | [d]
+//! ```
+//! A batch holds systems with no path between them, so they never conflict. The
+//! executor runs a batch's systems on the rayon pool, except systems that took
+//! less than [`INLINE_BELOW`] last time, which run on the calling thread: for small
+//! systems a task costs more than the work.
+
+use core::any::TypeId;
+use std::time::{Duration, Instant};
+
+use super::{IntoSystem, System};
+use crate::world::World;
+
+/// Systems whose last run took less than this run inline instead of as a task.
+pub const INLINE_BELOW: Duration = Duration::from_micros(20);
+
+/// A system with its ordering constraints, made by [`IntoSystemConfig`].
+pub struct SystemConfig {
+    system: Box<dyn System>,
+    before: Vec<TypeId>,
+    after: Vec<TypeId>,
+}
+
+/// Adds ordering constraints to anything that becomes a system:
+/// `schedule.add_system(reaper.after(movement))`.
+pub trait IntoSystemConfig<Marker>: Sized {
+    /// The system with no constraints.
+    fn into_config(self) -> SystemConfig;
+
+    /// Runs this system after `other` (a system function) in every run.
+    fn after<T: 'static>(self, _other: T) -> SystemConfig {
+        let mut config = self.into_config();
+        config.after.push(TypeId::of::<T>());
+        config
+    }
+
+    /// Runs this system before `other` (a system function) in every run.
+    fn before<T: 'static>(self, _other: T) -> SystemConfig {
+        let mut config = self.into_config();
+        config.before.push(TypeId::of::<T>());
+        config
+    }
+}
+
+impl<Marker, S: IntoSystem<Marker>> IntoSystemConfig<Marker> for S {
+    #[track_caller]
+    fn into_config(self) -> SystemConfig {
+        SystemConfig { system: Box::new(self.into_system()), before: Vec::new(), after: Vec::new() }
+    }
+}
+
+impl IntoSystemConfig<()> for SystemConfig {
+    fn into_config(self) -> SystemConfig {
+        self
+    }
+}
+
+struct Entry {
+    system: Box<dyn System>,
+    before: Vec<TypeId>,
+    after: Vec<TypeId>,
+    /// How long the last run took; `None` before the first.
+    last: Option<Duration>,
+}
+
+/// One step of the plan.
+#[derive(Debug)]
+enum Step {
+    /// Systems that may run side by side.
+    Batch(Vec<usize>),
+    /// An exclusive system, alone.
+    Exclusive(usize),
+    /// Apply the commands of every system so far (in insertion order).
+    Apply,
+}
+
+/// Runs systems on a world.
+///
+/// # Example
+/// ```
+/// use ecs_core::prelude::*;
+///
+/// #[derive(Component)] struct Position(f32);
+/// #[derive(Component)] struct Velocity(f32);
+/// #[derive(Component)] struct Health(i32);
+/// struct DeltaTime(f32);
+///
+/// fn movement(mut q: Query<(&mut Position, &Velocity)>, dt: Res<DeltaTime>) {
+///     for (p, v) in q.iter_mut() { p.0 += v.0 * dt.0; }
+/// }
+/// fn reaper(q: Query<(Entity, &Health)>, mut commands: Commands) {
+///     for (e, h) in q.iter() { if h.0 <= 0 { commands.despawn(e); } }
+/// }
+///
+/// let mut world = World::new();
+/// world.insert_resource(DeltaTime(0.5));
+/// world.spawn((Position(0.0), Velocity(2.0), Health(1)));
+/// let dead = world.spawn((Position(0.0), Health(0)));
+/// let mut schedule = Schedule::new();
+/// schedule.add_system(movement).add_system(reaper.after(movement));
+/// schedule.run(&mut world);
+/// assert!(!world.contains(dead));
+/// ```
+pub struct Schedule {
+    entries: Vec<Entry>,
+    /// `None` where a sync point was added.
+    order: Vec<Option<usize>>,
+    plan: Option<Vec<Step>>,
+    multi_threaded: bool,
+}
+
+impl Default for Schedule {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Schedule {
+    /// An empty, multi-threaded schedule.
+    pub fn new() -> Self {
+        Self { entries: Vec::new(), order: Vec::new(), plan: None, multi_threaded: true }
+    }
+
+    /// Runs every system on the calling thread, in plan order. Results are the same
+    /// as multi-threaded runs.
+    pub fn set_multi_threaded(&mut self, multi_threaded: bool) -> &mut Self {
+        self.multi_threaded = multi_threaded;
+        self
+    }
+
+    /// Adds a system.
+    ///
+    /// # Panics
+    /// When two of the system's parameters conflict; the message names the system,
+    /// both parameters and the component or resource.
+    #[track_caller]
+    pub fn add_system<M>(&mut self, system: impl IntoSystemConfig<M>) -> &mut Self {
+        let config = system.into_config();
+        self.order.push(Some(self.entries.len()));
+        self.entries.push(Entry { system: config.system, before: config.before, after: config.after, last: None });
+        self.plan = None;
+        self
+    }
+
+    /// Adds systems that run one after the other, in the order given.
+    #[track_caller]
+    pub fn add_chain(&mut self, systems: impl IntoIterator<Item = SystemConfig>) -> &mut Self {
+        let mut previous: Option<TypeId> = None;
+        for mut config in systems {
+            if let Some(label) = previous {
+                config.after.push(label);
+            }
+            previous = Some(config.system.label());
+            self.order.push(Some(self.entries.len()));
+            self.entries.push(Entry { system: config.system, before: config.before, after: config.after, last: None });
+        }
+        self.plan = None;
+        self
+    }
+
+    /// Adds a sync point: commands of the systems added so far are applied here, and
+    /// systems added later see their effects.
+    pub fn add_sync_point(&mut self) -> &mut Self {
+        self.order.push(None);
+        self.plan = None;
+        self
+    }
+
+    /// The number of systems.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// `true` when the schedule has no system.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Runs every system once, then applies all commands.
+    ///
+    /// # Panics
+    /// When a system panics (the panic propagates; the world stays consistent, and
+    /// commands recorded during this run are applied at the next sync point), or
+    /// when ordering constraints name an unknown system or form a cycle.
+    pub fn run(&mut self, world: &mut World) {
+        if self.plan.is_none() {
+            self.plan = Some(self.make_plan());
+        }
+        for entry in &mut self.entries {
+            entry.system.initialize(world);
+        }
+        let plan = self.plan.take().expect("made above");
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            for step in &plan {
+                match step {
+                    Step::Batch(batch) => self.run_batch(batch, world),
+                    Step::Exclusive(index) => {
+                        let entry = &mut self.entries[*index];
+                        let start = Instant::now();
+                        entry.system.run_exclusive(world);
+                        entry.last = Some(start.elapsed());
+                    }
+                    Step::Apply => {
+                        // Commands are applied in insertion order, whatever ran first;
+                        // systems that have not run yet have nothing to apply.
+                        for index in self.order.iter().flatten() {
+                            self.entries[*index].system.apply(world);
+                        }
+                        world.release_reserved_entities();
+                    }
+                }
+            }
+        }));
+        self.plan = Some(plan);
+        if let Err(panic) = result {
+            std::panic::resume_unwind(panic);
+        }
+    }
+
+    fn run_batch(&mut self, batch: &[usize], world: &mut World) {
+        let parallel = self.multi_threaded && batch.len() > 1;
+        let mut inline: Vec<&mut Entry> = Vec::new();
+        let mut tasks: Vec<&mut Entry> = Vec::new();
+        // `batch` is ascending, so one merge pass picks its entries in plan order.
+        let mut wanted = batch.iter().peekable();
+        for (index, entry) in self.entries.iter_mut().enumerate() {
+            if wanted.peek() != Some(&&index) {
+                continue;
+            }
+            wanted.next();
+            if parallel && entry.last.is_none_or(|d| d >= INLINE_BELOW) {
+                tasks.push(entry);
+            } else {
+                inline.push(entry);
+            }
+        }
+        let world: &World = world;
+        let run = |entry: &mut Entry| {
+            let start = Instant::now();
+            // SAFETY: the systems of one batch have no conflicting access (conflicts
+            // are ordered into different batches), and the world is borrowed
+            // mutably by `run` for the whole batch, so nothing else touches it.
+            unsafe { entry.system.run_unchecked(world) };
+            entry.last = Some(start.elapsed());
+        };
+        if tasks.is_empty() {
+            inline.into_iter().for_each(run);
+        } else {
+            rayon::scope(|scope| {
+                for entry in tasks {
+                    scope.spawn(move |_| run(entry));
+                }
+                inline.into_iter().for_each(run);
+            });
+        }
+    }
+
+    /// Orders the systems into batches and sync points.
+    ///
+    /// # Panics
+    /// When a constraint names a system that is not in the schedule, or the
+    /// constraints form a cycle.
+    fn make_plan(&self) -> Vec<Step> {
+        let mut plan = Vec::new();
+        let mut segment: Vec<usize> = Vec::new();
+        for slot in self.order.iter().copied().chain([None]) {
+            match slot {
+                Some(index) if self.entries[index].system.is_exclusive() => {
+                    self.plan_segment(&segment, &mut plan);
+                    segment.clear();
+                    plan.push(Step::Apply);
+                    plan.push(Step::Exclusive(index));
+                }
+                Some(index) => segment.push(index),
+                None => {
+                    self.plan_segment(&segment, &mut plan);
+                    segment.clear();
+                    plan.push(Step::Apply);
+                }
+            }
+        }
+        plan
+    }
+
+    fn plan_segment(&self, segment: &[usize], plan: &mut Vec<Step>) {
+        let n = segment.len();
+        let label_of =
+            |label: TypeId| -> Option<usize> { segment.iter().position(|&i| self.entries[i].system.label() == label) };
+        // edges[j] = systems that must finish before segment[j].
+        let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for j in 0..n {
+            let entry = &self.entries[segment[j]];
+            for (i, &earlier) in segment[..j].iter().enumerate() {
+                if self.entries[earlier].system.access().conflict(entry.system.access()).is_some() {
+                    preds[j].push(i);
+                }
+            }
+            for &label in &entry.after {
+                match label_of(label) {
+                    Some(i) => preds[j].push(i),
+                    None if self.entries.iter().any(|e| e.system.label() == label) => {}
+                    None => {
+                        panic!("system `{}` is ordered after a system that is not in the schedule", entry.system.name())
+                    }
+                }
+            }
+            for &label in &entry.before {
+                match label_of(label) {
+                    Some(k) => preds[k].push(j),
+                    None if self.entries.iter().any(|e| e.system.label() == label) => {}
+                    None => panic!(
+                        "system `{}` is ordered before a system that is not in the schedule",
+                        entry.system.name()
+                    ),
+                }
+            }
+        }
+        // Layer by longest path from the sources (Kahn's algorithm, in order).
+        let mut level: Vec<Option<usize>> = vec![None; n];
+        let mut done = 0;
+        while done < n {
+            let mut progressed = false;
+            for j in 0..n {
+                if level[j].is_some() {
+                    continue;
+                }
+                if preds[j].iter().all(|&p| level[p].is_some()) {
+                    level[j] = Some(preds[j].iter().map(|&p| level[p].unwrap_or(0) + 1).max().unwrap_or(0));
+                    done += 1;
+                    progressed = true;
+                }
+            }
+            if !progressed {
+                let stuck: Vec<_> =
+                    (0..n).filter(|&j| level[j].is_none()).map(|j| self.entries[segment[j]].system.name()).collect();
+                panic!("the ordering constraints of systems {stuck:?} form a cycle");
+            }
+        }
+        let depth = level.iter().flatten().max().map_or(0, |d| d + 1);
+        for d in 0..depth {
+            let batch: Vec<usize> = (0..n).filter(|&j| level[j] == Some(d)).map(|j| segment[j]).collect();
+            plan.push(Step::Batch(batch));
+        }
+    }
+}

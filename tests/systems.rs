@@ -1,0 +1,414 @@
+//! Systems and schedules: parameters, access conflicts, ordering, parallelism,
+//! determinism, commands at sync points, change detection, panics.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use ecs_core::prelude::*;
+
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+struct Position(f32);
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+struct Velocity(f32);
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+struct Health(i32);
+#[derive(Component)]
+struct Player;
+
+struct DeltaTime(f32);
+#[derive(Default)]
+struct Spawned(u32);
+
+fn movement(mut q: Query<(&mut Position, &Velocity)>, dt: Res<DeltaTime>) {
+    for (p, v) in q.iter_mut() {
+        p.0 += v.0 * dt.0;
+    }
+}
+
+fn reaper(q: Query<(Entity, &Health)>, mut commands: Commands) {
+    for (e, h) in q.iter() {
+        if h.0 <= 0 {
+            commands.despawn(e);
+        }
+    }
+}
+
+fn spawner(mut commands: Commands, mut count: ResMut<Spawned>, mut runs: Local<u32>) {
+    *runs += 1;
+    if *runs % 2 == 1 {
+        commands.spawn((Position(0.0), Velocity(1.0), Health(1)));
+        count.0 += 1;
+    }
+}
+
+#[test]
+fn systems_run_with_queries_resources_locals_and_commands() {
+    let mut world = World::new();
+    world.insert_resource(DeltaTime(0.5));
+    world.insert_resource(Spawned::default());
+    let mover = world.spawn((Position(0.0), Velocity(2.0), Health(3)));
+    let dead = world.spawn((Position(0.0), Health(0)));
+    let mut schedule = Schedule::new();
+    schedule.add_system(movement).add_system(reaper.after(movement)).add_system(spawner);
+    schedule.run(&mut world);
+    assert_eq!(world.get::<Position>(mover), Some(&Position(1.0)));
+    assert!(!world.contains(dead));
+    assert_eq!(world.len(), 2, "one spawned by commands at the end of the run");
+    schedule.run(&mut world);
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Spawned>().unwrap().0, 2, "Local counts runs per system");
+    assert_eq!(world.len(), 3);
+    world.check_invariants().unwrap();
+}
+
+#[test]
+fn optional_resources_and_world_access() {
+    fn reads(dt: Option<Res<DeltaTime>>, world: &World, mut commands: Commands) {
+        let seen = dt.map_or(0, |d| d.0 as u32) + world.len() as u32;
+        commands.run(move |w| w.resource_mut::<Spawned>().unwrap().0 = seen);
+    }
+    let mut world = World::new();
+    world.insert_resource(Spawned::default());
+    world.spawn(Health(1));
+    let mut schedule = Schedule::new();
+    schedule.add_system(reads);
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Spawned>().unwrap().0, 1);
+    world.insert_resource(DeltaTime(10.0));
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Spawned>().unwrap().0, 11);
+}
+
+#[test]
+#[should_panic(expected = "system `systems::missing_resource_panics::uses_dt` needs the resource `systems::DeltaTime`")]
+fn missing_resource_panics() {
+    fn uses_dt(_dt: Res<DeltaTime>) {}
+    let mut world = World::new();
+    Schedule::new().add_system(uses_dt).run(&mut world);
+}
+
+#[test]
+#[should_panic(expected = "parameters `ecs_core::system::param::Query<'_, &mut systems::Position>` and \
+                           `ecs_core::system::param::Query<'_, &systems::Position>` conflict: \
+                           component `systems::Position` is written by one and used by the other")]
+fn conflicting_queries_are_refused_when_added() {
+    fn bad(_a: Query<&mut Position>, _b: Query<&Position>) {}
+    Schedule::new().add_system(bad);
+}
+
+#[test]
+#[should_panic(expected = "resource `systems::DeltaTime` is written by one and read by the other")]
+fn res_and_res_mut_of_one_type_are_refused() {
+    fn bad(_a: Res<DeltaTime>, _b: ResMut<DeltaTime>) {}
+    Schedule::new().add_system(bad);
+}
+
+#[test]
+fn disjoint_queries_are_accepted() {
+    fn split(mut players: Query<&mut Health, With<Player>>, others: Query<&Health, Without<Player>>) {
+        let total: i32 = others.iter().map(|h| h.0).sum();
+        for h in players.iter_mut() {
+            h.0 += total;
+        }
+    }
+    let mut world = World::new();
+    let player = world.spawn((Health(1), Player));
+    world.spawn(Health(10));
+    world.spawn(Health(20));
+    Schedule::new().add_system(split).run(&mut world);
+    assert_eq!(world.get::<Health>(player), Some(&Health(31)));
+}
+
+/// Waits for `other` to be set, for at most two seconds; `false` on timeout.
+fn rendezvous(mine: &AtomicBool, other: &AtomicBool) -> bool {
+    mine.store(true, Ordering::SeqCst);
+    let start = Instant::now();
+    while !other.load(Ordering::SeqCst) {
+        if start.elapsed() > Duration::from_secs(2) {
+            return false;
+        }
+        std::thread::yield_now();
+    }
+    true
+}
+
+static A_IN: AtomicBool = AtomicBool::new(false);
+static B_IN: AtomicBool = AtomicBool::new(false);
+static MET: AtomicUsize = AtomicUsize::new(0);
+
+fn left(_q: Query<&mut Position>) {
+    if rendezvous(&A_IN, &B_IN) {
+        MET.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+fn right(_q: Query<&mut Velocity>) {
+    if rendezvous(&B_IN, &A_IN) {
+        MET.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+#[test]
+fn non_conflicting_systems_really_run_at_the_same_time() {
+    if rayon::current_num_threads() < 2 {
+        return; // A one-thread pool cannot show it.
+    }
+    let mut world = World::new();
+    world.spawn((Position(0.0), Velocity(0.0)));
+    let mut schedule = Schedule::new();
+    schedule.add_system(left).add_system(right);
+    schedule.run(&mut world);
+    assert_eq!(MET.load(Ordering::SeqCst), 2, "each system saw the other running");
+}
+
+#[test]
+fn conflicting_systems_never_overlap_and_keep_insertion_order() {
+    static INSIDE: AtomicBool = AtomicBool::new(false);
+    static OVERLAPS: AtomicUsize = AtomicUsize::new(0);
+    fn enter() {
+        if INSIDE.swap(true, Ordering::SeqCst) {
+            OVERLAPS.fetch_add(1, Ordering::SeqCst);
+        }
+        std::thread::sleep(Duration::from_micros(200));
+        INSIDE.store(false, Ordering::SeqCst);
+    }
+    fn first(mut q: Query<&mut Health>) {
+        enter();
+        q.iter_mut().for_each(|h| h.0 *= 2);
+    }
+    fn second(mut q: Query<&mut Health>) {
+        enter();
+        q.iter_mut().for_each(|h| h.0 += 1);
+    }
+    let mut world = World::new();
+    let e = world.spawn(Health(1));
+    let mut schedule = Schedule::new();
+    schedule.add_system(first).add_system(second);
+    for _ in 0..20 {
+        schedule.run(&mut world);
+    }
+    assert_eq!(OVERLAPS.load(Ordering::SeqCst), 0);
+    // (x * 2) + 1 repeated: insertion order is kept.
+    let mut expected = 1;
+    for _ in 0..20 {
+        expected = expected * 2 + 1;
+    }
+    assert_eq!(world.get::<Health>(e), Some(&Health(expected)));
+}
+
+#[test]
+fn explicit_ordering_is_respected() {
+    let log: Arc<Mutex<Vec<&'static str>>> = Arc::new(Mutex::new(Vec::new()));
+    let mut world = World::new();
+    world.insert_resource(log.clone());
+    fn a(log: Res<Arc<Mutex<Vec<&'static str>>>>) {
+        log.lock().unwrap().push("a");
+    }
+    fn b(log: Res<Arc<Mutex<Vec<&'static str>>>>) {
+        log.lock().unwrap().push("b");
+    }
+    fn c(log: Res<Arc<Mutex<Vec<&'static str>>>>) {
+        log.lock().unwrap().push("c");
+    }
+    let mut schedule = Schedule::new();
+    schedule.add_system(c.after(b)).add_system(a.before(b)).add_system(b);
+    for _ in 0..10 {
+        schedule.run(&mut world);
+        assert_eq!(std::mem::take(&mut *log.lock().unwrap()), vec!["a", "b", "c"]);
+    }
+    let mut chained = Schedule::new();
+    chained.add_chain([c.into_config(), b.into_config(), a.into_config()]);
+    chained.run(&mut world);
+    assert_eq!(*log.lock().unwrap(), vec!["c", "b", "a"]);
+}
+
+#[test]
+#[should_panic(expected = "form a cycle")]
+fn cyclic_ordering_is_refused() {
+    fn a() {}
+    fn b() {}
+    let mut world = World::new();
+    Schedule::new().add_system(a.after(b)).add_system(b.after(a)).run(&mut world);
+}
+
+#[test]
+fn commands_apply_at_sync_points_and_later_systems_see_them() {
+    fn spawn_one(mut commands: Commands) {
+        commands.spawn(Health(7));
+    }
+    fn count(q: Query<&Health>, mut seen: ResMut<Spawned>) {
+        seen.0 = q.iter().count() as u32;
+    }
+    let mut world = World::new();
+    world.insert_resource(Spawned::default());
+    let mut no_sync = Schedule::new();
+    no_sync.add_system(spawn_one).add_system(count.after(spawn_one));
+    no_sync.run(&mut world);
+    assert_eq!(world.resource::<Spawned>().unwrap().0, 0, "not applied before the end of the run");
+    let mut synced = Schedule::new();
+    synced.add_system(spawn_one).add_sync_point().add_system(count);
+    synced.run(&mut world);
+    assert_eq!(world.resource::<Spawned>().unwrap().0, 2, "applied at the sync point");
+}
+
+#[test]
+fn commands_on_entities_despawned_meanwhile_are_skipped() {
+    fn despawn_all(q: Query<Entity>, mut commands: Commands) {
+        for e in q.iter() {
+            commands.despawn(e);
+        }
+    }
+    fn hurt_all(q: Query<Entity>, mut commands: Commands) {
+        for e in q.iter() {
+            commands.insert(e, Health(-1));
+        }
+    }
+    let mut world = World::new();
+    let errors = Arc::new(AtomicUsize::new(0));
+    let sink = errors.clone();
+    world.set_command_error_handler(move |_| {
+        sink.fetch_add(1, Ordering::SeqCst);
+    });
+    world.spawn_batch((0..5).map(|_| Health(1)));
+    let mut schedule = Schedule::new();
+    schedule.add_system(despawn_all).add_system(hurt_all);
+    schedule.run(&mut world);
+    assert!(world.is_empty());
+    assert_eq!(errors.load(Ordering::SeqCst), 5);
+    world.check_invariants().unwrap();
+}
+
+#[test]
+fn changed_in_a_system_means_since_that_system_last_ran() {
+    fn watch(q: Query<Entity, Changed<Health>>, mut seen: ResMut<Spawned>) {
+        seen.0 = q.iter().count() as u32;
+    }
+    let mut world = World::new();
+    world.insert_resource(Spawned::default());
+    let a = world.spawn(Health(1));
+    world.spawn(Health(2));
+    let mut schedule = Schedule::new();
+    schedule.add_system(watch);
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Spawned>().unwrap().0, 2);
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Spawned>().unwrap().0, 0);
+    world.get_mut::<Health>(a).unwrap().0 = 5;
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Spawned>().unwrap().0, 1);
+}
+
+#[test]
+fn a_panicking_system_propagates_and_leaves_the_world_consistent() {
+    fn boom(mut q: Query<&mut Health>) {
+        for h in q.iter_mut() {
+            h.0 += 1;
+            if h.0 > 1 {
+                panic!("boom");
+            }
+        }
+    }
+    let mut world = World::new();
+    world.spawn_batch((0..10).map(|_| Health(0)));
+    let mut schedule = Schedule::new();
+    schedule.add_system(boom);
+    schedule.run(&mut world);
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| schedule.run(&mut world)));
+    assert!(result.is_err());
+    world.check_invariants().unwrap();
+    assert_eq!(world.len(), 10);
+}
+
+#[test]
+fn exclusive_systems_run_alone_with_the_whole_world() {
+    fn grow(world: &mut World) {
+        world.spawn(Health(100));
+    }
+    fn count(q: Query<&Health>, mut seen: ResMut<Spawned>) {
+        seen.0 = q.iter().count() as u32;
+    }
+    let mut world = World::new();
+    world.insert_resource(Spawned::default());
+    let mut schedule = Schedule::new();
+    schedule.add_system(grow).add_system(count);
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Spawned>().unwrap().0, 1);
+}
+
+fn randomized_world(seed: u64) -> World {
+    let mut world = World::new();
+    let mut state = seed;
+    for _ in 0..500 {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let e = world.spawn((Position((state % 100) as f32), Health((state % 7) as i32)));
+        if state % 3 == 0 {
+            world.insert(e, Velocity((state % 5) as f32)).unwrap();
+        }
+        if state % 4 == 0 {
+            world.insert(e, Player).unwrap();
+        }
+    }
+    world.insert_resource(DeltaTime(0.25));
+    world.insert_resource(Spawned::default());
+    world
+}
+
+fn snapshot(world: &World) -> Vec<(f32, i32, bool)> {
+    let mut rows: Vec<_> = world
+        .query::<(Entity, &Position, &Health, Option<&Player>)>()
+        .iter()
+        .map(|(e, p, h, pl)| (e, (p.0, h.0, pl.is_some())))
+        .collect();
+    rows.sort_by_key(|(e, _)| *e);
+    rows.into_iter().map(|(_, r)| r).collect()
+}
+
+#[test]
+fn single_and_multi_threaded_runs_give_identical_worlds() {
+    fn decay(mut q: Query<&mut Health, Without<Player>>) {
+        q.iter_mut().for_each(|h| h.0 -= 1);
+    }
+    fn heal(mut q: Query<&mut Health, With<Player>>) {
+        q.iter_mut().for_each(|h| h.0 += 2);
+    }
+    fn promote(q: Query<(Entity, &Position), Without<Player>>, mut commands: Commands) {
+        for (e, p) in q.iter() {
+            if p.0 > 90.0 {
+                commands.insert(e, Player);
+            }
+        }
+    }
+    let build = |multi: bool| {
+        let mut schedule = Schedule::new();
+        schedule
+            .set_multi_threaded(multi)
+            .add_system(movement)
+            .add_system(decay)
+            .add_system(heal)
+            .add_system(reaper)
+            .add_system(promote)
+            .add_system(spawner);
+        schedule
+    };
+    for seed in [1, 7, 42] {
+        let mut a = randomized_world(seed);
+        let mut b = randomized_world(seed);
+        let (mut sa, mut sb) = (build(false), build(true));
+        for _ in 0..20 {
+            sa.run(&mut a);
+            sb.run(&mut b);
+        }
+        assert_eq!(snapshot(&a), snapshot(&b), "seed {seed}");
+        a.check_invariants().unwrap();
+    }
+}
+
+#[test]
+#[should_panic(expected = "`&World` reads everything another parameter writes")]
+fn world_reference_with_a_writer_is_refused() {
+    fn bad(_w: &World, _h: Query<&mut Health>) {}
+    Schedule::new().add_system(bad);
+}
