@@ -412,3 +412,35 @@ fn world_reference_with_a_writer_is_refused() {
     fn bad(_w: &World, _h: Query<&mut Health>) {}
     Schedule::new().add_system(bad);
 }
+
+struct Gravity(f32);
+
+#[derive(SystemParam)]
+struct Physics<'w> {
+    bodies: Query<'w, (&'static mut Position, &'static Velocity)>,
+    gravity: Res<'w, Gravity>,
+    commands: Commands<'w>,
+}
+
+#[test]
+fn derived_system_params_group_parameters() {
+    fn step(mut physics: Physics, mut runs: Local<u32>) {
+        *runs += 1;
+        let g = physics.gravity.0;
+        for (p, v) in physics.bodies.iter_mut() {
+            p.0 += v.0 + g;
+        }
+        if *runs == 1 {
+            physics.commands.spawn(Health(1));
+        }
+    }
+    let mut world = World::new();
+    world.insert_resource(Gravity(-1.0));
+    let e = world.spawn((Position(0.0), Velocity(3.0)));
+    let mut schedule = Schedule::new();
+    schedule.add_system(step);
+    schedule.run(&mut world);
+    schedule.run(&mut world);
+    assert_eq!(world.get::<Position>(e), Some(&Position(4.0)));
+    assert_eq!(world.len(), 2);
+}

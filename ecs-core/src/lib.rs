@@ -51,7 +51,7 @@ pub mod world;
 pub use archetype::{Archetype, ArchetypeId};
 pub use bundle::Bundle;
 pub use component::{Component, ComponentId, ComponentInfo};
-pub use ecs_derive::{Bundle, Component, Query};
+pub use ecs_derive::{Bundle, Component, Query, SystemParam};
 pub use entity::Entity;
 pub use error::EcsError;
 pub use query::{Added, Changed, Or, QueryState, With, Without};
@@ -66,7 +66,7 @@ pub mod prelude {
     pub use crate::command::Commands;
     pub use crate::query::{Added, Changed, Or, QueryState, With, Without};
     pub use crate::system::{IntoSystemConfig, Local, Query, Res, ResMut, Schedule};
-    pub use crate::{Bundle, Component, EcsError, Entity, EntityRef, Query, World};
+    pub use crate::{Bundle, Component, EcsError, Entity, EntityRef, Query, SystemParam, World};
 }
 
 /// The README's example, compiled and run as a doctest.

@@ -45,3 +45,17 @@ pub fn derive_query(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
     parse::query(&input).map_or_else(syn::Error::into_compile_error, expand::query).into()
 }
+
+/// Implements `SystemParam` for a struct whose fields are system parameters, so a
+/// system can take a group of them as one argument.
+///
+/// The struct has exactly one lifetime, the world borrow, used by every field:
+/// `struct Physics<'w> { bodies: Query<'w, (&'static mut Position, &'static Velocity)>, g: Res<'w, Gravity> }`.
+///
+/// Attribute: `#[system_param(crate = path)]` names the `ecs_core` crate when it is
+/// re-exported under another path.
+#[proc_macro_derive(SystemParam, attributes(system_param))]
+pub fn derive_system_param(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    parse::system_param(&input).map_or_else(syn::Error::into_compile_error, expand::system_param).into()
+}

@@ -158,6 +158,50 @@ pub fn query(input: &DeriveInput) -> syn::Result<QueryDef<'_>> {
     Ok(QueryDef { ident: &input.ident, lifetime, krate: krate.expect("no error"), fields })
 }
 
+/// A struct to implement `SystemParam` for: one lifetime, named fields.
+pub struct SystemParamDef<'a> {
+    pub ident: &'a Ident,
+    pub lifetime: &'a syn::Lifetime,
+    pub krate: Path,
+    pub fields: Vec<(&'a Ident, &'a Type)>,
+}
+
+pub fn system_param(input: &DeriveInput) -> syn::Result<SystemParamDef<'_>> {
+    let mut errors = Errors::default();
+    let krate = errors.keep(crate_attribute(input, "system_param"));
+    let named = match &input.data {
+        Data::Struct(syn::DataStruct { fields: syn::Fields::Named(named), .. }) => named,
+        Data::Struct(data) => {
+            return Err(Error::new(
+                data.fields.span(),
+                "`SystemParam` needs named fields: `struct Physics<'w> { bodies: Query<'w, …>, g: Res<'w, Gravity> }`",
+            ));
+        }
+        Data::Enum(data) => {
+            return Err(Error::new(data.enum_token.span, "`SystemParam` cannot be derived for an enum"));
+        }
+        Data::Union(data) => {
+            return Err(Error::new(data.union_token.span, "`SystemParam` cannot be derived for a union"));
+        }
+    };
+    let mut lifetimes = input.generics.lifetimes();
+    let lifetime = match (lifetimes.next(), lifetimes.next()) {
+        (Some(lifetime), None) => &lifetime.lifetime,
+        _ => {
+            return Err(Error::new(
+                input.ident.span(),
+                "`SystemParam` needs exactly one lifetime parameter, the world borrow: `struct Physics<'w> { … }`",
+            ));
+        }
+    };
+    if let Some(param) = input.generics.type_params().next() {
+        errors.push(Error::new(param.span(), "`SystemParam` structs cannot have type parameters"));
+    }
+    errors.finish()?;
+    let fields = named.named.iter().map(|f| (f.ident.as_ref().expect("named field"), &f.ty)).collect();
+    Ok(SystemParamDef { ident: &input.ident, lifetime, krate: krate.expect("no error"), fields })
+}
+
 /// For `&'a T`, `&'a mut T` or `Option<…>` of them: the reference and `T` as written.
 fn component_borrow(ty: &Type) -> Option<(&syn::TypeReference, String)> {
     match ty {

@@ -30,6 +30,13 @@ pub struct SystemConfig {
 
 /// Adds ordering constraints to anything that becomes a system:
 /// `schedule.add_system(reaper.after(movement))`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a system: a parameter of it is not a system parameter",
+    label = "look at this function's parameter types",
+    note = "system parameters are `Query<Q, F>`, `Res<T>`, `ResMut<T>`, `Option<Res<T>>`, `Option<ResMut<T>>`, \
+            `Local<T>`, `Commands`, `&World` and `#[derive(SystemParam)]` structs, at most 16; \
+            a system taking `&mut World` must take nothing else"
+)]
 pub trait IntoSystemConfig<Marker>: Sized {
     /// The system with no constraints.
     fn into_config(self) -> SystemConfig;

@@ -5,7 +5,9 @@
 mod bundle;
 mod component;
 mod query;
+mod system_param;
 
 pub use bundle::bundle;
 pub use component::component;
 pub use query::query;
+pub use system_param::system_param;

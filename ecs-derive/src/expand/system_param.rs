@@ -1,0 +1,50 @@
+//! `#[derive(SystemParam)]` expansion: `SystemParam` for the struct, forwarding to
+//! its fields in order.
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use crate::parse::SystemParamDef;
+
+pub fn system_param(def: SystemParamDef<'_>) -> TokenStream {
+    let SystemParamDef { ident, lifetime, krate, fields } = def;
+    let s = quote!(#krate::system);
+    let tys: Vec<_> = fields.iter().map(|(_, ty)| *ty).collect();
+    let indices: Vec<_> = (0..fields.len()).map(syn::Index::from).collect();
+    let w = syn::Lifetime::new("'__w", lifetime.span());
+    let gets = fields.iter().zip(&indices).map(|((name, ty), index)| {
+        quote_spanned! {ty.span()=>
+            // SAFETY: forwarded from the caller; each field gets its own state.
+            #name: unsafe { <#ty as #s::SystemParam>::get_param(&mut __state.#index, __meta, __world) },
+        }
+    });
+    quote! {
+        const _: () = {
+            #[automatically_derived]
+            // SAFETY: every method forwards to the fields' own implementations, so
+            // the recorded access is exactly the union of the fields'.
+            unsafe impl<#lifetime> #s::SystemParam for #ident<#lifetime> {
+                type State = (#(<#tys as #s::SystemParam>::State,)*);
+                type Item<#w> = #ident<#w>;
+
+                fn access(__meta: &mut #s::SystemMeta) {
+                    #(<#tys as #s::SystemParam>::access(__meta);)*
+                }
+                fn init_state(__world: &mut #krate::World) -> Self::State {
+                    (#(<#tys as #s::SystemParam>::init_state(__world),)*)
+                }
+                unsafe fn get_param<#w>(
+                    __state: &#w mut Self::State,
+                    __meta: &#s::SystemMeta,
+                    __world: &#w #krate::World,
+                ) -> Self::Item<#w> {
+                    #ident { #(#gets)* }
+                }
+                fn apply(__state: &mut Self::State, __world: &mut #krate::World) {
+                    #(<#tys as #s::SystemParam>::apply(&mut __state.#indices, __world);)*
+                }
+            }
+        };
+    }
+}
