@@ -77,11 +77,24 @@ struct Entry {
     last: Option<Duration>,
 }
 
+/// The entries of a batch, in plan order: `batch` is ascending, so one merge pass
+/// finds them.
+fn batch_entries<'e>(entries: &'e mut [Entry], batch: &'e [usize]) -> impl Iterator<Item = &'e mut Entry> + 'e {
+    let mut wanted = batch.iter().peekable();
+    entries.iter_mut().enumerate().filter_map(move |(index, entry)| {
+        (wanted.peek() == Some(&&index)).then(|| {
+            wanted.next();
+            entry
+        })
+    })
+}
+
 /// One step of the plan.
 #[derive(Debug)]
 enum Step {
-    /// Systems that may run side by side.
-    Batch(Vec<usize>),
+    /// Systems that may run side by side, and whether any of them ran long enough
+    /// last time to be worth a task (refreshed when timings are).
+    Batch(Vec<usize>, bool),
     /// An exclusive system, alone.
     Exclusive(usize),
     /// Apply the commands of every system so far (in insertion order).
@@ -121,6 +134,8 @@ pub struct Schedule {
     order: Vec<Option<usize>>,
     plan: Option<Vec<Step>>,
     multi_threaded: bool,
+    /// How many times `run` was called, to refresh timings now and then.
+    runs: u64,
 }
 
 impl Default for Schedule {
@@ -132,7 +147,7 @@ impl Default for Schedule {
 impl Schedule {
     /// An empty, multi-threaded schedule.
     pub fn new() -> Self {
-        Self { entries: Vec::new(), order: Vec::new(), plan: None, multi_threaded: true }
+        Self { entries: Vec::new(), order: Vec::new(), plan: None, multi_threaded: true, runs: 0 }
     }
 
     /// Runs every system on the calling thread, in plan order. Results are the same
@@ -203,17 +218,13 @@ impl Schedule {
         for entry in &mut self.entries {
             entry.system.initialize(world);
         }
-        let plan = self.plan.take().expect("made above");
+        let mut plan = self.plan.take().expect("made above");
+        self.runs = self.runs.wrapping_add(1);
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            for step in &plan {
+            for step in &mut plan {
                 match step {
-                    Step::Batch(batch) => self.run_batch(batch, world),
-                    Step::Exclusive(index) => {
-                        let entry = &mut self.entries[*index];
-                        let start = Instant::now();
-                        entry.system.run_exclusive(world);
-                        entry.last = Some(start.elapsed());
-                    }
+                    Step::Batch(batch, has_tasks) => *has_tasks = self.run_batch(batch, *has_tasks, world),
+                    Step::Exclusive(index) => self.entries[*index].system.run_exclusive(world),
                     Step::Apply => {
                         // Commands are applied in insertion order, whatever ran first;
                         // systems that have not run yet have nothing to apply.
@@ -231,35 +242,32 @@ impl Schedule {
         }
     }
 
-    fn run_batch(&mut self, batch: &[usize], world: &mut World) {
+    /// Runs one batch; returns whether it has systems worth a task.
+    fn run_batch(&mut self, batch: &[usize], has_tasks: bool, world: &mut World) -> bool {
         let parallel = self.multi_threaded && batch.len() > 1;
-        let mut inline: Vec<&mut Entry> = Vec::new();
-        let mut tasks: Vec<&mut Entry> = Vec::new();
-        // `batch` is ascending, so one merge pass picks its entries in plan order.
-        let mut wanted = batch.iter().peekable();
-        for (index, entry) in self.entries.iter_mut().enumerate() {
-            if wanted.peek() != Some(&&index) {
-                continue;
-            }
-            wanted.next();
-            if parallel && entry.last.is_none_or(|d| d >= INLINE_BELOW) {
-                tasks.push(entry);
-            } else {
-                inline.push(entry);
-            }
-        }
+        // Timing costs more than a tiny system: measure only where it decides
+        // inline-or-task, and refresh the measurements every 64th run.
+        let measure = parallel && (has_tasks || self.runs % 64 == 1);
         let world: &World = world;
         let run = |entry: &mut Entry| {
-            let start = Instant::now();
-            // SAFETY: the systems of one batch have no conflicting access (conflicts
-            // are ordered into different batches), and the world is borrowed
-            // mutably by `run` for the whole batch, so nothing else touches it.
-            unsafe { entry.system.run_unchecked(world) };
-            entry.last = Some(start.elapsed());
+            if measure {
+                let start = Instant::now();
+                // SAFETY: as below.
+                unsafe { entry.system.run_unchecked(world) };
+                entry.last = Some(start.elapsed());
+            } else {
+                // SAFETY: the systems of one batch have no conflicting access
+                // (conflicts are ordered into different batches), and `run` holds
+                // the world mutably for the whole batch, so nothing else touches it.
+                unsafe { entry.system.run_unchecked(world) };
+            }
         };
-        if tasks.is_empty() {
-            inline.into_iter().for_each(run);
+        let is_task = |entry: &Entry| entry.last.is_none_or(|d| d >= INLINE_BELOW);
+        if !(parallel && has_tasks) {
+            batch_entries(&mut self.entries, batch).for_each(run);
         } else {
+            let (tasks, inline): (Vec<&mut Entry>, Vec<&mut Entry>) =
+                batch_entries(&mut self.entries, batch).partition(|e| is_task(e));
             rayon::scope(|scope| {
                 for entry in tasks {
                     scope.spawn(move |_| run(entry));
@@ -267,6 +275,7 @@ impl Schedule {
                 inline.into_iter().for_each(run);
             });
         }
+        parallel && (if measure { batch_entries(&mut self.entries, batch).any(|e| is_task(e)) } else { has_tasks })
     }
 
     /// Orders the systems into batches and sync points.
@@ -353,7 +362,7 @@ impl Schedule {
         let depth = level.iter().flatten().max().map_or(0, |d| d + 1);
         for d in 0..depth {
             let batch: Vec<usize> = (0..n).filter(|&j| level[j] == Some(d)).map(|j| segment[j]).collect();
-            plan.push(Step::Batch(batch));
+            plan.push(Step::Batch(batch, true));
         }
     }
 }
