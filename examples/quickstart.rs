@@ -1,7 +1,9 @@
-//! A first tour of the API: spawn entities from bundles, change their components
-//! (moving them between archetypes), read them back, and despawn them.
+//! A first tour: entities from bundles, systems run by a schedule, commands that
+//! change entities between frames, and queries that read the result.
 //!
 //! Run with `cargo run --release --example quickstart`.
+
+use std::time::Instant;
 
 use ecs_core::prelude::*;
 
@@ -19,9 +21,13 @@ struct Velocity {
     y: f32,
 }
 
-#[derive(Component, Debug)]
+#[derive(Component)]
+struct Fuel(f32);
+
+#[derive(Component)]
 struct Name(String);
 
+/// A tag: zero-sized, so docking moves no data.
 #[derive(Component)]
 struct Docked;
 
@@ -29,48 +35,74 @@ struct Docked;
 struct Ship {
     pos: Position,
     vel: Velocity,
-    name: Name,
+    fuel: Fuel,
+}
+
+struct DeltaTime(f32);
+
+#[derive(Default)]
+struct Stats {
+    docked: u32,
+    launched: u32,
+}
+
+fn movement(mut ships: Query<(&mut Position, &Velocity), Without<Docked>>, dt: Res<DeltaTime>) {
+    for (p, v) in ships.iter_mut() {
+        p.x += v.x * dt.0;
+        p.y += v.y * dt.0;
+    }
+}
+
+fn burn(mut ships: Query<(Entity, &mut Fuel), Without<Docked>>, mut commands: Commands, mut stats: ResMut<Stats>) {
+    for (e, fuel) in ships.iter_mut() {
+        fuel.0 -= 1.0;
+        if fuel.0 <= 0.0 {
+            commands.insert(e, Docked);
+            stats.docked += 1;
+        }
+    }
+}
+
+fn refuel(mut docked: Query<(Entity, &mut Fuel), With<Docked>>, mut commands: Commands, mut stats: ResMut<Stats>) {
+    for (e, fuel) in docked.iter_mut() {
+        fuel.0 += 5.0;
+        if fuel.0 >= 20.0 {
+            commands.remove::<Docked>(e);
+            stats.launched += 1;
+        }
+    }
 }
 
 fn main() -> Result<(), EcsError> {
     let mut world = World::new();
-    let flagship = world.spawn(Ship {
-        pos: Position { x: 0.0, y: 0.0 },
-        vel: Velocity { x: 1.0, y: 0.5 },
-        name: Name("Flagship".into()),
-    });
-    let drones: Vec<Entity> = world
-        .spawn_batch((0..10_000).map(|i| (Position { x: i as f32, y: 0.0 }, Velocity { x: 0.0, y: 1.0 })))
-        .collect();
+    world.insert_resource(DeltaTime(1.0 / 60.0));
+    world.insert_resource(Stats::default());
+    let flagship =
+        world.spawn(Ship { pos: Position { x: 0.0, y: 0.0 }, vel: Velocity { x: 1.0, y: 0.5 }, fuel: Fuel(1_000.0) });
+    world.insert(flagship, Name("Flagship".into()))?;
+    world.spawn_batch((0..10_000).map(|i| Ship {
+        pos: Position { x: i as f32, y: 0.0 },
+        vel: Velocity { x: 0.0, y: 1.0 },
+        fuel: Fuel((i % 50) as f32 + 1.0),
+    }));
 
-    // Ten simulated steps, entity by entity (queries come with the query API).
-    for _ in 0..10 {
-        for &e in drones.iter().chain([&flagship]) {
-            let v = *world.get::<Velocity>(e).expect("every ship moves");
-            let p = world.get_mut::<Position>(e).expect("every ship has a position");
-            p.x += v.x;
-            p.y += v.y;
-        }
+    let mut schedule = Schedule::new();
+    schedule.add_system(movement).add_system(burn).add_system(refuel);
+    let start = Instant::now();
+    for _ in 0..120 {
+        schedule.run(&mut world);
     }
+    let elapsed = start.elapsed();
 
-    // Dock every tenth drone: inserting a component moves it along the archetype edge.
-    for &e in drones.iter().step_by(10) {
-        world.insert(e, Docked)?;
-    }
-    // Docked drones stop: removing Velocity hands the value back.
-    let mut stopped = 0;
-    for &e in drones.iter().step_by(10) {
-        let _velocity: Velocity = world.remove::<Velocity>(e)?;
-        stopped += 1;
-    }
-    world.despawn(drones[1])?;
-    let stale = world.get::<Position>(drones[1]);
-
-    let docked = world.iter().filter(|e| e.has::<Docked>()).count();
-    println!("{} entities in {} archetypes", world.len(), world.archetypes().len());
-    println!("flagship {:?} is at {:?}", world.get::<Name>(flagship).map(|n| &n.0), world.get::<Position>(flagship));
-    println!("{docked} docked drones, {stopped} stopped; despawned drone reads as {stale:?}");
-    println!("{}", world.despawn(drones[1]).unwrap_err());
+    let docked = world.query_filtered::<Entity, With<Docked>>().iter().count();
+    let stats = world.resource::<Stats>().expect("inserted above");
+    println!("{} entities in {} archetypes", world.len(), world.archetypes().iter().filter(|a| !a.is_empty()).count());
+    println!("120 frames in {elapsed:.2?} ({:.1} us/frame)", elapsed.as_secs_f64() * 1e6 / 120.0);
+    println!("{} dockings, {} launches, {docked} docked now", stats.docked, stats.launched);
+    let name = world.get::<Name>(flagship).map(|n| n.0.as_str());
+    println!("{name:?} is at {:?}", world.get::<Position>(flagship));
+    world.despawn(flagship)?;
+    println!("{}", world.despawn(flagship).unwrap_err());
     world.check_invariants().expect("the world is consistent");
     Ok(())
 }
