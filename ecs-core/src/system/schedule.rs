@@ -246,8 +246,8 @@ impl Schedule {
     fn run_batch(&mut self, batch: &[usize], has_tasks: bool, world: &mut World) -> bool {
         let parallel = self.multi_threaded && batch.len() > 1;
         // Timing costs more than a tiny system: measure only where it decides
-        // inline-or-task, and refresh the measurements every 64th run.
-        let measure = parallel && (has_tasks || self.runs % 64 == 1);
+        // inline-or-task, and refresh the measurements every 256th run.
+        let measure = parallel && (has_tasks || self.runs % 256 == 1);
         let world: &World = world;
         let run = |entry: &mut Entry| {
             if measure {
