@@ -182,6 +182,23 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         unsafe { self.get_at(world, entity, ctx) }
     }
 
+    /// [`par_for_each`](Self::par_for_each) through a shared world with a given
+    /// tick window.
+    ///
+    /// # Safety
+    /// As for [`iter_unchecked`](Self::iter_unchecked).
+    pub(crate) unsafe fn par_for_each_unchecked<'w>(
+        &self,
+        world: &'w World,
+        ctx: FetchContext,
+        f: &(impl Fn(Q::Item<'w>) + Send + Sync),
+    ) where
+        Q::State: Sync,
+    {
+        self.validate_world(world);
+        super::par::for_each(world.archetypes(), self, ctx, f);
+    }
+
     /// Sets when the query last ran (systems drive this).
     pub(crate) fn set_last_run(&mut self, tick: Tick) {
         self.last_run = tick;

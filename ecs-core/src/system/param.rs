@@ -78,6 +78,16 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
         unsafe { self.state.iter_unchecked(self.world, self.ctx) }
     }
 
+    /// Calls `f` for every matching entity, in parallel on the rayon pool (see
+    /// [`QueryState::par_for_each`]).
+    pub fn par_for_each_mut(&mut self, f: impl Fn(Q::Item<'_>) + Send + Sync)
+    where
+        Q::State: Sync,
+    {
+        // SAFETY: as in `iter_mut`; tasks cover disjoint rows.
+        unsafe { self.state.par_for_each_unchecked(self.world, self.ctx, &f) }
+    }
+
     /// The item of one entity (read-only queries).
     ///
     /// # Errors

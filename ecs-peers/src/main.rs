@@ -1,0 +1,140 @@
+//! Runs the ecs_bench_suite workloads on ecs-core and its peers, side by side.
+//!
+//! ```text
+//! cargo run --release -p ecs-peers -- [--rounds N] [--out DIR] [--only WORKLOAD]
+//! ```
+//! For each workload, every crate's state is prepared first; then the crates take
+//! turns (in a rotating order, so machine drift hits all alike), each timing one
+//! batch of iterations per round. A cell is the median per-iteration time over the
+//! rounds, with the spread (min–max). Results go to a table on stdout,
+//! `DIR/peers.json` and `DIR/peers.svg`.
+
+#[allow(dead_code, reason = "benchmark payload fields are written, never read")]
+mod peers;
+mod report;
+mod workload;
+
+use std::time::{Duration, Instant};
+
+use peers::Runner;
+use workload::Workload;
+
+/// Prepares one crate's runner for a workload (`None`: the crate lacks the feature).
+pub type MakeRunner = fn(Workload) -> Option<Runner>;
+
+/// The crates, in column order.
+pub const CRATES: [(&str, MakeRunner); 8] = [
+    ("ecs", peers::ecs::runner),
+    ("flecs", peers::flecs::runner),
+    ("hecs", peers::hecs::runner),
+    ("bevy_ecs", peers::bevy::runner),
+    ("legion", peers::legion::runner),
+    ("shipyard", peers::shipyard::runner),
+    ("specs", peers::specs::runner),
+    ("baseline", peers::baseline::runner),
+];
+
+/// One measured cell.
+#[derive(Clone, Debug)]
+pub struct Cell {
+    /// Median time per iteration.
+    pub median: Duration,
+    /// Fastest and slowest round.
+    pub min: Duration,
+    /// Slowest round.
+    pub max: Duration,
+}
+
+struct Options {
+    rounds: usize,
+    out: String,
+    only: Option<String>,
+}
+
+fn options() -> Options {
+    let mut options = Options { rounds: 21, out: "docs".into(), only: None };
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--rounds" => options.rounds = args.next().and_then(|v| v.parse().ok()).expect("--rounds N"),
+            "--out" => options.out = args.next().expect("--out DIR"),
+            "--only" => options.only = Some(args.next().expect("--only WORKLOAD")),
+            "--help" | "-h" => {
+                println!("usage: ecs-peers [--rounds N (default 21)] [--out DIR (default docs)] [--only WORKLOAD]");
+                std::process::exit(0);
+            }
+            other => panic!("unknown argument {other}; try --help"),
+        }
+    }
+    options
+}
+
+/// Iterations per batch so that a batch takes about `target`.
+fn calibrate(runner: &mut Runner, target: Duration) -> usize {
+    runner(); // warm up (first-run setup, caches)
+    let start = Instant::now();
+    runner();
+    let once = start.elapsed().max(Duration::from_nanos(20));
+    (target.as_nanos() / once.as_nanos()).clamp(1, 100_000) as usize
+}
+
+fn progress(done: usize, total: usize, label: &str) {
+    let width = 30;
+    let filled = done * width / total.max(1);
+    eprint!("\r[{}{}] {:>3}% {:<32}", "#".repeat(filled), " ".repeat(width - filled), done * 100 / total.max(1), label);
+    if done == total {
+        eprintln!();
+    }
+}
+
+fn main() {
+    let options = options();
+    let workloads: Vec<Workload> =
+        Workload::ALL.into_iter().filter(|w| options.only.as_deref().is_none_or(|o| o == w.name())).collect();
+    let total = workloads.len() * options.rounds;
+    let mut done = 0;
+    let mut results: Vec<(Workload, Vec<Option<Cell>>)> = Vec::new();
+    for &workload in &workloads {
+        let mut runners: Vec<Option<(Runner, usize)>> = CRATES
+            .iter()
+            .map(|(_, make)| {
+                make(workload).map(|mut r| {
+                    let n = calibrate(&mut r, Duration::from_millis(3));
+                    (r, n)
+                })
+            })
+            .collect();
+        let mut samples: Vec<Vec<Duration>> = vec![Vec::new(); CRATES.len()];
+        for round in 0..options.rounds {
+            for k in 0..CRATES.len() {
+                let c = (k + round) % CRATES.len();
+                if let Some((runner, n)) = &mut runners[c] {
+                    let start = Instant::now();
+                    for _ in 0..*n {
+                        runner();
+                    }
+                    samples[c].push(start.elapsed() / *n as u32);
+                }
+            }
+            done += 1;
+            progress(done, total, &format!("{} round {}/{}", workload.name(), round + 1, options.rounds));
+        }
+        drop(runners);
+        let cells = samples
+            .into_iter()
+            .map(|mut s| {
+                s.sort();
+                (!s.is_empty()).then(|| Cell { median: s[s.len() / 2], min: s[0], max: s[s.len() - 1] })
+            })
+            .collect();
+        results.push((workload, cells));
+    }
+    let table = report::table(&results);
+    println!("{table}");
+    std::fs::create_dir_all(&options.out).expect("create the output directory");
+    let meta = report::Meta::collect();
+    std::fs::write(format!("{}/peers.json", options.out), report::json(&results, &meta)).expect("write JSON");
+    std::fs::write(format!("{}/peers.md", options.out), format!("{}\n\n{table}\n", meta.line())).expect("write table");
+    report::chart(&results, &meta, &format!("{}/peers.svg", options.out)).expect("draw the chart");
+    eprintln!("wrote {0}/peers.json, {0}/peers.md and {0}/peers.svg", options.out);
+}

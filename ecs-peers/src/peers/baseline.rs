@@ -1,0 +1,75 @@
+//! The hand-written baseline: the same data in plain `Vec`s, the same loops.
+
+use rayon::prelude::*;
+
+use super::Runner;
+use crate::workload::*;
+
+pub fn runner(workload: Workload) -> Option<Runner> {
+    Some(match workload {
+        Workload::SimpleInsert => Box::new(|| {
+            let n = 10_000;
+            let (mut t, mut p, mut r, mut v) =
+                (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
+            for _ in 0..n {
+                t.push(identity());
+                p.push(UNIT_X);
+                r.push(UNIT_X);
+                v.push(UNIT_X);
+            }
+            std::hint::black_box((t, p, r, v));
+        }),
+        Workload::SimpleIter => {
+            let mut p = vec![UNIT_X; 10_000];
+            let v = vec![UNIT_X; 10_000];
+            Box::new(move || p.iter_mut().zip(&v).for_each(|(p, v)| add(p, v)))
+        }
+        Workload::FragmentedIter => {
+            let mut data = vec![1.0f32; 26 * 20];
+            Box::new(move || data.iter_mut().for_each(|d| *d *= 2.0))
+        }
+        Workload::HeavyCompute => {
+            let mut t = vec![identity(); 1000];
+            let mut p = vec![UNIT_X; 1000];
+            Box::new(move || p.par_iter_mut().zip(t.par_iter_mut()).with_min_len(64).for_each(|(p, t)| heavy(t, p)))
+        }
+        Workload::AddRemove => {
+            let a = vec![0.0f32; 10_000];
+            let mut b: Vec<Option<f32>> = vec![None; 10_000];
+            Box::new(move || {
+                b.iter_mut().for_each(|b| *b = Some(0.0));
+                b.iter_mut().for_each(|b| {
+                    std::hint::black_box(b.take());
+                });
+                std::hint::black_box(&a);
+            })
+        }
+        Workload::RandomGet => {
+            let p = vec![UNIT_X; 10_000];
+            let mut order: Vec<usize> = (0..10_000).collect();
+            shuffle(&mut order);
+            Box::new(move || {
+                let sum: f32 = order.iter().map(|&i| p[i][0]).sum();
+                std::hint::black_box(sum);
+            })
+        }
+        Workload::ManyArchetypes => {
+            let mut data = vec![1.0f32; 4096];
+            Box::new(move || data.iter_mut().for_each(|d| *d *= 2.0))
+        }
+        Workload::Schedule => {
+            let (mut a, mut b) = (vec![0.0f32; 40_000], vec![1.0f32; 40_000]);
+            let mut c = vec![2.0f32; 30_000];
+            let (mut d, mut e) = (vec![3.0f32; 10_000], vec![4.0f32; 10_000]);
+            Box::new(move || {
+                a.iter_mut().zip(b.iter_mut()).for_each(|(a, b)| core::mem::swap(a, b));
+                c[10_000..20_000].iter_mut().zip(d.iter_mut()).for_each(|(c, d)| core::mem::swap(c, d));
+                c[20_000..].iter_mut().zip(e.iter_mut()).for_each(|(c, e)| core::mem::swap(c, e));
+            })
+        }
+        Workload::TinySystems => {
+            let mut data = vec![vec![0.0f32; 10]; 100];
+            Box::new(move || data.iter_mut().for_each(|v| v.iter_mut().for_each(|x| *x += 1.0)))
+        }
+    })
+}

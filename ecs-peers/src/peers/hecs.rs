@@ -1,0 +1,128 @@
+//! hecs: `spawn_batch`, `PreparedQuery`, batched parallel iteration with rayon. It
+//! has no scheduler.
+
+use hecs::{Entity, PreparedQuery, World};
+use rayon::prelude::*;
+
+use super::{Runner, twenty_six};
+use crate::workload::*;
+
+#[derive(Clone, Copy)]
+struct Transform(Mat4);
+#[derive(Clone, Copy)]
+struct Position([f32; 3]);
+#[derive(Clone, Copy)]
+struct Rotation([f32; 3]);
+#[derive(Clone, Copy)]
+struct Velocity([f32; 3]);
+#[derive(Clone, Copy)]
+struct A(f32);
+#[derive(Clone, Copy)]
+struct B(f32);
+#[derive(Clone, Copy)]
+struct Data(f32);
+#[derive(Clone, Copy)]
+struct Frag<const N: usize>(f32);
+struct Tag<const N: usize>;
+
+fn bodies(world: &mut World, n: usize) {
+    world.spawn_batch((0..n).map(|_| (Transform(identity()), Position(UNIT_X), Rotation(UNIT_X), Velocity(UNIT_X))));
+}
+
+fn tag<const N: usize>(world: &mut World, e: Entity, mask: usize) {
+    if mask & (1 << N) != 0 {
+        world.insert_one(e, Tag::<N>).unwrap();
+    }
+}
+
+pub fn runner(workload: Workload) -> Option<Runner> {
+    Some(match workload {
+        Workload::SimpleInsert => Box::new(|| {
+            let mut world = World::new();
+            bodies(&mut world, 10_000);
+            std::hint::black_box(&world);
+        }),
+        Workload::SimpleIter => {
+            let mut world = World::new();
+            bodies(&mut world, 10_000);
+            let mut q = PreparedQuery::<(&Velocity, &mut Position)>::default();
+            Box::new(move || {
+                for (_, (v, p)) in q.query_mut(&mut world) {
+                    add(&mut p.0, &v.0);
+                }
+            })
+        }
+        Workload::FragmentedIter => {
+            let mut world = World::new();
+            macro_rules! frags { ($($n:literal)*) => { $(world.spawn_batch((0..20).map(|_| (Frag::<$n>(0.0), Data(1.0))));)* }; }
+            twenty_six!(frags);
+            let mut q = PreparedQuery::<&mut Data>::default();
+            Box::new(move || {
+                for (_, d) in q.query_mut(&mut world) {
+                    d.0 *= 2.0;
+                }
+            })
+        }
+        Workload::HeavyCompute => {
+            let mut world = World::new();
+            bodies(&mut world, 1000);
+            Box::new(move || {
+                world.query::<(&mut Position, &mut Transform)>().iter_batched(64).par_bridge().for_each(|batch| {
+                    for (_, (p, t)) in batch {
+                        heavy(&mut t.0, &mut p.0);
+                    }
+                })
+            })
+        }
+        Workload::AddRemove => {
+            let mut world = World::new();
+            let entities: Vec<Entity> = world.spawn_batch((0..10_000).map(|_| (A(0.0),))).collect();
+            Box::new(move || {
+                for &e in &entities {
+                    world.insert_one(e, B(0.0)).unwrap();
+                }
+                for &e in &entities {
+                    world.remove_one::<B>(e).unwrap();
+                }
+            })
+        }
+        Workload::RandomGet => {
+            let mut world = World::new();
+            let mut entities: Vec<Entity> =
+                world.spawn_batch((0..10_000).map(|_| (Position(UNIT_X), Velocity(UNIT_X)))).collect();
+            shuffle(&mut entities);
+            Box::new(move || {
+                let mut sum = 0.0;
+                for &e in &entities {
+                    sum += world.get::<&Position>(e).unwrap().0[0];
+                }
+                std::hint::black_box(sum);
+            })
+        }
+        Workload::ManyArchetypes => {
+            let mut world = World::new();
+            for mask in 0..1024 {
+                for _ in 0..4 {
+                    let e = world.spawn((Data(1.0),));
+                    tag::<0>(&mut world, e, mask);
+                    tag::<1>(&mut world, e, mask);
+                    tag::<2>(&mut world, e, mask);
+                    tag::<3>(&mut world, e, mask);
+                    tag::<4>(&mut world, e, mask);
+                    tag::<5>(&mut world, e, mask);
+                    tag::<6>(&mut world, e, mask);
+                    tag::<7>(&mut world, e, mask);
+                    tag::<8>(&mut world, e, mask);
+                    tag::<9>(&mut world, e, mask);
+                }
+            }
+            let mut q = PreparedQuery::<&mut Data>::default();
+            Box::new(move || {
+                for (_, d) in q.query_mut(&mut world) {
+                    d.0 *= 2.0;
+                }
+            })
+        }
+        Workload::Schedule | Workload::TinySystems => return None,
+    })
+}

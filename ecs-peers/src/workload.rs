@@ -1,0 +1,129 @@
+//! The workloads, their ecs_bench_suite parameters, and the shared maths.
+
+/// One benchmark workload.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Workload {
+    /// Spawn 10,000 entities of (Transform, Position, Rotation, Velocity) into an empty world.
+    SimpleInsert,
+    /// `pos += vel` over 10,000 entities of (Transform, Position, Rotation, Velocity).
+    SimpleIter,
+    /// 26 types A..Z, 20 entities each, all with Data; `data *= 2`.
+    FragmentedIter,
+    /// 1,000 entities; in parallel, invert a 4x4 matrix 100 times and transform the position.
+    HeavyCompute,
+    /// 10,000 entities with A; insert B on all, then remove B from all.
+    AddRemove,
+    /// 10,000 entities of (Position, Velocity); read every Position in a shuffled order.
+    RandomGet,
+    /// 10 zero-sized tags make 1,024 combinations of 4 entities, all with Data; `data *= 2`.
+    ManyArchetypes,
+    /// 40,000 entities of (A,B), (A,B,C), (A,B,C,D), (A,B,C,E); three systems swap A/B, C/D, C/E.
+    Schedule,
+    /// 100 systems, each over its own 10 entities: the scheduler's own overhead.
+    TinySystems,
+}
+
+impl Workload {
+    /// Every workload, in table order.
+    pub const ALL: [Workload; 9] = [
+        Workload::SimpleInsert,
+        Workload::SimpleIter,
+        Workload::FragmentedIter,
+        Workload::HeavyCompute,
+        Workload::AddRemove,
+        Workload::RandomGet,
+        Workload::ManyArchetypes,
+        Workload::Schedule,
+        Workload::TinySystems,
+    ];
+
+    /// The ecs_bench_suite name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Workload::SimpleInsert => "simple_insert",
+            Workload::SimpleIter => "simple_iter",
+            Workload::FragmentedIter => "fragmented_iter",
+            Workload::HeavyCompute => "heavy_compute",
+            Workload::AddRemove => "add_remove",
+            Workload::RandomGet => "random_get",
+            Workload::ManyArchetypes => "many_archetypes",
+            Workload::Schedule => "schedule",
+            Workload::TinySystems => "tiny_systems",
+        }
+    }
+}
+
+/// A 4x4 matrix, row-major.
+pub type Mat4 = [[f32; 4]; 4];
+
+/// The identity matrix.
+pub fn identity() -> Mat4 {
+    let mut m = [[0.0; 4]; 4];
+    for (i, row) in m.iter_mut().enumerate() {
+        row[i] = 1.0;
+    }
+    m
+}
+
+/// Unit x, the starting value of every vector component.
+pub const UNIT_X: [f32; 3] = [1.0, 0.0, 0.0];
+
+/// `p += v`.
+#[inline]
+pub fn add(p: &mut [f32; 3], v: &[f32; 3]) {
+    for i in 0..3 {
+        p[i] += v[i];
+    }
+}
+
+/// Gauss-Jordan inverse with partial pivoting (the matrix stays invertible).
+pub fn invert(m: &Mat4) -> Mat4 {
+    let mut a = *m;
+    let mut inv = identity();
+    for col in 0..4 {
+        let pivot = (col..4).max_by(|&i, &j| a[i][col].abs().total_cmp(&a[j][col].abs())).unwrap_or(col);
+        a.swap(col, pivot);
+        inv.swap(col, pivot);
+        let d = a[col][col];
+        if d == 0.0 {
+            return *m;
+        }
+        for k in 0..4 {
+            a[col][k] /= d;
+            inv[col][k] /= d;
+        }
+        for row in 0..4 {
+            if row != col {
+                let f = a[row][col];
+                for k in 0..4 {
+                    a[row][k] -= f * a[col][k];
+                    inv[row][k] -= f * inv[col][k];
+                }
+            }
+        }
+    }
+    inv
+}
+
+/// The per-entity work of heavy_compute.
+#[inline]
+pub fn heavy(m: &mut Mat4, p: &mut [f32; 3]) {
+    for _ in 0..100 {
+        *m = invert(m);
+    }
+    let q = *p;
+    for (i, out) in p.iter_mut().enumerate() {
+        *out = m[i][0] * q[0] + m[i][1] * q[1] + m[i][2] * q[2] + m[i][3];
+    }
+}
+
+/// A deterministic shuffle (xorshift), the same for every crate.
+pub fn shuffle<T>(items: &mut [T]) {
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    for i in (1..items.len()).rev() {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        items.swap(i, (state % (i as u64 + 1)) as usize);
+    }
+}
