@@ -42,8 +42,8 @@ pub struct FunctionSystem<Marker, F: SystemParamFunction<Marker>> {
     marker: PhantomData<fn() -> Marker>,
 }
 
-/// The short name of a function type: `game::movement` rather than its full path
-/// with generics.
+/// A system's name: its function's path, as `core::any::type_name` gives it
+/// (`game::movement`).
 fn system_name<F>() -> &'static str {
     core::any::type_name::<F>()
 }
