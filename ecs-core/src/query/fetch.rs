@@ -14,7 +14,7 @@ use super::Access;
 use crate::archetype::Archetype;
 use crate::component::{Component, ComponentId, component_id, is_tag};
 use crate::entity::Entity;
-use crate::storage::{ComponentTicks, Tick};
+use crate::storage::{Column, ComponentTicks, Tick};
 
 /// Marks a column index slot of an archetype that lacks an optional component.
 pub(crate) const NO_COLUMN: u32 = u32::MAX;
@@ -165,8 +165,45 @@ impl TagPresence {
     }
 }
 
+/// Takes the next cached entry and resolves the component's column: for a data
+/// component the cached column index (always there), for a tag the cached
+/// component id, looked up now (the column may be missing, or added since the
+/// query matched the archetype).
+///
+/// # Safety
+/// The entry was cached by [`push_column::<T>`](push_column) for this archetype.
+#[inline(always)]
+pub(crate) unsafe fn take_column<'w, T: Component>(
+    archetype: &'w Archetype,
+    columns: &mut &[u32],
+) -> Option<&'w Column> {
+    let cached = next_column(columns);
+    if is_tag::<T>() {
+        archetype.column(ComponentId::new(cached))
+    } else {
+        // SAFETY: a data component's entry is a column index of this archetype
+        // (caller).
+        Some(unsafe { column_at(archetype, cached) })
+    }
+}
+
+/// Archetype-level matching of a component a fetch or filter needs: a data
+/// component must have a column; a tag is checked per row instead.
+#[inline]
+pub(crate) fn matches_component<T: Component>(id: ComponentId, archetype: &Archetype) -> bool {
+    is_tag::<T>() || archetype.has(id)
+}
+
+/// Reports a data component as required for matching (tags are per row).
+#[inline]
+pub(crate) fn require_component<T: Component>(id: ComponentId, f: &mut impl FnMut(ComponentId)) {
+    if !is_tag::<T>() {
+        f(id);
+    }
+}
+
 /// Pushes the cached entry of a component: its column index, or for a tag its
-/// component id (resolved per run, see [`TagPresence::resolve`]).
+/// component id (resolved per run, see [`take_column`]).
 pub(crate) fn push_column<T: Component>(id: ComponentId, archetype: &Archetype, out: &mut Vec<u32>) {
     if is_tag::<T>() {
         out.push(id.index() as u32);
@@ -238,12 +275,10 @@ unsafe impl<T: Component> QueryData for &T {
 
     #[inline]
     fn matches(state: &ComponentId, archetype: &Archetype) -> bool {
-        is_tag::<T>() || archetype.has(*state)
+        matches_component::<T>(*state, archetype)
     }
     fn required(state: &ComponentId, f: &mut impl FnMut(ComponentId)) {
-        if !is_tag::<T>() {
-            f(*state);
-        }
+        require_component::<T>(*state, f);
     }
     fn columns(state: &ComponentId, archetype: &Archetype, out: &mut Vec<u32>) {
         push_column::<T>(*state, archetype, out);
@@ -303,12 +338,10 @@ unsafe impl<T: Component> QueryData for &mut T {
 
     #[inline]
     fn matches(state: &ComponentId, archetype: &Archetype) -> bool {
-        is_tag::<T>() || archetype.has(*state)
+        matches_component::<T>(*state, archetype)
     }
     fn required(state: &ComponentId, f: &mut impl FnMut(ComponentId)) {
-        if !is_tag::<T>() {
-            f(*state);
-        }
+        require_component::<T>(*state, f);
     }
     fn columns(state: &ComponentId, archetype: &Archetype, out: &mut Vec<u32>) {
         push_column::<T>(*state, archetype, out);
@@ -319,13 +352,8 @@ unsafe impl<T: Component> QueryData for &mut T {
         columns: &mut &[u32],
         ctx: FetchContext,
     ) -> WriteFetch<'w, T> {
-        let cached = next_column(columns);
-        let column = if is_tag::<T>() {
-            archetype.column(ComponentId::new(cached))
-        } else {
-            // SAFETY: the index was cached for this archetype by `columns`.
-            Some(unsafe { column_at(archetype, cached) })
-        };
+        // SAFETY: the entry was cached for this archetype by `columns`.
+        let column = unsafe { take_column::<T>(archetype, columns) };
         WriteFetch {
             data: column.map_or(NonNull::dangling(), |c| c.data_ptr().cast()),
             ticks: column.map_or(NonNull::dangling(), |c| c.ticks_ptr()),

@@ -9,7 +9,9 @@ use core::marker::PhantomData;
 use core::ptr::NonNull;
 
 use super::Access;
-use super::fetch::{FetchContext, NO_COLUMN, TagPresence, push_column};
+use super::fetch::{
+    FetchContext, NO_COLUMN, TagPresence, matches_component, push_column, require_component, take_column,
+};
 use crate::archetype::Archetype;
 use crate::component::{Component, ComponentId, component_id, is_tag};
 use crate::storage::{ComponentTicks, Tick};
@@ -194,12 +196,10 @@ macro_rules! tick_filter {
             }
             #[inline]
             fn matches(state: &ComponentId, archetype: &Archetype) -> bool {
-                is_tag::<T>() || archetype.has(*state)
+                matches_component::<T>(*state, archetype)
             }
             fn required(state: &ComponentId, f: &mut impl FnMut(ComponentId)) {
-                if !is_tag::<T>() {
-                    f(*state);
-                }
+                require_component::<T>(*state, f);
             }
             fn columns(state: &ComponentId, archetype: &Archetype, out: &mut Vec<u32>) {
                 push_column::<T>(*state, archetype, out);
@@ -210,13 +210,8 @@ macro_rules! tick_filter {
                 columns: &mut &[u32],
                 ctx: FetchContext,
             ) -> TickFetch<'w> {
-                let (&cached, rest) = columns.split_first().expect("filter consumes the columns it cached");
-                *columns = rest;
-                let column = if is_tag::<T>() {
-                    archetype.column(ComponentId::new(cached))
-                } else {
-                    Some(&archetype.columns()[cached as usize])
-                };
+                // SAFETY: the entry was cached for this archetype by `columns`.
+                let column = unsafe { take_column::<T>(archetype, columns) };
                 TickFetch { ticks: column.map(|c| c.ticks_ptr()), ctx, marker: PhantomData }
             }
             #[inline(always)]
