@@ -131,8 +131,17 @@ impl Archetypes {
 
     /// Gives `target` a column for every tag column of `source`, so that a row can
     /// move from `source` to `target` with all its tags.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn sync_tags(&mut self, source: ArchetypeId, target: ArchetypeId, registry: &Components) {
+        // Most archetypes have no tag columns: decide that without a call.
+        if !self.archetypes[source.index()].tag_columns().is_empty() {
+            self.sync_tags_slow(source, target, registry);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn sync_tags_slow(&mut self, source: ArchetypeId, target: ArchetypeId, registry: &Components) {
         let from = &self.archetypes[source.index()];
         let to = &self.archetypes[target.index()];
         if from.tag_columns().iter().all(|&t| to.has(from.components()[t as usize])) {

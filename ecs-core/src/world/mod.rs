@@ -361,7 +361,8 @@ impl World {
                 self.components.name(pair[0])
             );
         }
-        self.bundles.insert(key, BundleInfo { components: components.into(), spawn: None })
+        let tags = components.iter().copied().filter(|&c| self.is_tag(c)).collect();
+        self.bundles.insert(key, BundleInfo { components: components.into(), tags, spawn: None })
     }
 
     /// The archetype that entities spawned with exactly this bundle live in,

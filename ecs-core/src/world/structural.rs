@@ -240,16 +240,18 @@ impl World {
         };
         let row = location.row.index();
         let info = self.bundles.get(bundle_id);
-        let source = self.archetypes.get(source_id).expect("live archetype");
-        if let Some(&missing) = info.components.iter().find(|&&c| !source.has_at(c, row)) {
-            // A tag of the bundle that this entity lacks.
-            return Err(EcsError::MissingComponent { entity, component: self.components.name(missing) });
+        if !info.tags.is_empty() {
+            let source = self.archetypes.get(source_id).expect("live archetype");
+            if let Some(&missing) = info.tags.iter().find(|&&c| !source.has_at(c, row)) {
+                // A tag of the bundle that this entity lacks.
+                return Err(EcsError::MissingComponent { entity, component: self.components.name(missing) });
+            }
         }
         if target_id != source_id {
             self.archetypes.sync_tags(source_id, target_id, &self.components);
         }
         let info = self.bundles.get(bundle_id);
-        let tags: Vec<_> = info.components.iter().copied().filter(|&c| self.is_tag(c)).collect();
+        let tags = &info.tags;
         if target_id == source_id {
             let source = self.archetypes.get_mut(source_id);
             let mut removed = info.components.iter();
@@ -263,7 +265,7 @@ impl World {
                     OwningPtr::new(column.data_ptr())
                 })
             };
-            for &tag in &tags {
+            for &tag in tags.iter() {
                 // SAFETY: `row` is the live entity's row.
                 unsafe { source.column_mut(tag).expect("checked present above").set_absent(row) };
             }
@@ -295,7 +297,7 @@ impl World {
         // SAFETY: room reserved; `target_row` is the entity's new row.
         unsafe {
             target.pad_tags(target_row);
-            for &tag in &tags {
+            for &tag in tags.iter() {
                 target.column_mut(tag).expect("synced tags").set_absent(target_row);
             }
         }
