@@ -285,17 +285,13 @@ unsafe impl<T: Component> QueryData for &T {
     }
     #[inline(always)]
     unsafe fn fetch_archetype<'w>(archetype: &'w Archetype, columns: &mut &[u32], _: FetchContext) -> ReadFetch<'w, T> {
-        let cached = next_column(columns);
-        if is_tag::<T>() {
-            return ReadFetch {
-                data: NonNull::dangling(),
-                tag: TagPresence::resolve(archetype, cached),
-                marker: PhantomData,
-            };
+        // SAFETY: the entry was cached for this archetype by `columns`.
+        let column = unsafe { take_column::<T>(archetype, columns) };
+        ReadFetch {
+            data: column.map_or(NonNull::dangling(), |c| c.data_ptr().cast()),
+            tag: TagPresence(if is_tag::<T>() { column.map(|c| c.ticks_ptr()) } else { None }),
+            marker: PhantomData,
         }
-        // SAFETY: the index was cached for this archetype by `columns`.
-        let column = unsafe { column_at(archetype, cached) };
-        ReadFetch { data: column.data_ptr().cast(), tag: TagPresence(None), marker: PhantomData }
     }
     #[inline(always)]
     unsafe fn filter_row(fetch: &Self::Fetch<'_>, row: usize) -> bool {

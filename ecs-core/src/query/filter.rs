@@ -68,10 +68,6 @@ pub unsafe trait QueryFilter {
     unsafe fn filter(fetch: &Self::Fetch<'_>, row: usize) -> bool;
 }
 
-/// A filter that never looks at rows for data components: decided once per
-/// archetype (tags are still checked per row).
-pub trait ArchetypeFilter: QueryFilter {}
-
 /// Only entities that have a `T` (without fetching it).
 pub struct With<T>(PhantomData<fn() -> T>);
 
@@ -153,8 +149,6 @@ macro_rules! presence_filter {
                 }
             }
         }
-
-        impl<T: Component> ArchetypeFilter for $name<T> {}
     };
 }
 
@@ -252,8 +246,6 @@ unsafe impl QueryFilter for () {
     }
 }
 
-impl ArchetypeFilter for () {}
-
 macro_rules! tuple_filter {
     ($($name:ident $index:tt),+) => {
         // SAFETY: every element's access and columns are forwarded in order; a row
@@ -297,8 +289,6 @@ macro_rules! tuple_filter {
                 true $(&& unsafe { $name::filter(&fetch.$index, row) })+
             }
         }
-
-        impl<$($name: ArchetypeFilter),+> ArchetypeFilter for ($($name,)+) {}
 
         // SAFETY: each element's access and columns are forwarded in order (an
         // element that does not match the archetype caches `NO_COLUMN` placeholders
@@ -352,8 +342,6 @@ macro_rules! tuple_filter {
                 false $(|| fetch.$index.as_ref().is_some_and(|f| unsafe { $name::filter(f, row) }))+
             }
         }
-
-        impl<$($name: ArchetypeFilter),+> ArchetypeFilter for Or<($($name,)+)> {}
     };
 }
 

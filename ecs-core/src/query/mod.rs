@@ -22,6 +22,6 @@ mod tuples;
 
 pub use access::Access;
 pub use fetch::{EntityFetch, FetchContext, QueryData, ReadFetch, ReadOnlyQueryData, TagPresence, WriteFetch};
-pub use filter::{Added, ArchetypeFilter, Changed, Or, QueryFilter, TickFetch, With, Without};
+pub use filter::{Added, Changed, Or, QueryFilter, TickFetch, With, Without};
 pub use iter::QueryIter;
 pub use state::QueryState;

@@ -250,16 +250,13 @@ impl Schedule {
         let measure = parallel && (has_tasks || self.runs % 256 == 1);
         let world: &World = world;
         let run = |entry: &mut Entry| {
-            if measure {
-                let start = Instant::now();
-                // SAFETY: as below.
-                unsafe { entry.system.run_unchecked(world) };
+            let start = measure.then(Instant::now);
+            // SAFETY: the systems of one batch have no conflicting access (conflicts
+            // are ordered into different batches), and `run` holds the world mutably
+            // for the whole batch, so nothing else touches it.
+            unsafe { entry.system.run_unchecked(world) };
+            if let Some(start) = start {
                 entry.last = Some(start.elapsed());
-            } else {
-                // SAFETY: the systems of one batch have no conflicting access
-                // (conflicts are ordered into different batches), and `run` holds
-                // the world mutably for the whole batch, so nothing else touches it.
-                unsafe { entry.system.run_unchecked(world) };
             }
         };
         let is_task = |entry: &Entry| entry.last.is_none_or(|d| d >= INLINE_BELOW);
