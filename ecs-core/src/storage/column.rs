@@ -476,12 +476,15 @@ impl Drop for Column {
 
 /// Moves `size` bytes. Component values are mostly small, and a call to `memcpy`
 /// with a run-time length costs more than the copy itself, so sizes up to 32 bytes
-/// are copied with (possibly overlapping) unaligned word moves.
+/// are copied with (possibly overlapping) unaligned word moves. The words are
+/// `MaybeUninit`: padding bytes (and the unwritten slot of an absent sparse value)
+/// are uninitialised, and reading them as integers would be undefined behaviour.
 ///
 /// # Safety
 /// `src` and `dst` are valid for `size` bytes and do not overlap.
 #[inline(always)]
 unsafe fn copy_item(src: *const u8, dst: *mut u8, size: usize) {
+    use core::mem::MaybeUninit as M;
     use core::ptr::{read_unaligned as read, write_unaligned as write};
     // SAFETY: every access below stays within `[0, size)` of both pointers, which the
     // caller guarantees are valid and disjoint.
@@ -490,23 +493,23 @@ unsafe fn copy_item(src: *const u8, dst: *mut u8, size: usize) {
             0 => {}
             1..=3 => {
                 for i in 0..size {
-                    *dst.add(i) = *src.add(i);
+                    *dst.add(i).cast::<M<u8>>() = *src.add(i).cast::<M<u8>>();
                 }
             }
             4..=7 => {
-                let (a, b) = (read(src.cast::<u32>()), read(src.add(size - 4).cast::<u32>()));
-                write(dst.cast::<u32>(), a);
-                write(dst.add(size - 4).cast::<u32>(), b);
+                let (a, b) = (read(src.cast::<M<u32>>()), read(src.add(size - 4).cast::<M<u32>>()));
+                write(dst.cast::<M<u32>>(), a);
+                write(dst.add(size - 4).cast::<M<u32>>(), b);
             }
             8..=16 => {
-                let (a, b) = (read(src.cast::<u64>()), read(src.add(size - 8).cast::<u64>()));
-                write(dst.cast::<u64>(), a);
-                write(dst.add(size - 8).cast::<u64>(), b);
+                let (a, b) = (read(src.cast::<M<u64>>()), read(src.add(size - 8).cast::<M<u64>>()));
+                write(dst.cast::<M<u64>>(), a);
+                write(dst.add(size - 8).cast::<M<u64>>(), b);
             }
             17..=32 => {
-                let (a, b) = (read(src.cast::<u128>()), read(src.add(size - 16).cast::<u128>()));
-                write(dst.cast::<u128>(), a);
-                write(dst.add(size - 16).cast::<u128>(), b);
+                let (a, b) = (read(src.cast::<M<u128>>()), read(src.add(size - 16).cast::<M<u128>>()));
+                write(dst.cast::<M<u128>>(), a);
+                write(dst.add(size - 16).cast::<M<u128>>(), b);
             }
             _ => core::ptr::copy_nonoverlapping(src, dst, size),
         }
