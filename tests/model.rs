@@ -36,12 +36,19 @@ impl PartialEq for Named {
 #[derive(Component, Clone, Copy, Debug, PartialEq)]
 struct Small(u16);
 
+/// Sparse (stored per row), over-aligned, with `Drop` glue.
+#[derive(Component, Clone, Debug)]
+#[component(storage = "sparse")]
+#[repr(align(32))]
+struct Boost(String, #[expect(dead_code, reason = "held only for its strong count")] Arc<()>);
+
 #[derive(Clone, Debug, Default, PartialEq)]
 struct Expected {
     tag: bool,
     aligned: Option<Aligned>,
     named: Option<String>,
     small: Option<Small>,
+    boost: Option<String>,
 }
 
 #[derive(Clone, Debug)]
@@ -51,6 +58,8 @@ enum Shape {
     AlignedNamed(u64, String),
     All(u64, String, u16),
     Small(u16),
+    /// `(Small, Boost)`: a table and a sparse component.
+    Boosted(u16, String),
 }
 
 #[derive(Clone, Debug)]
@@ -68,6 +77,13 @@ enum Op {
     Despawn(usize),
     Clear,
     GetMut(usize, u16),
+    InsertBoost(usize, String),
+    /// `(Aligned, Boost)`: an archetype move that also puts a sparse value.
+    InsertAlignedBoost(usize, u64, String),
+    RemoveBoost(usize),
+    /// `(Small, Boost)`: an archetype move that also takes a sparse value.
+    RemoveSmallBoost(usize),
+    GetMutBoost(usize, String),
 }
 
 fn shape() -> impl Strategy<Value = Shape> {
@@ -77,6 +93,7 @@ fn shape() -> impl Strategy<Value = Shape> {
         (any::<u64>(), "[a-z]{0,12}").prop_map(|(a, n)| Shape::AlignedNamed(a, n)),
         (any::<u64>(), "[a-z]{0,12}", any::<u16>()).prop_map(|(a, n, s)| Shape::All(a, n, s)),
         any::<u16>().prop_map(Shape::Small),
+        (any::<u16>(), "[a-z]{0,12}").prop_map(|(s, n)| Shape::Boosted(s, n)),
     ]
 }
 
@@ -96,6 +113,11 @@ fn op() -> impl Strategy<Value = Op> {
         3 => pick.prop_map(Op::Despawn),
         1 => pick.prop_map(|_| Op::Clear),
         2 => (pick, any::<u16>()).prop_map(|(e, s)| Op::GetMut(e, s)),
+        3 => (pick, "[a-z]{0,12}").prop_map(|(e, n)| Op::InsertBoost(e, n)),
+        1 => (pick, any::<u64>(), "[a-z]{0,8}").prop_map(|(e, a, n)| Op::InsertAlignedBoost(e, a, n)),
+        3 => pick.prop_map(Op::RemoveBoost),
+        1 => pick.prop_map(Op::RemoveSmallBoost),
+        1 => (pick, "[a-z]{0,8}").prop_map(|(e, n)| Op::GetMutBoost(e, n)),
     ]
 }
 
@@ -116,6 +138,10 @@ impl Harness {
         Named(name.to_owned(), self.token.clone())
     }
 
+    fn boost(&self, name: &str) -> Boost {
+        Boost(name.to_owned(), self.token.clone())
+    }
+
     fn pick(&self, index: usize) -> Option<Entity> {
         (!self.issued.is_empty()).then(|| self.issued[index % self.issued.len()])
     }
@@ -130,9 +156,13 @@ impl Harness {
             ),
             Shape::All(a, n, s) => (
                 self.world.spawn((Small(s), Tag, self.named(&n), Aligned(a))),
-                Expected { tag: true, aligned: Some(Aligned(a)), named: Some(n), small: Some(Small(s)) },
+                Expected { tag: true, aligned: Some(Aligned(a)), named: Some(n), small: Some(Small(s)), boost: None },
             ),
             Shape::Small(s) => (self.world.spawn(Small(s)), Expected { small: Some(Small(s)), ..Default::default() }),
+            Shape::Boosted(s, n) => (
+                self.world.spawn((Small(s), self.boost(&n))),
+                Expected { small: Some(Small(s)), boost: Some(n), ..Default::default() },
+            ),
         };
         self.record(entity, expected);
         entity
@@ -152,6 +182,10 @@ impl Harness {
                 self.world.spawn_batch((0..count).map(|_| (Small(s), Tag, named.clone(), Aligned(a)))).collect()
             }
             Shape::Small(s) => self.world.spawn_batch((0..count).map(|_| Small(s))).collect(),
+            Shape::Boosted(s, n) => {
+                let boost = self.boost(&n);
+                self.world.spawn_batch((0..count).map(|_| (Small(s), boost.clone()))).collect()
+            }
         };
         assert_eq!(spawned.len(), count);
         for entity in spawned {
@@ -161,10 +195,15 @@ impl Harness {
                 Shape::AlignedNamed(a, n) => {
                     Expected { aligned: Some(Aligned(a)), named: Some(n), ..Default::default() }
                 }
-                Shape::All(a, n, s) => {
-                    Expected { tag: true, aligned: Some(Aligned(a)), named: Some(n), small: Some(Small(s)) }
-                }
+                Shape::All(a, n, s) => Expected {
+                    tag: true,
+                    aligned: Some(Aligned(a)),
+                    named: Some(n),
+                    small: Some(Small(s)),
+                    boost: None,
+                },
                 Shape::Small(s) => Expected { small: Some(Small(s)), ..Default::default() },
+                Shape::Boosted(s, n) => Expected { small: Some(Small(s)), boost: Some(n), ..Default::default() },
             };
             self.record(entity, expected);
         }
@@ -226,6 +265,44 @@ impl Harness {
                     (actual, expected) => panic!("get_mut disagrees: {actual:?} vs {expected:?}"),
                 }
             }
+            Op::GetMutBoost(i, value) => {
+                let Some(e) = self.pick(*i) else { return };
+                match (self.world.get_mut::<Boost>(e), self.model.get_mut(&e).and_then(|m| m.boost.as_mut())) {
+                    (Some(actual), Some(expected)) => {
+                        actual.0.clone_from(value);
+                        expected.clone_from(value);
+                    }
+                    (None, None) => {}
+                    (actual, expected) => panic!("get_mut disagrees: {actual:?} vs {expected:?}"),
+                }
+            }
+            Op::InsertBoost(i, n) => {
+                let boost = self.boost(n);
+                self.insert(*i, boost, |m| m.boost = Some(n.clone()))
+            }
+            Op::InsertAlignedBoost(i, a, n) => {
+                let boost = self.boost(n);
+                self.insert(*i, (Aligned(*a), boost), |m| {
+                    m.aligned = Some(Aligned(*a));
+                    m.boost = Some(n.clone());
+                })
+            }
+            Op::RemoveBoost(i) => self.remove::<Boost>(
+                *i,
+                |m| m.boost.take().map(|b| Removed { boost: Some(b), ..Default::default() }),
+                |v, r| assert_eq!(Some(v.0), r.boost),
+            ),
+            Op::RemoveSmallBoost(i) => self.remove::<(Small, Boost)>(
+                *i,
+                |m| match (m.small.take(), m.boost.take()) {
+                    (Some(s), Some(b)) => Some(Removed { small: Some(s), boost: Some(b), ..Default::default() }),
+                    _ => None,
+                },
+                |(s, b), r| {
+                    assert_eq!(Some(s), r.small);
+                    assert_eq!(Some(b.0), r.boost);
+                },
+            ),
             Op::InsertTag(i) => self.insert(*i, Tag, |m| m.tag = true),
             Op::InsertAligned(i, a) => self.insert(*i, Aligned(*a), |m| m.aligned = Some(Aligned(*a))),
             Op::InsertNamed(i, n) => {
@@ -244,18 +321,18 @@ impl Harness {
             }
             Op::RemoveAligned(i) => self.remove::<Aligned>(
                 *i,
-                |m| m.aligned.take().map(|a| Removed { aligned: Some(a), named: None }),
+                |m| m.aligned.take().map(|a| Removed { aligned: Some(a), ..Default::default() }),
                 |v, r| assert_eq!(Some(v), r.aligned),
             ),
             Op::RemoveNamed(i) => self.remove::<Named>(
                 *i,
-                |m| m.named.take().map(|n| Removed { aligned: None, named: Some(n) }),
+                |m| m.named.take().map(|n| Removed { named: Some(n), ..Default::default() }),
                 |v, r| assert_eq!(Some(v.0), r.named),
             ),
             Op::RemovePair(i) => self.remove::<(Aligned, Named)>(
                 *i,
                 |m| match (m.aligned.take(), m.named.take()) {
-                    (Some(a), Some(n)) => Some(Removed { aligned: Some(a), named: Some(n) }),
+                    (Some(a), Some(n)) => Some(Removed { aligned: Some(a), named: Some(n), ..Default::default() }),
                     _ => None,
                 },
                 |(a, n), r| {
@@ -312,12 +389,29 @@ impl Harness {
             assert_eq!(self.world.get::<Aligned>(e), expected.aligned.as_ref(), "{e} Aligned");
             assert_eq!(self.world.get::<Named>(e).map(|n| &n.0), expected.named.as_ref(), "{e} Named");
             assert_eq!(self.world.get::<Small>(e), expected.small.as_ref(), "{e} Small");
+            assert_eq!(self.world.get::<Boost>(e).map(|b| &b.0), expected.boost.as_ref(), "{e} Boost");
+            assert_eq!(self.world.has::<Boost>(e), expected.boost.is_some(), "{e} has Boost");
+            if let Some(b) = self.world.get::<Boost>(e) {
+                assert_eq!(std::ptr::from_ref(b) as usize % 32, 0, "Boost is misaligned");
+            }
             if let Some(a) = self.world.get::<Aligned>(e) {
                 assert_eq!(std::ptr::from_ref(a) as usize % 64, 0, "Aligned is misaligned");
             }
         }
         let live_names = self.model.values().filter(|m| m.named.is_some()).count();
-        assert_eq!(Arc::strong_count(&self.token), 1 + live_names, "a Named leaked or dropped twice");
+        let live_boosts = self.model.values().filter(|m| m.boost.is_some()).count();
+        assert_eq!(
+            Arc::strong_count(&self.token),
+            1 + live_names + live_boosts,
+            "a Named or Boost leaked or dropped twice"
+        );
+        let mut queried: Vec<(Entity, String)> =
+            self.world.query::<(Entity, &Boost)>().iter().map(|(e, b)| (e, b.0.clone())).collect();
+        let mut expected: Vec<(Entity, String)> =
+            self.model.iter().filter_map(|(&e, m)| Some((e, m.boost.clone()?))).collect();
+        queried.sort_by_key(|(e, _)| e.to_bits());
+        expected.sort_by_key(|(e, _)| e.to_bits());
+        assert_eq!(queried, expected, "a query over the sparse Boost disagrees");
     }
 }
 
@@ -326,6 +420,8 @@ impl Harness {
 struct Removed {
     aligned: Option<Aligned>,
     named: Option<String>,
+    small: Option<Small>,
+    boost: Option<String>,
 }
 
 /// The type name of the first component of `B` (in bundle order) the entity lacks.
@@ -338,6 +434,10 @@ fn first_missing<B: 'static>(m: &Expected) -> &'static str {
         &[(m.aligned.is_some(), type_name::<Aligned>())]
     } else if b == TypeId::of::<Named>() {
         &[(m.named.is_some(), type_name::<Named>())]
+    } else if b == TypeId::of::<Boost>() {
+        &[(m.boost.is_some(), type_name::<Boost>())]
+    } else if b == TypeId::of::<(Small, Boost)>() {
+        &[(m.small.is_some(), type_name::<Small>()), (m.boost.is_some(), type_name::<Boost>())]
     } else {
         &[(m.aligned.is_some(), type_name::<Aligned>()), (m.named.is_some(), type_name::<Named>())]
     };

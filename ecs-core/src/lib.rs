@@ -3,7 +3,9 @@
 //! Entities are 64-bit handles; their components live in archetypes (one table per
 //! distinct set of component types) as type-erased, contiguous columns, so that a loop
 //! over a component is a loop over an array. Adding or removing a component moves the
-//! entity's row along a cached edge of the archetype graph.
+//! entity's row along a cached edge of the archetype graph — except for tags and
+//! components declared `#[component(storage = "sparse")]`, which are stored per row
+//! and added or removed in place (see [`StorageType`]).
 //!
 //! The modules, from the bottom up:
 //! - [`entity`]: the [`Entity`] handle and the entity index (`Entities`).
@@ -50,7 +52,7 @@ pub mod world;
 
 pub use archetype::{Archetype, ArchetypeId};
 pub use bundle::Bundle;
-pub use component::{Component, ComponentId, ComponentInfo};
+pub use component::{Component, ComponentId, ComponentInfo, StorageType};
 pub use ecs_derive::{Bundle, Component, Query, SystemParam};
 pub use entity::Entity;
 pub use error::EcsError;

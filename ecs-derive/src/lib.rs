@@ -13,8 +13,10 @@ use proc_macro::TokenStream;
 /// Implements `Component` for a struct or enum. Generic types are supported; a type
 /// that is not `Send + Sync + 'static` is refused.
 ///
-/// Attribute: `#[component(crate = path)]` names the `ecs_core` crate when it is
-/// re-exported under another path.
+/// Attributes: `#[component(crate = "path")]` names the `ecs_core` crate when it is
+/// re-exported under another path; `#[component(storage = "sparse")]` stores the
+/// component per row instead of in the archetype's key, so adding and removing it
+/// moves nothing (see `ecs_core::StorageType`).
 #[proc_macro_derive(Component, attributes(component))]
 pub fn derive_component(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);

@@ -10,6 +10,8 @@ pub struct ComponentDef<'a> {
     pub ident: &'a Ident,
     pub generics: &'a Generics,
     pub krate: Path,
+    /// `#[component(storage = "sparse")]`.
+    pub sparse: bool,
 }
 
 /// A struct to implement `QueryData` for: one lifetime, named fields.
@@ -49,9 +51,10 @@ pub fn component(input: &DeriveInput) -> syn::Result<ComponentDef<'_>> {
             ));
         }
     }
-    let krate = errors.keep(crate_attribute(input, "component"));
+    let attributes = errors.keep(component_attributes(input));
     errors.finish()?;
-    Ok(ComponentDef { ident: &input.ident, generics: &input.generics, krate: krate.expect("no error") })
+    let (krate, sparse) = attributes.expect("no error");
+    Ok(ComponentDef { ident: &input.ident, generics: &input.generics, krate, sparse })
 }
 
 pub fn bundle(input: &DeriveInput) -> syn::Result<BundleDef<'_>> {
@@ -229,6 +232,49 @@ fn display(member: &Member) -> String {
         Member::Named(ident) => ident.to_string(),
         Member::Unnamed(index) => index.index.to_string(),
     }
+}
+
+/// Reads `#[component(crate = "path", storage = "table" | "sparse")]`, refusing any
+/// other key or storage.
+fn component_attributes(input: &DeriveInput) -> syn::Result<(Path, bool)> {
+    let mut krate: Path = syn::parse_quote!(::ecs_core);
+    let mut sparse = false;
+    let mut errors = Errors::default();
+    for attr in input.attrs.iter().filter(|a| a.path().is_ident("component")) {
+        let result = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("crate") {
+                krate = meta.value()?.parse::<syn::LitStr>()?.parse()?;
+                Ok(())
+            } else if meta.path.is_ident("storage") {
+                let storage = meta.value()?.parse::<syn::LitStr>()?;
+                match storage.value().as_str() {
+                    "table" => sparse = false,
+                    "sparse" => sparse = true,
+                    other => {
+                        return Err(Error::new(
+                            storage.span(),
+                            format!(
+                                "unknown storage `{other}`; use `\"table\"` (the default: fastest to iterate) \
+                                 or `\"sparse\"` (fastest to add and remove)"
+                            ),
+                        ));
+                    }
+                }
+                Ok(())
+            } else {
+                Err(meta.error(format!(
+                    "unknown key `{}` in `#[component(...)]`; the keys are `crate = \"path\"` and \
+                     `storage = \"table\" | \"sparse\"`",
+                    meta.path.to_token_stream()
+                )))
+            }
+        });
+        if let Err(error) = result {
+            errors.push(error);
+        }
+    }
+    errors.finish()?;
+    Ok((krate, sparse))
 }
 
 /// Reads `#[name(crate = path)]`, refusing any other key. Defaults to `::ecs_core`.

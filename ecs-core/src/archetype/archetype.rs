@@ -1,9 +1,9 @@
 //! [`Archetype`]: the table of all entities that have exactly one set of data
-//! components (and any tags).
+//! components (and any sparse components and tags).
 //!
 //! ```text
 //!  key:         [ Position(3), Velocity(7) ]                sorted data ComponentIds
-//!  components:  [ Position(3), Velocity(7), Frozen(9) ]     one per column: key, then tags
+//!  components:  [ Position(3), Velocity(7), Frozen(9) ]     one per column: key, then sparse
 //!  entities:    [ e4, e0, e9 ]                              row -> Entity
 //!  columns:     [ Position | Velocity | Frozen (ticks) ]    same order as components
 //!  column_of:   [ -, -, -, 0, -, -, -, 1, -, 2 ]             ComponentId -> column (sparse)
@@ -13,8 +13,10 @@
 //!
 //! Tags (zero-sized components without drop glue) carry no data, so they do not
 //! split archetypes: a tag column holds only ticks, and a row whose `added` tick is
-//! `Tick::ABSENT` lacks the tag. Tag columns are appended when an entity of the
-//! archetype first gets the tag, and never removed, so column indices stay valid.
+//! `Tick::ABSENT` lacks the tag. Sparse components (`#[component(storage =
+//! "sparse")]`) are stored the same way, with data: a row either holds a value or
+//! is absent. These *sparse columns* are appended when an entity of the archetype
+//! first gets the component, and never removed, so column indices stay valid.
 
 use super::{ArchetypeId, Edges};
 use crate::component::{ComponentId, Components};
@@ -29,12 +31,13 @@ pub struct Archetype {
     pub(crate) id: ArchetypeId,
     /// The data components: the archetype's identity.
     key: Box<[ComponentId]>,
-    /// The component of each column: `key`, then tags in the order they were added.
+    /// The component of each column: `key`, then sparse components (tags
+    /// included) in the order they were added.
     pub(crate) components: Vec<ComponentId>,
     pub(crate) entities: Vec<Entity>,
     pub(crate) columns: Vec<Column>,
-    /// The indices of the tag columns.
-    tags: Vec<u32>,
+    /// The indices of the sparse columns.
+    sparse: Vec<u32>,
     /// Rows every column and `entities` can hold without reallocating. All columns
     /// grow together, so one comparison tells whether a push needs to grow.
     capacity: usize,
@@ -46,7 +49,7 @@ pub struct Archetype {
 
 impl Archetype {
     /// # Panics
-    /// When a component is not registered in `registry`, is a tag, or `key` is not
+    /// When a component is not registered in `registry`, is sparse, or `key` is not
     /// sorted and free of duplicates.
     pub(crate) fn new(id: ArchetypeId, key: Box<[ComponentId]>, registry: &Components) -> Self {
         assert!(key.windows(2).all(|w| w[0] < w[1]), "archetype type must be sorted and unique");
@@ -54,7 +57,7 @@ impl Archetype {
             .iter()
             .map(|&c| {
                 let info = registry.get(c).expect("archetype component is registered");
-                assert!(!info.is_tag(), "tags are not part of an archetype's key");
+                assert!(!info.is_sparse(), "sparse components are not part of an archetype's key");
                 Column::new(info)
             })
             .collect();
@@ -68,17 +71,17 @@ impl Archetype {
             key,
             entities: Vec::new(),
             columns,
-            tags: Vec::new(),
+            sparse: Vec::new(),
             capacity: 0,
             column_of,
             edges: Edges::default(),
         }
     }
 
-    /// Adds a column for a tag, with every existing row marked absent, and returns
-    /// its index. Returns the existing column's index if there is one.
-    pub(crate) fn add_tag_column(&mut self, info: &crate::component::ComponentInfo) -> usize {
-        debug_assert!(info.is_tag());
+    /// Adds a column for a sparse component, with every existing row marked absent,
+    /// and returns its index. Returns the existing column's index if there is one.
+    pub(crate) fn add_sparse_column(&mut self, info: &crate::component::ComponentInfo) -> usize {
+        debug_assert!(info.is_sparse());
         if let Some(column) = self.column_index(info.id()) {
             return column;
         }
@@ -91,7 +94,7 @@ impl Archetype {
         let index = self.columns.len();
         self.columns.push(column);
         self.components.push(info.id());
-        self.tags.push(index as u32);
+        self.sparse.push(index as u32);
         if self.column_of.len() <= info.id().index() {
             self.column_of.resize(info.id().index() + 1, NO_COLUMN);
         }
@@ -99,15 +102,15 @@ impl Archetype {
         index
     }
 
-    /// Pushes "absent" into every tag column that has no value for the row being
-    /// added (`len` rows filled where the entity column has `len`).
+    /// Pushes "absent" into every sparse column that has no value for the row
+    /// being added (`len` rows filled where the entity column has `len`).
     ///
     /// # Safety
     /// Room was reserved for the row.
     #[inline]
-    pub(crate) unsafe fn pad_tags(&mut self, len: usize) {
-        for &tag in &self.tags {
-            let column = &mut self.columns[tag as usize];
+    pub(crate) unsafe fn pad_sparse(&mut self, len: usize) {
+        for &sparse in &self.sparse {
+            let column = &mut self.columns[sparse as usize];
             if column.len() == len {
                 // SAFETY: room reserved (caller).
                 unsafe { column.push_absent() };
@@ -121,19 +124,19 @@ impl Archetype {
         &self.key
     }
 
-    /// The indices of the tag columns.
+    /// The indices of the sparse columns.
     #[inline]
-    pub(crate) fn tag_columns(&self) -> &[u32] {
-        &self.tags
+    pub(crate) fn sparse_columns(&self) -> &[u32] {
+        &self.sparse
     }
 
     /// `true` when the entity in `row` has the component: the archetype has its
-    /// column and, for a tag, the row is marked present.
+    /// column and, for a sparse component or tag, the row is marked present.
     #[inline]
     pub fn has_at(&self, component: ComponentId, row: usize) -> bool {
         match self.column(component) {
             // SAFETY: checked `row < len`.
-            Some(column) if row < column.len() => column.item_layout().size() != 0 || unsafe { column.is_present(row) },
+            Some(column) if row < column.len() => !column.is_sparse() || unsafe { column.is_present(row) },
             _ => false,
         }
     }
@@ -144,9 +147,9 @@ impl Archetype {
         self.id
     }
 
-    /// The component of each column: the data components (sorted), then the tags
-    /// some entity of the archetype has had. Use [`has_at`](Self::has_at) for a tag
-    /// of one entity.
+    /// The component of each column: the data components (sorted), then the
+    /// sparse components and tags some entity of the archetype has had. Use
+    /// [`has_at`](Self::has_at) for those of one entity.
     #[inline]
     pub fn components(&self) -> &[ComponentId] {
         &self.components
@@ -179,9 +182,9 @@ impl Archetype {
         }
     }
 
-    /// `true` when the archetype has a column for the component: for a data
-    /// component, every entity of the archetype has it; for a tag, see
-    /// [`has_at`](Self::has_at).
+    /// `true` when the archetype has a column for the component: for a table
+    /// component, every entity of the archetype has it; for a sparse component or
+    /// tag, see [`has_at`](Self::has_at).
     #[inline]
     pub fn has(&self, component: ComponentId) -> bool {
         self.column_index(component).is_some()
@@ -258,11 +261,13 @@ impl Archetype {
             }
         }
         let mapped = self.column_of.iter().filter(|&&c| c != NO_COLUMN).count();
-        if self.key[..] != self.components[..self.key.len()] || self.tags.len() + self.key.len() != self.columns.len() {
-            return Err(format!("archetype {:?}: key and tag columns disagree with the columns", self.id));
+        if self.key[..] != self.components[..self.key.len()] || self.sparse.len() + self.key.len() != self.columns.len()
+        {
+            return Err(format!("archetype {:?}: key and sparse columns disagree with the columns", self.id));
         }
-        if self.tags.iter().any(|&t| self.columns[t as usize].item_layout().size() != 0) {
-            return Err(format!("archetype {:?}: a tag column holds data", self.id));
+        let sparse_is_flagged = |(c, column): (usize, &Column)| column.is_sparse() == (c >= self.key.len());
+        if !self.columns.iter().enumerate().all(sparse_is_flagged) {
+            return Err(format!("archetype {:?}: a key column is sparse or a sparse column is not", self.id));
         }
         if mapped != self.components.len() {
             return Err(format!("archetype {:?}: lookup maps {mapped} components", self.id));

@@ -111,13 +111,14 @@ impl Archetypes {
         self.by_component.get(component.index()).map_or(&[], Vec::as_slice)
     }
 
-    /// Gives archetype `id` a column for a tag (if it has none) and indexes it.
-    pub(crate) fn add_tag_column(&mut self, id: ArchetypeId, info: &ComponentInfo) -> usize {
+    /// Gives archetype `id` a column for a sparse component (if it has none) and
+    /// indexes it.
+    pub(crate) fn add_sparse_column(&mut self, id: ArchetypeId, info: &ComponentInfo) -> usize {
         let archetype = &mut self.archetypes[id.index()];
         if let Some(column) = archetype.column_index(info.id()) {
             return column;
         }
-        let column = archetype.add_tag_column(info);
+        let column = archetype.add_sparse_column(info);
         if self.tracked.get_mut().unwrap_or_else(|e| e.into_inner()).contains(&info.id()) {
             archetype.columns()[column].track_changes();
         }
@@ -129,34 +130,35 @@ impl Archetypes {
         column
     }
 
-    /// Gives `target` a column for every tag column of `source`, so that a row can
-    /// move from `source` to `target` with all its tags.
+    /// Gives `target` a column for every sparse column of `source`, so that a row
+    /// can move from `source` to `target` with all its sparse components.
     #[inline(always)]
-    pub(crate) fn sync_tags(&mut self, source: ArchetypeId, target: ArchetypeId, registry: &Components) {
-        // Most archetypes have no tag columns: decide that without a call.
-        if !self.archetypes[source.index()].tag_columns().is_empty() {
-            self.sync_tags_slow(source, target, registry);
+    pub(crate) fn sync_sparse(&mut self, source: ArchetypeId, target: ArchetypeId, registry: &Components) {
+        // Most archetypes have no sparse columns: decide that without a call.
+        if !self.archetypes[source.index()].sparse_columns().is_empty() {
+            self.sync_sparse_slow(source, target, registry);
         }
     }
 
     #[cold]
     #[inline(never)]
-    fn sync_tags_slow(&mut self, source: ArchetypeId, target: ArchetypeId, registry: &Components) {
+    fn sync_sparse_slow(&mut self, source: ArchetypeId, target: ArchetypeId, registry: &Components) {
         let from = &self.archetypes[source.index()];
         let to = &self.archetypes[target.index()];
-        if from.tag_columns().iter().all(|&t| to.has(from.components()[t as usize])) {
+        if from.sparse_columns().iter().all(|&t| to.has(from.components()[t as usize])) {
             return;
         }
         let missing: Vec<ComponentId> =
-            from.tag_columns().iter().map(|&t| from.components()[t as usize]).filter(|&c| !to.has(c)).collect();
+            from.sparse_columns().iter().map(|&t| from.components()[t as usize]).filter(|&c| !to.has(c)).collect();
         for component in missing {
-            self.add_tag_column(target, registry.get(component).expect("tag is registered"));
+            self.add_sparse_column(target, registry.get(component).expect("sparse component is registered"));
         }
     }
 
     /// The archetype with exactly these data components, created if needed.
     ///
-    /// `components` must be sorted, unique, tag-free and registered in `registry`.
+    /// `components` must be sorted, unique, free of sparse components and
+    /// registered in `registry`.
     pub(crate) fn get_or_create(&mut self, components: &[ComponentId], registry: &Components) -> ArchetypeId {
         if let Some(id) = self.find(components) {
             return id;

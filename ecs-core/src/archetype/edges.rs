@@ -17,8 +17,9 @@ pub(crate) struct BundleWrite {
     /// The source archetype already had the component: the value is replaced (and the
     /// old one dropped) instead of pushed.
     pub existed: bool,
-    /// The component is a tag: the row is marked present (whether it was or not).
-    pub tag: bool,
+    /// The component is sparse (or a tag): the value is put into the row in place,
+    /// replacing the row's value if it had one.
+    pub sparse: bool,
 }
 
 /// The cached result of "archetype X gains bundle B".
@@ -27,8 +28,8 @@ pub(crate) struct InsertEdge {
     pub target: ArchetypeId,
     /// One entry per bundle component, in the bundle's order.
     pub writes: Box<[BundleWrite]>,
-    /// Some component already existed or is a tag: values must be swapped in (and
-    /// old ones dropped) or marked present, rather than all written to fresh slots.
+    /// Some component already existed or is sparse: values must be swapped in (and
+    /// old ones dropped) or put in place, rather than all written to fresh slots.
     pub replaces: bool,
 }
 
@@ -36,8 +37,8 @@ pub(crate) struct InsertEdge {
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum RemoveEdge {
     Target(ArchetypeId),
-    /// X lacks this data component of B, so the removal is refused. (Tags of B are
-    /// checked per row.)
+    /// X lacks this table component of B, so the removal is refused. (Sparse
+    /// components of B are checked per row.)
     Missing(ComponentId),
 }
 

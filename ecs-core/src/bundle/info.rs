@@ -29,9 +29,9 @@ impl BundleId {
 pub struct BundleInfo {
     /// Component ids in the bundle's own order (the order of `Bundle::take`).
     pub(crate) components: Box<[ComponentId]>,
-    /// The bundle's tags (zero-sized components without drop glue), whose
-    /// presence is per row: empty for most bundles, so tag handling costs nothing.
-    pub(crate) tags: Box<[ComponentId]>,
+    /// The bundle's sparse components and tags, whose presence is per row: empty
+    /// for most bundles, so sparse handling costs them nothing.
+    pub(crate) sparse: Box<[ComponentId]>,
     /// The archetype an entity spawned with exactly this bundle lives in, and for
     /// each component (bundle order) its column there. Filled on the first spawn, so
     /// bundles only ever inserted or removed create no archetype of their own.

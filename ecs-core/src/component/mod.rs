@@ -52,12 +52,58 @@ pub trait Component: Send + Sync + 'static {
     fn __id_cell() -> Option<&'static ComponentIdCell> {
         None
     }
+
+    /// How the component is stored; `#[component(storage = "sparse")]` sets it.
+    const STORAGE: StorageType = StorageType::Table;
+}
+
+/// How a component is stored. Choose per component type, by how it is used.
+///
+/// # Example
+/// ```
+/// use ecs_core::prelude::*;
+///
+/// #[derive(Component)] struct Position(f32);
+/// /// Gained and lost every few frames: adding and removing it must be cheap.
+/// #[derive(Component)]
+/// #[component(storage = "sparse")]
+/// struct Stunned { frames: u32 }
+///
+/// let mut world = World::new();
+/// let e = world.spawn(Position(0.0));
+/// let archetypes = world.archetypes().len();
+/// world.insert(e, Stunned { frames: 3 })?;
+/// assert_eq!(world.archetypes().len(), archetypes, "no archetype move, no new archetype");
+/// assert_eq!(world.query::<(&Position, &Stunned)>().iter().count(), 1);
+/// assert_eq!(world.remove::<Stunned>(e)?.frames, 3);
+/// # Ok::<(), EcsError>(())
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub enum StorageType {
+    /// The default. The component is part of the archetype's identity and every row
+    /// of the archetype holds it, so iteration is a plain loop over an array;
+    /// adding or removing it moves the entity's row to another archetype.
+    #[default]
+    Table,
+    /// The component is stored per row: an archetype gets a column for it when one
+    /// of its entities first gains it, and each row records whether it holds a
+    /// value. Adding or removing it writes or clears that row in place (no row
+    /// move, no new archetype), at the cost of a per-row presence check when
+    /// iterating and one slot per row of the archetypes where it appears. Tags
+    /// (zero-sized components without drop glue) are always stored this way.
+    Sparse,
 }
 
 /// `true` when `T` is a tag: zero-sized, without drop glue (see [`ComponentInfo::is_tag`]).
 #[inline(always)]
 pub const fn is_tag<T>() -> bool {
     size_of::<T>() == 0 && !core::mem::needs_drop::<T>()
+}
+
+/// `true` when `T` is stored per row: a tag, or declared sparse (see [`StorageType`]).
+#[inline(always)]
+pub const fn is_sparse<T: Component>() -> bool {
+    is_tag::<T>() || matches!(T::STORAGE, StorageType::Sparse)
 }
 
 /// The dense, process-wide id of a component type.
@@ -93,6 +139,7 @@ pub struct ComponentInfo {
     type_id: TypeId,
     layout: Layout,
     drop: Option<unsafe fn(OwningPtr<'_>)>,
+    sparse: bool,
 }
 
 impl ComponentInfo {
@@ -104,6 +151,7 @@ impl ComponentInfo {
             type_id: TypeId::of::<T>(),
             layout: Layout::new::<T>(),
             drop: core::mem::needs_drop::<T>().then_some(drop_as::<T> as unsafe fn(OwningPtr<'_>)),
+            sparse: is_sparse::<T>(),
         }
     }
 
@@ -143,6 +191,14 @@ impl ComponentInfo {
     #[inline]
     pub fn is_tag(&self) -> bool {
         self.layout.size() == 0 && self.drop.is_none()
+    }
+
+    /// `true` when the component is stored per row (a tag, or
+    /// [`StorageType::Sparse`]): it is not part of any archetype's key, and adding
+    /// or removing it moves nothing.
+    #[inline]
+    pub fn is_sparse(&self) -> bool {
+        self.sparse
     }
 }
 

@@ -12,7 +12,7 @@ use core::ptr::NonNull;
 
 use super::Access;
 use crate::archetype::Archetype;
-use crate::component::{Component, ComponentId, component_id, is_tag};
+use crate::component::{Component, ComponentId, component_id, is_sparse};
 use crate::entity::Entity;
 use crate::storage::{Column, ComponentTicks, Tick};
 
@@ -94,7 +94,7 @@ pub unsafe trait QueryData {
     /// overlaps it.
     unsafe fn slice<'w>(fetch: &Self::Fetch<'w>, rows: Range<usize>) -> Self::Slice<'w>;
 
-    /// `false` when some rows of a matched archetype yield no item (a tag the row
+    /// `false` when some rows of a matched archetype yield no item (a sparse component
     /// lacks), so [`filter_row`](Self::filter_row) must be asked per row.
     const DENSE: bool = true;
 
@@ -127,11 +127,11 @@ pub unsafe trait QueryData {
 )]
 pub unsafe trait ReadOnlyQueryData: QueryData {}
 
-/// The fetch of `&T`: the column's base pointer (and, for a tag, its ticks, which
+/// The fetch of `&T`: the column's base pointer (and, for a sparse component, its ticks, which
 /// say which rows have it).
 pub struct ReadFetch<'w, T> {
     data: NonNull<T>,
-    tag: TagPresence,
+    tag: Presence,
     marker: PhantomData<&'w T>,
 }
 
@@ -141,32 +141,33 @@ impl<T> Clone for ReadFetch<'_, T> {
     }
 }
 
-/// Where a tag column's ticks are, if the archetype has the column: which rows
-/// have the tag.
+/// Where a sparse column's ticks are, if the archetype has the column: which rows
+/// hold the component.
 #[derive(Clone, Copy)]
-pub struct TagPresence(Option<NonNull<ComponentTicks>>);
+pub struct Presence(Option<NonNull<ComponentTicks>>);
 
-impl TagPresence {
-    /// Resolves the tag column of `archetype` from the component id that `columns`
-    /// cached (tag columns can be added to an archetype after a query matched it).
+impl Presence {
+    /// Resolves the sparse column of `archetype` from the component id that
+    /// `columns` cached (sparse columns can be added to an archetype after a query
+    /// matched it).
     #[inline]
     pub(crate) fn resolve(archetype: &Archetype, cached: u32) -> Self {
         Self(archetype.column(ComponentId::new(cached)).map(|c| c.ticks_ptr()))
     }
 
-    /// `true` when the row has the tag.
+    /// `true` when the row holds the component.
     ///
     /// # Safety
     /// `row` is below the archetype's length.
     #[inline(always)]
     pub(crate) unsafe fn at(self, row: usize) -> bool {
-        // SAFETY: `row` is in bounds (caller) of the tag column's ticks.
+        // SAFETY: `row` is in bounds (caller) of the sparse column's ticks.
         self.0.is_some_and(|ticks| unsafe { ticks.add(row).read().added } != Tick::ABSENT)
     }
 }
 
 /// Takes the next cached entry and resolves the component's column: for a data
-/// component the cached column index (always there), for a tag the cached
+/// component the cached column index (always there), for a sparse one the cached
 /// component id, looked up now (the column may be missing, or added since the
 /// query matched the archetype).
 ///
@@ -178,7 +179,7 @@ pub(crate) unsafe fn take_column<'w, T: Component>(
     columns: &mut &[u32],
 ) -> Option<&'w Column> {
     let cached = next_column(columns);
-    if is_tag::<T>() {
+    if is_sparse::<T>() {
         archetype.column(ComponentId::new(cached))
     } else {
         // SAFETY: a data component's entry is a column index of this archetype
@@ -188,24 +189,24 @@ pub(crate) unsafe fn take_column<'w, T: Component>(
 }
 
 /// Archetype-level matching of a component a fetch or filter needs: a data
-/// component must have a column; a tag is checked per row instead.
+/// component must have a column; a sparse one is checked per row instead.
 #[inline]
 pub(crate) fn matches_component<T: Component>(id: ComponentId, archetype: &Archetype) -> bool {
-    is_tag::<T>() || archetype.has(id)
+    is_sparse::<T>() || archetype.has(id)
 }
 
-/// Reports a data component as required for matching (tags are per row).
+/// Reports a table component as required for matching (sparse ones are per row).
 #[inline]
 pub(crate) fn require_component<T: Component>(id: ComponentId, f: &mut impl FnMut(ComponentId)) {
-    if !is_tag::<T>() {
+    if !is_sparse::<T>() {
         f(id);
     }
 }
 
-/// Pushes the cached entry of a component: its column index, or for a tag its
+/// Pushes the cached entry of a component: its column index, or for a sparse one its
 /// component id (resolved per run, see [`take_column`]).
 pub(crate) fn push_column<T: Component>(id: ComponentId, archetype: &Archetype, out: &mut Vec<u32>) {
-    if is_tag::<T>() {
+    if is_sparse::<T>() {
         out.push(id.index() as u32);
     } else {
         out.push(archetype.column_index(id).expect("matched archetype has the component") as u32);
@@ -216,7 +217,7 @@ pub(crate) fn push_column<T: Component>(id: ComponentId, archetype: &Archetype, 
 pub struct WriteFetch<'w, T> {
     data: NonNull<T>,
     ticks: NonNull<ComponentTicks>,
-    tag: TagPresence,
+    tag: Presence,
     this_run: Tick,
     /// A `Changed` query watches `T`: stamp the rows handed out.
     track: bool,
@@ -271,7 +272,7 @@ unsafe impl<T: Component> QueryData for &T {
     fn access(state: &ComponentId, access: &mut Access) {
         access.add_read(*state, core::any::type_name::<T>());
     }
-    const DENSE: bool = !is_tag::<T>();
+    const DENSE: bool = !is_sparse::<T>();
 
     #[inline]
     fn matches(state: &ComponentId, archetype: &Archetype) -> bool {
@@ -289,14 +290,14 @@ unsafe impl<T: Component> QueryData for &T {
         let column = unsafe { take_column::<T>(archetype, columns) };
         ReadFetch {
             data: column.map_or(NonNull::dangling(), |c| c.data_ptr().cast()),
-            tag: TagPresence(if is_tag::<T>() { column.map(|c| c.ticks_ptr()) } else { None }),
+            tag: Presence(if is_sparse::<T>() { column.map(|c| c.ticks_ptr()) } else { None }),
             marker: PhantomData,
         }
     }
     #[inline(always)]
     unsafe fn filter_row(fetch: &Self::Fetch<'_>, row: usize) -> bool {
         // SAFETY: `row` is in bounds (caller).
-        !is_tag::<T>() || unsafe { fetch.tag.at(row) }
+        !is_sparse::<T>() || unsafe { fetch.tag.at(row) }
     }
     #[inline(always)]
     unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, row: usize) -> &'w T {
@@ -330,7 +331,7 @@ unsafe impl<T: Component> QueryData for &mut T {
     fn access(state: &ComponentId, access: &mut Access) {
         access.add_write(*state, core::any::type_name::<T>());
     }
-    const DENSE: bool = !is_tag::<T>();
+    const DENSE: bool = !is_sparse::<T>();
 
     #[inline]
     fn matches(state: &ComponentId, archetype: &Archetype) -> bool {
@@ -353,7 +354,7 @@ unsafe impl<T: Component> QueryData for &mut T {
         WriteFetch {
             data: column.map_or(NonNull::dangling(), |c| c.data_ptr().cast()),
             ticks: column.map_or(NonNull::dangling(), |c| c.ticks_ptr()),
-            tag: TagPresence(if is_tag::<T>() { column.map(|c| c.ticks_ptr()) } else { None }),
+            tag: Presence(if is_sparse::<T>() { column.map(|c| c.ticks_ptr()) } else { None }),
             this_run: ctx.this_run,
             track: column.is_some_and(|c| c.tracks_changes()),
             marker: PhantomData,
@@ -362,7 +363,7 @@ unsafe impl<T: Component> QueryData for &mut T {
     #[inline(always)]
     unsafe fn filter_row(fetch: &Self::Fetch<'_>, row: usize) -> bool {
         // SAFETY: `row` is in bounds (caller).
-        !is_tag::<T>() || unsafe { fetch.tag.at(row) }
+        !is_sparse::<T>() || unsafe { fetch.tag.at(row) }
     }
     #[inline(always)]
     unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, row: usize) -> &'w mut T {

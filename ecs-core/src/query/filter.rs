@@ -9,11 +9,9 @@ use core::marker::PhantomData;
 use core::ptr::NonNull;
 
 use super::Access;
-use super::fetch::{
-    FetchContext, NO_COLUMN, TagPresence, matches_component, push_column, require_component, take_column,
-};
+use super::fetch::{FetchContext, NO_COLUMN, Presence, matches_component, push_column, require_component, take_column};
 use crate::archetype::Archetype;
-use crate::component::{Component, ComponentId, component_id, is_tag};
+use crate::component::{Component, ComponentId, component_id, is_sparse};
 use crate::storage::{ComponentTicks, Tick};
 
 /// A condition on the entities a query visits.
@@ -48,7 +46,7 @@ pub unsafe trait QueryFilter {
     fn matches(state: &Self::State, archetype: &Archetype) -> bool;
     /// Reports each component an archetype must have to match.
     fn required(state: &Self::State, f: &mut impl FnMut(ComponentId));
-    /// Reports components every passing row has (`With<T>`, tags included): half of
+    /// Reports components every passing row has (`With<T>`, sparse included): half of
     /// the proof that two queries never yield the same row.
     fn included(_state: &Self::State, _f: &mut impl FnMut(ComponentId)) {}
     /// Reports components no passing row has (`Without<T>`): the other half.
@@ -86,30 +84,30 @@ pub struct Changed<T>(PhantomData<fn() -> T>);
 
 macro_rules! presence_filter {
     ($name:ident, $has:literal) => {
-        // SAFETY: reads no data (a tag's presence ticks at most, recorded as a
-        // filter read); caches one entry only for a tag, which it consumes; for a
+        // SAFETY: reads no data (a sparse column's presence ticks at most, recorded
+        // as a filter read); caches one entry only for a sparse one, which it consumes; for a
         // data component every row of a matched archetype passes.
         unsafe impl<T: Component> QueryFilter for $name<T> {
-            type Fetch<'w> = Option<TagPresence>;
+            type Fetch<'w> = Option<Presence>;
             type State = ComponentId;
-            const COLUMNS: usize = if is_tag::<T>() { 1 } else { 0 };
-            // A data component is decided per archetype; a tag per row.
-            const ARCHETYPAL: bool = !is_tag::<T>();
+            const COLUMNS: usize = if is_sparse::<T>() { 1 } else { 0 };
+            // A table component is decided per archetype; a sparse one per row.
+            const ARCHETYPAL: bool = !is_sparse::<T>();
 
             fn init_state() -> ComponentId {
                 component_id::<T>()
             }
             fn access(state: &ComponentId, access: &mut Access) {
-                if is_tag::<T>() {
+                if is_sparse::<T>() {
                     access.add_filter_read(*state, core::any::type_name::<T>());
                 }
             }
             #[inline]
             fn matches(state: &ComponentId, archetype: &Archetype) -> bool {
-                is_tag::<T>() || archetype.has(*state) == $has
+                is_sparse::<T>() || archetype.has(*state) == $has
             }
             fn required(state: &ComponentId, f: &mut impl FnMut(ComponentId)) {
-                if $has && !is_tag::<T>() {
+                if $has && !is_sparse::<T>() {
                     f(*state);
                 }
             }
@@ -124,7 +122,7 @@ macro_rules! presence_filter {
                 }
             }
             fn columns(state: &ComponentId, _: &Archetype, out: &mut Vec<u32>) {
-                if is_tag::<T>() {
+                if is_sparse::<T>() {
                     out.push(state.index() as u32);
                 }
             }
@@ -134,10 +132,10 @@ macro_rules! presence_filter {
                 columns: &mut &[u32],
                 _: FetchContext,
             ) -> Self::Fetch<'w> {
-                is_tag::<T>().then(|| {
+                is_sparse::<T>().then(|| {
                     let (&cached, rest) = columns.split_first().expect("filter consumes the columns it cached");
                     *columns = rest;
-                    TagPresence::resolve(archetype, cached)
+                    Presence::resolve(archetype, cached)
                 })
             }
             #[inline(always)]
@@ -157,7 +155,7 @@ presence_filter!(Without, false);
 
 /// The fetch of [`Added`] and [`Changed`]: the column's ticks and the run's window.
 pub struct TickFetch<'w> {
-    /// `None` when the archetype has no column for the tag.
+    /// `None` when the archetype has no column for the sparse component.
     ticks: Option<NonNull<ComponentTicks>>,
     ctx: FetchContext,
     marker: PhantomData<&'w ComponentTicks>,
@@ -214,7 +212,7 @@ macro_rules! tick_filter {
                 // SAFETY: `row` is below the archetype's length (caller), so its ticks
                 // are initialised.
                 let ticks = unsafe { ticks.add(row).read() };
-                // An absent tag's `added` is `ABSENT`, which is never newer.
+                // An absent row's `added` is `ABSENT`, which is never newer.
                 ticks.added != Tick::ABSENT && ticks.$field.is_newer_than(fetch.ctx.last_run, fetch.ctx.this_run)
             }
         }

@@ -21,7 +21,7 @@ mod state;
 mod tuples;
 
 pub use access::Access;
-pub use fetch::{EntityFetch, FetchContext, QueryData, ReadFetch, ReadOnlyQueryData, TagPresence, WriteFetch};
+pub use fetch::{EntityFetch, FetchContext, Presence, QueryData, ReadFetch, ReadOnlyQueryData, WriteFetch};
 pub use filter::{Added, Changed, Or, QueryFilter, TickFetch, With, Without};
 pub use iter::QueryIter;
 pub use state::QueryState;

@@ -323,7 +323,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     ///
     /// With archetypal filters (`With`/`Without` of data components, `Or`s of them)
     /// that is one call per non-empty archetype. Where rows of one archetype differ
-    /// (a tag, `Changed`, `Added`), `f` is called once per run of consecutive
+    /// (a sparse component or tag, `Changed`, `Added`), `f` is called once per run of consecutive
     /// matching rows instead.
     #[track_caller]
     pub fn for_each_chunk<'w>(&mut self, world: &'w mut World, mut f: impl FnMut(Q::Slice<'w>)) {

@@ -5,7 +5,10 @@
 //!  data:   [ v0 | v1 | v2 | .. | v(len-1) | (uninit) ... ]   capacity * size bytes
 //!  ticks:  [ (added, changed) | .. ]                           capacity * 8 bytes
 //! ```
-//! Rows `0..len` hold live values; every other slot is uninitialised memory. Both
+//! Rows `0..len` hold live values; every other slot is uninitialised memory. In a
+//! *sparse* column (a sparse component's or a tag's), a row whose `added` tick is
+//! `Tick::ABSENT` holds no value either: its slot is uninitialised and it is never
+//! dropped; moves copy its bytes untyped. Both
 //! arrays always have the same capacity (zero-sized values allocate only ticks). A
 //! row's two ticks sit together so a move copies them as one 8-byte word. Removal
 //! is always swap-remove: the last row moves into the hole, so rows stay contiguous.
@@ -94,6 +97,9 @@ pub struct Column {
     /// mutable query passes stamp every row they hand out. Set through `&self`
     /// when such a query is made.
     track_changes: AtomicBool,
+    /// Rows may be absent (`added == Tick::ABSENT`, the slot uninitialised): the
+    /// column of a sparse component or a tag. Only present rows are dropped.
+    sparse: bool,
 }
 
 // SAFETY: a column only ever holds values of a `Component` type, which is
@@ -111,7 +117,9 @@ impl core::fmt::Debug for Column {
 impl Column {
     /// An empty column for values described by `info`.
     pub fn new(info: &ComponentInfo) -> Self {
-        Self::from_layout(info.layout(), info.drop_fn())
+        let mut column = Self::from_layout(info.layout(), info.drop_fn());
+        column.sparse = info.is_sparse();
+        column
     }
 
     /// An empty column for values of `item` layout, dropped with `drop`.
@@ -125,6 +133,7 @@ impl Column {
             item,
             drop,
             track_changes: AtomicBool::new(false),
+            sparse: false,
         }
     }
 
@@ -150,6 +159,13 @@ impl Column {
     #[inline]
     pub fn item_layout(&self) -> Layout {
         self.item
+    }
+
+    /// `true` for the column of a sparse component or a tag, whose rows may be
+    /// absent (see [`StorageType`](crate::StorageType)).
+    #[inline]
+    pub fn is_sparse(&self) -> bool {
+        self.sparse
     }
 
     /// Pointer to row 0; rows follow at `item_layout().size()` strides.
@@ -259,21 +275,20 @@ impl Column {
         unsafe { NonNull::new_unchecked(self.row_ptr(row)) }
     }
 
-    /// Appends a row marked absent: the row's entity lacks this tag. Only for tag
-    /// columns (zero-sized values without drop glue), which store presence in the
-    /// `added` tick.
+    /// Appends a row marked absent: the row's entity lacks this sparse component.
+    /// The slot stays uninitialised; presence is the `added` tick.
     ///
     /// # Safety
-    /// `len < capacity`.
+    /// `len < capacity`, and the column is sparse.
     #[inline]
     pub(crate) unsafe fn push_absent(&mut self) {
-        debug_assert!(self.len < self.capacity && self.item.size() == 0 && self.drop.is_none());
+        debug_assert!(self.len < self.capacity && self.sparse);
         // SAFETY: `len < capacity` (caller), so the tick slot is allocated.
         unsafe { self.ticks.add(self.len).write(ComponentTicks::new(Tick::ABSENT)) };
         self.len += 1;
     }
 
-    /// `true` when a tag column's row holds the tag.
+    /// `true` when a sparse column's row holds a value (always, in other columns).
     ///
     /// # Safety
     /// `row < self.len()`.
@@ -284,26 +299,37 @@ impl Column {
         unsafe { (*self.ticks.as_ptr().add(row)).added != Tick::ABSENT }
     }
 
-    /// Marks a tag column's row present (added and changed at `tick`) or, if it
-    /// already was, changed at `tick`.
+    /// Stores `value` in a sparse column's row: if the row holds a value, it is
+    /// replaced (changed at `tick`, the old value dropped, a panic deferred as in
+    /// [`replace`](Self::replace)); otherwise the slot is filled and marked added
+    /// and changed at `tick`.
     ///
     /// # Safety
-    /// `row < self.len()`.
+    /// `row < self.len()`, the column is sparse, and `value` is an owned value of
+    /// the column's type, which the column takes over.
     #[inline]
-    pub(crate) unsafe fn set_present(&mut self, row: usize, tick: Tick) {
-        debug_assert!(row < self.len);
+    pub(crate) unsafe fn put(&mut self, row: usize, value: OwningPtr<'_>, tick: Tick, panic: &mut DeferredPanic) {
+        debug_assert!(row < self.len && self.sparse);
         // SAFETY: `row < len` (caller).
-        let ticks = unsafe { &mut *self.ticks.as_ptr().add(row) };
-        if ticks.added == Tick::ABSENT {
-            ticks.added = tick.stamp();
+        if unsafe { self.is_present(row) } {
+            // SAFETY: a present row holds a live value of the column's type (caller).
+            unsafe { self.replace(row, value, tick, panic) };
+            return;
         }
-        ticks.changed = tick.stamp();
+        // SAFETY: the absent slot is allocated and uninitialised; the owned value is
+        // moved into it, and the tick slot is in bounds.
+        unsafe {
+            copy_item(value.as_ptr(), self.row_ptr(row), self.item.size());
+            self.ticks.add(row).write(ComponentTicks::new(tick.stamp()));
+        }
     }
 
-    /// Marks a tag column's row absent.
+    /// Marks a sparse column's row absent without dropping its value: the caller
+    /// has moved the value out (or it is a tag, which has none).
     ///
     /// # Safety
-    /// `row < self.len()`.
+    /// `row < self.len()`, the column is sparse, and the row's value is no longer
+    /// owned by the column.
     #[inline]
     pub(crate) unsafe fn set_absent(&mut self, row: usize) {
         debug_assert!(row < self.len);
@@ -394,6 +420,8 @@ impl Column {
     #[inline]
     pub unsafe fn swap_remove_drop(&mut self, row: usize, panic: &mut DeferredPanic) {
         debug_assert!(row < self.len);
+        // SAFETY: `row < len` (caller).
+        let present = !self.sparse || unsafe { self.is_present(row) };
         let last = self.len - 1;
         if row != last {
             // SAFETY: distinct live rows: in bounds, non-overlapping.
@@ -403,9 +431,9 @@ impl Column {
             }
         }
         self.len = last;
-        if let Some(drop) = self.drop {
+        if let Some(drop) = self.drop.filter(|_| present) {
             // SAFETY: slot `last` (now past `len`, still allocated) holds the removed
-            // value, which nothing else will read or drop.
+            // value (present, checked above), which nothing else will read or drop.
             let value = unsafe { OwningPtr::new(NonNull::new_unchecked(self.row_ptr(last))) };
             // SAFETY: the value has this column's type.
             defer_panic(panic, || unsafe { drop(value) });
@@ -441,6 +469,10 @@ impl Column {
         let len = core::mem::replace(&mut self.len, 0);
         if let Some(drop) = self.drop {
             for row in 0..len {
+                // SAFETY: the tick slots of rows `0..len` stay allocated and written.
+                if self.sparse && unsafe { self.ticks.add(row).read() }.added == Tick::ABSENT {
+                    continue;
+                }
                 // SAFETY: rows `0..len` held live values; `len` is already 0, so each is
                 // visited once, here, and never again.
                 let value = unsafe { OwningPtr::new(NonNull::new_unchecked(self.row_ptr(row))) };

@@ -19,7 +19,7 @@ use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use crate::archetype::{ArchetypeId, Archetypes, Row};
 use crate::bundle::{Bundle, BundleId, BundleInfo, BundleKey, Bundles, SpawnTarget};
-use crate::component::{Component, Components, component_id, is_tag};
+use crate::component::{Component, Components, component_id, is_sparse};
 use crate::entity::{Entities, Entity, EntityLocation};
 use crate::error::EcsError;
 use crate::resource::Resources;
@@ -179,7 +179,7 @@ impl World {
         // SAFETY: a live entity's row is in bounds of every column of its archetype,
         // and the column of `T`'s id stores `T`s (ids and types correspond one to one).
         unsafe {
-            if is_tag::<T>() && !column.is_present(row) {
+            if is_sparse::<T>() && !column.is_present(row) {
                 return None;
             }
             Some(column.get_unchecked(row).deref::<T>())
@@ -196,7 +196,7 @@ impl World {
         let row = location.row.index();
         // SAFETY: as in `get`; `&mut self` makes the borrow unique.
         unsafe {
-            if is_tag::<T>() && !column.is_present(row) {
+            if is_sparse::<T>() && !column.is_present(row) {
                 return None;
             }
             Some(column.get_mut_unchecked(row, tick).deref_mut::<T>())
@@ -361,8 +361,8 @@ impl World {
                 self.components.name(pair[0])
             );
         }
-        let tags = components.iter().copied().filter(|&c| self.is_tag(c)).collect();
-        self.bundles.insert(key, BundleInfo { components: components.into(), tags, spawn: None })
+        let sparse = components.iter().copied().filter(|&c| self.is_sparse(c)).collect();
+        self.bundles.insert(key, BundleInfo { components: components.into(), sparse, spawn: None })
     }
 
     /// The archetype that entities spawned with exactly this bundle live in,
@@ -379,14 +379,14 @@ impl World {
     #[inline(never)]
     fn create_spawn_archetype(&mut self, bundle: BundleId) -> ArchetypeId {
         let info = self.bundles.get(bundle);
-        let mut key: Vec<_> = info.components.iter().copied().filter(|&c| !self.is_tag(c)).collect();
+        let mut key: Vec<_> = info.components.iter().copied().filter(|&c| !self.is_sparse(c)).collect();
         key.sort_unstable();
         let id = self.archetypes.get_or_create(&key, &self.components);
         let components = info.components.clone();
         let columns = components
             .iter()
-            .map(|&c| match self.components.get(c).filter(|i| i.is_tag()) {
-                Some(tag) => self.archetypes.add_tag_column(id, tag) as u32,
+            .map(|&c| match self.components.get(c).filter(|i| i.is_sparse()) {
+                Some(sparse) => self.archetypes.add_sparse_column(id, sparse) as u32,
                 None => {
                     self.archetypes.get(id).and_then(|a| a.column_index(c)).expect("bundle data is in the key") as u32
                 }
@@ -396,12 +396,13 @@ impl World {
         id
     }
 
-    /// `true` when a registered component is a tag (see [`ComponentInfo::is_tag`]).
+    /// `true` when a registered component is stored per row (see
+    /// [`ComponentInfo::is_sparse`]).
     ///
-    /// [`ComponentInfo::is_tag`]: crate::ComponentInfo::is_tag
+    /// [`ComponentInfo::is_sparse`]: crate::ComponentInfo::is_sparse
     #[inline]
-    pub(crate) fn is_tag(&self, component: crate::component::ComponentId) -> bool {
-        self.components.get(component).is_some_and(|i| i.is_tag())
+    pub(crate) fn is_sparse(&self, component: crate::component::ComponentId) -> bool {
+        self.components.get(component).is_some_and(|i| i.is_sparse())
     }
 
     /// Checks every internal invariant and describes the first one broken. Meant for
@@ -446,7 +447,7 @@ impl World {
         for (bundle, edge) in source.edges.inserts() {
             let info = self.bundles.get(bundle);
             let mut expected: Vec<_> =
-                source.key().iter().chain(info.components.iter()).copied().filter(|&c| !self.is_tag(c)).collect();
+                source.key().iter().chain(info.components.iter()).copied().filter(|&c| !self.is_sparse(c)).collect();
             expected.sort_unstable();
             expected.dedup();
             if self.archetypes.find(&expected) != Some(edge.target) {

@@ -80,8 +80,8 @@ impl World {
                 let column = *targets.next().expect("bundle writes as many values as it registered");
                 columns[column as usize].push_slot(tick)
             });
-            // Tags the archetype's other entities have, this one lacks.
-            archetype.pad_tags(row.index());
+            // Sparse components the archetype's other entities have, this one lacks.
+            archetype.pad_sparse(row.index());
         }
         archetype.entities.push(entity);
         entity
@@ -141,12 +141,11 @@ impl World {
             bundle.take(&mut |value| {
                 let write = writes.next().expect("bundle yields as many values as it registered");
                 let column = &mut columns[write.column as usize];
-                // SAFETY: `write.column` holds this bundle component's type, and `row`
-                // is the live entity's row. A tag's value is zero-sized without drop
-                // glue: marking the row present takes it over.
+                // SAFETY: `write.column` holds this bundle component's type (a sparse
+                // column for a sparse component), and `row` is the live entity's row.
                 unsafe {
-                    if write.tag {
-                        column.set_present(row, tick);
+                    if write.sparse {
+                        column.put(row, value, tick, &mut panic);
                     } else {
                         column.replace(row, value, tick, &mut panic);
                     }
@@ -156,7 +155,7 @@ impl World {
             return Ok(());
         }
 
-        self.archetypes.sync_tags(source_id, target_id, &self.components);
+        self.archetypes.sync_sparse(source_id, target_id, &self.components);
         let (source, target) = self.archetypes.pair_mut(source_id, target_id);
         target.reserve(1);
         let target_row = target.len();
@@ -166,8 +165,9 @@ impl World {
             // component and has room (reserved above).
             unsafe { column.swap_remove_into(row, &mut target.columns[to]) };
         }
-        // SAFETY: room reserved; tags the entity did not have start absent.
-        unsafe { target.pad_tags(target_row) };
+        // SAFETY: room reserved; sparse components the entity did not have start
+        // absent.
+        unsafe { target.pad_sparse(target_row) };
         let edge = source.edges.insert(bundle_id).expect("edge cached above");
         let mut writes = edge.writes.iter();
         let columns = &mut target.columns;
@@ -176,11 +176,11 @@ impl World {
                 let write = writes.next().expect("bundle yields as many values as it registered");
                 let column = &mut columns[write.column as usize];
                 // SAFETY: the column stores this bundle component's type; existing
-                // values (and tags, padded above) are at `target_row`, new ones are
-                // pushed into reserved room.
+                // values (and sparse rows, padded above) are at `target_row`, new ones
+                // are pushed into reserved room.
                 unsafe {
-                    if write.tag {
-                        column.set_present(target_row, tick);
+                    if write.sparse {
+                        column.put(target_row, value, tick, &mut panic);
                     } else if write.existed {
                         column.replace(target_row, value, tick, &mut panic);
                     } else {
@@ -240,34 +240,35 @@ impl World {
         };
         let row = location.row.index();
         let info = self.bundles.get(bundle_id);
-        if !info.tags.is_empty() {
+        if !info.sparse.is_empty() {
             let source = self.archetypes.get(source_id).expect("live archetype");
-            if let Some(&missing) = info.tags.iter().find(|&&c| !source.has_at(c, row)) {
-                // A tag of the bundle that this entity lacks.
+            if let Some(&missing) = info.sparse.iter().find(|&&c| !source.has_at(c, row)) {
+                // A sparse component of the bundle that this entity lacks.
                 return Err(EcsError::MissingComponent { entity, component: self.components.name(missing) });
             }
         }
         if target_id != source_id {
-            self.archetypes.sync_tags(source_id, target_id, &self.components);
+            self.archetypes.sync_sparse(source_id, target_id, &self.components);
         }
         let info = self.bundles.get(bundle_id);
-        let tags = &info.tags;
+        let sparse = &info.sparse;
         if target_id == source_id {
             let source = self.archetypes.get_mut(source_id);
             let mut removed = info.components.iter();
-            // SAFETY: only tags are removed (the data components are the same on both
-            // sides of the edge); their values are zero-sized and need no drop, so
-            // reading them from the column's (dangling, aligned) pointer is valid.
+            // SAFETY: only sparse components are removed (the table components are
+            // the same on both sides of the edge), each present in the entity's live
+            // row (checked above). Each value is read exactly once here; its row is
+            // marked absent below, so the column never drops it.
             let bundle = unsafe {
                 B::from_components(&mut || {
                     let component = *removed.next().expect("bundle reads as many values as it registered");
                     let column = source.column(component).expect("checked present above");
-                    OwningPtr::new(column.data_ptr())
+                    OwningPtr::new(core::ptr::NonNull::new_unchecked(column.get_unchecked(row).as_ptr()))
                 })
             };
-            for &tag in tags.iter() {
-                // SAFETY: `row` is the live entity's row.
-                unsafe { source.column_mut(tag).expect("checked present above").set_absent(row) };
+            for &component in sparse.iter() {
+                // SAFETY: `row` is the live entity's row; its value moved out above.
+                unsafe { source.column_mut(component).expect("checked present above").set_absent(row) };
             }
             return Ok(bundle);
         }
@@ -294,11 +295,12 @@ impl World {
                 None => unsafe { column.swap_remove_forget(row) },
             }
         }
-        // SAFETY: room reserved; `target_row` is the entity's new row.
+        // SAFETY: room reserved; `target_row` is the entity's new row, and the
+        // removed sparse values it carries were moved into `bundle` above.
         unsafe {
-            target.pad_tags(target_row);
-            for &tag in tags.iter() {
-                target.column_mut(tag).expect("synced tags").set_absent(target_row);
+            target.pad_sparse(target_row);
+            for &component in sparse.iter() {
+                target.column_mut(component).expect("synced sparse columns").set_absent(target_row);
             }
         }
         target.entities.push(entity);
@@ -342,22 +344,22 @@ impl World {
     }
 
     /// Computes and caches the edge "archetype `source` gains bundle `bundle`":
-    /// the archetype whose key adds the bundle's data components, with columns for
-    /// its tags.
+    /// the archetype whose key adds the bundle's table components, with columns
+    /// for its sparse components.
     #[cold]
     #[inline(never)]
     fn insert_edge(&mut self, source: ArchetypeId, bundle: BundleId) -> ArchetypeId {
         let info = self.bundles.get(bundle);
         let source_key = self.archetypes.get(source).expect("live archetype").key();
         let mut key: Vec<_> =
-            source_key.iter().chain(info.components.iter()).copied().filter(|&c| !self.is_tag(c)).collect();
+            source_key.iter().chain(info.components.iter()).copied().filter(|&c| !self.is_sparse(c)).collect();
         key.sort_unstable();
         key.dedup();
         let target = self.archetypes.get_or_create(&key, &self.components);
         let components = info.components.clone();
         for &c in components.iter() {
-            if let Some(tag) = self.components.get(c).filter(|i| i.is_tag()) {
-                self.archetypes.add_tag_column(target, tag);
+            if let Some(sparse) = self.components.get(c).filter(|i| i.is_sparse()) {
+                self.archetypes.add_sparse_column(target, sparse);
             }
         }
         let source_archetype = self.archetypes.get(source).expect("live archetype");
@@ -367,23 +369,23 @@ impl World {
             .map(|&c| BundleWrite {
                 column: target_archetype.column_index(c).expect("target has every bundle component") as u32,
                 existed: source_archetype.key().contains(&c),
-                tag: self.is_tag(c),
+                sparse: self.is_sparse(c),
             })
             .collect();
-        let replaces = writes.iter().any(|w| w.existed || w.tag);
+        let replaces = writes.iter().any(|w| w.existed || w.sparse);
         self.archetypes.get_mut(source).edges.set_insert(bundle, InsertEdge { target, writes, replaces });
         target
     }
 
     /// Computes and caches the edge "archetype `source` loses bundle `bundle`": the
-    /// archetype whose key drops the bundle's data components. Tags are checked per
-    /// row.
+    /// archetype whose key drops the bundle's table components. Sparse components
+    /// are checked per row.
     #[cold]
     #[inline(never)]
     fn remove_edge(&mut self, source: ArchetypeId, bundle: BundleId) -> RemoveEdge {
         let info = self.bundles.get(bundle);
         let source_archetype = self.archetypes.get(source).expect("live archetype");
-        let data: Vec<_> = info.components.iter().copied().filter(|&c| !self.is_tag(c)).collect();
+        let data: Vec<_> = info.components.iter().copied().filter(|&c| !self.is_sparse(c)).collect();
         let edge = match data.iter().find(|&&c| !source_archetype.key().contains(&c)) {
             Some(&missing) => RemoveEdge::Missing(missing),
             None => {

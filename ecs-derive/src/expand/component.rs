@@ -6,7 +6,7 @@ use quote::{quote, quote_spanned};
 use crate::parse::ComponentDef;
 
 pub fn component(def: ComponentDef<'_>) -> TokenStream {
-    let ComponentDef { ident, generics, krate } = def;
+    let ComponentDef { ident, generics, krate, sparse } = def;
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     let mut where_clause = where_clause.cloned().unwrap_or_else(|| syn::parse_quote!(where));
     let id_cell = if generics.params.is_empty() {
@@ -33,10 +33,16 @@ pub fn component(def: ComponentDef<'_>) -> TokenStream {
     let impl_head = quote_spanned! {ident.span()=>
         impl #impl_generics #krate::Component for #ident #ty_generics
     };
+    let storage = if sparse {
+        quote! { const STORAGE: #krate::StorageType = #krate::StorageType::Sparse; }
+    } else {
+        TokenStream::new()
+    };
     quote! {
         const _: () = {
             #[automatically_derived]
             #impl_head #where_clause {
+                #storage
                 #id_cell
             }
         };

@@ -1,7 +1,7 @@
 use ecs_core::prelude::*;
 
 #[derive(Component)]
-#[component(storage = "sparse")]
+#[component(sparse)]
 struct Health(u32);
 
 fn main() {}

@@ -14,6 +14,14 @@ enum State {
 }
 
 #[derive(::ecs_core::Component)]
+#[component(storage = "sparse")]
+struct Stunned(u32);
+
+#[derive(::ecs_core::Component)]
+#[component(storage = "sparse")]
+struct SparseGeneric<T: ::core::marker::Send + ::core::marker::Sync + 'static>(T);
+
+#[derive(::ecs_core::Component)]
 struct Generic<T: ::core::marker::Send + ::core::marker::Sync + 'static>(T);
 
 #[derive(::ecs_core::Bundle)]
@@ -33,6 +41,8 @@ fn main() {
     let e = world.spawn(Nested(Body { pos: Position(0.0, 0.0), state: State::Moving { speed: 1.0 } }, Unit, Generic(1)));
     world.spawn(Empty);
     ::std::assert!(world.has::<Unit>(e));
+    world.insert(e, (Stunned(2), SparseGeneric(1u16))).unwrap();
+    ::std::assert!(world.has::<Stunned>(e) && world.has::<SparseGeneric<u16>>(e));
     let _ = State::Idle;
     let _ = (Generic(0u8).0, Position(0.0, 0.0).1);
 }
