@@ -4,6 +4,8 @@
 //! - `simple_insert`: spawn 10,000 entities of (Transform, Position, Rotation,
 //!   Velocity) into an empty world.
 //! - `add_remove`: 10,000 entities with `A`; insert `B` on all, then remove it from all.
+//!   `ecs` uses a table `B` (each insert and remove moves a row); `ecs_sparse` the
+//!   same workload with `B` declared `#[component(storage = "sparse")]`.
 //! - `random_get`: 10,000 entities of (Position, Velocity); read every `Position` in a
 //!   shuffled order.
 //!
@@ -35,6 +37,10 @@ struct A(#[expect(dead_code, reason = "benchmark payload")] f32);
 
 #[derive(Component, Clone, Copy)]
 struct B(#[expect(dead_code, reason = "benchmark payload")] f32);
+
+#[derive(Component, Clone, Copy)]
+#[component(storage = "sparse")]
+struct SparseB(#[expect(dead_code, reason = "benchmark payload")] f32);
 
 const N: usize = 10_000;
 
@@ -103,6 +109,18 @@ fn add_remove(c: &mut Criterion) {
             }
             for &entity in &entities {
                 world.remove::<B>(entity).unwrap();
+            }
+        })
+    });
+    group.bench_function("ecs_sparse", |b| {
+        let mut world = World::new();
+        let entities: Vec<Entity> = world.spawn_batch((0..N).map(|_| A(0.0))).collect();
+        b.iter(|| {
+            for &entity in &entities {
+                world.insert(entity, SparseB(0.0)).unwrap();
+            }
+            for &entity in &entities {
+                world.remove::<SparseB>(entity).unwrap();
             }
         })
     });

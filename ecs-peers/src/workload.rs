@@ -13,6 +13,10 @@ pub enum Workload {
     HeavyCompute,
     /// 10,000 entities with A; insert B on all, then remove B from all.
     AddRemove,
+    /// `add_remove` with B in the crate's sparse storage where it offers a choice
+    /// (ecs `storage = "sparse"`, bevy `SparseSet`); sparse-set crates (shipyard,
+    /// specs) run their `add_remove` code; crates without one are left out.
+    AddRemoveSparse,
     /// 10,000 entities of (Position, Velocity); read every Position in a shuffled order.
     RandomGet,
     /// 10 zero-sized tags make 1,024 combinations of 4 entities, all with Data; `data *= 2`.
@@ -25,12 +29,13 @@ pub enum Workload {
 
 impl Workload {
     /// Every workload, in table order.
-    pub const ALL: [Workload; 9] = [
+    pub const ALL: [Workload; 10] = [
         Workload::SimpleInsert,
         Workload::SimpleIter,
         Workload::FragmentedIter,
         Workload::HeavyCompute,
         Workload::AddRemove,
+        Workload::AddRemoveSparse,
         Workload::RandomGet,
         Workload::ManyArchetypes,
         Workload::Schedule,
@@ -45,6 +50,7 @@ impl Workload {
             Workload::FragmentedIter => "fragmented_iter",
             Workload::HeavyCompute => "heavy_compute",
             Workload::AddRemove => "add_remove",
+            Workload::AddRemoveSparse => "add_remove_sparse",
             Workload::RandomGet => "random_get",
             Workload::ManyArchetypes => "many_archetypes",
             Workload::Schedule => "schedule",

@@ -71,6 +71,17 @@ impl Archetypes {
         unsafe { self.archetypes.get_unchecked(id.index()) }
     }
 
+    /// The archetype of a live entity, mutably, without a bounds check.
+    ///
+    /// # Safety
+    /// As for [`get_unchecked`](Self::get_unchecked).
+    #[inline]
+    pub(crate) unsafe fn get_unchecked_mut(&mut self, id: ArchetypeId) -> &mut Archetype {
+        debug_assert!(id.index() < self.archetypes.len());
+        // SAFETY: in bounds (caller).
+        unsafe { self.archetypes.get_unchecked_mut(id.index()) }
+    }
+
     #[inline]
     pub(crate) fn get_mut(&mut self, id: ArchetypeId) -> &mut Archetype {
         &mut self.archetypes[id.index()]

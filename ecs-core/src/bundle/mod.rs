@@ -46,6 +46,7 @@ use crate::storage::OwningPtr;
 /// [`register`](Self::register), [`take`](Self::take), [`write`](Self::write) and
 /// [`from_components`](Self::from_components), and each pointer handed to `take`'s
 /// callback must own a valid value of the component type registered at that position.
+/// `__SPARSE` may be `true` only for the implementation for a single sparse component.
 /// The derive upholds this; implement it by hand only with great care.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a bundle",
@@ -88,6 +89,11 @@ pub unsafe trait Bundle: Send + Sync + 'static {
     fn __key() -> BundleKey {
         BundleKey::Type(TypeId::of::<Self>())
     }
+
+    /// `true` for a single sparse component (then `__key` is its component id):
+    /// inserting or removing it takes a path without edges or bundle ids.
+    #[doc(hidden)]
+    const __SPARSE: bool = false;
 }
 
 /// How a world looks up a bundle's [`BundleId`].
@@ -128,6 +134,8 @@ unsafe impl<C: Component> Bundle for C {
     fn __key() -> BundleKey {
         BundleKey::Component(crate::component::component_id::<C>())
     }
+
+    const __SPARSE: bool = crate::component::is_sparse::<C>();
 }
 
 macro_rules! tuple_bundle {

@@ -324,6 +324,25 @@ impl Column {
         }
     }
 
+    /// Marks an absent row of a sparse column present (added and changed at
+    /// `tick`) and returns its slot, for the caller to write the value into.
+    ///
+    /// # Safety
+    /// `row < self.len()`, the column is sparse, the row is absent, and the caller
+    /// initialises the slot with a value of the column's type before the column is
+    /// used again.
+    #[inline]
+    pub(crate) unsafe fn fill_absent(&mut self, row: usize, tick: Tick) -> NonNull<u8> {
+        debug_assert!(row < self.len && self.sparse);
+        // SAFETY: `row < len` (caller): the tick slot and the value slot are in
+        // bounds of their allocations.
+        unsafe {
+            debug_assert!(!self.is_present(row));
+            self.ticks.add(row).write(ComponentTicks::new(tick.stamp()));
+            NonNull::new_unchecked(self.row_ptr(row))
+        }
+    }
+
     /// Marks a sparse column's row absent without dropping its value: the caller
     /// has moved the value out (or it is a tag, which has none).
     ///

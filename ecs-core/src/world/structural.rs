@@ -12,7 +12,7 @@
 
 use super::World;
 use crate::archetype::{ArchetypeId, BundleWrite, InsertEdge, RemoveEdge, Row};
-use crate::bundle::{Bundle, BundleId};
+use crate::bundle::{Bundle, BundleId, BundleKey};
 use crate::entity::{Entity, EntityLocation};
 use crate::error::EcsError;
 use crate::storage::{OwningPtr, resume_deferred};
@@ -121,7 +121,15 @@ impl World {
     /// When the bundle holds a component type twice, or when dropping a replaced value
     /// panics (the panic is re-raised once the world is consistent; the new values
     /// are in place).
+    #[inline]
     pub fn insert<B: Bundle>(&mut self, entity: Entity, bundle: B) -> Result<(), EcsError> {
+        // Decided at compile time: a lone sparse component has a path of its own,
+        // short enough to inline at the call site.
+        if B::__SPARSE { self.insert_sparse(entity, bundle) } else { self.insert_moving(entity, bundle) }
+    }
+
+    /// [`insert`](Self::insert) along an edge of the archetype graph.
+    fn insert_moving<B: Bundle>(&mut self, entity: Entity, bundle: B) -> Result<(), EcsError> {
         let location = self.entities.get(entity).ok_or(EcsError::NoSuchEntity(entity))?;
         let bundle_id = self.bundle_id::<B>();
         let source_id = location.archetype;
@@ -224,7 +232,14 @@ impl World {
     /// assert!(matches!(world.remove::<(Fuel, Cargo)>(e), Err(EcsError::MissingComponent { .. })));
     /// assert!(world.has::<Cargo>(e), "a failed remove removes nothing");
     /// ```
+    #[inline]
     pub fn remove<B: Bundle>(&mut self, entity: Entity) -> Result<B, EcsError> {
+        // As in `insert`.
+        if B::__SPARSE { self.remove_sparse(entity) } else { self.remove_moving(entity) }
+    }
+
+    /// [`remove`](Self::remove) along an edge of the archetype graph.
+    fn remove_moving<B: Bundle>(&mut self, entity: Entity) -> Result<B, EcsError> {
         let location = self.entities.get(entity).ok_or(EcsError::NoSuchEntity(entity))?;
         let bundle_id = self.bundle_id::<B>();
         let source_id = location.archetype;
@@ -333,6 +348,78 @@ impl World {
         Ok(())
     }
 
+    /// [`insert`](Self::insert) of one sparse component: a put into the entity's
+    /// row. No edge, no bundle id; the archetype's column is made the first time.
+    #[inline(always)]
+    fn insert_sparse<B: Bundle>(&mut self, entity: Entity, bundle: B) -> Result<(), EcsError> {
+        let location = self.entities.get(entity).ok_or(EcsError::NoSuchEntity(entity))?;
+        let BundleKey::Component(component) = B::__key() else { unreachable!("a sparse bundle is one component") };
+        // SAFETY: a live entity's location names an existing archetype.
+        if unsafe { self.archetypes.get_unchecked_mut(location.archetype) }.column_index(component).is_none() {
+            self.add_sparse_column::<B>(location.archetype);
+        }
+        let tick = self.change_tick();
+        let row = location.row.index();
+        // SAFETY: as above.
+        let archetype = unsafe { self.archetypes.get_unchecked_mut(location.archetype) };
+        let column = archetype.column_mut(component).expect("made above");
+        // SAFETY: the column is the one of `B`'s only component (looked up by its
+        // id), which is sparse; `row` is the live entity's row, so below its length.
+        unsafe {
+            if column.is_present(row) {
+                replace_sparse(column, row, bundle, tick);
+            } else {
+                // A typed write into the absent slot, which `write` fills at once.
+                bundle.write(&mut || column.fill_absent(row, tick));
+            }
+        }
+        Ok(())
+    }
+
+    /// Registers the sparse component `B` and gives `archetype` a column for it.
+    ///
+    /// # Panics
+    /// Never for a lone sparse component (a bundle of one type cannot repeat it).
+    #[cold]
+    #[inline(never)]
+    fn add_sparse_column<B: Bundle>(&mut self, archetype: ArchetypeId) {
+        let bundle = self.bundle_id::<B>();
+        let component = self.bundles.get(bundle).components[0];
+        let info = self.components.get(component).expect("registered with the bundle");
+        self.archetypes.add_sparse_column(archetype, info);
+    }
+
+    /// [`remove`](Self::remove) of one sparse component: the value is read out of
+    /// the entity's row, which is marked absent.
+    #[inline(always)]
+    fn remove_sparse<B: Bundle>(&mut self, entity: Entity) -> Result<B, EcsError> {
+        let location = self.entities.get(entity).ok_or(EcsError::NoSuchEntity(entity))?;
+        let BundleKey::Component(component) = B::__key() else { unreachable!("a sparse bundle is one component") };
+        let row = location.row.index();
+        // The registered name of a component is its type name.
+        let missing = EcsError::MissingComponent { entity, component: core::any::type_name::<B>() };
+        // SAFETY: a live entity's location names an existing archetype.
+        let archetype = unsafe { self.archetypes.get_unchecked_mut(location.archetype) };
+        let Some(column) = archetype.column_mut(component) else {
+            return Err(missing);
+        };
+        // SAFETY: a live entity's row is below its archetype's (and so every
+        // column's) length.
+        if !unsafe { column.is_present(row) } {
+            return Err(missing);
+        }
+        // SAFETY: the present row holds an owned value of `B`'s only component; it
+        // is read once, and the row is marked absent right after, so the column
+        // never drops it.
+        unsafe {
+            let value = B::from_components(&mut || {
+                OwningPtr::new(core::ptr::NonNull::new_unchecked(column.get_unchecked(row).as_ptr()))
+            });
+            column.set_absent(row);
+            Ok(value)
+        }
+    }
+
     /// Updates the records after `entity` moved from `from` to `to` and `swapped`
     /// (if any) took its old row.
     #[inline]
@@ -396,4 +483,23 @@ impl World {
         self.archetypes.get_mut(source).edges.set_remove(bundle, edge);
         edge
     }
+}
+
+/// Replaces the value in a present row of a sparse column with `bundle`'s one
+/// component, dropping the old one: off the inlined path of `insert_sparse`.
+///
+/// # Safety
+/// `column` stores `B`'s only component, and `row` is below its length and present.
+#[cold]
+#[inline(never)]
+unsafe fn replace_sparse<B: Bundle>(
+    column: &mut crate::storage::Column,
+    row: usize,
+    bundle: B,
+    tick: crate::storage::Tick,
+) {
+    let mut panic = None;
+    // SAFETY: forwarded; `value` is the bundle's owned value of the column's type.
+    bundle.take(&mut |value| unsafe { column.replace(row, value, tick, &mut panic) });
+    resume_deferred(panic);
 }

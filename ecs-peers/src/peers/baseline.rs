@@ -33,7 +33,7 @@ pub fn runner(workload: Workload) -> Option<Runner> {
             let mut p = vec![UNIT_X; 1000];
             Box::new(move || p.par_iter_mut().zip(t.par_iter_mut()).with_min_len(64).for_each(|(p, t)| heavy(t, p)))
         }
-        Workload::AddRemove => {
+        Workload::AddRemove | Workload::AddRemoveSparse => {
             let a = vec![0.0f32; 10_000];
             let mut b: Vec<Option<f32>> = vec![None; 10_000];
             Box::new(move || {

@@ -19,6 +19,9 @@ struct A(f32);
 #[derive(Component, Clone, Copy)]
 struct B(f32);
 #[derive(Component, Clone, Copy)]
+#[component(storage = "SparseSet")]
+struct SparseB(f32);
+#[derive(Component, Clone, Copy)]
 struct C(f32);
 #[derive(Component, Clone, Copy)]
 struct D(f32);
@@ -100,6 +103,18 @@ pub fn runner(workload: Workload) -> Option<Runner> {
                 }
                 for &e in &entities {
                     world.entity_mut(e).remove::<B>();
+                }
+            })
+        }
+        Workload::AddRemoveSparse => {
+            let mut world = World::new();
+            let entities: Vec<Entity> = world.spawn_batch((0..10_000).map(|_| A(0.0))).collect();
+            Box::new(move || {
+                for &e in &entities {
+                    world.entity_mut(e).insert(SparseB(0.0));
+                }
+                for &e in &entities {
+                    world.entity_mut(e).remove::<SparseB>();
                 }
             })
         }

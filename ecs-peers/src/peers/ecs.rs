@@ -19,6 +19,9 @@ struct A(f32);
 #[derive(Component, Clone, Copy)]
 struct B(f32);
 #[derive(Component, Clone, Copy)]
+#[component(storage = "sparse")]
+struct SparseB(f32);
+#[derive(Component, Clone, Copy)]
 struct C(f32);
 #[derive(Component, Clone, Copy)]
 struct D(f32);
@@ -91,6 +94,18 @@ pub fn runner(workload: Workload) -> Option<Runner> {
                 }
                 for &e in &entities {
                     world.remove::<B>(e).unwrap();
+                }
+            })
+        }
+        Workload::AddRemoveSparse => {
+            let mut world = World::new();
+            let entities: Vec<Entity> = world.spawn_batch((0..10_000).map(|_| A(0.0))).collect();
+            Box::new(move || {
+                for &e in &entities {
+                    world.insert(e, SparseB(0.0)).unwrap();
+                }
+                for &e in &entities {
+                    world.remove::<SparseB>(e).unwrap();
                 }
             })
         }

@@ -102,6 +102,7 @@ pub fn runner(workload: Workload) -> Option<Runner> {
                 world.progress();
             })
         }
+        Workload::AddRemoveSparse => return None,
         Workload::AddRemove => {
             let world = World::new();
             let entities: Vec<Entity> = (0..10_000).map(|_| world.entity().set(A(0.0)).id()).collect();

@@ -123,6 +123,6 @@ pub fn runner(workload: Workload) -> Option<Runner> {
                 }
             })
         }
-        Workload::Schedule | Workload::TinySystems => return None,
+        Workload::AddRemoveSparse | Workload::Schedule | Workload::TinySystems => return None,
     })
 }

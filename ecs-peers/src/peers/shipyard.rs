@@ -107,7 +107,7 @@ pub fn runner(workload: Workload) -> Option<Runner> {
                 })
             })
         }
-        Workload::AddRemove => {
+        Workload::AddRemove | Workload::AddRemoveSparse => {
             let mut world = World::new();
             let entities: Vec<EntityId> = world.bulk_add_entity((0..10_000).map(|_| (A(0.0),))).collect();
             Box::new(move || {

@@ -137,7 +137,7 @@ pub fn runner(workload: Workload) -> Option<Runner> {
                 (&mut p, &mut t).par_join().for_each(|(p, t)| heavy(&mut t.0, &mut p.0));
             })
         }
-        Workload::AddRemove => {
+        Workload::AddRemove | Workload::AddRemoveSparse => {
             let mut world = World::new();
             world.register::<A>();
             world.register::<B>();
