@@ -175,8 +175,31 @@ fn get_through_a_query_tells_missing_entity_from_mismatch() {
     assert!(matches!(q.get_mut(&mut world, ids[4]), Err(EcsError::QueryMismatch { .. })));
     world.despawn(ids[0]).unwrap();
     assert_eq!(q.get_mut(&mut world, ids[0]).unwrap_err(), EcsError::NoSuchEntity(ids[0]));
-    let mut read = world.query::<&Name>();
+    let read = world.query::<&Name>();
     assert_eq!(read.get(ids[3]).unwrap(), &Name("named".into()));
+}
+
+#[derive(Component)]
+struct Marked;
+
+#[test]
+fn random_access_through_a_shared_query_borrow() {
+    let mut world = World::new();
+    let ids: Vec<Entity> = world.spawn_batch((0..6).map(|i| Position(i as f32))).collect();
+    world.insert(ids[1], Marked).unwrap();
+    world.insert(ids[2], Name("two".into())).unwrap();
+    world.despawn(ids[5]).unwrap();
+    let positions = world.query::<&Position>();
+    // Items of a read-only query may be held side by side.
+    let (a, b) = (positions.get(ids[0]).unwrap(), positions.get(ids[2]).unwrap());
+    assert_eq!((a.0, b.0), (0.0, 2.0), "found across archetypes");
+    assert_eq!(positions.get(ids[5]).unwrap_err(), EcsError::NoSuchEntity(ids[5]));
+    let marked = world.query_filtered::<&Position, With<Marked>>();
+    assert_eq!(marked.get(ids[1]).map(|p| p.0), Ok(1.0));
+    assert!(matches!(marked.get(ids[0]), Err(EcsError::QueryMismatch { entity, .. }) if entity == ids[0]));
+    let named = world.query::<(&Position, &Name)>();
+    assert!(matches!(named.get(ids[3]), Err(EcsError::QueryMismatch { .. })));
+    assert_eq!(named.get(ids[2]).map(|(p, n)| (p.0, n.0.as_str())), Ok((2.0, "two")));
 }
 
 #[test]

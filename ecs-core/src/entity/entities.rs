@@ -83,6 +83,17 @@ impl Entities {
         (slot.generation == entity.generation() && slot.location.is_live()).then_some(slot.location)
     }
 
+    /// The location of the handle's slot if the generation matches, *without*
+    /// checking that the slot holds a live entity: a free or reserved slot's
+    /// location names an archetype id above every real one. For lookups that index
+    /// a table by archetype id anyway: an index miss there covers the liveness
+    /// check, and [`get`](Self::get) then tells a dead handle from a mismatch.
+    #[inline]
+    pub(crate) fn get_maybe_dead(&self, entity: Entity) -> Option<EntityLocation> {
+        let slot = self.slots.get(entity.index() as usize)?;
+        (slot.generation == entity.generation()).then_some(slot.location)
+    }
+
     /// `true` when the handle names a live entity.
     #[inline]
     pub fn contains(&self, entity: Entity) -> bool {

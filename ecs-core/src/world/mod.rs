@@ -177,12 +177,13 @@ impl World {
         let column = archetype.column(component_id::<T>())?;
         let row = location.row.index();
         // SAFETY: a live entity's row is in bounds of every column of its archetype,
-        // and the column of `T`'s id stores `T`s (ids and types correspond one to one).
+        // and the column of `T`'s id stores `T`s (ids and types correspond one to one),
+        // so a typed offset (no run-time item size) reaches the row's value.
         unsafe {
             if is_sparse::<T>() && !column.is_present(row) {
                 return None;
             }
-            Some(column.get_unchecked(row).deref::<T>())
+            Some(column.data_ptr().cast::<T>().add(row).as_ref())
         }
     }
 

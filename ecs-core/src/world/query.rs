@@ -1,6 +1,8 @@
 //! Queries from the world: one-off [`World::query`] / [`World::query_mut`], and
 //! [`World::query_state`] for a query that runs every frame.
 
+use std::cell::OnceCell;
+
 use super::World;
 use crate::entity::Entity;
 use crate::error::EcsError;
@@ -26,13 +28,13 @@ impl World {
     /// ```
     #[track_caller]
     pub fn query<Q: QueryData + ReadOnlyQueryData>(&self) -> QueryBorrow<'_, Q> {
-        QueryBorrow { world: self, state: QueryState::new(self) }
+        QueryBorrow::new(self)
     }
 
     /// [`query`](Self::query) with a filter.
     #[track_caller]
     pub fn query_filtered<Q: ReadOnlyQueryData, F: QueryFilter>(&self) -> QueryBorrow<'_, Q, F> {
-        QueryBorrow { world: self, state: QueryState::new(self) }
+        QueryBorrow::new(self)
     }
 
     /// A one-off query with mutable access, iterated directly.
@@ -79,9 +81,33 @@ impl World {
 }
 
 /// A read-only query over a shared world, from [`World::query`].
+///
+/// # Example
+/// ```
+/// # use ecs_core::prelude::*;
+/// #[derive(Component)] struct Position(f32);
+/// let mut world = World::new();
+/// let targets: Vec<Entity> = world.spawn_batch((0..4).map(|i| Position(i as f32))).collect();
+/// let positions = world.query::<&Position>();
+/// let sum: f32 = targets.iter().map(|&e| positions.get(e).unwrap().0).sum();
+/// assert_eq!(sum, 6.0);
+/// ```
 pub struct QueryBorrow<'w, Q: QueryData, F: QueryFilter = ()> {
     world: &'w World,
     state: QueryState<Q, F>,
+    /// The fetches of each matched archetype, indexed by `ArchetypeId`: built by
+    /// the first [`get`](Self::get), so that random access is an entity lookup, an
+    /// array index and a pointer offset.
+    fetches: OnceCell<Box<[Option<Fetches<'w, Q, F>>]>>,
+}
+
+type Fetches<'w, Q, F> = (<Q as QueryData>::Fetch<'w>, <F as QueryFilter>::Fetch<'w>);
+
+impl<'w, Q: QueryData, F: QueryFilter> QueryBorrow<'w, Q, F> {
+    #[track_caller]
+    fn new(world: &'w World) -> Self {
+        Self { world, state: QueryState::new(world), fetches: OnceCell::new() }
+    }
 }
 
 impl<'w, Q: ReadOnlyQueryData, F: QueryFilter> QueryBorrow<'w, Q, F> {
@@ -97,8 +123,48 @@ impl<'w, Q: ReadOnlyQueryData, F: QueryFilter> QueryBorrow<'w, Q, F> {
     ///
     /// # Errors
     /// [`EcsError::NoSuchEntity`] or [`EcsError::QueryMismatch`].
-    pub fn get(&mut self, entity: Entity) -> Result<Q::Item<'w>, EcsError> {
-        self.state.get(self.world, entity)
+    #[inline]
+    pub fn get(&self, entity: Entity) -> Result<Q::Item<'w>, EcsError> {
+        let mismatch = || match self.world.location(entity) {
+            Some(_) => EcsError::QueryMismatch { entity, query: core::any::type_name::<(Q, F)>() },
+            None => EcsError::NoSuchEntity(entity),
+        };
+        let location = self.world.entities().get_maybe_dead(entity).ok_or(EcsError::NoSuchEntity(entity))?;
+        let fetches = self.fetches.get_or_init(|| self.fetches());
+        // A free or reserved slot's archetype id is beyond the table: a miss.
+        let Some(Some((fetch, filter))) = fetches.get(location.archetype.index()) else {
+            return Err(mismatch());
+        };
+        let row = location.row.index();
+        // SAFETY: the slot names a real archetype, so it holds a live entity (see
+        // `get_maybe_dead`); the fetches are of that archetype and `row` is the
+        // entity's row, below its length; the query only reads, and the world is
+        // borrowed shared for `'w`.
+        unsafe {
+            if !(Q::filter_row(fetch, row) && F::filter(filter, row)) {
+                return Err(mismatch());
+            }
+            Ok(Q::fetch(fetch, row))
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn fetches(&self) -> Box<[Option<Fetches<'w, Q, F>>]> {
+        let archetypes = self.world.archetypes();
+        let ctx = FetchContext { last_run: Tick::new(0), this_run: self.world.change_tick() };
+        let mut fetches: Box<[Option<Fetches<'w, Q, F>>]> = (0..archetypes.len()).map(|_| None).collect();
+        for (index, &id) in self.state.matched().iter().enumerate() {
+            let archetype = archetypes.get(id).expect("matched archetype exists");
+            let mut columns = self.state.columns_of(index);
+            // SAFETY: the archetype matched and these are its cached columns; the
+            // query only reads a world borrowed shared for `'w`, in which no column
+            // can move or grow.
+            fetches[id.index()] = Some(unsafe {
+                (Q::fetch_archetype(archetype, &mut columns, ctx), F::fetch_archetype(archetype, &mut columns, ctx))
+            });
+        }
+        fetches
     }
 }
 

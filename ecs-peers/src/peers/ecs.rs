@@ -1,5 +1,5 @@
 //! ecs-core (this project): cached `QueryState`s, `spawn_batch`, `par_for_each`,
-//! `Schedule`.
+//! `Schedule`, random access through a query borrow (as shipyard's `View`).
 
 use ecs_core::prelude::*;
 
@@ -115,9 +115,10 @@ pub fn runner(workload: Workload) -> Option<Runner> {
                 world.spawn_batch((0..10_000).map(|_| (Position(UNIT_X), Velocity(UNIT_X)))).collect();
             shuffle(&mut entities);
             Box::new(move || {
+                let positions = world.query::<&Position>();
                 let mut sum = 0.0;
                 for &e in &entities {
-                    sum += world.get::<Position>(e).unwrap().0[0];
+                    sum += positions.get(e).unwrap().0[0];
                 }
                 std::hint::black_box(sum);
             })
