@@ -98,10 +98,11 @@ pub struct QueryBorrow<'w, Q: QueryData, F: QueryFilter = ()> {
     /// The fetches of each matched archetype, indexed by `ArchetypeId`: built by
     /// the first [`get`](Self::get), so that random access is an entity lookup, an
     /// array index and a pointer offset.
-    fetches: OnceCell<Box<[Option<Fetches<'w, Q, F>>]>>,
+    fetches: OnceCell<FetchTable<'w, Q, F>>,
 }
 
 type Fetches<'w, Q, F> = (<Q as QueryData>::Fetch<'w>, <F as QueryFilter>::Fetch<'w>);
+type FetchTable<'w, Q, F> = Box<[Option<Fetches<'w, Q, F>>]>;
 
 impl<'w, Q: QueryData, F: QueryFilter> QueryBorrow<'w, Q, F> {
     #[track_caller]
@@ -150,10 +151,10 @@ impl<'w, Q: ReadOnlyQueryData, F: QueryFilter> QueryBorrow<'w, Q, F> {
 
     #[cold]
     #[inline(never)]
-    fn fetches(&self) -> Box<[Option<Fetches<'w, Q, F>>]> {
+    fn fetches(&self) -> FetchTable<'w, Q, F> {
         let archetypes = self.world.archetypes();
         let ctx = FetchContext { last_run: Tick::new(0), this_run: self.world.change_tick() };
-        let mut fetches: Box<[Option<Fetches<'w, Q, F>>]> = (0..archetypes.len()).map(|_| None).collect();
+        let mut fetches: FetchTable<'w, Q, F> = (0..archetypes.len()).map(|_| None).collect();
         for (index, &id) in self.state.matched().iter().enumerate() {
             let archetype = archetypes.get(id).expect("matched archetype exists");
             let mut columns = self.state.columns_of(index);
