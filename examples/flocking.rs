@@ -50,9 +50,11 @@ struct Predator {
 #[derive(Component)]
 struct Trail(Vec<Position>);
 
-/// Prey that sees a predator; carries whom it flees from. Data, so gaining or
-/// losing it moves the entity between archetypes.
+/// Prey that sees a predator; carries whom it flees from. Gained and lost every
+/// few frames, so it is stored sparse: inserting or removing it writes the
+/// entity's row in place instead of moving the entity to another archetype.
 #[derive(Component, Clone, Copy)]
+#[component(storage = "sparse")]
 struct Fleeing {
     from: Entity,
 }

@@ -169,6 +169,13 @@ fn tags_and_sparse_components_mix() {
     assert_eq!(world.get::<Label>(e), Some(&Label("x".into())));
     let names: Vec<&str> = world.entity(e).unwrap().components().map(|c| c.name()).collect();
     assert_eq!(names.len(), 2, "{names:?}");
+    // A tuple of only per-row components: put in place, then replaced in place.
+    let before = world.location(e);
+    world.insert(e, (Stunned(7), Frozen)).unwrap();
+    world.insert(e, (Label("y".into()), Stunned(8))).unwrap();
+    assert_eq!(world.location(e), before);
+    assert_eq!((world.get::<Stunned>(e), world.get::<Label>(e)), (Some(&Stunned(8)), Some(&Label("y".into()))));
+    assert!(world.has::<Frozen>(e));
     world.check_invariants().unwrap();
 }
 
