@@ -199,6 +199,13 @@ fn random_access_through_a_shared_query_borrow() {
     assert!(matches!(marked.get(ids[0]), Err(EcsError::QueryMismatch { entity, .. }) if entity == ids[0]));
     let named = world.query::<(&Position, &Name)>();
     assert!(matches!(named.get(ids[3]), Err(EcsError::QueryMismatch { .. })));
+    // The borrow can be shared between threads, for parallel random access.
+    let found = std::thread::scope(|s| {
+        let positions = &positions;
+        let handles: Vec<_> = ids[..5].iter().map(|&e| s.spawn(move || positions.get(e).map(|p| p.0))).collect();
+        handles.into_iter().map(|h| h.join().unwrap()).filter(Result::is_ok).count()
+    });
+    assert_eq!(found, 5);
     assert_eq!(named.get(ids[2]).map(|(p, n)| (p.0, n.0.as_str())), Ok((2.0, "two")));
 }
 

@@ -1,7 +1,7 @@
 //! Queries from the world: one-off [`World::query`] / [`World::query_mut`], and
 //! [`World::query_state`] for a query that runs every frame.
 
-use std::cell::OnceCell;
+use std::sync::OnceLock;
 
 use super::World;
 use crate::entity::Entity;
@@ -98,16 +98,28 @@ pub struct QueryBorrow<'w, Q: QueryData, F: QueryFilter = ()> {
     /// The fetches of each matched archetype, indexed by `ArchetypeId`: built by
     /// the first [`get`](Self::get), so that random access is an entity lookup, an
     /// array index and a pointer offset.
-    fetches: OnceCell<FetchTable<'w, Q, F>>,
+    fetches: OnceLock<SharedFetches<FetchTable<'w, Q, F>>>,
 }
 
 type Fetches<'w, Q, F> = (<Q as QueryData>::Fetch<'w>, <F as QueryFilter>::Fetch<'w>);
 type FetchTable<'w, Q, F> = Box<[Option<Fetches<'w, Q, F>>]>;
 
+/// The fetch table, shareable between threads like the borrow it belongs to.
+struct SharedFetches<T>(T);
+
+// SAFETY: a `QueryBorrow` is only made for read-only queries (`World::query`,
+// `World::query_filtered`) of a world borrowed shared for `'w`; its fetches are
+// pointers into that world's columns, used only to hand out shared references to
+// `Sync` components (and entity ids). Sending or sharing them is sending or sharing
+// `&World`, which is `Send + Sync`.
+unsafe impl<T> Send for SharedFetches<T> {}
+// SAFETY: as above.
+unsafe impl<T> Sync for SharedFetches<T> {}
+
 impl<'w, Q: QueryData, F: QueryFilter> QueryBorrow<'w, Q, F> {
     #[track_caller]
     fn new(world: &'w World) -> Self {
-        Self { world, state: QueryState::new(world), fetches: OnceCell::new() }
+        Self { world, state: QueryState::new(world), fetches: OnceLock::new() }
     }
 }
 
@@ -131,7 +143,7 @@ impl<'w, Q: ReadOnlyQueryData, F: QueryFilter> QueryBorrow<'w, Q, F> {
             None => EcsError::NoSuchEntity(entity),
         };
         let location = self.world.entities().get_maybe_dead(entity).ok_or(EcsError::NoSuchEntity(entity))?;
-        let fetches = self.fetches.get_or_init(|| self.fetches());
+        let fetches = &self.fetches.get_or_init(|| SharedFetches(self.fetches())).0;
         // A free or reserved slot's archetype id is beyond the table: a miss.
         let Some(Some((fetch, filter))) = fetches.get(location.archetype.index()) else {
             return Err(mismatch());
