@@ -1,8 +1,6 @@
 //! Queries from the world: one-off [`World::query`] / [`World::query_mut`], and
 //! [`World::query_state`] for a query that runs every frame.
 
-use std::sync::OnceLock;
-
 use super::World;
 use crate::entity::Entity;
 use crate::error::EcsError;
@@ -95,10 +93,10 @@ impl World {
 pub struct QueryBorrow<'w, Q: QueryData, F: QueryFilter = ()> {
     world: &'w World,
     state: QueryState<Q, F>,
-    /// The fetches of each matched archetype, indexed by `ArchetypeId`: built by
-    /// the first [`get`](Self::get), so that random access is an entity lookup, an
-    /// array index and a pointer offset.
-    fetches: OnceLock<SharedFetches<FetchTable<'w, Q, F>>>,
+    /// The fetches of each matched archetype, indexed by `ArchetypeId`, resolved
+    /// when the borrow is made (as the matching is), so that [`get`](Self::get) is
+    /// an entity lookup, an array index and a pointer offset.
+    fetches: SharedFetches<FetchTable<'w, Q, F>>,
 }
 
 type Fetches<'w, Q, F> = (<Q as QueryData>::Fetch<'w>, <F as QueryFilter>::Fetch<'w>);
@@ -116,14 +114,14 @@ unsafe impl<T> Send for SharedFetches<T> {}
 // SAFETY: as above.
 unsafe impl<T> Sync for SharedFetches<T> {}
 
-impl<'w, Q: QueryData, F: QueryFilter> QueryBorrow<'w, Q, F> {
+impl<'w, Q: ReadOnlyQueryData, F: QueryFilter> QueryBorrow<'w, Q, F> {
     #[track_caller]
     fn new(world: &'w World) -> Self {
-        Self { world, state: QueryState::new(world), fetches: OnceLock::new() }
+        let state = QueryState::new(world);
+        let fetches = SharedFetches(Self::fetches(world, &state));
+        Self { world, state, fetches }
     }
-}
 
-impl<'w, Q: ReadOnlyQueryData, F: QueryFilter> QueryBorrow<'w, Q, F> {
     /// Iterates the matching entities.
     pub fn iter(&self) -> QueryIter<'w, '_, Q, F> {
         let ctx = FetchContext { last_run: Tick::new(0), this_run: self.world.increment_change_tick() };
@@ -143,9 +141,8 @@ impl<'w, Q: ReadOnlyQueryData, F: QueryFilter> QueryBorrow<'w, Q, F> {
             None => EcsError::NoSuchEntity(entity),
         };
         let location = self.world.entities().get_maybe_dead(entity).ok_or(EcsError::NoSuchEntity(entity))?;
-        let fetches = &self.fetches.get_or_init(|| SharedFetches(self.fetches())).0;
         // A free or reserved slot's archetype id is beyond the table: a miss.
-        let Some(Some((fetch, filter))) = fetches.get(location.archetype.index()) else {
+        let Some(Some((fetch, filter))) = self.fetches.0.get(location.archetype.index()) else {
             return Err(mismatch());
         };
         let row = location.row.index();
@@ -161,15 +158,13 @@ impl<'w, Q: ReadOnlyQueryData, F: QueryFilter> QueryBorrow<'w, Q, F> {
         }
     }
 
-    #[cold]
-    #[inline(never)]
-    fn fetches(&self) -> FetchTable<'w, Q, F> {
-        let archetypes = self.world.archetypes();
-        let ctx = FetchContext { last_run: Tick::new(0), this_run: self.world.change_tick() };
+    fn fetches(world: &'w World, state: &QueryState<Q, F>) -> FetchTable<'w, Q, F> {
+        let archetypes = world.archetypes();
+        let ctx = FetchContext { last_run: Tick::new(0), this_run: world.change_tick() };
         let mut fetches: FetchTable<'w, Q, F> = (0..archetypes.len()).map(|_| None).collect();
-        for (index, &id) in self.state.matched().iter().enumerate() {
+        for (index, &id) in state.matched().iter().enumerate() {
             let archetype = archetypes.get(id).expect("matched archetype exists");
-            let mut columns = self.state.columns_of(index);
+            let mut columns = state.columns_of(index);
             // SAFETY: the archetype matched and these are its cached columns; the
             // query only reads a world borrowed shared for `'w`, in which no column
             // can move or grow.
