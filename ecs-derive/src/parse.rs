@@ -237,48 +237,45 @@ fn display(member: &Member) -> String {
 /// Reads `#[component(crate = "path", storage = "table" | "sparse")]`, refusing any
 /// other key or storage.
 fn component_attributes(input: &DeriveInput) -> syn::Result<(Path, bool)> {
-    let mut krate: Path = syn::parse_quote!(::ecs_core);
     let mut sparse = false;
-    let mut errors = Errors::default();
-    for attr in input.attrs.iter().filter(|a| a.path().is_ident("component")) {
-        let result = attr.parse_nested_meta(|meta| {
-            if meta.path.is_ident("crate") {
-                krate = meta.value()?.parse::<syn::LitStr>()?.parse()?;
-                Ok(())
-            } else if meta.path.is_ident("storage") {
-                let storage = meta.value()?.parse::<syn::LitStr>()?;
-                match storage.value().as_str() {
-                    "table" => sparse = false,
-                    "sparse" => sparse = true,
-                    other => {
-                        return Err(Error::new(
-                            storage.span(),
-                            format!(
-                                "unknown storage `{other}`; use `\"table\"` (the default: fastest to iterate) \
-                                 or `\"sparse\"` (fastest to add and remove)"
-                            ),
-                        ));
-                    }
-                }
-                Ok(())
-            } else {
-                Err(meta.error(format!(
-                    "unknown key `{}` in `#[component(...)]`; the keys are `crate = \"path\"` and \
-                     `storage = \"table\" | \"sparse\"`",
-                    meta.path.to_token_stream()
-                )))
-            }
-        });
-        if let Err(error) = result {
-            errors.push(error);
+    let keys = "the keys are `crate = \"path\"` and `storage = \"table\" | \"sparse\"`";
+    let krate = attribute_with(input, "component", keys, |meta| {
+        if !meta.path.is_ident("storage") {
+            return Ok(false);
         }
-    }
-    errors.finish()?;
+        let storage = meta.value()?.parse::<syn::LitStr>()?;
+        sparse = match storage.value().as_str() {
+            "table" => false,
+            "sparse" => true,
+            other => {
+                return Err(Error::new(
+                    storage.span(),
+                    format!(
+                        "unknown storage `{other}`; use `\"table\"` (the default: fastest to iterate) \
+                         or `\"sparse\"` (fastest to add and remove)"
+                    ),
+                ));
+            }
+        };
+        Ok(true)
+    })?;
     Ok((krate, sparse))
 }
 
 /// Reads `#[name(crate = path)]`, refusing any other key. Defaults to `::ecs_core`.
 fn crate_attribute(input: &DeriveInput, name: &str) -> syn::Result<Path> {
+    attribute_with(input, name, "the only key is `crate = \"path\"`", |_| Ok(false))
+}
+
+/// Reads `#[name(crate = path, ...)]`: `crate` here, every other key through
+/// `other`, which returns `false` for a key it does not know (refused, naming
+/// `keys`). Returns the crate path, `::ecs_core` by default.
+fn attribute_with(
+    input: &DeriveInput,
+    name: &str,
+    keys: &str,
+    mut other: impl FnMut(&syn::meta::ParseNestedMeta<'_>) -> syn::Result<bool>,
+) -> syn::Result<Path> {
     let mut krate: Path = syn::parse_quote!(::ecs_core);
     let mut errors = Errors::default();
     for attr in input.attrs.iter().filter(|a| a.path().is_ident(name)) {
@@ -286,11 +283,10 @@ fn crate_attribute(input: &DeriveInput, name: &str) -> syn::Result<Path> {
             if meta.path.is_ident("crate") {
                 krate = meta.value()?.parse::<syn::LitStr>()?.parse()?;
                 Ok(())
+            } else if other(&meta)? {
+                Ok(())
             } else {
-                Err(meta.error(format!(
-                    "unknown key `{}` in `#[{name}(...)]`; the only key is `crate = \"path\"`",
-                    meta.path.to_token_stream()
-                )))
+                Err(meta.error(format!("unknown key `{}` in `#[{name}(...)]`; {keys}", meta.path.to_token_stream())))
             }
         });
         if let Err(error) = result {

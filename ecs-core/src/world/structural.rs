@@ -355,14 +355,15 @@ impl World {
         let location = self.entities.get(entity).ok_or(EcsError::NoSuchEntity(entity))?;
         let BundleKey::Component(component) = B::__key() else { unreachable!("a sparse bundle is one component") };
         // SAFETY: a live entity's location names an existing archetype.
-        if unsafe { self.archetypes.get_unchecked_mut(location.archetype) }.column_index(component).is_none() {
-            self.add_sparse_column::<B>(location.archetype);
-        }
+        let index = match unsafe { self.archetypes.get_unchecked(location.archetype) }.column_index(component) {
+            Some(index) => index,
+            None => self.add_sparse_column::<B>(location.archetype),
+        };
         let tick = self.change_tick();
         let row = location.row.index();
-        // SAFETY: as above.
-        let archetype = unsafe { self.archetypes.get_unchecked_mut(location.archetype) };
-        let column = archetype.column_mut(component).expect("made above");
+        // SAFETY: as above; `index` is a column index of that archetype (found or
+        // just added), so in bounds.
+        let column = unsafe { self.archetypes.get_unchecked_mut(location.archetype).columns.get_unchecked_mut(index) };
         // SAFETY: the column is the one of `B`'s only component (looked up by its
         // id), which is sparse; `row` is the live entity's row, so below its length.
         unsafe {
@@ -376,17 +377,18 @@ impl World {
         Ok(())
     }
 
-    /// Registers the sparse component `B` and gives `archetype` a column for it.
+    /// Registers the sparse component `B`, gives `archetype` a column for it and
+    /// returns the column's index.
     ///
     /// # Panics
     /// Never for a lone sparse component (a bundle of one type cannot repeat it).
     #[cold]
     #[inline(never)]
-    fn add_sparse_column<B: Bundle>(&mut self, archetype: ArchetypeId) {
+    fn add_sparse_column<B: Bundle>(&mut self, archetype: ArchetypeId) -> usize {
         let bundle = self.bundle_id::<B>();
         let component = self.bundles.get(bundle).components[0];
         let info = self.components.get(component).expect("registered with the bundle");
-        self.archetypes.add_sparse_column(archetype, info);
+        self.archetypes.add_sparse_column(archetype, info)
     }
 
     /// [`remove`](Self::remove) of one sparse component: the value is read out of
