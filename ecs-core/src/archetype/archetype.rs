@@ -239,6 +239,51 @@ impl Archetype {
         self.entities.get(row).copied()
     }
 
+    /// Moves the entity in `row` to a new last row of `target` and swap-removes
+    /// `row` here. Each column's value goes to `target`'s column of the same
+    /// component, or is forgotten where `target` has none (the caller has moved it
+    /// out); `target`'s sparse columns the entity brings nothing to are padded
+    /// absent, and its columns for components new to the entity are left one row
+    /// short, for the caller to push. Returns the entity swapped into `row`, if any.
+    ///
+    /// Not generic, so every insert and remove shares one copy of the loop.
+    ///
+    /// # Safety
+    /// `row < self.len()`; `target` is another archetype with room for one more row
+    /// (see [`reserve`](Self::reserve)) and a column for each of this archetype's
+    /// sparse components; every value here of a component `target` lacks has been
+    /// moved out.
+    #[inline]
+    pub(crate) unsafe fn move_row(&mut self, row: usize, target: &mut Archetype) -> Option<Entity> {
+        debug_assert!(row < self.entities.len() && target.entities.len() < target.capacity);
+        let target_row = target.entities.len();
+        for (column, &component) in self.columns.iter_mut().zip(self.components.iter()) {
+            match target.column_index(component) {
+                // SAFETY: `row` is live; `to` indexes `target.columns` (from its own
+                // lookup), a column of the same component, which has room (caller).
+                Some(to) => unsafe { column.swap_remove_into(row, target.columns.get_unchecked_mut(to)) },
+                // SAFETY: `row` is live and its value was moved out (caller).
+                None => unsafe { column.swap_remove_forget(row) },
+            }
+        }
+        // SAFETY: room for the row (caller).
+        unsafe { target.pad_sparse(target_row) };
+        let entities = &mut self.entities;
+        let last = entities.len() - 1;
+        // SAFETY: `row <= last < len` (caller), so both reads are in bounds; the
+        // entity column has room for one more row in `target` (its capacity is
+        // the archetype's, caller), so the write below is in bounds.
+        unsafe {
+            let entity = *entities.get_unchecked(row);
+            let swapped = *entities.get_unchecked(last);
+            *entities.get_unchecked_mut(row) = swapped;
+            entities.set_len(last);
+            target.entities.as_mut_ptr().add(target_row).write(entity);
+            target.entities.set_len(target_row + 1);
+            (row != last).then_some(swapped)
+        }
+    }
+
     /// Checks that all columns have as many rows as the entity column.
     pub(crate) fn check_invariants(&self) -> Result<(), String> {
         if self.entities.capacity() < self.capacity || self.columns.iter().any(|c| c.capacity() < self.capacity) {

@@ -465,7 +465,7 @@ impl Column {
     /// # Safety
     /// `row < self.len()`, `dst` stores the same type, and `dst` has room for one more
     /// value (see [`reserve`](Self::reserve)).
-    #[inline]
+    #[inline(always)]
     pub unsafe fn swap_remove_into(&mut self, row: usize, dst: &mut Column) {
         debug_assert!(row < self.len);
         debug_assert_eq!(self.item, dst.item);

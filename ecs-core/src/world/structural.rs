@@ -167,15 +167,10 @@ impl World {
         let (source, target) = self.archetypes.pair_mut(source_id, target_id);
         target.reserve(1);
         let target_row = target.len();
-        for (column, component) in source.columns.iter_mut().zip(source.components.iter()) {
-            let to = target.column_index(*component).expect("an insert target has every source component");
-            // SAFETY: `row` is live in the source; the target column stores the same
-            // component and has room (reserved above).
-            unsafe { column.swap_remove_into(row, &mut target.columns[to]) };
-        }
-        // SAFETY: room reserved; sparse components the entity did not have start
-        // absent.
-        unsafe { target.pad_sparse(target_row) };
+        // SAFETY: `row` is live in the source; the target has room (reserved above),
+        // every source component (an insert only adds) and every sparse one (synced
+        // above).
+        let swapped = unsafe { source.move_row(row, target) };
         let edge = source.edges.insert(bundle_id).expect("edge cached above");
         let mut writes = edge.writes.iter();
         let columns = &mut target.columns;
@@ -207,8 +202,6 @@ impl World {
                 });
             }
         }
-        target.entities.push(entity);
-        let swapped = source.swap_remove_entity(row);
         self.relocate(entity, swapped, location, EntityLocation { archetype: target_id, row: Row::new(target_row) });
         resume_deferred(panic);
         Ok(())
@@ -302,24 +295,17 @@ impl World {
                 OwningPtr::new(core::ptr::NonNull::new_unchecked(column.get_unchecked(row).as_ptr()))
             })
         };
-        for (column, component) in source.columns.iter_mut().zip(source.components.iter()) {
-            match target.column_index(*component) {
-                // SAFETY: `row` is live; same component in both; the target has room.
-                Some(to) => unsafe { column.swap_remove_into(row, &mut target.columns[to]) },
-                // SAFETY: this component's value was moved into `bundle` above.
-                None => unsafe { column.swap_remove_forget(row) },
-            }
-        }
-        // SAFETY: room reserved; `target_row` is the entity's new row, and the
-        // removed sparse values it carries were moved into `bundle` above.
+        // SAFETY: `row` is live; the target has room (reserved above) and every
+        // sparse column (synced above); the values of the components it lacks were
+        // moved into `bundle` above.
+        let swapped = unsafe { source.move_row(row, target) };
+        // SAFETY: `target_row` is the entity's new row, and the removed sparse
+        // values it carries were moved into `bundle` above.
         unsafe {
-            target.pad_sparse(target_row);
             for &component in sparse.iter() {
                 target.column_mut(component).expect("synced sparse columns").set_absent(target_row);
             }
         }
-        target.entities.push(entity);
-        let swapped = source.swap_remove_entity(row);
         self.relocate(entity, swapped, location, EntityLocation { archetype: target_id, row: Row::new(target_row) });
         Ok(bundle)
     }
