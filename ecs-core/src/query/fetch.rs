@@ -29,6 +29,17 @@ pub struct FetchContext {
     pub this_run: Tick,
 }
 
+impl FetchContext {
+    /// The window of a run at `this_run` for a query that last ran at `last_run`.
+    /// A `last_run` older than [`MAX_CHANGE_AGE`](crate::storage::MAX_CHANGE_AGE)
+    /// is clamped to that age, as stored ticks are, so that an old query never sees
+    /// wrapped-around ticks as new.
+    #[inline]
+    pub fn new(last_run: Tick, this_run: Tick) -> Self {
+        Self { last_run: last_run.clamp_age(this_run), this_run }
+    }
+}
+
 /// Data a query can fetch per row.
 ///
 /// Implemented for `&T`, `&mut T`, `Option<&T>`, `Option<&mut T>`, [`Entity`], tuples

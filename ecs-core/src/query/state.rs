@@ -290,7 +290,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
 
     /// Starts a run: the window of ticks it compares against.
     fn begin_run(&mut self, world: &World) -> FetchContext {
-        let ctx = FetchContext { last_run: self.last_run, this_run: world.increment_change_tick() };
+        let ctx = FetchContext::new(self.last_run, world.increment_change_tick());
         self.last_run = ctx.this_run;
         ctx
     }
@@ -311,6 +311,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// Iterates the matching entities, with mutable access where the query asks.
     #[track_caller]
     pub fn iter_mut<'w, 's>(&'s mut self, world: &'w mut World) -> QueryIter<'w, 's, Q, F> {
+        world.check_change_ticks_if_due();
         self.update_archetypes(world);
         let ctx = self.begin_run(world);
         // SAFETY: `world` is borrowed mutably for `'w`, so the query's access is
@@ -327,6 +328,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// matching rows instead.
     #[track_caller]
     pub fn for_each_chunk<'w>(&mut self, world: &'w mut World, mut f: impl FnMut(Q::Slice<'w>)) {
+        world.check_change_ticks_if_due();
         self.update_archetypes(world);
         let ctx = self.begin_run(world);
         let archetypes = world.archetypes();
@@ -374,6 +376,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     where
         Q::State: Sync,
     {
+        world.check_change_ticks_if_due();
         self.update_archetypes(world);
         let ctx = self.begin_run(world);
         super::par::for_each(world.archetypes(), self, ctx, &f);
@@ -400,6 +403,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// As for [`get`](Self::get).
     #[track_caller]
     pub fn get_mut<'w>(&mut self, world: &'w mut World, entity: Entity) -> Result<Q::Item<'w>, EcsError> {
+        world.check_change_ticks_if_due();
         self.update_archetypes(world);
         // SAFETY: `world` is borrowed mutably for `'w`; one item is handed out.
         unsafe { self.get_unchecked(world, entity) }
@@ -409,7 +413,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// The caller has the query's access to `world` for `'w`, and archetypes are
     /// up to date.
     unsafe fn get_unchecked<'w>(&self, world: &'w World, entity: Entity) -> Result<Q::Item<'w>, EcsError> {
-        let ctx = FetchContext { last_run: self.last_run, this_run: world.change_tick() };
+        let ctx = FetchContext::new(self.last_run, world.change_tick());
         // SAFETY: forwarded.
         unsafe { self.get_at(world, entity, ctx) }
     }

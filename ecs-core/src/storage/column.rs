@@ -54,12 +54,37 @@ impl Tick {
 
     /// `true` when this tick is after `last_run` and not after `this_run`. Ticks
     /// wrap around; comparing ages relative to `this_run` keeps the answer right as
-    /// long as `last_run` is less than 2^32 ticks old.
+    /// long as both are less than 2^32 ticks old, which the world ensures by
+    /// clamping old ticks (see [`MAX_CHANGE_AGE`]).
     #[inline]
     pub const fn is_newer_than(self, last_run: Tick, this_run: Tick) -> bool {
         let age = this_run.0.wrapping_sub(self.0);
         let since_last_run = this_run.0.wrapping_sub(last_run.0);
         age < since_last_run
+    }
+}
+
+/// How many ticks may pass between two [`World::check_change_ticks`] passes for
+/// change detection to stay exact. The world runs the pass itself once this many
+/// ticks have passed, at the start of a [`Schedule`] run or of a query run on
+/// `&mut World`.
+///
+/// [`World::check_change_ticks`]: crate::World::check_change_ticks
+/// [`Schedule`]: crate::system::Schedule
+pub const CHECK_TICK_THRESHOLD: u32 = 518_400_000;
+
+/// The oldest a stored tick (or a query's "last run") is allowed to look. Older
+/// ones are clamped to this age, so that with a check every
+/// [`CHECK_TICK_THRESHOLD`] ticks no age ever exceeds `u32::MAX` and wraps around
+/// into looking new. (A query that has not run for this long sees only the
+/// changes of the last `MAX_CHANGE_AGE` ticks.)
+pub const MAX_CHANGE_AGE: u32 = u32::MAX - (2 * CHECK_TICK_THRESHOLD - 1);
+
+impl Tick {
+    /// This tick, or `now - MAX_CHANGE_AGE` when it is older than that.
+    #[inline]
+    pub(crate) const fn clamp_age(self, now: Tick) -> Tick {
+        if now.0.wrapping_sub(self.0) > MAX_CHANGE_AGE { Tick(now.0.wrapping_sub(MAX_CHANGE_AGE)) } else { self }
     }
 }
 
@@ -498,6 +523,22 @@ impl Column {
                 // SAFETY: the value has this column's type.
                 defer_panic(panic, || unsafe { drop(value) });
             }
+        }
+    }
+
+    /// Clamps the ticks of every row holding a value to at most
+    /// [`MAX_CHANGE_AGE`] before `now` (absent rows of a sparse column stay absent).
+    pub(crate) fn clamp_ticks(&mut self, now: Tick) {
+        // SAFETY: `ticks` holds `len` initialised pairs (a valid empty slice while
+        // unallocated), exclusively borrowed through `&mut self`.
+        let ticks = unsafe { core::slice::from_raw_parts_mut(self.ticks.as_ptr(), self.len) };
+        for row in ticks {
+            if self.sparse && row.added == Tick::ABSENT {
+                continue;
+            }
+            // A present row's `added` tick must never read as `ABSENT`.
+            row.added = row.added.clamp_age(now).stamp();
+            row.changed = row.changed.clamp_age(now);
         }
     }
 

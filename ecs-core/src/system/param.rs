@@ -128,7 +128,7 @@ unsafe impl<Q: QueryData + 'static, F: QueryFilter + 'static> SystemParam for Qu
     unsafe fn get_param<'w>(state: &'w mut QueryState<Q, F>, meta: &SystemMeta, world: &'w World) -> Query<'w, Q, F> {
         state.update_archetypes(world);
         state.set_last_run(meta.this_run);
-        Query { world, state, ctx: FetchContext { last_run: meta.last_run, this_run: meta.this_run } }
+        Query { world, state, ctx: FetchContext::new(meta.last_run, meta.this_run) }
     }
 }
 

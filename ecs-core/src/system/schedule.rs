@@ -212,6 +212,7 @@ impl Schedule {
     /// commands recorded during this run are applied at the next sync point), or
     /// when ordering constraints name an unknown system or form a cycle.
     pub fn run(&mut self, world: &mut World) {
+        world.check_change_ticks_if_due();
         if self.plan.is_none() {
             self.plan = Some(self.make_plan());
         }

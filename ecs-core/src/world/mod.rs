@@ -5,11 +5,13 @@
 //!   remove, despawn).
 //! - `spawn_batch.rs`: [`SpawnBatch`], spawning many entities of one bundle type.
 //! - `entity_ref.rs`: [`EntityRef`], a read-only view of one entity.
+//! - `ticks.rs`: clamping change ticks so that they never wrap into looking new.
 
 mod entity_ref;
 mod query;
 mod spawn_batch;
 mod structural;
+mod ticks;
 
 pub use entity_ref::EntityRef;
 pub use query::QueryBorrow;
@@ -57,6 +59,8 @@ pub struct World {
     command_error: Option<CommandErrorHandler>,
     /// Atomic so that a read-only query run on `&World` can still start a new tick.
     change_tick: AtomicU32,
+    /// When stored ticks were last clamped (see `ticks.rs`).
+    last_tick_check: Tick,
 }
 
 /// What the world does with a skipped command's error.
@@ -101,6 +105,7 @@ impl World {
             resources: Resources::default(),
             command_error: None,
             change_tick: AtomicU32::new(1),
+            last_tick_check: Tick::new(1),
         }
     }
 

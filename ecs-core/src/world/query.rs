@@ -59,8 +59,9 @@ impl World {
     /// [`query_mut`](Self::query_mut) with a filter.
     #[track_caller]
     pub fn query_mut_filtered<Q: QueryData, F: QueryFilter>(&mut self) -> QueryIter<'_, '_, Q, F> {
+        self.check_change_ticks_if_due();
         let state = QueryState::<Q, F>::new(self);
-        let ctx = FetchContext { last_run: Tick::new(0), this_run: self.increment_change_tick() };
+        let ctx = FetchContext::new(Tick::new(0), self.increment_change_tick());
         // SAFETY: `self` is borrowed mutably for the iterator's lifetime, the state
         // was just made for this world (archetypes up to date), and `new` refused
         // aliasing.
@@ -124,7 +125,7 @@ impl<'w, Q: ReadOnlyQueryData, F: QueryFilter> QueryBorrow<'w, Q, F> {
 
     /// Iterates the matching entities.
     pub fn iter(&self) -> QueryIter<'w, '_, Q, F> {
-        let ctx = FetchContext { last_run: Tick::new(0), this_run: self.world.increment_change_tick() };
+        let ctx = FetchContext::new(Tick::new(0), self.world.increment_change_tick());
         // SAFETY: read-only query; the world is borrowed shared for `'w`; the state
         // was made for this world and nothing can add archetypes while it is borrowed.
         unsafe { QueryIter::new(self.world.archetypes(), (&self.state).into(), ctx) }
@@ -160,7 +161,7 @@ impl<'w, Q: ReadOnlyQueryData, F: QueryFilter> QueryBorrow<'w, Q, F> {
 
     fn fetches(world: &'w World, state: &QueryState<Q, F>) -> FetchTable<'w, Q, F> {
         let archetypes = world.archetypes();
-        let ctx = FetchContext { last_run: Tick::new(0), this_run: world.change_tick() };
+        let ctx = FetchContext::new(Tick::new(0), world.change_tick());
         let mut fetches: FetchTable<'w, Q, F> = (0..archetypes.len()).map(|_| None).collect();
         for (index, &id) in state.matched().iter().enumerate() {
             let archetype = archetypes.get(id).expect("matched archetype exists");
@@ -181,7 +182,7 @@ impl<'w, Q: ReadOnlyQueryData + 'w, F: QueryFilter + 'w> IntoIterator for QueryB
     type IntoIter = QueryIter<'w, 'w, Q, F>;
 
     fn into_iter(self) -> Self::IntoIter {
-        let ctx = FetchContext { last_run: Tick::new(0), this_run: self.world.increment_change_tick() };
+        let ctx = FetchContext::new(Tick::new(0), self.world.increment_change_tick());
         // SAFETY: as in `iter`.
         unsafe { QueryIter::owned(self.world.archetypes(), self.state, ctx) }
     }
