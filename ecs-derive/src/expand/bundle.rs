@@ -17,16 +17,20 @@ pub fn bundle(def: BundleDef<'_>) -> TokenStream {
     let take = fields.iter().map(|(member, ty)| {
         quote_spanned! {ty.span()=> <#ty as #krate::Bundle>::take(self.#member, __f); }
     });
+    // The `unsafe` blocks themselves keep the macro's call-site span: spanned at the
+    // user's field, they would trip a user's `#![forbid(unsafe_code)]`.
     let write = fields.iter().map(|(member, ty)| {
-        quote_spanned! {ty.span()=>
+        let call = quote_spanned! {ty.span()=> <#ty as #krate::Bundle>::write(self.#member, __slot) };
+        quote! {
             // SAFETY: forwarded from the caller: `__slot` yields valid slots in order.
-            unsafe { <#ty as #krate::Bundle>::write(self.#member, __slot) };
+            unsafe { #call };
         }
     });
     let build = fields.iter().map(|(member, ty)| {
-        quote_spanned! {ty.span()=>
+        let call = quote_spanned! {ty.span()=> <#ty as #krate::Bundle>::from_components(__next) };
+        quote! {
             // SAFETY: forwarded from the caller: `__next` yields this field's values in order.
-            #member: unsafe { <#ty as #krate::Bundle>::from_components(__next) },
+            #member: unsafe { #call },
         }
     });
     quote! {

@@ -12,10 +12,13 @@ pub fn query(def: QueryDef<'_>) -> TokenStream {
     let q = quote!(#krate::query);
     let tys: Vec<_> = fields.iter().map(|(_, ty)| *ty).collect();
     let indices: Vec<_> = (0..fields.len()).map(syn::Index::from).collect();
+    // Spanned at the field for errors; the `unsafe` block keeps the call-site span
+    // so that a user's `#![forbid(unsafe_code)]` does not see it as theirs.
     let fetched = fields.iter().zip(&indices).map(|((name, ty), index)| {
-        quote_spanned! {ty.span()=>
+        let call = quote_spanned! {ty.span()=> <#ty as #q::QueryData>::fetch(&__fetch.#index, __row) };
+        quote! {
             // SAFETY: forwarded from the caller.
-            #name: unsafe { <#ty as #q::QueryData>::fetch(&__fetch.#index, __row) },
+            #name: unsafe { #call },
         }
     });
     let per_field = |body: fn(&syn::Type, &syn::Index, &TokenStream) -> TokenStream| -> Vec<TokenStream> {

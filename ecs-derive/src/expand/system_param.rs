@@ -13,10 +13,14 @@ pub fn system_param(def: SystemParamDef<'_>) -> TokenStream {
     let tys: Vec<_> = fields.iter().map(|(_, ty)| *ty).collect();
     let indices: Vec<_> = (0..fields.len()).map(syn::Index::from).collect();
     let w = syn::Lifetime::new("'__w", lifetime.span());
+    // As in the Query derive: the call is spanned at the field, the `unsafe` block
+    // is not, so a user's `#![forbid(unsafe_code)]` does not see it as theirs.
     let gets = fields.iter().zip(&indices).map(|((name, ty), index)| {
-        quote_spanned! {ty.span()=>
+        let call =
+            quote_spanned! {ty.span()=> <#ty as #s::SystemParam>::get_param(&mut __state.#index, __meta, __world) };
+        quote! {
             // SAFETY: forwarded from the caller; each field gets its own state.
-            #name: unsafe { <#ty as #s::SystemParam>::get_param(&mut __state.#index, __meta, __world) },
+            #name: unsafe { #call },
         }
     });
     quote! {
