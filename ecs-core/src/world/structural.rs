@@ -47,7 +47,7 @@ impl World {
     /// `bundle_id` is `B`'s id in this world, its spawn archetype exists (see
     /// `spawn_archetype`) and has room for one more row in every column (see
     /// `Archetype::reserve`).
-    #[inline]
+    #[inline(always)]
     pub(super) unsafe fn spawn_reserved<B: Bundle>(&mut self, bundle: B, bundle_id: BundleId) -> Entity {
         // SAFETY: forwarded from the caller.
         unsafe { self.push_row(bundle, bundle_id, |entities, location| entities.alloc(location)) }
@@ -58,7 +58,7 @@ impl World {
     ///
     /// # Safety
     /// As for `spawn_reserved`.
-    #[inline]
+    #[inline(always)]
     unsafe fn push_row<B: Bundle>(
         &mut self,
         bundle: B,
