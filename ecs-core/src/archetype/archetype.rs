@@ -239,6 +239,22 @@ impl Archetype {
         self.entities.get(row).copied()
     }
 
+    /// Appends `entity` to the entity column, its columns already written.
+    ///
+    /// # Safety
+    /// The archetype has room for the row (see [`reserve`](Self::reserve)).
+    #[inline(always)]
+    pub(crate) unsafe fn push_entity_unchecked(&mut self, entity: Entity) {
+        let len = self.entities.len();
+        debug_assert!(len < self.capacity && len < self.entities.capacity());
+        // SAFETY: the entity column's capacity is at least the archetype's, which
+        // exceeds its length (caller), so the slot is allocated.
+        unsafe {
+            self.entities.as_mut_ptr().add(len).write(entity);
+            self.entities.set_len(len + 1);
+        }
+    }
+
     /// Moves the entity in `row` to a new last row of `target` and swap-removes
     /// `row` here. Each column's value goes to `target`'s column of the same
     /// component, or is forgotten where `target` has none (the caller has moved it

@@ -1,9 +1,9 @@
 //! [`SpawnBatch`]: spawning many entities of one bundle type.
 
 use super::World;
-use crate::archetype::ArchetypeId;
+use crate::archetype::{ArchetypeId, Row};
 use crate::bundle::{Bundle, BundleId};
-use crate::entity::Entity;
+use crate::entity::{Entity, EntityLocation};
 
 impl World {
     /// Spawns one entity per item of `bundles`, returning an iterator of their handles.
@@ -90,7 +90,31 @@ where
         // If the source iterator panicked, calling it again while unwinding could
         // panic twice and abort; the items spawned so far are complete entities.
         if !std::thread::panicking() {
-            self.for_each(drop);
+            self.spawn_rest();
+        }
+    }
+}
+
+impl<I> SpawnBatch<'_, I>
+where
+    I: Iterator,
+    I::Item: Bundle,
+{
+    /// Spawns every remaining item. What `next` looks up per item (the bundle's
+    /// spawn target, its archetype, the tick) is looked up once here, so a row
+    /// costs its writes and little else.
+    fn spawn_rest(&mut self) {
+        let world = &mut *self.world;
+        let tick = world.change_tick();
+        let target = world.bundles.get(self.bundle).spawn.as_ref().expect("spawn_batch created the spawn archetype");
+        let archetype = world.archetypes.get_mut(target.archetype);
+        for bundle in &mut self.bundles {
+            archetype.reserve(1);
+            let location = EntityLocation { archetype: target.archetype, row: Row::new(archetype.len()) };
+            let entity = world.entities.alloc(location);
+            // SAFETY: `target` is the item type's spawn target, whose archetype this
+            // is, and one row was reserved just above.
+            unsafe { super::structural::write_row(archetype, &target.columns, bundle, tick, entity) };
         }
     }
 }

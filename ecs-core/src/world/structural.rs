@@ -70,20 +70,9 @@ impl World {
         let archetype = self.archetypes.get_mut(target.archetype);
         let row = Row::new(archetype.len());
         let entity = entity_at(&mut self.entities, EntityLocation { archetype: target.archetype, row });
-        let columns = &mut archetype.columns;
-        let mut targets = target.columns.iter();
-        // SAFETY: `target.columns` maps each bundle component, in write order, to the
-        // column of the same component id, so each slot has the component's type;
-        // every column has room (caller), and `write` fills each slot at once.
-        unsafe {
-            bundle.write(&mut || {
-                let column = *targets.next().expect("bundle writes as many values as it registered");
-                columns[column as usize].push_slot(tick)
-            });
-            // Sparse components the archetype's other entities have, this one lacks.
-            archetype.pad_sparse(row.index());
-        }
-        archetype.entities.push(entity);
+        // SAFETY: `target` is `B`'s spawn target, whose archetype this is; it has
+        // room for the row (caller).
+        unsafe { write_row(archetype, &target.columns, bundle, tick, entity) };
         entity
     }
 
@@ -470,6 +459,40 @@ impl World {
         };
         self.archetypes.get_mut(source).edges.set_remove(bundle, edge);
         edge
+    }
+}
+
+/// Appends a row for `entity` holding `bundle`'s values to `archetype`.
+///
+/// # Safety
+/// `columns` is `B`'s spawn target's column list for this archetype (the column
+/// index of each bundle component, in write order), and the archetype has room
+/// for one more row.
+#[inline(always)]
+pub(super) unsafe fn write_row<B: Bundle>(
+    archetype: &mut crate::archetype::Archetype,
+    columns: &[u32],
+    bundle: B,
+    tick: crate::storage::Tick,
+    entity: Entity,
+) {
+    let row = archetype.len();
+    let mut targets = columns.iter();
+    let columns = &mut archetype.columns;
+    // SAFETY: `targets` maps each bundle component, in write order, to the index of
+    // the column of the same component id (caller), so each slot has the
+    // component's type; `write` visits as many components as `register` did (the
+    // `Bundle` contract), so `targets` never runs out; every column has room
+    // (caller), and `write` fills each slot at once.
+    unsafe {
+        bundle.write(&mut || {
+            let column = *targets.next().unwrap_unchecked();
+            columns.get_unchecked_mut(column as usize).push_slot(tick)
+        });
+        // Sparse components the archetype's other entities have, this one lacks.
+        archetype.pad_sparse(row);
+        // Room for the row (caller).
+        archetype.push_entity_unchecked(entity);
     }
 }
 
