@@ -98,6 +98,10 @@ pub struct QueryBorrow<'w, Q: QueryData, F: QueryFilter = ()> {
     /// when the borrow is made (as the matching is), so that [`get`](Self::get) is
     /// an entity lookup, an array index and a pointer offset.
     fetches: SharedFetches<FetchTable<'w, Q, F>>,
+    /// The only matched archetype's index and fetches, when exactly one matched:
+    /// `get` then skips the table, whose load would sit between the entity lookup
+    /// and the data on every call.
+    single: SharedFetches<Option<(usize, Fetches<'w, Q, F>)>>,
 }
 
 type Fetches<'w, Q, F> = (<Q as QueryData>::Fetch<'w>, <F as QueryFilter>::Fetch<'w>);
@@ -119,8 +123,13 @@ impl<'w, Q: ReadOnlyQueryData, F: QueryFilter> QueryBorrow<'w, Q, F> {
     #[track_caller]
     fn new(world: &'w World) -> Self {
         let state = QueryState::new(world);
-        let fetches = SharedFetches(Self::fetches(world, &state));
-        Self { world, state, fetches }
+        let mut fetches = Self::fetches(world, &state);
+        // With one match, `get` never reads the table, so its entry moves out.
+        let single = match state.matched() {
+            [only] => fetches[only.index()].take().map(|f| (only.index(), f)),
+            _ => None,
+        };
+        Self { world, state, fetches: SharedFetches(fetches), single: SharedFetches(single) }
     }
 
     /// Iterates the matching entities.
@@ -142,9 +151,14 @@ impl<'w, Q: ReadOnlyQueryData, F: QueryFilter> QueryBorrow<'w, Q, F> {
             None => EcsError::NoSuchEntity(entity),
         };
         let location = self.world.entities().get_maybe_dead(entity).ok_or(EcsError::NoSuchEntity(entity))?;
-        // A free or reserved slot's archetype id is beyond the table: a miss.
-        let Some(Some((fetch, filter))) = self.fetches.0.get(location.archetype.index()) else {
-            return Err(mismatch());
+        let (fetch, filter) = match &self.single.0 {
+            Some((only, fetches)) if *only == location.archetype.index() => fetches,
+            Some(_) => return Err(mismatch()),
+            // A free or reserved slot's archetype id is beyond the table: a miss.
+            None => match self.fetches.0.get(location.archetype.index()) {
+                Some(Some(fetches)) => fetches,
+                _ => return Err(mismatch()),
+            },
         };
         let row = location.row.index();
         // SAFETY: the slot names a real archetype, so it holds a live entity (see
