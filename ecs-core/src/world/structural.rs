@@ -13,6 +13,7 @@
 use super::World;
 use crate::archetype::{ArchetypeId, BundleWrite, InsertEdge, RemoveEdge, Row};
 use crate::bundle::{Bundle, BundleId, BundleKey};
+use crate::component::ComponentId;
 use crate::entity::{Entity, EntityLocation};
 use crate::error::EcsError;
 use crate::storage::{OwningPtr, resume_deferred};
@@ -246,23 +247,20 @@ impl World {
         }
         if target_id != source_id {
             self.archetypes.sync_sparse(source_id, target_id, &self.components);
+            // Room first: once the values are read out below, nothing may unwind
+            // before their row is moved or marked absent.
+            self.archetypes.get_mut(target_id).reserve(1);
         }
-        let info = self.bundles.get(bundle_id);
         let sparse = &info.sparse;
+        // SAFETY: the entity is live at `row` of the source, which holds every
+        // component of `B` there (table ones by the edge, sparse ones checked
+        // above). Each value is read once; below, its column either forgets it
+        // (the row moves without it) or marks the row absent, never dropping it.
+        let bundle = unsafe { read_row::<B>(self.archetypes.get_mut(source_id), &info.components, row) };
         if target_id == source_id {
+            // Only sparse components are removed: the table components are the same
+            // on both sides of the edge.
             let source = self.archetypes.get_mut(source_id);
-            let mut removed = info.components.iter();
-            // SAFETY: only sparse components are removed (the table components are
-            // the same on both sides of the edge), each present in the entity's live
-            // row (checked above). Each value is read exactly once here; its row is
-            // marked absent below, so the column never drops it.
-            let bundle = unsafe {
-                B::from_components(&mut || {
-                    let component = *removed.next().expect("bundle reads as many values as it registered");
-                    let column = source.column(component).expect("checked present above");
-                    OwningPtr::new(core::ptr::NonNull::new_unchecked(column.get_unchecked(row).as_ptr()))
-                })
-            };
             for &component in sparse.iter() {
                 // SAFETY: `row` is the live entity's row; its value moved out above.
                 unsafe { source.column_mut(component).expect("checked present above").set_absent(row) };
@@ -271,19 +269,7 @@ impl World {
         }
 
         let (source, target) = self.archetypes.pair_mut(source_id, target_id);
-        target.reserve(1);
         let target_row = target.len();
-        let mut removed = info.components.iter();
-        // SAFETY: each `next` call yields the source column of the next bundle
-        // component (in bundle order), at the entity's live row. The value is read
-        // exactly once here; its column forgets it below instead of dropping it.
-        let bundle = unsafe {
-            B::from_components(&mut || {
-                let component = *removed.next().expect("bundle reads as many values as it registered");
-                let column = source.column(component).expect("checked present above");
-                OwningPtr::new(core::ptr::NonNull::new_unchecked(column.get_unchecked(row).as_ptr()))
-            })
-        };
         // SAFETY: `row` is live; the target has room (reserved above) and every
         // sparse column (synced above); the values of the components it lacks were
         // moved into `bundle` above.
@@ -493,6 +479,27 @@ pub(super) unsafe fn write_row<B: Bundle>(
         archetype.pad_sparse(row);
         // Room for the row (caller).
         archetype.push_entity_unchecked(entity);
+    }
+}
+
+/// Reads the values of `B`'s components (`components`, in bundle order) out of
+/// `row` of `archetype`, as a `B`.
+///
+/// # Safety
+/// `row` is live and holds a value of each of `components` (present, for a sparse
+/// one). The values are moved out: the caller must make their columns forget
+/// them (not drop them) before anything else reads or drops that row.
+#[inline(always)]
+unsafe fn read_row<B: Bundle>(archetype: &crate::archetype::Archetype, components: &[ComponentId], row: usize) -> B {
+    let mut removed = components.iter();
+    // SAFETY: each `next` call yields the column of the next bundle component at the
+    // live row, which holds a value of that component's type (caller).
+    unsafe {
+        B::from_components(&mut || {
+            let component = *removed.next().expect("bundle reads as many values as it registered");
+            let column = archetype.column(component).expect("the caller checked the row holds it");
+            OwningPtr::new(core::ptr::NonNull::new_unchecked(column.get_unchecked(row).as_ptr()))
+        })
     }
 }
 
