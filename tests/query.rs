@@ -250,6 +250,36 @@ fn change_detection_sees_written_and_inserted_rows_only() {
 }
 
 #[test]
+fn a_for_loop_stamps_exactly_the_rows_it_handed_out() {
+    let mut world = World::new();
+    // Two archetypes, so the loop crosses from one into the other.
+    for i in 0..4 {
+        world.spawn(Position(i as f32));
+        world.spawn((Position(i as f32), Velocity(1.0)));
+    }
+    let mut changed = world.query_state::<Entity, Changed<Position>>();
+    assert_eq!(changed.iter(&world).count(), 8);
+    let mut writer = world.query_state::<(Entity, &mut Position), ()>();
+    let mut handed_out = HashSet::new();
+    for (e, _) in writer.iter_mut(&mut world) {
+        handed_out.insert(e);
+        if handed_out.len() == 6 {
+            break;
+        }
+    }
+    let got: HashSet<Entity> = changed.iter(&world).collect();
+    // Six rows span both archetypes of four.
+    assert_eq!(got, handed_out, "rows left behind by `break` are not changed");
+    // Picking the iterator up again by hand, one item at a time.
+    let mut iter = writer.iter_mut(&mut world);
+    let first = iter.next().map(|(e, _)| e);
+    drop(iter);
+    let got: Vec<Entity> = changed.iter(&world).collect();
+    assert_eq!(got.len(), 1);
+    assert_eq!(Some(got[0]), first);
+}
+
+#[test]
 fn two_queries_keep_their_own_last_run() {
     let mut world = World::new();
     let e = world.spawn(Health(1));

@@ -1,9 +1,13 @@
 //! [`QueryIter`]: the iterator over a query's matching entities.
 //!
 //! Per matched archetype the fetch resolves base pointers once; per row it is a
-//! pointer offset. Rows handed out through `&mut T` are stamped as changed when the
-//! iterator leaves their archetype (one tight loop), or row by row when a per-row
-//! filter skips some.
+//! pointer offset. `next` stamps each row it hands out through `&mut T` as changed
+//! (a store behind a flag that is off unless some `Changed` query watches the
+//! column); `fold` (`for_each`) stamps a whole archetype in one tight loop.
+//!
+//! The iterator has no `Drop`: one would keep its fields in memory, and a `for`
+//! loop would then store and reload the row counter on every row (measured:
+//! 1.55x the time of a hand-written loop, against 1.23x without).
 
 use super::fetch::{FetchContext, QueryData};
 use super::filter::QueryFilter;
@@ -71,26 +75,12 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> QueryIter<'w, 's, Q, F> {
         Self { archetypes, state, ctx, next: 0, fetch: None, row: 0, len: 0 }
     }
 
-    /// Stamps the rows of the current archetype handed out so far (for archetypal
-    /// filters, which hand out a prefix of rows).
-    #[inline]
-    fn finish_archetype(&mut self) {
-        if Self::DENSE
-            && let Some((fetch, _)) = &self.fetch
-        {
-            // SAFETY: rows `0..row` of the current archetype were handed out by this
-            // iterator, which has the query's access.
-            unsafe { Q::mark_written(fetch, 0..self.row) };
-        }
-    }
-
     /// Moves to the next non-empty matched archetype; `false` at the end.
     ///
     /// Inlined so that, in a `for` loop, the iterator's fields can live in
     /// registers instead of being reloaded from memory on every row.
     #[inline]
     fn advance(&mut self) -> bool {
-        self.finish_archetype();
         let state = self.state.get();
         let matched = state.matched();
         while self.next < matched.len() {
@@ -134,10 +124,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
                 let (fetch, filter) = unsafe { self.fetch.as_ref().unwrap_unchecked() };
                 // SAFETY: `row < len`; each row is handed out once.
                 unsafe {
-                    if Self::DENSE {
-                        return Some(Q::fetch(fetch, row));
-                    }
-                    if Q::filter_row(fetch, row) && F::filter(filter, row) {
+                    if Self::DENSE || (Q::filter_row(fetch, row) && F::filter(filter, row)) {
                         Q::mark_written(fetch, row..row + 1);
                         return Some(Q::fetch(fetch, row));
                     }
@@ -154,35 +141,32 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
         let mut acc = init;
         // The rest of the archetype `next` was in the middle of.
         if let Some((fetch, filter)) = &self.fetch {
-            let rows = self.row..self.len;
-            // Claimed before the loop so that `finish_archetype` stamps the whole
-            // range, on return and on unwind alike.
-            self.row = self.len;
-            for row in rows {
+            for row in self.row..self.len {
                 // SAFETY: `row < len`; each row is handed out once.
                 unsafe {
-                    if Self::DENSE {
-                        acc = g(acc, Q::fetch(fetch, row));
-                    } else if Q::filter_row(fetch, row) && F::filter(filter, row) {
+                    if Self::DENSE || (Q::filter_row(fetch, row) && F::filter(filter, row)) {
                         Q::mark_written(fetch, row..row + 1);
                         acc = g(acc, Q::fetch(fetch, row));
                     }
                 }
             }
         }
-        self.finish_archetype();
         self.fetch = None;
         // Every remaining archetype, each with one tight loop.
         let state = self.state.get();
         let matched = state.matched();
-        for (index, &id) in matched.iter().enumerate().skip(self.next) {
-            // SAFETY: matched archetypes exist in the world the state belongs to.
-            let archetype = unsafe { self.archetypes.get_unchecked(id) };
+        // Indexed, not `enumerate().skip()`: with no bounds checks and no skip
+        // counter the per-archetype step is ~10% cheaper (fragmented_iter).
+        for index in self.next..matched.len() {
+            // SAFETY: `index < matched.len()`; matched archetypes exist in the world
+            // the state belongs to.
+            let archetype = unsafe { self.archetypes.get_unchecked(*matched.get_unchecked(index)) };
             let len = archetype.len();
             if len == 0 {
                 continue;
             }
-            let mut columns = state.columns_of(index);
+            // SAFETY: `index < matched.len()`.
+            let mut columns = unsafe { state.columns_of_unchecked(index) };
             // SAFETY: the archetype matched and these are its cached columns; the
             // access is the caller's (see `new`); each row is handed out once.
             unsafe {
@@ -191,9 +175,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
                 if Self::DENSE {
                     // Stamped up front: a panic in `g` then over-reports, never misses.
                     Q::mark_written(&fetch, 0..len);
-                    for row in 0..len {
-                        acc = g(acc, Q::fetch(&fetch, row));
-                    }
+                    acc = fold_rows(0..len, acc, |acc, row| g(acc, Q::fetch(&fetch, row)));
                 } else {
                     for row in 0..len {
                         if Q::filter_row(&fetch, row) && F::filter(&filter, row) {
@@ -217,12 +199,6 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
     }
 }
 
-impl<Q: QueryData, F: QueryFilter> Drop for QueryIter<'_, '_, Q, F> {
-    fn drop(&mut self) {
-        self.finish_archetype();
-    }
-}
-
 impl<'w, 's, Q: QueryData, F: QueryFilter> QueryIter<'w, 's, Q, F> {
     /// An iterator that owns its query state (for one-off queries).
     ///
@@ -232,4 +208,25 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> QueryIter<'w, 's, Q, F> {
         // SAFETY: forwarded.
         unsafe { Self::new(archetypes, StateRef::Owned(Box::new(state)), ctx) }
     }
+}
+
+/// Folds `step` over `rows` in blocks of four, then one by one: the block's
+/// four calls inline into straight-line code the compiler vectorizes as one
+/// 4-wide step, so a short archetype (tens of rows) runs no scalar tail beyond
+/// its last `len % 4` rows.
+#[inline(always)]
+fn fold_rows<B>(rows: core::ops::Range<usize>, mut acc: B, mut step: impl FnMut(B, usize) -> B) -> B {
+    let mut row = rows.start;
+    while rows.end - row >= 4 {
+        acc = step(acc, row);
+        acc = step(acc, row + 1);
+        acc = step(acc, row + 2);
+        acc = step(acc, row + 3);
+        row += 4;
+    }
+    while row < rows.end {
+        acc = step(acc, row);
+        row += 1;
+    }
+    acc
 }

@@ -236,12 +236,19 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// # Panics
     /// When `world` is not the world the state was made for.
     #[track_caller]
+    #[inline]
     pub fn update_archetypes(&mut self, world: &World) {
         self.validate_world(world);
-        let archetypes = world.archetypes();
-        if archetypes.len() == self.seen {
-            return;
+        if world.archetypes().len() != self.seen {
+            self.match_new_archetypes(world.archetypes());
         }
+    }
+
+    /// Considers the archetypes from `seen` on: off the inlined path, which every
+    /// run takes and which almost never finds a new archetype.
+    #[cold]
+    #[inline(never)]
+    fn match_new_archetypes(&mut self, archetypes: &Archetypes) {
         let seen = self.seen;
         self.seen = archetypes.len();
         match self.selective {
@@ -288,9 +295,34 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         &self.columns[index * Self::STRIDE..(index + 1) * Self::STRIDE]
     }
 
+    /// [`columns_of`](Self::columns_of) without the bounds check, for the loop over
+    /// every matched archetype (where the check cost ~0.3 ns per archetype).
+    ///
+    /// # Safety
+    /// `index < self.matched().len()`.
+    #[inline]
+    pub(crate) unsafe fn columns_of_unchecked(&self, index: usize) -> &[u32] {
+        debug_assert!(index < self.matched.len());
+        // SAFETY: `consider` pushes `STRIDE` entries per matched archetype, so the
+        // range is in bounds for `index < matched.len()` (caller).
+        unsafe { self.columns.get_unchecked(index * Self::STRIDE..(index + 1) * Self::STRIDE) }
+    }
+
     /// Starts a run: the window of ticks it compares against.
+    #[inline]
     fn begin_run(&mut self, world: &World) -> FetchContext {
-        let ctx = FetchContext::new(self.last_run, world.increment_change_tick());
+        self.begin_run_at(world.increment_change_tick())
+    }
+
+    /// [`begin_run`](Self::begin_run) with exclusive access to the world.
+    #[inline]
+    fn begin_run_mut(&mut self, world: &mut World) -> FetchContext {
+        self.begin_run_at(world.increment_change_tick_mut())
+    }
+
+    #[inline]
+    fn begin_run_at(&mut self, this_run: Tick) -> FetchContext {
+        let ctx = FetchContext::new(self.last_run, this_run);
         self.last_run = ctx.this_run;
         ctx
     }
@@ -313,7 +345,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     pub fn iter_mut<'w, 's>(&'s mut self, world: &'w mut World) -> QueryIter<'w, 's, Q, F> {
         world.check_change_ticks_if_due();
         self.update_archetypes(world);
-        let ctx = self.begin_run(world);
+        let ctx = self.begin_run_mut(world);
         // SAFETY: `world` is borrowed mutably for `'w`, so the query's access is
         // exclusive, and `new` refused aliasing within the query.
         unsafe { QueryIter::new(world.archetypes(), self.into(), ctx) }
@@ -330,7 +362,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     pub fn for_each_chunk<'w>(&mut self, world: &'w mut World, mut f: impl FnMut(Q::Slice<'w>)) {
         world.check_change_ticks_if_due();
         self.update_archetypes(world);
-        let ctx = self.begin_run(world);
+        let ctx = self.begin_run_mut(world);
         let archetypes = world.archetypes();
         for (index, &id) in self.matched.iter().enumerate() {
             let archetype = archetypes.get(id).expect("matched archetype exists");
@@ -378,7 +410,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     {
         world.check_change_ticks_if_due();
         self.update_archetypes(world);
-        let ctx = self.begin_run(world);
+        let ctx = self.begin_run_mut(world);
         super::par::for_each(world.archetypes(), self, ctx, &f);
     }
 

@@ -61,7 +61,7 @@ impl World {
     pub fn query_mut_filtered<Q: QueryData, F: QueryFilter>(&mut self) -> QueryIter<'_, '_, Q, F> {
         self.check_change_ticks_if_due();
         let state = QueryState::<Q, F>::new(self);
-        let ctx = FetchContext::new(Tick::new(0), self.increment_change_tick());
+        let ctx = FetchContext::new(Tick::new(0), self.increment_change_tick_mut());
         // SAFETY: `self` is borrowed mutably for the iterator's lifetime, the state
         // was just made for this world (archetypes up to date), and `new` refused
         // aliasing.
