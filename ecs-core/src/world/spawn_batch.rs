@@ -1,9 +1,10 @@
 //! [`SpawnBatch`]: spawning many entities of one bundle type.
 
 use super::World;
-use crate::archetype::{ArchetypeId, Row};
-use crate::bundle::{Bundle, BundleId};
-use crate::entity::{Entity, EntityLocation};
+use crate::archetype::{Archetype, Row};
+use crate::bundle::Bundle;
+use crate::entity::{Entities, Entity, EntityLocation};
+use crate::storage::Tick;
 
 impl World {
     /// Spawns one entity per item of `bundles`, returning an iterator of their handles.
@@ -32,9 +33,14 @@ impl World {
         let bundle = self.bundle_id::<I::Item>();
         let (lower, _) = bundles.size_hint();
         let archetype = self.spawn_archetype(bundle);
-        self.archetypes.get_mut(archetype).reserve(lower);
         self.entities.reserve(lower);
-        SpawnBatch { world: self, bundles, bundle, archetype }
+        let tick = self.change_tick();
+        // Disjoint borrows of the world's parts, held for the whole batch: every
+        // row then costs its writes, with nothing looked up again.
+        let target = self.bundles.get(bundle).spawn.as_ref().expect("spawn_archetype created the spawn target");
+        let archetype = self.archetypes.get_mut(archetype);
+        archetype.reserve(lower);
+        SpawnBatch { bundles, entities: &mut self.entities, archetype, columns: &target.columns, tick }
     }
 }
 
@@ -45,10 +51,13 @@ where
     I: Iterator,
     I::Item: Bundle,
 {
-    world: &'w mut World,
     bundles: I,
-    bundle: BundleId,
-    archetype: ArchetypeId,
+    entities: &'w mut Entities,
+    /// The item type's spawn archetype.
+    archetype: &'w mut Archetype,
+    /// The item type's spawn target columns in `archetype` (see `write_row`).
+    columns: &'w [u32],
+    tick: Tick,
 }
 
 impl<I> Iterator for SpawnBatch<'_, I>
@@ -61,11 +70,9 @@ where
     #[inline]
     fn next(&mut self) -> Option<Entity> {
         let bundle = self.bundles.next()?;
-        // A no-op while the batch's reservation lasts: one comparison.
-        self.world.archetypes.get_mut(self.archetype).reserve(1);
-        // SAFETY: `self.bundle` is `I::Item`'s id in this world and `self.archetype` its
-        // spawn archetype (both set in `spawn_batch`); one row was reserved just above.
-        Some(unsafe { self.world.spawn_reserved(bundle, self.bundle) })
+        // SAFETY: `spawn_batch` took `columns` and `archetype` from the same spawn
+        // target of the item type.
+        Some(unsafe { spawn_one(self.entities, self.archetype, self.columns, self.tick, bundle) })
     }
 
     #[inline]
@@ -90,31 +97,33 @@ where
         // If the source iterator panicked, calling it again while unwinding could
         // panic twice and abort; the items spawned so far are complete entities.
         if !std::thread::panicking() {
-            self.spawn_rest();
+            let Self { bundles, entities, archetype, columns, tick } = self;
+            for bundle in bundles {
+                // SAFETY: as in `next`.
+                unsafe { spawn_one(entities, archetype, columns, *tick, bundle) };
+            }
         }
     }
 }
 
-impl<I> SpawnBatch<'_, I>
-where
-    I: Iterator,
-    I::Item: Bundle,
-{
-    /// Spawns every remaining item. What `next` looks up per item (the bundle's
-    /// spawn target, its archetype, the tick) is looked up once here, so a row
-    /// costs its writes and little else.
-    fn spawn_rest(&mut self) {
-        let world = &mut *self.world;
-        let tick = world.change_tick();
-        let target = world.bundles.get(self.bundle).spawn.as_ref().expect("spawn_batch created the spawn archetype");
-        let archetype = world.archetypes.get_mut(target.archetype);
-        for bundle in &mut self.bundles {
-            archetype.reserve(1);
-            let location = EntityLocation { archetype: target.archetype, row: Row::new(archetype.len()) };
-            let entity = world.entities.alloc(location);
-            // SAFETY: `target` is the item type's spawn target, whose archetype this
-            // is, and one row was reserved just above.
-            unsafe { super::structural::write_row(archetype, &target.columns, bundle, tick, entity) };
-        }
-    }
+/// Spawns one entity of the batch.
+///
+/// # Safety
+/// `columns` is `B`'s spawn target column list for `archetype` (as `spawn_batch`
+/// stores them side by side).
+#[inline(always)]
+unsafe fn spawn_one<B: Bundle>(
+    entities: &mut Entities,
+    archetype: &mut Archetype,
+    columns: &[u32],
+    tick: Tick,
+    bundle: B,
+) -> Entity {
+    // A no-op while the batch's reservation lasts: one comparison.
+    archetype.reserve(1);
+    let entity = entities.alloc(EntityLocation { archetype: archetype.id(), row: Row::new(archetype.len()) });
+    // SAFETY: `columns` is `B`'s spawn target for this archetype (caller), and one
+    // row was reserved just above.
+    unsafe { super::structural::write_row(archetype, columns, bundle, tick, entity) };
+    entity
 }
