@@ -392,6 +392,10 @@ unsafe impl<T: Component> QueryData for &mut T {
         if !fetch.track {
             return;
         }
+        // Laid out off the straight path: a `for` loop stamps row by row, and with
+        // the stamp in line every row paid a second taken branch (fragmented_iter as
+        // a `for` loop: 331 -> 255 ns; 266 before the iterator lost its `Drop`).
+        cold_path();
         // SAFETY: `rows` is in bounds (caller) and the caller has write access.
         let ticks = unsafe { core::slice::from_raw_parts_mut(fetch.ticks.add(rows.start).as_ptr(), rows.len()) };
         for tick in ticks {
@@ -506,3 +510,10 @@ unsafe impl QueryData for Entity {
 
 // SAFETY: only reads entity ids.
 unsafe impl ReadOnlyQueryData for Entity {}
+
+/// Marks the branch that calls it as unlikely (`core::hint::cold_path` is newer
+/// than the crate's minimum Rust version): a call to a `#[cold]` function
+/// weights the branch before the call is inlined away.
+#[cold]
+#[inline]
+fn cold_path() {}
