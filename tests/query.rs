@@ -416,3 +416,27 @@ fn nested_tuples_and_wide_tuples_are_queries() {
     );
     assert_eq!(world.query::<Wide>().iter().count(), 4);
 }
+
+#[test]
+fn for_each_visits_every_row_once_at_every_archetype_length() {
+    // Rows go in blocks of eight, four, then one by one: every length up to
+    // 2 x 8 + 4 + 3 and past, with the fold starting fresh or mid-archetype.
+    for len in 0..=40usize {
+        for taken in [0, 1, 5] {
+            let mut world = World::new();
+            world.spawn_batch((0..len).map(|i| (Position(i as f32),)));
+            world.spawn_batch((0..len).map(|i| (Position(i as f32), Health(0))));
+            let mut q = world.query_state::<&mut Position, ()>();
+            let mut iter = q.iter_mut(&mut world);
+            for p in iter.by_ref().take(taken) {
+                p.0 += 1000.0;
+            }
+            iter.for_each(|p| p.0 += 1000.0);
+            let mut values: Vec<f32> = world.query::<&Position>().iter().map(|p| p.0).collect();
+            values.sort_by(f32::total_cmp);
+            let mut expected: Vec<f32> = (0..len).chain(0..len).map(|i| i as f32 + 1000.0).collect();
+            expected.sort_by(f32::total_cmp);
+            assert_eq!(values, expected, "len {len}, {taken} taken by next()");
+        }
+    }
+}

@@ -216,18 +216,31 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> QueryIter<'w, 's, Q, F> {
     }
 }
 
-/// Folds `step` over `rows` in blocks of four, then one by one: for a query of
-/// one column the block's four calls inline into straight-line code the
-/// compiler vectorizes as one 4-wide step, so a short archetype (tens of rows)
-/// runs no scalar tail beyond its last `len % 4` rows (fragmented_iter: 111 ->
-/// 87 ns). Only for one column: with two, the compiler cannot tell the columns
-/// apart within a block and emits scalar code, 4x slower than the plain loop it
-/// vectorizes behind a run-time overlap check (`(&mut A, &mut B)`, 40,000 rows:
-/// 23.7 against 5.6 µs).
+/// Folds `step` over `rows` in blocks of eight, then at most one of four, then one
+/// by one: for a query of one column each block's calls inline into straight-line
+/// code the compiler vectorizes (two 4-wide steps, or one), so a short archetype
+/// (tens of rows) runs no scalar tail beyond its last `len % 4` rows. On
+/// fragmented_iter (26 archetypes of 20 rows) blocks of four took it from 111 to
+/// 87 ns; eight-then-four saves a loop trip per archetype (a hand-written loop over
+/// 26 slices: 77 -> 70 ns; ours 89 -> 87). Only for one column: with two, the
+/// compiler cannot tell the columns apart within a block and emits scalar code, 4x
+/// slower than the plain loop it vectorizes behind a run-time overlap check
+/// (`(&mut A, &mut B)`, 40,000 rows: 23.7 against 5.6 µs).
 #[inline(always)]
 fn fold_rows<B>(rows: core::ops::Range<usize>, mut acc: B, mut step: impl FnMut(B, usize) -> B) -> B {
     let mut row = rows.start;
-    while rows.end - row >= 4 {
+    while rows.end - row >= 8 {
+        acc = step(acc, row);
+        acc = step(acc, row + 1);
+        acc = step(acc, row + 2);
+        acc = step(acc, row + 3);
+        acc = step(acc, row + 4);
+        acc = step(acc, row + 5);
+        acc = step(acc, row + 6);
+        acc = step(acc, row + 7);
+        row += 8;
+    }
+    if rows.end - row >= 4 {
         acc = step(acc, row);
         acc = step(acc, row + 1);
         acc = step(acc, row + 2);
