@@ -60,6 +60,12 @@ impl Archetypes {
         self.archetypes.get(id.index())
     }
 
+    /// Every archetype, indexed by [`ArchetypeId`].
+    #[inline]
+    pub(crate) fn as_slice(&self) -> &[Archetype] {
+        &self.archetypes
+    }
+
     /// The archetype of a live entity, without a bounds check.
     ///
     /// # Safety
