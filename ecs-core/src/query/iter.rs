@@ -161,8 +161,8 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
         // never queue behind that archetype's row stores. In the other order about
         // one heap layout in ten made some lookup load wait on the row stores and
         // the walk went serial: fragmented_iter took 100-176 ns instead of 86-91
-        // (192 worlds over 24 processes: 18 such; now 1, at 107; median 88 -> 87
-        // ns). Stamping early keeps the values carried from one step to the next
+        // (192 worlds over 24 processes: 18 such; now 1, at 107-110, in two such
+        // samples; median 88 -> 87-89 ns). Stamping early keeps the values carried from one step to the next
         // to the row pointers and length: carrying the tick pointer and flag too
         // spilled registers and cost 8% everywhere. A panic in `g` then
         // over-reports the next archetype's rows as changed, never misses one.
