@@ -440,3 +440,49 @@ fn for_each_visits_every_row_once_at_every_archetype_length() {
         }
     }
 }
+
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+#[component(storage = "sparse")]
+struct Poisoned(u32);
+
+/// Collects a query's items twice, with `next` and with `for_each` (which reads
+/// each archetype's length from the query's first column when that is a table
+/// column, and from the archetype otherwise), and checks both agree.
+fn both_ways<Q, F, T>(world: &mut World, item: impl Fn(Q::Item<'_>) -> T) -> Vec<T>
+where
+    Q: ecs_core::query::QueryData,
+    F: ecs_core::query::QueryFilter,
+    T: PartialEq + core::fmt::Debug,
+{
+    let mut state = world.query_state::<Q, F>();
+    let by_next: Vec<T> = state.iter_mut(world).map(&item).collect();
+    let mut by_fold = Vec::new();
+    state.iter_mut(world).for_each(|i| by_fold.push(item(i)));
+    assert_eq!(by_next, by_fold, "`{}`", core::any::type_name::<(Q, F)>());
+    by_fold
+}
+
+#[test]
+fn for_each_agrees_with_next_whatever_the_query_leads_with() {
+    let mut world = World::new();
+    world.spawn_batch((0..5).map(|i| (Position(i as f32), Health(i))));
+    world.spawn_batch((0..7).map(|i| (Position(i as f32), Velocity(1.0))));
+    world.spawn_batch((0..3).map(|i| (Health(10 + i), Name(format!("n{i}")))));
+    world.spawn_batch((0..4).map(|i| (Name(format!("m{i}")),)));
+    world.spawn(());
+    let some: Vec<Entity> = world.query::<Entity>().iter().step_by(3).collect();
+    for (i, &e) in some.iter().enumerate() {
+        world.insert(e, Poisoned(i as u32)).unwrap();
+    }
+
+    assert_eq!(both_ways::<Entity, (), _>(&mut world, |e| e).len(), 20);
+    assert_eq!(both_ways::<(Entity, &Position), (), _>(&mut world, |(_, p)| p.0).len(), 12);
+    assert_eq!(both_ways::<(Option<&Health>, &Position), (), _>(&mut world, |(h, p)| (h.copied(), p.0)).len(), 12);
+    assert_eq!(both_ways::<(&Poisoned, &Position), (), _>(&mut world, |(s, p)| (s.0, p.0)).len(), 4);
+    assert_eq!(both_ways::<(&Health, Option<&Poisoned>), (), _>(&mut world, |(h, s)| (h.0, s.copied())).len(), 8);
+    assert_eq!(both_ways::<Labelled, (), _>(&mut world, |l| l.name.0.clone()).len(), 7);
+    assert_eq!(both_ways::<Nested, (), _>(&mut world, |n| (n.label.entity, n.pos.copied())).len(), 7);
+    assert_eq!(both_ways::<&mut Health, With<Poisoned>, _>(&mut world, |h| h.0).len(), 2);
+    assert_eq!(both_ways::<(&mut Position, &Velocity), (), _>(&mut world, |(p, v)| p.0 + v.0).len(), 7);
+    assert_eq!(both_ways::<(), With<Name>, _>(&mut world, |()| ()).len(), 7);
+}

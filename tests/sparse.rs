@@ -253,3 +253,39 @@ fn every_value_is_dropped_exactly_once() {
     drop(world);
     assert_eq!(drops(), 12);
 }
+
+#[derive(Component, Debug)]
+#[component(storage = "sparse")]
+struct Mark<const N: usize>;
+
+/// A query state caches where each matched archetype's columns are; giving an
+/// archetype a sparse column can move its column table, so a state made before
+/// must still read and write the right rows afterwards, in every way of
+/// iterating. (Under valgrind a stale pointer would also show as a read of freed
+/// memory.)
+#[test]
+fn query_states_made_before_an_archetype_gains_columns_stay_correct() {
+    let mut world = World::new();
+    let entities: Vec<Entity> = (0..10).map(|i| world.spawn((Position(i as f32), Health(i)))).collect();
+    let mut moving = world.query_state::<(&mut Position, &Health, Option<&Stunned>), ()>();
+    let sum = |world: &mut World, moving: &mut QueryState<(&mut Position, &Health, Option<&Stunned>), ()>| {
+        moving.iter_mut(world).map(|(p, h, s)| p.0 as u32 + h.0 + s.map_or(0, |s| s.0)).sum::<u32>()
+    };
+    let base: u32 = (0..10).map(|i| 2 * i).sum();
+    assert_eq!(sum(&mut world, &mut moving), base);
+    macro_rules! gain_columns {
+        ($($n:literal)*) => {$(
+            world.insert(entities[$n % 10], Mark::<$n>).unwrap();
+            moving.iter_mut(&mut world).for_each(|(p, _, _)| p.0 += 1.0);
+        )*};
+    }
+    // One new column per step: the archetype's column table outgrows its
+    // capacity several times over.
+    gain_columns!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17);
+    world.insert(entities[3], Stunned(100)).unwrap();
+    assert_eq!(sum(&mut world, &mut moving), base + 10 * 18 + 100);
+    moving.for_each_chunk(&mut world, |(p, _, _)| p.iter_mut().for_each(|p| p.0 -= 18.0));
+    moving.par_for_each(&mut world, |(p, h, _)| assert_eq!(p.0 as u32, h.0));
+    let (p, h, s) = moving.get_mut(&mut world, entities[3]).unwrap();
+    assert_eq!((p.0, h.0, s), (3.0, 3, Some(&Stunned(100))));
+}

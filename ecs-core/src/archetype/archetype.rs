@@ -198,6 +198,18 @@ impl Archetype {
         self.column_index(component).map(|c| unsafe { self.columns.get_unchecked(c) })
     }
 
+    /// A pointer to column `index` that stays valid until the archetype gains a
+    /// column (only that moves the table). It is the vector's own buffer pointer,
+    /// not derived from a reference to the columns, so later `&mut` borrows of a
+    /// column do not invalidate it for reads once they end.
+    ///
+    /// # Panics
+    /// When there is no column `index`.
+    pub(crate) fn column_ptr(&self, index: usize) -> *const Column {
+        assert!(index < self.columns.len(), "column {index} of {} columns", self.columns.len());
+        self.columns.as_ptr().wrapping_add(index)
+    }
+
     /// The column of a component, mutably.
     #[inline]
     pub(crate) fn column_mut(&mut self, component: ComponentId) -> Option<&mut Column> {

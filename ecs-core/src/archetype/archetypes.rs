@@ -27,6 +27,9 @@ pub struct Archetypes {
     by_component: Vec<Vec<ArchetypeColumn>>,
     /// Components some `Changed` query watches; columns made later start tracking.
     tracked: Mutex<Vec<ComponentId>>,
+    /// How many columns were added to existing archetypes: each may have moved
+    /// that archetype's column table, which query states point into.
+    column_generation: u64,
 }
 
 impl Archetypes {
@@ -36,6 +39,7 @@ impl Archetypes {
             by_components: HashMap::new(),
             by_component: Vec::new(),
             tracked: Mutex::new(Vec::new()),
+            column_generation: 0,
         };
         let empty = archetypes.get_or_create(&[], &Components::default());
         debug_assert_eq!(empty, ArchetypeId::EMPTY);
@@ -58,6 +62,13 @@ impl Archetypes {
     #[inline]
     pub fn get(&self, id: ArchetypeId) -> Option<&Archetype> {
         self.archetypes.get(id.index())
+    }
+
+    /// Changes whenever an existing archetype gains a column, which may move its
+    /// table of columns: pointers to columns taken before are then stale.
+    #[inline]
+    pub fn column_generation(&self) -> u64 {
+        self.column_generation
     }
 
     /// Every archetype, indexed by [`ArchetypeId`].
@@ -136,6 +147,7 @@ impl Archetypes {
             return column;
         }
         let column = archetype.add_sparse_column(info);
+        self.column_generation += 1;
         if self.tracked.get_mut().unwrap_or_else(|e| e.into_inner()).contains(&info.id()) {
             archetype.columns()[column].track_changes();
         }

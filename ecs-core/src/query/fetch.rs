@@ -2,7 +2,7 @@
 //! for `&T`, `&mut T`, `Option<&T>`, `Option<&mut T>` and [`Entity`].
 //!
 //! A fetch works in two steps, as in hecs: once per archetype,
-//! [`fetch_archetype`](QueryData::fetch_archetype) turns cached column indices into
+//! [`fetch_archetype`](QueryData::fetch_archetype) turns cached column entries into
 //! base pointers; then, per row, [`fetch`](QueryData::fetch) is a pointer offset with
 //! no lookup and no branch, which lets the compiler vectorize the loop.
 
@@ -16,8 +16,65 @@ use crate::component::{Component, ComponentId, component_id, is_sparse};
 use crate::entity::Entity;
 use crate::storage::{Column, ComponentTicks, Tick};
 
-/// Marks a column index slot of an archetype that lacks an optional component.
+/// Marks the cached entries of an archetype that lacks an optional component.
 pub(crate) const NO_COLUMN: u32 = u32::MAX;
+
+/// One entry a query caches per matched archetype: where a table component's
+/// column is, or a number (a sparse component's id, an `Option`'s flag).
+///
+/// A column entry points into the archetype's table of columns, so a run reaches
+/// the data pointer and length of each archetype in two loads, instead of through
+/// the archetype id, the archetype and a column index. The table only moves when
+/// the archetype gains a sparse column, which bumps the world's column generation;
+/// a [`QueryState`](super::QueryState) caches its entries anew when that changed.
+#[derive(Clone, Copy, Debug)]
+pub struct CachedColumn(*const Column);
+
+// SAFETY: the pointer is only dereferenced by query code that holds the access the
+// query recorded on the world owning the column (see `QueryData::fetch_archetype`);
+// moving or sharing the cache between threads is moving or sharing the plain
+// numbers it holds.
+unsafe impl Send for CachedColumn {}
+// SAFETY: as above.
+unsafe impl Sync for CachedColumn {}
+
+impl CachedColumn {
+    /// The entry of column `index` of `archetype`.
+    ///
+    /// # Panics
+    /// When the archetype has no column `index`.
+    pub(crate) fn table(archetype: &Archetype, index: usize) -> Self {
+        Self(archetype.column_ptr(index))
+    }
+
+    /// An entry holding a number.
+    pub(crate) const fn number(value: u32) -> Self {
+        Self(core::ptr::without_provenance(value as usize))
+    }
+
+    /// The number an entry made by [`number`](Self::number) holds.
+    #[inline(always)]
+    pub(crate) fn get(self) -> u32 {
+        self.0.addr() as u32
+    }
+
+    /// The column an entry made by [`table`](Self::table) points to.
+    ///
+    /// # Safety
+    /// The entry was made by `table` for an archetype that has gained no column
+    /// since, and the caller has the access its query recorded for as long as `'w`.
+    #[inline(always)]
+    pub(crate) unsafe fn column<'w>(self) -> &'w Column {
+        // SAFETY: the column table has not moved since the pointer was taken
+        // (caller), so the pointer is not null (telling the compiler so spares a
+        // fetch's `Option` its test) and points to a live `Column`, which nothing
+        // writes while the world is borrowed for the query.
+        unsafe {
+            core::hint::assert_unchecked(!self.0.is_null());
+            &*self.0
+        }
+    }
+}
 
 /// The ticks a query run compares against: rows changed after `last_run` (and not
 /// after `this_run`) count as changed; writes are stamped with `this_run`.
@@ -40,6 +97,21 @@ impl FetchContext {
     }
 }
 
+/// [`QueryData::LEADING_TABLE_COLUMN`] of a sequence of query items (a tuple, or
+/// the fields of a `#[derive(Query)]` struct), given each item's
+/// `(COLUMNS, LEADING_TABLE_COLUMN)`: that of the first item caching any entry.
+#[doc(hidden)]
+pub const fn leading_table_column(items: &[(usize, bool)]) -> bool {
+    let mut i = 0;
+    while i < items.len() {
+        if items[i].0 > 0 {
+            return items[i].1;
+        }
+        i += 1;
+    }
+    false
+}
+
 /// Data a query can fetch per row.
 ///
 /// Implemented for `&T`, `&mut T`, `Option<&T>`, `Option<&mut T>`, [`Entity`], tuples
@@ -53,6 +125,9 @@ impl FetchContext {
 ///   as many, in the same order.
 /// - [`matches`](Self::matches) must be `false` for an archetype lacking a
 ///   component that `fetch_archetype` requires.
+/// - When [`LEADING_TABLE_COLUMN`](Self::LEADING_TABLE_COLUMN) is `true`, the
+///   first entry [`columns`](Self::columns) pushes for every matched archetype
+///   must be one of the archetype's table columns.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be fetched by a query",
     label = "not a query item",
@@ -68,8 +143,12 @@ pub unsafe trait QueryData {
     type Fetch<'w>: Clone;
     /// What the query resolves once: component ids.
     type State: Send + Sync + 'static;
-    /// How many column indices the query caches per matched archetype.
+    /// How many entries the query caches per matched archetype.
     const COLUMNS: usize;
+    /// `true` when the first cached entry is always a table column of the
+    /// archetype, whose length is the archetype's: iteration then reads the length
+    /// next to the data pointer instead of from the archetype.
+    const LEADING_TABLE_COLUMN: bool = false;
 
     /// Resolves component ids.
     fn init_state() -> Self::State;
@@ -79,17 +158,21 @@ pub unsafe trait QueryData {
     fn matches(state: &Self::State, archetype: &Archetype) -> bool;
     /// Reports each component an archetype must have to match.
     fn required(state: &Self::State, f: &mut impl FnMut(ComponentId));
-    /// Pushes [`COLUMNS`](Self::COLUMNS) column indices for a matched archetype.
-    fn columns(state: &Self::State, archetype: &Archetype, out: &mut Vec<u32>);
+    /// Pushes [`COLUMNS`](Self::COLUMNS) entries for a matched archetype.
+    fn columns(state: &Self::State, archetype: &Archetype, out: &mut Vec<CachedColumn>);
 
-    /// Builds the per-archetype fetch from cached column indices.
+    /// Builds the per-archetype fetch from the cached entries.
     ///
     /// # Safety
     /// The archetype matched, `columns` starts with the entries
-    /// [`columns`](Self::columns) pushed for it, and the caller has the access
-    /// [`access`](Self::access) recorded for as long as `'w`.
-    unsafe fn fetch_archetype<'w>(archetype: &'w Archetype, columns: &mut &[u32], ctx: FetchContext)
-    -> Self::Fetch<'w>;
+    /// [`columns`](Self::columns) pushed for it, the archetype has gained no
+    /// column since, and the caller has the access [`access`](Self::access)
+    /// recorded for as long as `'w`.
+    unsafe fn fetch_archetype<'w>(
+        archetype: &'w Archetype,
+        columns: &mut &[CachedColumn],
+        ctx: FetchContext,
+    ) -> Self::Fetch<'w>;
 
     /// The item of one row.
     ///
@@ -162,8 +245,8 @@ impl Presence {
     /// `columns` cached (sparse columns can be added to an archetype after a query
     /// matched it).
     #[inline]
-    pub(crate) fn resolve(archetype: &Archetype, cached: u32) -> Self {
-        Self(archetype.column(ComponentId::new(cached)).map(|c| c.ticks_ptr()))
+    pub(crate) fn resolve(archetype: &Archetype, cached: CachedColumn) -> Self {
+        Self(archetype.column(ComponentId::new(cached.get())).map(|c| c.ticks_ptr()))
     }
 
     /// `true` when the row holds the component.
@@ -178,24 +261,26 @@ impl Presence {
 }
 
 /// Takes the next cached entry and resolves the component's column: for a data
-/// component the cached column index (always there), for a sparse one the cached
+/// component the cached column (always there), for a sparse one the cached
 /// component id, looked up now (the column may be missing, or added since the
 /// query matched the archetype).
 ///
 /// # Safety
-/// The entry was cached by [`push_column::<T>`](push_column) for this archetype.
+/// The entry was cached by [`push_column::<T>`](push_column) for this archetype,
+/// which has gained no column since, and the caller has the query's access for
+/// `'w`.
 #[inline(always)]
 pub(crate) unsafe fn take_column<'w, T: Component>(
     archetype: &'w Archetype,
-    columns: &mut &[u32],
+    columns: &mut &[CachedColumn],
 ) -> Option<&'w Column> {
     let cached = next_column(columns);
     if is_sparse::<T>() {
-        archetype.column(ComponentId::new(cached))
+        archetype.column(ComponentId::new(cached.get()))
     } else {
-        // SAFETY: a data component's entry is a column index of this archetype
-        // (caller).
-        Some(unsafe { column_at(archetype, cached) })
+        // SAFETY: a data component's entry points to its column in this archetype,
+        // whose table has not moved since (caller).
+        Some(unsafe { cached.column() })
     }
 }
 
@@ -214,13 +299,14 @@ pub(crate) fn require_component<T: Component>(id: ComponentId, f: &mut impl FnMu
     }
 }
 
-/// Pushes the cached entry of a component: its column index, or for a sparse one its
+/// Pushes the cached entry of a component: its column, or for a sparse one its
 /// component id (resolved per run, see [`take_column`]).
-pub(crate) fn push_column<T: Component>(id: ComponentId, archetype: &Archetype, out: &mut Vec<u32>) {
+pub(crate) fn push_column<T: Component>(id: ComponentId, archetype: &Archetype, out: &mut Vec<CachedColumn>) {
     if is_sparse::<T>() {
-        out.push(id.index() as u32);
+        out.push(CachedColumn::number(id.index() as u32));
     } else {
-        out.push(archetype.column_index(id).expect("matched archetype has the component") as u32);
+        let index = archetype.column_index(id).expect("matched archetype has the component");
+        out.push(CachedColumn::table(archetype, index));
     }
 }
 
@@ -248,23 +334,12 @@ impl<T> Clone for WriteFetch<'_, T> {
     }
 }
 
-/// Takes the next cached column index.
+/// Takes the next cached entry.
 #[inline(always)]
-fn next_column(columns: &mut &[u32]) -> u32 {
+fn next_column(columns: &mut &[CachedColumn]) -> CachedColumn {
     let (&first, rest) = columns.split_first().expect("a query consumes exactly the columns it cached");
     *columns = rest;
     first
-}
-
-/// The column `index` of an archetype, unchecked.
-///
-/// # Safety
-/// `index` is a column index of `archetype` (cached by `columns`).
-#[inline(always)]
-unsafe fn column_at(archetype: &Archetype, index: u32) -> &crate::storage::Column {
-    debug_assert!((index as usize) < archetype.columns().len());
-    // SAFETY: the caller guarantees the index is in bounds.
-    unsafe { archetype.columns().get_unchecked(index as usize) }
 }
 
 // SAFETY: records a read of `T`; caches one column, which it consumes; matches only
@@ -275,6 +350,7 @@ unsafe impl<T: Component> QueryData for &T {
     type Fetch<'w> = ReadFetch<'w, T>;
     type State = ComponentId;
     const COLUMNS: usize = 1;
+    const LEADING_TABLE_COLUMN: bool = !is_sparse::<T>();
 
     #[inline]
     fn init_state() -> ComponentId {
@@ -292,11 +368,15 @@ unsafe impl<T: Component> QueryData for &T {
     fn required(state: &ComponentId, f: &mut impl FnMut(ComponentId)) {
         require_component::<T>(*state, f);
     }
-    fn columns(state: &ComponentId, archetype: &Archetype, out: &mut Vec<u32>) {
+    fn columns(state: &ComponentId, archetype: &Archetype, out: &mut Vec<CachedColumn>) {
         push_column::<T>(*state, archetype, out);
     }
     #[inline(always)]
-    unsafe fn fetch_archetype<'w>(archetype: &'w Archetype, columns: &mut &[u32], _: FetchContext) -> ReadFetch<'w, T> {
+    unsafe fn fetch_archetype<'w>(
+        archetype: &'w Archetype,
+        columns: &mut &[CachedColumn],
+        _: FetchContext,
+    ) -> ReadFetch<'w, T> {
         // SAFETY: the entry was cached for this archetype by `columns`.
         let column = unsafe { take_column::<T>(archetype, columns) };
         ReadFetch {
@@ -334,6 +414,7 @@ unsafe impl<T: Component> QueryData for &mut T {
     type Fetch<'w> = WriteFetch<'w, T>;
     type State = ComponentId;
     const COLUMNS: usize = 1;
+    const LEADING_TABLE_COLUMN: bool = !is_sparse::<T>();
 
     #[inline]
     fn init_state() -> ComponentId {
@@ -351,13 +432,13 @@ unsafe impl<T: Component> QueryData for &mut T {
     fn required(state: &ComponentId, f: &mut impl FnMut(ComponentId)) {
         require_component::<T>(*state, f);
     }
-    fn columns(state: &ComponentId, archetype: &Archetype, out: &mut Vec<u32>) {
+    fn columns(state: &ComponentId, archetype: &Archetype, out: &mut Vec<CachedColumn>) {
         push_column::<T>(*state, archetype, out);
     }
     #[inline(always)]
     unsafe fn fetch_archetype<'w>(
         archetype: &'w Archetype,
-        columns: &mut &[u32],
+        columns: &mut &[CachedColumn],
         ctx: FetchContext,
     ) -> WriteFetch<'w, T> {
         // SAFETY: the entry was cached for this archetype by `columns`.
@@ -427,21 +508,21 @@ unsafe impl<Q: QueryData> QueryData for Option<Q> {
         true
     }
     fn required(_: &Q::State, _: &mut impl FnMut(ComponentId)) {}
-    fn columns(state: &Q::State, archetype: &Archetype, out: &mut Vec<u32>) {
+    fn columns(state: &Q::State, archetype: &Archetype, out: &mut Vec<CachedColumn>) {
         if Q::matches(state, archetype) {
-            out.push(1);
+            out.push(CachedColumn::number(1));
             Q::columns(state, archetype, out);
         } else {
-            out.extend(core::iter::repeat_n(NO_COLUMN, 1 + Q::COLUMNS));
+            out.extend(core::iter::repeat_n(CachedColumn::number(NO_COLUMN), 1 + Q::COLUMNS));
         }
     }
     #[inline(always)]
     unsafe fn fetch_archetype<'w>(
         archetype: &'w Archetype,
-        columns: &mut &[u32],
+        columns: &mut &[CachedColumn],
         ctx: FetchContext,
     ) -> Option<Q::Fetch<'w>> {
-        if next_column(columns) == NO_COLUMN {
+        if next_column(columns).get() == NO_COLUMN {
             *columns = &columns[Q::COLUMNS..];
             None
         } else {
@@ -491,9 +572,13 @@ unsafe impl QueryData for Entity {
         true
     }
     fn required(_: &(), _: &mut impl FnMut(ComponentId)) {}
-    fn columns(_: &(), _: &Archetype, _: &mut Vec<u32>) {}
+    fn columns(_: &(), _: &Archetype, _: &mut Vec<CachedColumn>) {}
     #[inline(always)]
-    unsafe fn fetch_archetype<'w>(archetype: &'w Archetype, _: &mut &[u32], _: FetchContext) -> EntityFetch<'w> {
+    unsafe fn fetch_archetype<'w>(
+        archetype: &'w Archetype,
+        _: &mut &[CachedColumn],
+        _: FetchContext,
+    ) -> EntityFetch<'w> {
         EntityFetch(archetype.entities())
     }
     #[inline(always)]

@@ -9,7 +9,9 @@ use core::marker::PhantomData;
 use core::ptr::NonNull;
 
 use super::Access;
-use super::fetch::{FetchContext, NO_COLUMN, Presence, matches_component, push_column, require_component, take_column};
+use super::fetch::{
+    CachedColumn, FetchContext, NO_COLUMN, Presence, matches_component, push_column, require_component, take_column,
+};
 use crate::archetype::Archetype;
 use crate::component::{Component, ComponentId, component_id, is_sparse};
 use crate::storage::{ComponentTicks, Tick};
@@ -33,7 +35,7 @@ pub unsafe trait QueryFilter {
     type Fetch<'w>: Clone;
     /// Component ids, resolved once.
     type State: Send + Sync + 'static;
-    /// How many column indices the filter caches per matched archetype.
+    /// How many entries the filter caches per matched archetype.
     const COLUMNS: usize;
     /// `true` when the filter is decided per archetype and never per row.
     const ARCHETYPAL: bool;
@@ -51,14 +53,17 @@ pub unsafe trait QueryFilter {
     fn included(_state: &Self::State, _f: &mut impl FnMut(ComponentId)) {}
     /// Reports components no passing row has (`Without<T>`): the other half.
     fn excluded(_state: &Self::State, _f: &mut impl FnMut(ComponentId)) {}
-    /// Pushes [`COLUMNS`](Self::COLUMNS) column indices for a matched archetype.
-    fn columns(state: &Self::State, archetype: &Archetype, out: &mut Vec<u32>);
+    /// Pushes [`COLUMNS`](Self::COLUMNS) entries for a matched archetype.
+    fn columns(state: &Self::State, archetype: &Archetype, out: &mut Vec<CachedColumn>);
     /// Builds the per-archetype state.
     ///
     /// # Safety
     /// As for [`QueryData::fetch_archetype`](super::QueryData::fetch_archetype).
-    unsafe fn fetch_archetype<'w>(archetype: &'w Archetype, columns: &mut &[u32], ctx: FetchContext)
-    -> Self::Fetch<'w>;
+    unsafe fn fetch_archetype<'w>(
+        archetype: &'w Archetype,
+        columns: &mut &[CachedColumn],
+        ctx: FetchContext,
+    ) -> Self::Fetch<'w>;
     /// `true` when the row passes.
     ///
     /// # Safety
@@ -121,15 +126,15 @@ macro_rules! presence_filter {
                     f(*state);
                 }
             }
-            fn columns(state: &ComponentId, _: &Archetype, out: &mut Vec<u32>) {
+            fn columns(state: &ComponentId, _: &Archetype, out: &mut Vec<CachedColumn>) {
                 if is_sparse::<T>() {
-                    out.push(state.index() as u32);
+                    out.push(CachedColumn::number(state.index() as u32));
                 }
             }
             #[inline(always)]
             unsafe fn fetch_archetype<'w>(
                 archetype: &'w Archetype,
-                columns: &mut &[u32],
+                columns: &mut &[CachedColumn],
                 _: FetchContext,
             ) -> Self::Fetch<'w> {
                 is_sparse::<T>().then(|| {
@@ -193,13 +198,13 @@ macro_rules! tick_filter {
             fn required(state: &ComponentId, f: &mut impl FnMut(ComponentId)) {
                 require_component::<T>(*state, f);
             }
-            fn columns(state: &ComponentId, archetype: &Archetype, out: &mut Vec<u32>) {
+            fn columns(state: &ComponentId, archetype: &Archetype, out: &mut Vec<CachedColumn>) {
                 push_column::<T>(*state, archetype, out);
             }
             #[inline(always)]
             unsafe fn fetch_archetype<'w>(
                 archetype: &'w Archetype,
-                columns: &mut &[u32],
+                columns: &mut &[CachedColumn],
                 ctx: FetchContext,
             ) -> TickFetch<'w> {
                 // SAFETY: the entry was cached for this archetype by `columns`.
@@ -235,9 +240,9 @@ unsafe impl QueryFilter for () {
         true
     }
     fn required(_: &(), _: &mut impl FnMut(ComponentId)) {}
-    fn columns(_: &(), _: &Archetype, _: &mut Vec<u32>) {}
+    fn columns(_: &(), _: &Archetype, _: &mut Vec<CachedColumn>) {}
     #[inline(always)]
-    unsafe fn fetch_archetype<'w>(_: &'w Archetype, _: &mut &[u32], _: FetchContext) -> Self::Fetch<'w> {}
+    unsafe fn fetch_archetype<'w>(_: &'w Archetype, _: &mut &[CachedColumn], _: FetchContext) -> Self::Fetch<'w> {}
     #[inline(always)]
     unsafe fn filter(_: &(), _: usize) -> bool {
         true
@@ -273,11 +278,11 @@ macro_rules! tuple_filter {
             fn excluded(state: &Self::State, f: &mut impl FnMut(ComponentId)) {
                 $($name::excluded(&state.$index, f);)+
             }
-            fn columns(state: &Self::State, archetype: &Archetype, out: &mut Vec<u32>) {
+            fn columns(state: &Self::State, archetype: &Archetype, out: &mut Vec<CachedColumn>) {
                 $($name::columns(&state.$index, archetype, out);)+
             }
             #[inline(always)]
-            unsafe fn fetch_archetype<'w>(archetype: &'w Archetype, columns: &mut &[u32], ctx: FetchContext) -> Self::Fetch<'w> {
+            unsafe fn fetch_archetype<'w>(archetype: &'w Archetype, columns: &mut &[CachedColumn], ctx: FetchContext) -> Self::Fetch<'w> {
                 // SAFETY: forwarded, in order.
                 ($(unsafe { $name::fetch_archetype(archetype, columns, ctx) },)+)
             }
@@ -309,22 +314,22 @@ macro_rules! tuple_filter {
                 false $(|| $name::matches(&state.$index, archetype))+
             }
             fn required(_: &Self::State, _: &mut impl FnMut(ComponentId)) {}
-            fn columns(state: &Self::State, archetype: &Archetype, out: &mut Vec<u32>) {
+            fn columns(state: &Self::State, archetype: &Archetype, out: &mut Vec<CachedColumn>) {
                 $(
                     if $name::matches(&state.$index, archetype) {
-                        out.push(1);
+                        out.push(CachedColumn::number(1));
                         $name::columns(&state.$index, archetype, out);
                     } else {
-                        out.extend(core::iter::repeat_n(NO_COLUMN, 1 + $name::COLUMNS));
+                        out.extend(core::iter::repeat_n(CachedColumn::number(NO_COLUMN), 1 + $name::COLUMNS));
                     }
                 )+
             }
             #[inline(always)]
-            unsafe fn fetch_archetype<'w>(archetype: &'w Archetype, columns: &mut &[u32], ctx: FetchContext) -> Self::Fetch<'w> {
+            unsafe fn fetch_archetype<'w>(archetype: &'w Archetype, columns: &mut &[CachedColumn], ctx: FetchContext) -> Self::Fetch<'w> {
                 ($({
                     let (&flag, rest) = columns.split_first().expect("filter consumes the columns it cached");
                     *columns = rest;
-                    if flag == NO_COLUMN {
+                    if flag.get() == NO_COLUMN {
                         *columns = &columns[$name::COLUMNS..];
                         None
                     } else {

@@ -69,8 +69,9 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> QueryIter<'w, 's, Q, F> {
 
     /// # Safety
     /// The caller holds the query's access to the world owning `archetypes` for
-    /// `'w`, the state's archetypes are up to date, and the state belongs to that
-    /// world.
+    /// `'w`, the state belongs to that world and is up to date with it
+    /// ([`QueryState::update_archetypes`] since its last structural change), so
+    /// its cached column entries point into the world's current column tables.
     pub(crate) unsafe fn new(archetypes: &'w Archetypes, state: StateRef<'s, Q, F>, ctx: FetchContext) -> Self {
         Self { archetypes, state, ctx, next: 0, fetch: None, row: 0, len: 0 }
     }
@@ -91,8 +92,8 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> QueryIter<'w, 's, Q, F> {
                 continue;
             }
             let mut columns = state.columns_of(index);
-            // SAFETY: the archetype matched and these are its cached columns; the
-            // access is the caller's (see `new`).
+            // SAFETY: the archetype matched and these are its cached entries, current
+            // (the state is up to date); the access is the caller's (see `new`).
             let fetch = unsafe {
                 (
                     Q::fetch_archetype(archetype, &mut columns, self.ctx),
@@ -171,19 +172,25 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
         // step: a pointer read through a field is reloaded after every row store.
         let (archetypes, all_columns) = (self.archetypes.as_slice(), state.all_columns());
         let stride = QueryState::<Q, F>::STRIDE;
-        // Resolves the `index`th matched archetype: its length and fetches.
+        // Resolves the `index`th matched archetype: its length and fetches. When
+        // the query leads with a table column, the archetype itself is never read
+        // (its loads are dead code): the length comes from that column, next to
+        // its data pointer.
         let resolve = |index: usize| {
             debug_assert!(index < end && all_columns.len() == end * stride);
             // SAFETY: every call below passes `index < end = matched.len()`; matched
             // archetypes exist in the world the state belongs to, and the state
-            // caches `stride` column indices per matched archetype, these being the
-            // archetype's; the access is the caller's (see `new`).
+            // caches `stride` entries per matched archetype, these being the
+            // archetype's and current (see `new`); with `LEADING_TABLE_COLUMN` the
+            // first is a table column of the archetype, as long as it; the access is
+            // the caller's (see `new`).
             unsafe {
                 let archetype = archetypes.get_unchecked(matched.get_unchecked(index).index());
                 let mut columns = all_columns.get_unchecked(index * stride..(index + 1) * stride);
+                let len =
+                    if Q::LEADING_TABLE_COLUMN { columns.get_unchecked(0).column().len() } else { archetype.len() };
                 let fetch = Q::fetch_archetype(archetype, &mut columns, ctx);
                 let filter = F::fetch_archetype(archetype, &mut columns, ctx);
-                let len = archetype.len();
                 if Self::DENSE {
                     Q::mark_written(&fetch, 0..len);
                 }

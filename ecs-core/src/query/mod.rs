@@ -21,7 +21,11 @@ mod state;
 mod tuples;
 
 pub use access::Access;
-pub use fetch::{EntityFetch, FetchContext, Presence, QueryData, ReadFetch, ReadOnlyQueryData, WriteFetch};
+#[doc(hidden)]
+pub use fetch::leading_table_column;
+pub use fetch::{
+    CachedColumn, EntityFetch, FetchContext, Presence, QueryData, ReadFetch, ReadOnlyQueryData, WriteFetch,
+};
 pub use filter::{Added, Changed, Or, QueryFilter, TickFetch, With, Without};
 pub use iter::QueryIter;
 pub use state::QueryState;

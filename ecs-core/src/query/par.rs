@@ -36,9 +36,10 @@ pub(super) fn for_each<'w, Q: QueryData, F: QueryFilter>(
     let run = |&(index, start, end): &(usize, usize, usize)| {
         let archetype = archetypes.get(state.matched()[index]).expect("matched archetype exists");
         let mut columns = state.columns_of(index);
-        // SAFETY: the archetype matched and these are its cached columns; the caller
-        // borrows the world mutably for `'w`; tasks cover disjoint row ranges, so no
-        // two items (or tick stamps) of this query refer to the same row.
+        // SAFETY: the archetype matched and these are its cached entries, current (the
+        // state is up to date); the caller borrows the world mutably for `'w`; tasks
+        // cover disjoint row ranges, so no two items (or tick stamps) of this query
+        // refer to the same row.
         unsafe {
             let fetch = Q::fetch_archetype(archetype, &mut columns, ctx);
             let filter = F::fetch_archetype(archetype, &mut columns, ctx);

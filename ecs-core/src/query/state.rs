@@ -2,19 +2,21 @@
 //!
 //! ```text
 //!  matched:   [ A3,    A7,    A9    ]           archetypes that match, in creation order
-//!  columns:   [ 2, 0 | 1, 4 | 0, 3 ]            COLUMNS cached column indices per match
+//!  columns:   [ c, c | c, c | c, c ]            STRIDE cached entries per match (column pointers)
 //!  position:  [ -, -, -, 0, -, -, -, 1, -, 2 ]  ArchetypeId -> index in `matched` (sparse)
 //!  seen:      10                                archetypes examined so far
 //! ```
 //! Archetypes are never removed, so a match stays a match: when the world has new
 //! archetypes, only those are examined, by walking the component index of the
 //! query's most selective required component (or all new archetypes when the query
-//! requires none).
+//! requires none). The cached entries point into archetypes' column tables, which
+//! move when an archetype gains a sparse column: when the world's column
+//! generation changed, every entry is cached anew (matching stays as it was).
 
 use core::marker::PhantomData;
 
 use super::Access;
-use super::fetch::{FetchContext, QueryData, ReadOnlyQueryData};
+use super::fetch::{CachedColumn, FetchContext, QueryData, ReadOnlyQueryData};
 use super::filter::QueryFilter;
 use super::iter::QueryIter;
 use crate::archetype::{Archetype, ArchetypeId, Archetypes};
@@ -59,8 +61,10 @@ pub struct QueryState<Q: QueryData, F: QueryFilter = ()> {
     /// The required component whose archetype list is walked to find matches.
     selective: Option<ComponentId>,
     seen: usize,
+    /// The world's column generation when `columns` was filled.
+    generation: u64,
     matched: Vec<ArchetypeId>,
-    columns: Vec<u32>,
+    columns: Vec<CachedColumn>,
     position: Vec<u32>,
     last_run: Tick,
     marker: PhantomData<fn() -> (Q, F)>,
@@ -85,6 +89,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             access,
             selective: None,
             seen: 0,
+            generation: world.archetypes().column_generation(),
             matched: Vec::new(),
             columns: Vec::new(),
             position: Vec::new(),
@@ -231,7 +236,8 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         );
     }
 
-    /// Examines archetypes created since the last call. Every iteration calls this.
+    /// Examines archetypes created since the last call, and caches the column
+    /// entries anew if an archetype gained a column. Every iteration calls this.
     ///
     /// # Panics
     /// When `world` is not the world the state was made for.
@@ -239,8 +245,9 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     #[inline]
     pub fn update_archetypes(&mut self, world: &World) {
         self.validate_world(world);
-        if world.archetypes().len() != self.seen {
-            self.match_new_archetypes(world.archetypes());
+        let archetypes = world.archetypes();
+        if archetypes.len() != self.seen || archetypes.column_generation() != self.generation {
+            self.match_new_archetypes(archetypes);
         }
     }
 
@@ -249,6 +256,15 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     #[cold]
     #[inline(never)]
     fn match_new_archetypes(&mut self, archetypes: &Archetypes) {
+        if archetypes.column_generation() != self.generation {
+            self.generation = archetypes.column_generation();
+            self.columns.clear();
+            for &id in &self.matched {
+                let archetype = archetypes.get(id).expect("matched archetype exists");
+                Q::columns(&self.data, archetype, &mut self.columns);
+                F::columns(&self.filter, archetype, &mut self.columns);
+            }
+        }
         let seen = self.seen;
         self.seen = archetypes.len();
         match self.selective {
@@ -289,16 +305,16 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         &self.matched
     }
 
-    /// The cached column indices of the `index`-th matched archetype.
+    /// The cached entries of the `index`-th matched archetype.
     #[inline]
-    pub(crate) fn columns_of(&self, index: usize) -> &[u32] {
+    pub(crate) fn columns_of(&self, index: usize) -> &[CachedColumn] {
         &self.columns[index * Self::STRIDE..(index + 1) * Self::STRIDE]
     }
 
-    /// The cached column indices of every matched archetype, `STRIDE` each, in
-    /// the order of [`matched`](Self::matched).
+    /// The cached entries of every matched archetype, `STRIDE` each, in the order
+    /// of [`matched`](Self::matched).
     #[inline]
-    pub(crate) fn all_columns(&self) -> &[u32] {
+    pub(crate) fn all_columns(&self) -> &[CachedColumn] {
         &self.columns
     }
 
@@ -365,9 +381,9 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
                 continue;
             }
             let mut columns = self.columns_of(index);
-            // SAFETY: the archetype matched and these are its cached columns; `world`
-            // is borrowed mutably for `'w`; runs of rows never overlap, so each row
-            // is handed out once.
+            // SAFETY: the archetype matched and these are its cached entries, current
+            // (the state is up to date); `world` is borrowed mutably for `'w`; runs of
+            // rows never overlap, so each row is handed out once.
             unsafe {
                 let fetch = Q::fetch_archetype(archetype, &mut columns, ctx);
                 let filter = F::fetch_archetype(archetype, &mut columns, ctx);
@@ -456,8 +472,8 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         let archetype = world.archetypes().get(location.archetype).expect("live entity's archetype exists");
         let row = location.row.index();
         let mut columns = self.columns_of(index);
-        // SAFETY: the archetype matched and these are its cached columns; the row is
-        // the live entity's; access is the caller's.
+        // SAFETY: the archetype matched and these are its cached entries, current (the
+        // state is up to date); the row is the live entity's; access is the caller's.
         unsafe {
             let fetch = Q::fetch_archetype(archetype, &mut columns, ctx);
             let filter = F::fetch_archetype(archetype, &mut columns, ctx);

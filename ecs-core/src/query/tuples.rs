@@ -3,7 +3,7 @@
 use core::ops::Range;
 
 use super::Access;
-use super::fetch::{FetchContext, QueryData, ReadOnlyQueryData};
+use super::fetch::{CachedColumn, FetchContext, QueryData, ReadOnlyQueryData, leading_table_column};
 use crate::archetype::Archetype;
 use crate::component::ComponentId;
 
@@ -19,6 +19,7 @@ macro_rules! tuple_query {
             type State = ($($name::State,)*);
             const COLUMNS: usize = 0 $(+ $name::COLUMNS)*;
             const DENSE: bool = true $(&& $name::DENSE)*;
+            const LEADING_TABLE_COLUMN: bool = leading_table_column(&[$(($name::COLUMNS, $name::LEADING_TABLE_COLUMN)),*]);
 
             fn init_state() -> Self::State {
                 ($($name::init_state(),)*)
@@ -33,11 +34,11 @@ macro_rules! tuple_query {
             fn required(state: &Self::State, f: &mut impl FnMut(ComponentId)) {
                 $($name::required(&state.$index, f);)*
             }
-            fn columns(state: &Self::State, archetype: &Archetype, out: &mut Vec<u32>) {
+            fn columns(state: &Self::State, archetype: &Archetype, out: &mut Vec<CachedColumn>) {
                 $($name::columns(&state.$index, archetype, out);)*
             }
             #[inline(always)]
-            unsafe fn fetch_archetype<'w>(archetype: &'w Archetype, columns: &mut &[u32], ctx: FetchContext) -> Self::Fetch<'w> {
+            unsafe fn fetch_archetype<'w>(archetype: &'w Archetype, columns: &mut &[CachedColumn], ctx: FetchContext) -> Self::Fetch<'w> {
                 // SAFETY: forwarded, in order.
                 ($(unsafe { $name::fetch_archetype(archetype, columns, ctx) },)*)
             }

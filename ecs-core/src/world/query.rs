@@ -180,9 +180,9 @@ impl<'w, Q: ReadOnlyQueryData, F: QueryFilter> QueryBorrow<'w, Q, F> {
         for (index, &id) in state.matched().iter().enumerate() {
             let archetype = archetypes.get(id).expect("matched archetype exists");
             let mut columns = state.columns_of(index);
-            // SAFETY: the archetype matched and these are its cached columns; the
-            // query only reads a world borrowed shared for `'w`, in which no column
-            // can move or grow.
+            // SAFETY: the archetype matched and these are its cached entries, current
+            // (the state is up to date); the query only reads a world borrowed shared
+            // for `'w`, in which no column can move or grow.
             fetches[id.index()] = Some(unsafe {
                 (Q::fetch_archetype(archetype, &mut columns, ctx), F::fetch_archetype(archetype, &mut columns, ctx))
             });

@@ -50,6 +50,9 @@ pub fn query(def: QueryDef<'_>) -> TokenStream {
                 type State = (#(<#tys as #q::QueryData>::State,)*);
                 const COLUMNS: usize = 0 #(+ <#tys as #q::QueryData>::COLUMNS)*;
                 const DENSE: bool = true #(&& <#tys as #q::QueryData>::DENSE)*;
+                const LEADING_TABLE_COLUMN: bool = #q::leading_table_column(&[
+                    #((<#tys as #q::QueryData>::COLUMNS, <#tys as #q::QueryData>::LEADING_TABLE_COLUMN)),*
+                ]);
 
                 fn init_state() -> Self::State {
                     (#(<#tys as #q::QueryData>::init_state(),)*)
@@ -67,14 +70,14 @@ pub fn query(def: QueryDef<'_>) -> TokenStream {
                 fn columns(
                     __state: &Self::State,
                     __archetype: &#krate::Archetype,
-                    __out: &mut ::std::vec::Vec<::core::primitive::u32>,
+                    __out: &mut ::std::vec::Vec<#q::CachedColumn>,
                 ) {
                     #(#columns)*
                 }
                 #[inline(always)]
                 unsafe fn fetch_archetype<#w>(
                     __archetype: &#w #krate::Archetype,
-                    __columns: &mut &[::core::primitive::u32],
+                    __columns: &mut &[#q::CachedColumn],
                     __ctx: #q::FetchContext,
                 ) -> Self::Fetch<#w> {
                     // SAFETY: forwarded from the caller, field by field, in order.
