@@ -156,35 +156,26 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
         // Every remaining archetype, each with one tight loop.
         let state = self.state.get();
         let matched = state.matched();
-        let (ctx, end) = (self.ctx, matched.len());
-        // Each archetype's fetches are resolved (and, for a dense query, its rows
-        // stamped) before the rows of the archetype before it run, so those loads
-        // never queue behind that archetype's row stores. In the other order about
-        // one heap layout in ten made some lookup load wait on the row stores and
-        // the walk went serial: fragmented_iter took 100-176 ns instead of 86-91
-        // (192 worlds over 24 processes: 18 such; now 1, at 107-110, in two such
-        // samples; median 88 -> 87-89 ns). Stamping early keeps the values carried from one step to the next
-        // to the row pointers and length: carrying the tick pointer and flag too
-        // spilled registers and cost 8% everywhere. A panic in `g` then
-        // over-reports the next archetype's rows as changed, never misses one.
-        //
-        // The slices are bound here, not reached through `self` and `state` at each
-        // step: a pointer read through a field is reloaded after every row store.
+        let ctx = self.ctx;
+        // Bound here, not reached through `self` and `state` at each step: a
+        // pointer read through a field is reloaded after every row store.
         let (archetypes, all_columns) = (self.archetypes.as_slice(), state.all_columns());
         let stride = QueryState::<Q, F>::STRIDE;
-        // Resolves the `index`th matched archetype: its length and fetches. When
-        // the query leads with a table column, the archetype itself is never read
-        // (its loads are dead code): the length comes from that column, next to
-        // its data pointer.
-        let resolve = |index: usize| {
-            debug_assert!(index < end && all_columns.len() == end * stride);
-            // SAFETY: every call below passes `index < end = matched.len()`; matched
-            // archetypes exist in the world the state belongs to, and the state
-            // caches `stride` entries per matched archetype, these being the
-            // archetype's and current (see `new`); with `LEADING_TABLE_COLUMN` the
-            // first is a table column of the archetype, as long as it; the access is
-            // the caller's (see `new`).
+        debug_assert_eq!(all_columns.len(), matched.len() * stride);
+        for index in self.next..matched.len() {
+            // SAFETY: `index < matched.len()`; matched archetypes exist in the world
+            // the state belongs to, and the state caches `stride` entries per
+            // matched archetype, these being the archetype's and current (see
+            // `new`); with `LEADING_TABLE_COLUMN` the first is a table column of the
+            // archetype, as long as it; the access is the caller's (see `new`); each
+            // row is handed out once.
             unsafe {
+                // When the query leads with a table column the archetype is never
+                // read (these loads are dead code): the step is the cached pointer
+                // and, behind it, the column's data pointer and length. Resolving
+                // the next archetype ahead of this one's rows cost more than it
+                // saved once the step was that short (fragmented_iter, 192 worlds:
+                // median 84 -> 74 ns).
                 let archetype = archetypes.get_unchecked(matched.get_unchecked(index).index());
                 let mut columns = all_columns.get_unchecked(index * stride..(index + 1) * stride);
                 let len =
@@ -192,44 +183,24 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
                 let fetch = Q::fetch_archetype(archetype, &mut columns, ctx);
                 let filter = F::fetch_archetype(archetype, &mut columns, ctx);
                 if Self::DENSE {
+                    // The whole archetype at once; a panic in `g` then over-reports
+                    // rows as changed, never misses one.
                     Q::mark_written(&fetch, 0..len);
-                }
-                (len, fetch, filter)
-            }
-        };
-        let mut index = self.next;
-        if index < end {
-            let mut current = resolve(index);
-            loop {
-                index += 1;
-                // Past the end, the last archetype again (stamping its rows twice, at
-                // the same tick): no `Option` to carry.
-                let upcoming = resolve(index.min(end - 1));
-                let (len, fetch, filter) = current;
-                // SAFETY: `fetch` and `filter` are this archetype's and `len` its
-                // length (resolved above); each row is handed out once.
-                unsafe {
-                    if Self::DENSE {
-                        if Q::COLUMNS == 1 {
-                            acc = fold_rows(0..len, acc, |acc, row| g(acc, Q::fetch(&fetch, row)));
-                        } else {
-                            for row in 0..len {
-                                acc = g(acc, Q::fetch(&fetch, row));
-                            }
-                        }
+                    if Q::COLUMNS == 1 {
+                        acc = fold_rows(0..len, acc, |acc, row| g(acc, Q::fetch(&fetch, row)));
                     } else {
                         for row in 0..len {
-                            if Q::filter_row(&fetch, row) && F::filter(&filter, row) {
-                                Q::mark_written(&fetch, row..row + 1);
-                                acc = g(acc, Q::fetch(&fetch, row));
-                            }
+                            acc = g(acc, Q::fetch(&fetch, row));
+                        }
+                    }
+                } else {
+                    for row in 0..len {
+                        if Q::filter_row(&fetch, row) && F::filter(&filter, row) {
+                            Q::mark_written(&fetch, row..row + 1);
+                            acc = g(acc, Q::fetch(&fetch, row));
                         }
                     }
                 }
-                if index == end {
-                    break;
-                }
-                current = upcoming;
             }
         }
         self.next = matched.len();
