@@ -257,13 +257,15 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     #[inline(never)]
     fn match_new_archetypes(&mut self, archetypes: &Archetypes) {
         if archetypes.column_generation() != self.generation {
-            self.generation = archetypes.column_generation();
             self.columns.clear();
             for &id in &self.matched {
                 let archetype = archetypes.get(id).expect("matched archetype exists");
                 Q::columns(&self.data, archetype, &mut self.columns);
                 F::columns(&self.filter, archetype, &mut self.columns);
             }
+            // Only once every entry is current: were a `columns` call to panic,
+            // the next update would start over rather than trust a partial cache.
+            self.generation = archetypes.column_generation();
         }
         let seen = self.seen;
         self.seen = archetypes.len();
