@@ -16,7 +16,8 @@
 //! `Tick::ABSENT` lacks the tag. Sparse components (`#[component(storage =
 //! "sparse")]`) are stored the same way, with data: a row either holds a value or
 //! is absent. These *sparse columns* are appended when an entity of the archetype
-//! first gets the component, and never removed, so column indices stay valid.
+//! first gets the component, and never removed, so column indices stay valid (the
+//! table of columns itself may move then: see `Archetypes::column_generation`).
 
 use super::{ArchetypeId, Edges};
 use crate::component::{ComponentId, Components};

@@ -28,7 +28,7 @@ use crate::world::{World, WorldId};
 
 const NOT_MATCHED: u32 = u32::MAX;
 
-/// A query's cached state: the archetypes it matches and their column indices, and
+/// A query's cached state: the archetypes it matches and where their columns are, and
 /// when it last ran (for [`Added`](super::Added) and [`Changed`](super::Changed)).
 ///
 /// # Example
