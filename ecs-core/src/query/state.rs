@@ -260,8 +260,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             self.columns.clear();
             for &id in &self.matched {
                 let archetype = archetypes.get(id).expect("matched archetype exists");
-                Q::columns(&self.data, archetype, &mut self.columns);
-                F::columns(&self.filter, archetype, &mut self.columns);
+                Self::push_entries(&self.data, &self.filter, archetype, &mut self.columns);
             }
             // Only once every entry is current: were a `columns` call to panic,
             // the next update would start over rather than trust a partial cache.
@@ -289,16 +288,22 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         if !(Q::matches(&self.data, archetype) && F::matches(&self.filter, archetype)) {
             return;
         }
-        let before = self.columns.len();
-        Q::columns(&self.data, archetype, &mut self.columns);
-        F::columns(&self.filter, archetype, &mut self.columns);
-        debug_assert_eq!(self.columns.len() - before, Self::STRIDE);
+        Self::push_entries(&self.data, &self.filter, archetype, &mut self.columns);
         let index = archetype.id().index();
         if self.position.len() <= index {
             self.position.resize(index + 1, NOT_MATCHED);
         }
         self.position[index] = self.matched.len() as u32;
         self.matched.push(archetype.id());
+    }
+
+    /// Caches the `STRIDE` entries of a matched archetype: the query's, then the
+    /// filter's (on matching and on re-caching alike).
+    fn push_entries(data: &Q::State, filter: &F::State, archetype: &Archetype, out: &mut Vec<CachedColumn>) {
+        let before = out.len();
+        Q::columns(data, archetype, out);
+        F::columns(filter, archetype, out);
+        debug_assert_eq!(out.len() - before, Self::STRIDE);
     }
 
     pub(crate) const STRIDE: usize = Q::COLUMNS + F::COLUMNS;
