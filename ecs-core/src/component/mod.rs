@@ -46,10 +46,10 @@ use crate::storage::OwningPtr;
 pub trait Component: Send + Sync + 'static {
     /// Where this type caches its component id. Implemented by `#[derive(Component)]`
     /// for non-generic types; the default (`None`) looks the id up in the registry.
-    /// A cell can only be made with `unsafe`, promising it serves this type alone.
+    /// The cell's type names `Self`, so no impl can hand out another type's cell.
     #[doc(hidden)]
     #[inline(always)]
-    fn __id_cell() -> Option<&'static ComponentIdCell> {
+    fn __id_cell() -> Option<&'static ComponentIdCell<Self>> {
         None
     }
 

@@ -1,25 +1,29 @@
 //! The process-wide `TypeId -> ComponentId` registry and the per-type id cache.
 
 use core::any::TypeId;
+use core::marker::PhantomData;
 use core::sync::atomic::{AtomicU32, Ordering};
 use std::collections::HashMap;
 use std::sync::{OnceLock, RwLock};
 
 use super::{Component, ComponentId};
 
-/// A per-type cache of a component's id, placed in a `static` by
+/// A cache of component type `T`'s id, placed in a `static` by
 /// `#[derive(Component)]`. Holds `id + 1`, or 0 while the id is unknown.
-pub struct ComponentIdCell(AtomicU32);
+///
+/// The cell is typed: `T::__id_cell()` can only return a `ComponentIdCell<T>`, and
+/// only [`component_id::<T>`] writes one, with `T`'s own id. A hand-written
+/// `Component` impl that returns another type's cell does not compile, and no
+/// `unsafe` is needed to make one. `T` is invariant (`fn(T) -> T`): were the cell
+/// covariant, a cell of `W<for<'a> fn(&'a ())>` would coerce to one of the distinct
+/// type `W<fn(&'static ())>`, and the two types would share an id.
+pub struct ComponentIdCell<T: ?Sized>(AtomicU32, PhantomData<fn(T) -> T>);
 
-impl ComponentIdCell {
+impl<T: ?Sized> ComponentIdCell<T> {
     /// An empty cell.
-    ///
-    /// # Safety
-    /// The cell must be returned by the `Component::__id_cell` of exactly one type:
-    /// it remembers the id of the first type that asks, and hands it to every later
-    /// caller unchecked.
-    pub const unsafe fn new() -> Self {
-        Self(AtomicU32::new(0))
+    #[allow(clippy::new_without_default, reason = "a `static` needs a `const fn`; `Default` is not const")]
+    pub const fn new() -> Self {
+        Self(AtomicU32::new(0), PhantomData)
     }
 }
 
@@ -41,7 +45,8 @@ pub fn component_id<T: Component>() -> ComponentId {
     match T::__id_cell() {
         Some(cell) => match cell.0.load(Ordering::Relaxed) {
             0 => cache(cell, lookup(TypeId::of::<T>())),
-            // The cell only ever holds this type's id (see `ComponentIdCell::new`).
+            // A `ComponentIdCell<T>` only ever holds `T`'s id: it is written
+            // below, by this function for this `T`, and nowhere else.
             cached => ComponentId::new(cached - 1),
         },
         None => lookup(TypeId::of::<T>()),
@@ -49,7 +54,7 @@ pub fn component_id<T: Component>() -> ComponentId {
 }
 
 #[cold]
-fn cache(cell: &ComponentIdCell, id: ComponentId) -> ComponentId {
+fn cache<T: ?Sized>(cell: &ComponentIdCell<T>, id: ComponentId) -> ComponentId {
     // Every thread computes the same id for the type (the registry assigns it once),
     // so racing stores store the same value; `Relaxed` is enough for a lone integer.
     let raw = u32::try_from(id.index() + 1).expect("component id fits in u32");

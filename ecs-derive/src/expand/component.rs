@@ -14,11 +14,9 @@ pub fn component(def: ComponentDef<'_>) -> TokenStream {
         // only non-generic types get the cached id.
         quote! {
             #[inline(always)]
-            fn __id_cell() -> ::core::option::Option<&'static #krate::__private::ComponentIdCell> {
-                // SAFETY: this static is private to this impl, so it serves this one
-                // non-generic type only.
-                static __ECS_COMPONENT_ID: #krate::__private::ComponentIdCell =
-                    unsafe { #krate::__private::ComponentIdCell::new() };
+            fn __id_cell() -> ::core::option::Option<&'static #krate::__private::ComponentIdCell<Self>> {
+                static __ECS_COMPONENT_ID: #krate::__private::ComponentIdCell<#ident> =
+                    #krate::__private::ComponentIdCell::new();
                 ::core::option::Option::Some(&__ECS_COMPONENT_ID)
             }
         }
