@@ -59,7 +59,10 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> IntoSystem<(Marker, ())> f
     }
 }
 
-impl<Marker: 'static, F: SystemParamFunction<Marker>> System for FunctionSystem<Marker, F> {
+// SAFETY: the access is the parameters' own (`SystemParam::access`, an unsafe
+// trait promising it covers `get_param`), recorded once in `into_system` and never
+// changed; the system never needs `&mut World`.
+unsafe impl<Marker: 'static, F: SystemParamFunction<Marker>> System for FunctionSystem<Marker, F> {
     fn name(&self) -> &'static str {
         self.meta.name()
     }
@@ -162,7 +165,9 @@ impl<F: FnMut(&mut World) + Send + Sync + 'static> IntoSystem<IsExclusive> for F
     }
 }
 
-impl<F: FnMut(&mut World) + Send + Sync + 'static> System for ExclusiveSystem<F> {
+// SAFETY: exclusive (always): it only ever runs through `run_exclusive`, with
+// `&mut World`; `run_unchecked` touches nothing.
+unsafe impl<F: FnMut(&mut World) + Send + Sync + 'static> System for ExclusiveSystem<F> {
     fn name(&self) -> &'static str {
         self.name
     }

@@ -78,7 +78,23 @@ impl SystemMeta {
 }
 
 /// A unit of work the [`Schedule`] runs.
-pub trait System: Send + Sync + 'static {
+///
+/// Functions become systems through [`IntoSystem`]; implement this trait by hand
+/// only for a system no function can express.
+///
+/// # Safety
+/// The schedule runs systems side by side on the strength of what they report, so
+/// an implementation must be truthful:
+/// - [`access`](Self::access) records every component and resource that
+///   [`run_unchecked`](Self::run_unchecked) reads (as a read) or writes (as a
+///   write), through the world or anything derived from it, and does not change
+///   after [`initialize`](Self::initialize);
+/// - [`is_exclusive`](Self::is_exclusive) is `true` when the system needs `&mut
+///   World` (then only [`run_exclusive`](Self::run_exclusive) is called), and does
+///   not change.
+///
+/// Under-reporting lets a system read a column while another writes it: a data race.
+pub unsafe trait System: Send + Sync + 'static {
     /// The system's name.
     fn name(&self) -> &'static str;
     /// What the system reads and writes (empty and [`is_exclusive`](Self::is_exclusive)
