@@ -289,3 +289,101 @@ fn query_states_made_before_an_archetype_gains_columns_stay_correct() {
     let (p, h, s) = moving.get_mut(&mut world, entities[3]).unwrap();
     assert_eq!((p.0, h.0, s), (3.0, 3, Some(&Stunned(100))));
 }
+
+/// The entities of a chunk with their optional value, as `world.get` sees them.
+fn expected_stunned(world: &World, entities: &[Entity]) -> Vec<(Entity, Option<u32>)> {
+    let mut rows: Vec<_> = entities.iter().map(|&e| (e, world.get::<Stunned>(e).map(|s| s.0))).collect();
+    rows.sort();
+    rows
+}
+
+/// Three archetypes: one that never had a `Stunned` column, one where it comes and
+/// goes row by row, one where every row has it.
+fn mixed_stunned_world() -> (World, Vec<Entity>) {
+    let mut world = World::new();
+    let mut all: Vec<Entity> = (0..5).map(|i| world.spawn(Position(i as f32))).collect();
+    for i in 0..9u32 {
+        let e = world.spawn((Position(10.0 + i as f32), Health(i)));
+        if i % 3 != 0 {
+            world.insert(e, Stunned(i)).unwrap();
+        }
+        all.push(e);
+    }
+    all.extend((0..3u32).map(|i| world.spawn((Health(i), Stunned(100 + i)))));
+    (world, all)
+}
+
+#[test]
+fn chunks_of_an_optional_sparse_component_split_where_it_comes_and_goes() {
+    let (mut world, all) = mixed_stunned_world();
+    let mut seen = Vec::new();
+    world.query_state::<(Entity, Option<&Stunned>), ()>().for_each_chunk(
+        &mut world,
+        |(entities, stunned)| match stunned {
+            Some(stunned) => {
+                assert_eq!(stunned.len(), entities.len(), "a `Some` slice covers the chunk");
+                seen.extend(entities.iter().zip(stunned).map(|(&e, s)| (e, Some(s.0))));
+            }
+            None => seen.extend(entities.iter().map(|&e| (e, None))),
+        },
+    );
+    seen.sort();
+    assert_eq!(seen, expected_stunned(&world, &all));
+}
+
+#[test]
+fn chunks_of_an_optional_sparse_component_write_only_rows_that_have_it() {
+    let (mut world, all) = mixed_stunned_world();
+    let before = expected_stunned(&world, &all);
+    let mut changed = world.query_state::<Entity, Changed<Stunned>>();
+    changed.iter(&world).count();
+    world.query_state::<(&Position, Option<&mut Stunned>), ()>().for_each_chunk(&mut world, |(positions, stunned)| {
+        if let Some(stunned) = stunned {
+            assert_eq!(stunned.len(), positions.len());
+            stunned.iter_mut().for_each(|s| s.0 += 1000);
+        }
+    });
+    let after = expected_stunned(&world, &all);
+    for ((e, old), (_, new)) in before.iter().zip(&after) {
+        let has_position = world.get::<Position>(*e).is_some();
+        let want = old.map(|v| if has_position { v + 1000 } else { v });
+        assert_eq!(*new, want, "entity {e:?}");
+    }
+    let stamped: Vec<Entity> = changed.iter(&world).collect();
+    let written = before.iter().filter(|(e, old)| old.is_some() && world.get::<Position>(*e).is_some()).count();
+    assert_eq!(stamped.len(), written, "exactly the rows handed out are stamped");
+}
+
+#[derive(Query)]
+#[allow(dead_code, reason = "only its chunks, which are tuples, are read")]
+struct MaybeStunned<'w> {
+    entity: Entity,
+    position: &'w Position,
+    stunned: Option<&'w Stunned>,
+    frozen: Option<&'w Frozen>,
+}
+
+#[test]
+fn chunks_of_derived_queries_and_tags_agree_with_get() {
+    let (mut world, all) = mixed_stunned_world();
+    for &e in all.iter().step_by(2) {
+        world.insert(e, Frozen).unwrap();
+    }
+    let mut seen = Vec::new();
+    world.query_state::<MaybeStunned, ()>().for_each_chunk(&mut world, |(entities, positions, stunned, frozen)| {
+        assert_eq!(positions.len(), entities.len());
+        assert!(stunned.is_none_or(|s| s.len() == entities.len()));
+        assert!(frozen.is_none_or(|f| f.len() == entities.len()));
+        for (i, &e) in entities.iter().enumerate() {
+            seen.push((e, stunned.map(|s| s[i].0), frozen.is_some()));
+        }
+    });
+    seen.sort();
+    let mut expected: Vec<_> = all
+        .iter()
+        .filter(|&&e| world.get::<Position>(e).is_some())
+        .map(|&e| (e, world.get::<Stunned>(e).map(|s| s.0), world.has::<Frozen>(e)))
+        .collect();
+    expected.sort();
+    assert_eq!(seen, expected, "`Some` exactly for the rows that have the component or tag");
+}

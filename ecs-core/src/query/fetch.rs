@@ -188,8 +188,11 @@ pub unsafe trait QueryData {
     /// overlaps it.
     unsafe fn slice<'w>(fetch: &Self::Fetch<'w>, rows: Range<usize>) -> Self::Slice<'w>;
 
-    /// `false` when some rows of a matched archetype yield no item (a sparse component
-    /// lacks), so [`filter_row`](Self::filter_row) must be asked per row.
+    /// `false` when rows of a matched archetype differ: some yield no item (a
+    /// sparse component lacks), so [`filter_row`](Self::filter_row) must be asked
+    /// per row, or rows differ in shape (an `Option` of a sparse component is
+    /// `Some` in some rows, `None` in others), so one slice cannot cover the
+    /// archetype and chunk iteration asks [`run_end`](Self::run_end).
     const DENSE: bool = true;
 
     /// `true` when the row yields an item. Only consulted when
@@ -200,6 +203,28 @@ pub unsafe trait QueryData {
     #[inline(always)]
     unsafe fn filter_row(_fetch: &Self::Fetch<'_>, _row: usize) -> bool {
         true
+    }
+
+    /// Where the run of rows starting at `rows.start` that one
+    /// [`slice`](Self::slice) may cover ends, at most `rows.end`: every row of
+    /// `rows.start..end` passes [`filter_row`](Self::filter_row), and the rows
+    /// agree in shape (an `Option`'s inner item is there in all of them or in none).
+    /// Only consulted when [`DENSE`](Self::DENSE) is `false`.
+    ///
+    /// Implementations must return a value in `rows.start + 1..=rows.end` with that
+    /// property; chunk iteration hands out `slice(rows.start..end)` on it.
+    ///
+    /// # Safety
+    /// `rows` is non-empty and within the archetype, and `rows.start` passes
+    /// [`filter_row`](Self::filter_row).
+    #[inline(always)]
+    unsafe fn run_end(fetch: &Self::Fetch<'_>, rows: Range<usize>) -> usize {
+        let mut end = rows.start + 1;
+        // SAFETY: `end < rows.end`, within the archetype (caller).
+        while end < rows.end && unsafe { Self::filter_row(fetch, end) } {
+            end += 1;
+        }
+        end
     }
 
     /// Stamps the rows handed out mutably as changed at the run's tick.
@@ -501,8 +526,9 @@ unsafe impl<Q: QueryData> QueryData for Option<Q> {
     type Fetch<'w> = Option<Q::Fetch<'w>>;
     type State = Q::State;
     const COLUMNS: usize = 1 + Q::COLUMNS;
-    // Every row yields (`Some` or `None`), but a non-dense inner query cannot be
-    // handed out as one slice per archetype: chunk iteration checks this.
+    // Every row yields (`Some` or `None`), but where the inner query is not dense
+    // its rows differ in shape, so one slice cannot cover an archetype: chunk
+    // iteration then splits runs where `run_end` says.
     const DENSE: bool = Q::DENSE;
 
     fn init_state() -> Q::State {
@@ -545,15 +571,42 @@ unsafe impl<Q: QueryData> QueryData for Option<Q> {
         fetch.as_ref().and_then(|f| unsafe { Q::filter_row(f, row).then(|| Q::fetch(f, row)) })
     }
     #[inline(always)]
+    unsafe fn run_end(fetch: &Self::Fetch<'_>, rows: Range<usize>) -> usize {
+        let Some(f) = fetch else { return rows.end };
+        // SAFETY: `rows` is non-empty and within the archetype (caller).
+        unsafe {
+            if Q::filter_row(f, rows.start) {
+                // The inner item is there at `start`: as far as the inner run goes.
+                Q::run_end(f, rows)
+            } else {
+                // It is not: as far as it stays missing (`None` for the whole run).
+                let mut end = rows.start + 1;
+                while end < rows.end && !Q::filter_row(f, end) {
+                    end += 1;
+                }
+                end
+            }
+        }
+    }
+    #[inline(always)]
     unsafe fn slice<'w>(fetch: &Self::Fetch<'w>, rows: Range<usize>) -> Option<Q::Slice<'w>> {
-        // SAFETY: forwarded.
-        fetch.as_ref().map(|f| unsafe { Q::slice(f, rows) })
+        // SAFETY: `rows` is within the archetype (caller); for an inner query that
+        // is not dense, chunk iteration only hands out runs within one `run_end`,
+        // so the inner item is there in every row of `rows` or in none, and its
+        // first row tells which.
+        fetch.as_ref().and_then(|f| unsafe {
+            (Q::DENSE || (!rows.is_empty() && Q::filter_row(f, rows.start))).then(|| Q::slice(f, rows))
+        })
     }
     #[inline(always)]
     unsafe fn mark_written(fetch: &Self::Fetch<'_>, rows: Range<usize>) {
         if let Some(f) = fetch {
-            // SAFETY: forwarded.
-            unsafe { Q::mark_written(f, rows) }
+            // SAFETY: as in `slice`: only rows that hold the inner item are stamped.
+            unsafe {
+                if Q::DENSE || (!rows.is_empty() && Q::filter_row(f, rows.start)) {
+                    Q::mark_written(f, rows)
+                }
+            }
         }
     }
 }

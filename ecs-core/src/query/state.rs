@@ -390,7 +390,8 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             let mut columns = self.columns_of(index);
             // SAFETY: the archetype matched and these are its cached entries, current
             // (the state is up to date); `world` is borrowed mutably for `'w`; runs of
-            // rows never overlap, so each row is handed out once.
+            // rows never overlap, so each row is handed out once; a run starts at a
+            // row passing `filter_row` and ends within `run_end`, as `slice` needs.
             unsafe {
                 let fetch = Q::fetch_archetype(archetype, &mut columns, ctx);
                 let filter = F::fetch_archetype(archetype, &mut columns, ctx);
@@ -399,15 +400,19 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
                     f(Q::slice(&fetch, 0..len));
                     continue;
                 }
-                let passes = |row| Q::filter_row(&fetch, row) && F::filter(&filter, row);
                 let mut row = 0;
                 while row < len {
-                    if !passes(row) {
+                    if !(Q::filter_row(&fetch, row) && F::filter(&filter, row)) {
                         row += 1;
                         continue;
                     }
+                    // A run is as long as the query's rows agree in shape (`run_end`:
+                    // each `Option` is `Some` throughout or `None` throughout) and
+                    // the filter passes.
                     let start = row;
-                    while row < len && passes(row) {
+                    let end = if Q::DENSE { len } else { Q::run_end(&fetch, start..len) };
+                    row += 1;
+                    while row < end && F::filter(&filter, row) {
                         row += 1;
                     }
                     Q::mark_written(&fetch, start..row);

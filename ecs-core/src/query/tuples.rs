@@ -58,6 +58,15 @@ macro_rules! tuple_query {
                 true $(&& unsafe { $name::filter_row(&fetch.$index, row) })*
             }
             #[inline(always)]
+            unsafe fn run_end(fetch: &Self::Fetch<'_>, rows: Range<usize>) -> usize {
+                // Each element narrows the run to where it still holds; each keeps
+                // `rows.start`, which every element passes (caller).
+                let end = rows.end;
+                // SAFETY: forwarded, on a non-empty sub-range starting at `rows.start`.
+                $(let end = if $name::DENSE { end } else { unsafe { $name::run_end(&fetch.$index, rows.start..end) } };)*
+                end
+            }
+            #[inline(always)]
             unsafe fn mark_written(fetch: &Self::Fetch<'_>, rows: Range<usize>) {
                 // SAFETY: forwarded.
                 $(unsafe { $name::mark_written(&fetch.$index, rows.clone()) };)*

@@ -32,6 +32,15 @@ pub fn query(def: QueryDef<'_>) -> TokenStream {
         |ty, i, q| quote!(unsafe { <#ty as #q::QueryData>::mark_written(&__fetch.#i, ::core::clone::Clone::clone(&__rows)) };),
     );
     let filters = per_field(|ty, i, q| quote!(&& unsafe { <#ty as #q::QueryData>::filter_row(&__fetch.#i, __row) }));
+    let run_ends = per_field(|ty, i, q| {
+        quote! {
+            let __end = if <#ty as #q::QueryData>::DENSE {
+                __end
+            } else {
+                unsafe { <#ty as #q::QueryData>::run_end(&__fetch.#i, __rows.start..__end) }
+            };
+        }
+    });
     let slices = per_field(
         |ty, i, q| quote!(unsafe { <#ty as #q::QueryData>::slice(&__fetch.#i, ::core::clone::Clone::clone(&__rows)) },),
     );
@@ -92,6 +101,18 @@ pub fn query(def: QueryDef<'_>) -> TokenStream {
                 unsafe fn filter_row(__fetch: &Self::Fetch<'_>, __row: ::core::primitive::usize) -> bool {
                     // SAFETY: forwarded from the caller.
                     true #(#filters)*
+                }
+                #[inline(always)]
+                #[allow(unused_unsafe)]
+                unsafe fn run_end(
+                    __fetch: &Self::Fetch<'_>,
+                    __rows: ::core::ops::Range<::core::primitive::usize>,
+                ) -> ::core::primitive::usize {
+                    let __end = __rows.end;
+                    // SAFETY: forwarded from the caller: each field narrows the run,
+                    // which keeps starting at `__rows.start`.
+                    #(#run_ends)*
+                    __end
                 }
                 #[inline(always)]
                 #[allow(unused_unsafe)]
