@@ -444,3 +444,89 @@ fn derived_system_params_group_parameters() {
     assert_eq!(world.get::<Position>(e), Some(&Position(4.0)));
     assert_eq!(world.len(), 2);
 }
+
+type Log = Arc<Mutex<Vec<&'static str>>>;
+
+fn panic_text(payload: Box<dyn std::any::Any + Send>) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_default()
+}
+
+#[test]
+fn an_explicit_constraint_wins_over_insertion_order() {
+    fn reader(_q: Query<&Health>, log: Res<Log>) {
+        log.lock().unwrap().push("reader");
+    }
+    fn writer(mut q: Query<&mut Health>, log: Res<Log>) {
+        q.iter_mut().for_each(|h| h.0 += 1);
+        log.lock().unwrap().push("writer");
+    }
+    let log = Log::default();
+    let mut world = World::new();
+    world.insert_resource(log.clone());
+    world.spawn(Health(0));
+    let mut schedule = Schedule::new();
+    schedule.add_system(reader).add_system(writer.before(reader));
+    for _ in 0..5 {
+        schedule.run(&mut world);
+        assert_eq!(std::mem::take(&mut *log.lock().unwrap()), ["writer", "reader"]);
+    }
+    let mut after = Schedule::new();
+    after.add_system(writer).add_system(reader).add_system(unrelated_writer.after(reader));
+    after.run(&mut world);
+    assert_eq!(*log.lock().unwrap(), ["writer", "reader", "unrelated"]);
+    fn unrelated_writer(mut q: Query<&mut Health>, log: Res<Log>) {
+        q.iter_mut().for_each(|h| h.0 -= 1);
+        log.lock().unwrap().push("unrelated");
+    }
+}
+
+#[test]
+fn a_cycle_of_explicit_constraints_is_refused_naming_its_systems() {
+    fn first() {}
+    fn second() {}
+    fn third() {}
+    fn bystander() {}
+    let mut world = World::new();
+    let mut schedule = Schedule::new();
+    schedule
+        .add_system(bystander)
+        .add_system(first.after(third))
+        .add_system(second.after(first))
+        .add_system(third.after(second));
+    let message =
+        panic_text(std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| schedule.run(&mut world))).unwrap_err());
+    assert!(message.contains("form a cycle"), "{message}");
+    for name in ["first", "second", "third"] {
+        assert!(message.contains(&format!("::{name}")), "{message} names {name}");
+    }
+    assert!(!message.contains("bystander"), "{message} names only the systems on the cycle");
+}
+
+#[test]
+fn a_constraint_across_a_sync_point_is_honoured_or_refused() {
+    fn early(log: Res<Log>) {
+        log.lock().unwrap().push("early");
+    }
+    fn late(log: Res<Log>) {
+        log.lock().unwrap().push("late");
+    }
+    let log = Log::default();
+    let mut world = World::new();
+    world.insert_resource(log.clone());
+    // Kept by the sync point: `late` runs after `early` anyway.
+    let mut kept = Schedule::new();
+    kept.add_system(early.before(late)).add_sync_point().add_system(late.after(early));
+    kept.run(&mut world);
+    assert_eq!(std::mem::take(&mut *log.lock().unwrap()), ["early", "late"]);
+    // Reversed by the sync point: refused, naming both systems.
+    let mut reversed = Schedule::new();
+    reversed.add_system(early.after(late)).add_sync_point().add_system(late);
+    let message =
+        panic_text(std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| reversed.run(&mut world))).unwrap_err());
+    assert!(message.contains("::early") && message.contains("::late") && message.contains("sync point"), "{message}");
+    assert!(log.lock().unwrap().is_empty(), "nothing ran");
+}

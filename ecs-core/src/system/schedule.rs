@@ -16,6 +16,7 @@ use core::any::TypeId;
 use std::time::{Duration, Instant};
 
 use super::{IntoSystem, System};
+use crate::storage::{defer_panic, resume_deferred};
 use crate::world::World;
 
 /// Systems whose last run took less than this run inline instead of as a task.
@@ -87,6 +88,13 @@ fn batch_entries<'e>(entries: &'e mut [Entry], batch: &'e [usize]) -> impl Itera
             entry
         })
     })
+}
+
+/// The systems between two sync points, or an exclusive system (a sync point on
+/// both sides).
+enum Segment {
+    Systems(Vec<usize>),
+    Exclusive(usize),
 }
 
 /// One step of the plan.
@@ -228,11 +236,16 @@ impl Schedule {
                     Step::Exclusive(index) => self.entries[*index].system.run_exclusive(world),
                     Step::Apply => {
                         // Commands are applied in insertion order, whatever ran first;
-                        // systems that have not run yet have nothing to apply.
+                        // systems that have not run yet have nothing to apply. A
+                        // panicking command stops neither its own queue nor the
+                        // others': every queue is applied and unspawned handles are
+                        // released before the first panic goes on.
+                        let mut panic = None;
                         for index in self.order.iter().flatten() {
-                            self.entries[*index].system.apply(world);
+                            defer_panic(&mut panic, || self.entries[*index].system.apply(world));
                         }
                         world.release_reserved_entities();
+                        resume_deferred(panic);
                     }
                 }
             }
@@ -279,23 +292,19 @@ impl Schedule {
     /// Orders the systems into batches and sync points.
     ///
     /// # Panics
-    /// When a constraint names a system that is not in the schedule, or the
+    /// When a constraint names a system that is not in the schedule, asks for an
+    /// order across a sync point that the sync point reverses, or the explicit
     /// constraints form a cycle.
     fn make_plan(&self) -> Vec<Step> {
+        let segments = self.segments();
+        let explicit = self.explicit_edges(&segments);
         let mut plan = Vec::new();
-        let mut segment: Vec<usize> = Vec::new();
-        for slot in self.order.iter().copied().chain([None]) {
-            match slot {
-                Some(index) if self.entries[index].system.is_exclusive() => {
-                    self.plan_segment(&segment, &mut plan);
-                    segment.clear();
-                    plan.push(Step::Apply);
-                    plan.push(Step::Exclusive(index));
-                }
-                Some(index) => segment.push(index),
-                None => {
-                    self.plan_segment(&segment, &mut plan);
-                    segment.clear();
+        for segment in &segments {
+            match segment {
+                // Always after a `Systems` segment, whose `Apply` precedes it.
+                Segment::Exclusive(index) => plan.push(Step::Exclusive(*index)),
+                Segment::Systems(systems) => {
+                    self.plan_segment(systems, &explicit, &mut plan);
                     plan.push(Step::Apply);
                 }
             }
@@ -303,64 +312,148 @@ impl Schedule {
         plan
     }
 
-    fn plan_segment(&self, segment: &[usize], plan: &mut Vec<Step>) {
-        let n = segment.len();
-        let label_of =
-            |label: TypeId| -> Option<usize> { segment.iter().position(|&i| self.entries[i].system.label() == label) };
-        // edges[j] = systems that must finish before segment[j].
-        let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
-        for j in 0..n {
-            let entry = &self.entries[segment[j]];
-            for (i, &earlier) in segment[..j].iter().enumerate() {
-                if self.entries[earlier].system.access().conflict(entry.system.access()).is_some() {
-                    preds[j].push(i);
+    /// The runs of systems between sync points, in order: exclusive systems are a
+    /// segment of their own (they are a sync point on both sides).
+    fn segments(&self) -> Vec<Segment> {
+        let mut segments = Vec::new();
+        let mut current = Vec::new();
+        for slot in self.order.iter().copied().chain([None]) {
+            match slot {
+                Some(index) if self.entries[index].system.is_exclusive() => {
+                    segments.push(Segment::Systems(core::mem::take(&mut current)));
+                    segments.push(Segment::Exclusive(index));
                 }
+                Some(index) => current.push(index),
+                None => segments.push(Segment::Systems(core::mem::take(&mut current))),
             }
-            for &label in &entry.after {
-                match label_of(label) {
-                    Some(i) => preds[j].push(i),
-                    None if self.entries.iter().any(|e| e.system.label() == label) => {}
-                    None => {
-                        panic!("system `{}` is ordered after a system that is not in the schedule", entry.system.name())
+        }
+        segments
+    }
+
+    /// The explicit `before`/`after` constraints as edges `(first, then)` between
+    /// systems of one segment. A constraint between segments is checked here: one
+    /// the segments' order already keeps is satisfied; one it reverses is refused.
+    ///
+    /// # Panics
+    /// As for [`make_plan`](Self::make_plan), naming both systems.
+    fn explicit_edges(&self, segments: &[Segment]) -> Vec<(usize, usize)> {
+        let mut segment_of = vec![0; self.entries.len()];
+        for (s, segment) in segments.iter().enumerate() {
+            match segment {
+                Segment::Exclusive(index) => segment_of[*index] = s,
+                Segment::Systems(systems) => systems.iter().for_each(|&i| segment_of[i] = s),
+            }
+        }
+        let name = |i: usize| self.entries[i].system.name();
+        let mut edges = Vec::new();
+        for (i, entry) in self.entries.iter().enumerate() {
+            let constraints =
+                entry.after.iter().map(|&label| (label, "after")).chain(entry.before.iter().map(|&l| (l, "before")));
+            for (label, relation) in constraints {
+                let mut named = self.entries.iter().enumerate().filter(|(_, e)| e.system.label() == label).peekable();
+                if named.peek().is_none() {
+                    panic!("system `{}` is ordered {relation} a system that is not in the schedule", name(i));
+                }
+                for (other, _) in named {
+                    let (first, then) = if relation == "after" { (other, i) } else { (i, other) };
+                    if first == then {
+                        panic!("system `{}` is ordered {relation} itself", name(i));
+                    }
+                    match segment_of[first].cmp(&segment_of[then]) {
+                        core::cmp::Ordering::Less => {} // the sync point between them keeps the order
+                        core::cmp::Ordering::Equal => edges.push((first, then)),
+                        core::cmp::Ordering::Greater => panic!(
+                            "system `{}` is ordered {relation} `{}`, but a sync point (or an exclusive system) \
+                             between them runs `{}` first; move one of them across the sync point or drop the \
+                             constraint",
+                            name(i),
+                            name(other),
+                            name(then),
+                        ),
                     }
                 }
             }
-            for &label in &entry.before {
-                match label_of(label) {
-                    Some(k) => preds[k].push(j),
-                    None if self.entries.iter().any(|e| e.system.label() == label) => {}
-                    None => panic!(
-                        "system `{}` is ordered before a system that is not in the schedule",
-                        entry.system.name()
-                    ),
+        }
+        edges
+    }
+
+    /// Orders one segment's systems into batches. Explicit constraints come first;
+    /// systems whose access conflicts are then ordered as the explicit constraints
+    /// and, where those leave it open, insertion order say (a stable topological
+    /// order), so an explicit constraint always wins over the insertion default.
+    ///
+    /// # Panics
+    /// When the explicit constraints form a cycle, naming the systems on it.
+    fn plan_segment(&self, segment: &[usize], explicit: &[(usize, usize)], plan: &mut Vec<Step>) {
+        let n = segment.len();
+        let local = |index: usize| segment.iter().position(|&i| i == index);
+        // preds[j]: systems (local indices) that must finish before segment[j].
+        let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for &(first, then) in explicit {
+            if let (Some(f), Some(t)) = (local(first), local(then)) {
+                preds[t].push(f);
+            }
+        }
+        // Stable topological order of the explicit constraints: of the systems
+        // whose predecessors are all placed, the earliest added goes next.
+        let mut order = Vec::with_capacity(n);
+        let mut placed = vec![false; n];
+        while order.len() < n {
+            let next = (0..n).find(|&j| !placed[j] && preds[j].iter().all(|&p| placed[p]));
+            let Some(j) = next else {
+                let cycle = Self::cycle(&preds, &placed);
+                let names: Vec<_> = cycle.iter().map(|&j| self.entries[segment[j]].system.name()).collect();
+                panic!("the ordering constraints form a cycle: {}", names.join(" -> "));
+            };
+            placed[j] = true;
+            order.push(j);
+        }
+        let mut rank = vec![0; n];
+        for (r, &j) in order.iter().enumerate() {
+            rank[j] = r;
+        }
+        for j in 0..n {
+            for i in 0..n {
+                let conflict = || {
+                    self.entries[segment[i]]
+                        .system
+                        .access()
+                        .conflict(self.entries[segment[j]].system.access())
+                        .is_some()
+                };
+                if rank[i] < rank[j] && conflict() {
+                    preds[j].push(i);
                 }
             }
         }
-        // Layer by longest path from the sources (Kahn's algorithm, in order).
-        let mut level: Vec<Option<usize>> = vec![None; n];
-        let mut done = 0;
-        while done < n {
-            let mut progressed = false;
-            for j in 0..n {
-                if level[j].is_some() {
-                    continue;
-                }
-                if preds[j].iter().all(|&p| level[p].is_some()) {
-                    level[j] = Some(preds[j].iter().map(|&p| level[p].unwrap_or(0) + 1).max().unwrap_or(0));
-                    done += 1;
-                    progressed = true;
-                }
-            }
-            if !progressed {
-                let stuck: Vec<_> =
-                    (0..n).filter(|&j| level[j].is_none()).map(|j| self.entries[segment[j]].system.name()).collect();
-                panic!("the ordering constraints of systems {stuck:?} form a cycle");
-            }
+        // Layer by longest path, in topological order (every edge goes forward in it).
+        let mut level = vec![0usize; n];
+        for &j in &order {
+            level[j] = preds[j].iter().map(|&p| level[p] + 1).max().unwrap_or(0);
         }
-        let depth = level.iter().flatten().max().map_or(0, |d| d + 1);
+        let depth = level.iter().max().map_or(0, |d| d + 1);
         for d in 0..depth {
-            let batch: Vec<usize> = (0..n).filter(|&j| level[j] == Some(d)).map(|j| segment[j]).collect();
+            let batch: Vec<usize> = (0..n).filter(|&j| level[j] == d).map(|j| segment[j]).collect();
             plan.push(Step::Batch(batch, true));
+        }
+    }
+
+    /// A cycle among the systems not `placed` (each has an unplaced predecessor),
+    /// in constraint order (each runs before the next), the first repeated last.
+    fn cycle(preds: &[Vec<usize>], placed: &[bool]) -> Vec<usize> {
+        let start = (0..preds.len()).find(|&j| !placed[j]).expect("a cycle leaves systems unplaced");
+        // Walk backwards along unplaced predecessors until a system repeats.
+        let mut path = vec![start];
+        loop {
+            let last = *path.last().expect("the path is never empty");
+            let pred = *preds[last].iter().find(|&&p| !placed[p]).expect("an unplaced system waits on one");
+            if let Some(at) = path.iter().position(|&j| j == pred) {
+                let mut cycle: Vec<usize> = path[at..].to_vec();
+                cycle.reverse();
+                cycle.push(*cycle.first().expect("a cycle has a system"));
+                return cycle;
+            }
+            path.push(pred);
         }
     }
 }
