@@ -89,3 +89,67 @@ fn reserved_but_unspawned_handles_are_released() {
     assert!(!world.contains(lost));
     assert_eq!(world.len(), 2);
 }
+
+/// A component whose drop panics (once armed), like a buggy `Drop` in user code.
+#[derive(Component)]
+struct Bomb(bool);
+
+impl Drop for Bomb {
+    fn drop(&mut self) {
+        if self.0 {
+            panic!("bomb went off");
+        }
+    }
+}
+
+fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_panicking_command_does_not_drop_the_rest_of_its_queue() {
+    let mut world = World::new();
+    let doomed = world.spawn(Bomb(true));
+    let target = world.spawn(Health(1));
+    let mut queue = CommandQueue::default();
+    let mut commands = Commands::new(&mut queue, &world);
+    commands.despawn(doomed);
+    let spawned = commands.spawn(Health(5));
+    commands.insert(target, Name("after the panic"));
+    commands.run(move |world| world.get_mut::<Health>(spawned).unwrap().0 += 1);
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| queue.apply(&mut world)));
+    assert_eq!(panic_message(result.unwrap_err()), "bomb went off", "the panic goes on");
+    assert!(queue.is_empty());
+    assert!(!world.contains(doomed));
+    assert_eq!(world.get::<Health>(spawned), Some(&Health(6)), "the reserved handle became a live entity");
+    assert_eq!(world.get::<Name>(target), Some(&Name("after the panic")));
+    world.check_invariants().unwrap();
+}
+
+#[test]
+fn a_panicking_command_in_a_schedule_keeps_the_other_systems_commands() {
+    fn detonate(q: Query<(Entity, &Bomb)>, mut commands: Commands) {
+        for (e, _) in q.iter() {
+            commands.despawn(e);
+        }
+    }
+    fn spawn_survivor(mut commands: Commands) {
+        commands.spawn(Name("survivor"));
+    }
+    let mut world = World::new();
+    world.spawn(Bomb(true));
+    let mut schedule = Schedule::new();
+    schedule.add_system(detonate).add_system(spawn_survivor);
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| schedule.run(&mut world)));
+    assert_eq!(panic_message(result.unwrap_err()), "bomb went off");
+    let names: Vec<&str> = world.query::<&Name>().iter().map(|n| n.0).collect();
+    assert_eq!(names, ["survivor"], "the later system's queue was applied too");
+    assert_eq!(world.query::<&Bomb>().iter().count(), 0);
+    world.check_invariants().unwrap();
+    schedule.run(&mut world);
+    assert_eq!(world.query::<&Name>().iter().count(), 2, "the schedule keeps working");
+}

@@ -11,6 +11,7 @@
 use crate::bundle::Bundle;
 use crate::entity::Entity;
 use crate::error::EcsError;
+use crate::storage::{defer_panic, resume_deferred};
 use crate::world::World;
 
 type Command = Box<dyn FnOnce(&mut World) -> Result<(), EcsError> + Send + Sync>;
@@ -41,15 +42,28 @@ impl CommandQueue {
     /// Applies every command in order, reporting (not panicking on) commands whose
     /// entity is gone.
     ///
+    /// A command that panics (say, a component's `Drop` during a despawn) does not
+    /// stop the queue: every later command still runs, so every handle `spawn`
+    /// reserved becomes a live entity; then the first panic is resumed. The queue
+    /// is empty afterwards either way.
+    ///
     /// Handles reserved by `spawn` commands that are never applied (their queue was
     /// dropped) stay reserved until [`World::release_reserved_entities`]; a schedule
     /// calls it at every sync point.
+    ///
+    /// # Panics
+    /// With the first panic of a command (or of the command error handler), after
+    /// the whole queue ran.
     pub fn apply(&mut self, world: &mut World) {
+        let mut panic = None;
         for command in self.commands.drain(..) {
-            if let Err(error) = command(world) {
-                world.report_command_error(&error);
-            }
+            defer_panic(&mut panic, || {
+                if let Err(error) = command(world) {
+                    world.report_command_error(&error);
+                }
+            });
         }
+        resume_deferred(panic);
     }
 }
 

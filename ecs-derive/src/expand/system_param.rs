@@ -46,7 +46,11 @@ pub fn system_param(def: SystemParamDef<'_>) -> TokenStream {
                     #ident { #(#gets)* }
                 }
                 fn apply(__state: &mut Self::State, __world: &mut #krate::World) {
-                    #(<#tys as #s::SystemParam>::apply(&mut __state.#indices, __world);)*
+                    // Every field applies its deferred work even if one panics; the
+                    // first panic goes on afterwards.
+                    let mut __panic = #krate::__private::DeferredPanic::default();
+                    #(__panic.run(|| <#tys as #s::SystemParam>::apply(&mut __state.#indices, __world));)*
+                    __panic.resume();
                 }
             }
         };
