@@ -368,3 +368,32 @@ fn many_component_types_and_wide_tuples() {
     assert_eq!(world.entity(e).unwrap().components().count(), 14);
     ok(&world);
 }
+
+/// An iterator whose size hint claims far more items than it yields.
+struct Boastful(u32);
+
+impl Iterator for Boastful {
+    type Item = (Position,);
+    fn next(&mut self) -> Option<(Position,)> {
+        self.0 = self.0.checked_sub(1)?;
+        Some((Position(self.0 as f32, 0.0),))
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (usize::MAX, None)
+    }
+}
+
+#[test]
+fn spawn_batch_does_not_trust_a_huge_size_hint() {
+    let mut world = World::new();
+    // (Not `collect`: `Vec` itself reserves from the hint, which the batch passes on.)
+    let mut spawned = Vec::new();
+    for entity in world.spawn_batch(Boastful(3)) {
+        spawned.push(entity);
+    }
+    assert_eq!(spawned.len(), 3);
+    assert!(spawned.iter().all(|&e| world.get::<Position>(e).is_some()));
+    world.spawn_batch(Boastful(2));
+    assert_eq!(world.len(), 5);
+    world.check_invariants().unwrap();
+}

@@ -10,8 +10,9 @@ impl World {
     /// Spawns one entity per item of `bundles`, returning an iterator of their handles.
     ///
     /// The bundle type is looked up once and the archetype's columns are reserved once
-    /// for the iterator's lower size bound; each item is written straight into the
-    /// columns. Entities are spawned as the returned iterator advances, and the rest
+    /// for the iterator's lower size bound (up to a million rows: a hint is not
+    /// trusted beyond that, and the columns grow as items arrive); each item is
+    /// written straight into the columns. Entities are spawned as the returned iterator advances, and the rest
     /// when it is dropped, so `world.spawn_batch(items);` spawns them all.
     ///
     /// # Example
@@ -31,8 +32,8 @@ impl World {
     {
         let bundles = bundles.into_iter();
         let bundle = self.bundle_id::<I::Item>();
-        let (lower, _) = bundles.size_hint();
         let archetype = self.spawn_archetype(bundle);
+        let lower = upfront_rows(bundles.size_hint());
         self.entities.reserve(lower);
         let tick = self.change_tick();
         // Disjoint borrows of the world's parts, held for the whole batch: every
@@ -42,6 +43,18 @@ impl World {
         archetype.reserve(lower);
         SpawnBatch { bundles, entities: &mut self.entities, archetype, columns: &target.columns, tick }
     }
+}
+
+/// The most rows a batch reserves before its items arrive. A size hint is only a
+/// hint, and a safe iterator may claim a lower bound it never yields (or one no
+/// machine could allocate): up to this many rows it is trusted, which covers
+/// batches as large as scenes are loaded with; beyond it the columns grow as rows
+/// actually arrive, doubling, as a `Vec` does.
+const MAX_UPFRONT_ROWS: usize = 1 << 20;
+
+/// How many rows to reserve for an iterator with this size hint.
+fn upfront_rows((lower, upper): (usize, Option<usize>)) -> usize {
+    lower.min(upper.unwrap_or(usize::MAX)).min(MAX_UPFRONT_ROWS)
 }
 
 /// The iterator returned by [`World::spawn_batch`]: spawns an entity per item.
