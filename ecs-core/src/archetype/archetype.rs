@@ -194,8 +194,9 @@ impl Archetype {
     /// The column of a component.
     #[inline]
     pub fn column(&self, component: ComponentId) -> Option<&Column> {
-        // SAFETY: `column_of` only maps to indices of `columns` (built together in
-        // `new`, never changed).
+        // SAFETY: `column_of` only maps to indices of `columns`: both are built
+        // together in `new`, and `add_sparse_column` pushes the column before it
+        // maps the component to it; nothing removes a column.
         self.column_index(component).map(|c| unsafe { self.columns.get_unchecked(c) })
     }
 

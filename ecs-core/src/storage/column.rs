@@ -5,10 +5,12 @@
 //!  data:   [ v0 | v1 | v2 | .. | v(len-1) | (uninit) ... ]   capacity * size bytes
 //!  ticks:  [ (added, changed) | .. ]                           capacity * 8 bytes
 //! ```
-//! Rows `0..len` hold live values; every other slot is uninitialised memory. In a
-//! *sparse* column (a sparse component's or a tag's), a row whose `added` tick is
-//! `Tick::ABSENT` holds no value either: its slot is uninitialised and it is never
-//! dropped; moves copy its bytes untyped. Both
+//! Slots past `len` are uninitialised memory. Which rows below `len` hold a value is
+//! the column's [`Occupancy`]: in a `Full` column (a table component's) every one
+//! does; in a `Marked` column (a sparse component's or a tag's) a row whose `added`
+//! tick is `Tick::ABSENT` holds none: its slot is uninitialised and never read or
+//! dropped, and moves copy its bytes untyped. Every read of a value goes through
+//! [`Column::holds`] (or a caller's promise that the row holds one). Both
 //! arrays always have the same capacity (zero-sized values allocate only ticks). A
 //! row's two ticks sit together so a move copies them as one 8-byte word. Removal
 //! is always swap-remove: the last row moves into the hole, so rows stay contiguous.
@@ -122,9 +124,19 @@ pub struct Column {
     /// mutable query passes stamp every row they hand out. Set through `&self`
     /// when such a query is made.
     track_changes: AtomicBool,
-    /// Rows may be absent (`added == Tick::ABSENT`, the slot uninitialised): the
-    /// column of a sparse component or a tag. Only present rows are dropped.
-    sparse: bool,
+    /// Which rows below `len` hold a value; only those are read or dropped.
+    occupancy: Occupancy,
+}
+
+/// Which rows of a [`Column`] below its length hold a value.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Occupancy {
+    /// Every row: the column of a table component, which every entity of the
+    /// archetype has.
+    Full,
+    /// Rows whose `added` tick is set; the others are absent, their slots
+    /// uninitialised: the column of a sparse component or a tag.
+    Marked,
 }
 
 // SAFETY: a column only ever holds values of a `Component` type, which is
@@ -141,9 +153,9 @@ impl core::fmt::Debug for Column {
 
 impl Column {
     /// An empty column for values described by `info`.
-    pub fn new(info: &ComponentInfo) -> Self {
+    pub(crate) fn new(info: &ComponentInfo) -> Self {
         let mut column = Self::from_layout(info.layout(), info.drop_fn());
-        column.sparse = info.is_sparse();
+        column.occupancy = if info.is_sparse() { Occupancy::Marked } else { Occupancy::Full };
         column
     }
 
@@ -158,7 +170,7 @@ impl Column {
             item,
             drop,
             track_changes: AtomicBool::new(false),
-            sparse: false,
+            occupancy: Occupancy::Full,
         }
     }
 
@@ -190,12 +202,26 @@ impl Column {
     /// absent (see [`StorageType`](crate::StorageType)).
     #[inline]
     pub fn is_sparse(&self) -> bool {
-        self.sparse
+        self.occupancy == Occupancy::Marked
+    }
+
+    /// Which rows hold a value.
+    #[inline]
+    pub fn occupancy(&self) -> Occupancy {
+        self.occupancy
+    }
+
+    /// `true` when `row` is below the length and holds a value (always, below the
+    /// length, in a [`Full`](Occupancy::Full) column).
+    #[inline]
+    pub fn holds(&self, row: usize) -> bool {
+        // SAFETY: checked `row < len`.
+        row < self.len && unsafe { self.is_present(row) }
     }
 
     /// Pointer to row 0; rows follow at `item_layout().size()` strides.
     #[inline]
-    pub fn data_ptr(&self) -> NonNull<u8> {
+    pub(crate) fn data_ptr(&self) -> NonNull<u8> {
         self.data
     }
 
@@ -221,7 +247,7 @@ impl Column {
 
     /// Pointer to row 0's ticks.
     #[inline]
-    pub fn ticks_ptr(&self) -> NonNull<ComponentTicks> {
+    pub(crate) fn ticks_ptr(&self) -> NonNull<ComponentTicks> {
         self.ticks
     }
 
@@ -236,8 +262,9 @@ impl Column {
     ///
     /// # Panics
     /// When the byte size would overflow `isize::MAX`.
+    #[cfg(test)]
     #[inline]
-    pub fn reserve(&mut self, additional: usize) {
+    pub(crate) fn reserve(&mut self, additional: usize) {
         if self.capacity - self.len < additional {
             let required = self.len.checked_add(additional).expect("column capacity overflow");
             self.grow_to(required.max(self.capacity.saturating_mul(2)).max(4));
@@ -261,12 +288,13 @@ impl Column {
         self.capacity = capacity;
     }
 
+    #[cfg(test)]
     /// Moves `value` in as a new last row, growing if needed.
     ///
     /// # Safety
     /// `value` must be a valid value of this column's type.
     #[inline]
-    pub unsafe fn push(&mut self, value: OwningPtr<'_>, tick: Tick) {
+    pub(crate) unsafe fn push(&mut self, value: OwningPtr<'_>, tick: Tick) {
         self.reserve(1);
         // SAFETY: room reserved above; the caller vouches for the value's type.
         unsafe { self.push_unchecked(value, tick) }
@@ -277,7 +305,7 @@ impl Column {
     /// # Safety
     /// `len < capacity`, and `value` is a valid value of this column's type.
     #[inline]
-    pub unsafe fn push_unchecked(&mut self, value: OwningPtr<'_>, tick: Tick) {
+    pub(crate) unsafe fn push_unchecked(&mut self, value: OwningPtr<'_>, tick: Tick) {
         // SAFETY: the caller guarantees room and type; `push_slot`'s slot is then
         // initialised right here, by moving the owned value's bytes.
         unsafe { copy_item(value.as_ptr(), self.push_slot(tick).as_ptr(), self.item.size()) };
@@ -290,7 +318,7 @@ impl Column {
     /// `len < capacity`, and the caller writes a valid value of this column's type to
     /// the returned pointer before any other use of the column (or its drop).
     #[inline]
-    pub unsafe fn push_slot(&mut self, tick: Tick) -> NonNull<u8> {
+    pub(crate) unsafe fn push_slot(&mut self, tick: Tick) -> NonNull<u8> {
         debug_assert!(self.len < self.capacity);
         let row = self.len;
         // SAFETY: `row < capacity`, so the tick slot is allocated.
@@ -307,21 +335,36 @@ impl Column {
     /// `len < capacity`, and the column is sparse.
     #[inline]
     pub(crate) unsafe fn push_absent(&mut self) {
-        debug_assert!(self.len < self.capacity && self.sparse);
+        debug_assert!(self.len < self.capacity && self.is_sparse());
         // SAFETY: `len < capacity` (caller), so the tick slot is allocated.
         unsafe { self.ticks.add(self.len).write(ComponentTicks::new(Tick::ABSENT)) };
         self.len += 1;
     }
 
-    /// `true` when a sparse column's row holds a value (always, in other columns).
+    /// `true` when the row holds a value: always in a `Full` column, where its
+    /// `added` tick is set in a `Marked` one.
     ///
     /// # Safety
     /// `row < self.len()`.
     #[inline]
     pub(crate) unsafe fn is_present(&self, row: usize) -> bool {
         debug_assert!(row < self.len);
-        // SAFETY: `row < len` (caller).
-        unsafe { (*self.ticks.as_ptr().add(row)).added != Tick::ABSENT }
+        // SAFETY: `row < len` (caller), so its tick slot is written.
+        unsafe { self.slot_holds(row) }
+    }
+
+    /// [`is_present`](Self::is_present) for a slot whose tick is written, whatever
+    /// the length says now (`clear` sets it to 0 before dropping).
+    ///
+    /// # Safety
+    /// The tick slot of `row` is allocated and written.
+    #[inline]
+    unsafe fn slot_holds(&self, row: usize) -> bool {
+        match self.occupancy {
+            Occupancy::Full => true,
+            // SAFETY: the tick slot is written (caller).
+            Occupancy::Marked => unsafe { (*self.ticks.as_ptr().add(row)).added != Tick::ABSENT },
+        }
     }
 
     /// Stores `value` in a sparse column's row: if the row holds a value, it is
@@ -334,7 +377,7 @@ impl Column {
     /// the column's type, which the column takes over.
     #[inline]
     pub(crate) unsafe fn put(&mut self, row: usize, value: OwningPtr<'_>, tick: Tick, panic: &mut DeferredPanic) {
-        debug_assert!(row < self.len && self.sparse);
+        debug_assert!(row < self.len && self.is_sparse());
         // SAFETY: `row < len` (caller).
         if unsafe { self.is_present(row) } {
             // SAFETY: a present row holds a live value of the column's type (caller).
@@ -358,7 +401,7 @@ impl Column {
     /// used again.
     #[inline]
     pub(crate) unsafe fn fill_absent(&mut self, row: usize, tick: Tick) -> NonNull<u8> {
-        debug_assert!(row < self.len && self.sparse);
+        debug_assert!(row < self.len && self.is_sparse());
         // SAFETY: `row < len` (caller): the tick slot and the value slot are in
         // bounds of their allocations.
         unsafe {
@@ -381,31 +424,33 @@ impl Column {
         unsafe { self.ticks.add(row).write(ComponentTicks::new(Tick::ABSENT)) };
     }
 
-    /// A shared pointer to a row, `None` past the end.
+    /// A shared pointer to a row's value; `None` past the end and for a row that
+    /// holds no value (see [`holds`](Self::holds)).
     #[inline]
     pub fn get(&self, row: usize) -> Option<Ptr<'_>> {
-        // SAFETY: `row < len`, so the row holds a live value, borrowed as long as `self`.
-        (row < self.len).then(|| unsafe { Ptr::new(NonNull::new_unchecked(self.row_ptr(row))) })
+        // SAFETY: `holds` checked that the row is below the length and holds a live
+        // value, which stays borrowed as long as `self`.
+        self.holds(row).then(|| unsafe { Ptr::new(NonNull::new_unchecked(self.row_ptr(row))) })
     }
 
-    /// A shared pointer to a row.
+    /// A shared pointer to a row's value.
     ///
     /// # Safety
-    /// `row < self.len()`.
+    /// `row < self.len()` and the row holds a value (see [`holds`](Self::holds)).
     #[inline]
-    pub unsafe fn get_unchecked(&self, row: usize) -> Ptr<'_> {
-        debug_assert!(row < self.len);
+    pub(crate) unsafe fn get_unchecked(&self, row: usize) -> Ptr<'_> {
+        debug_assert!(self.holds(row));
         // SAFETY: `row < len` (caller), so the pointer is in bounds and non-null.
         unsafe { Ptr::new(NonNull::new_unchecked(self.row_ptr(row))) }
     }
 
-    /// A mutable pointer to a row; marks the row changed at `tick`.
+    /// A mutable pointer to a row's value; marks the row changed at `tick`.
     ///
     /// # Safety
-    /// `row < self.len()`.
+    /// `row < self.len()` and the row holds a value (see [`holds`](Self::holds)).
     #[inline]
-    pub unsafe fn get_mut_unchecked(&mut self, row: usize, tick: Tick) -> PtrMut<'_> {
-        debug_assert!(row < self.len);
+    pub(crate) unsafe fn get_mut_unchecked(&mut self, row: usize, tick: Tick) -> PtrMut<'_> {
+        debug_assert!(self.holds(row));
         // SAFETY: `row < len` (caller), so the tick and the value are in bounds;
         // `&mut self` makes the borrow unique.
         unsafe {
@@ -418,10 +463,11 @@ impl Column {
     /// that drop is caught into `panic`; the column holds the new value either way.
     ///
     /// # Safety
-    /// `row < self.len()` and `value` is a valid value of this column's type.
+    /// `row < self.len()`, the row holds a value (see [`holds`](Self::holds)), and
+    /// `value` is a valid value of this column's type.
     #[inline]
-    pub unsafe fn replace(&mut self, row: usize, value: OwningPtr<'_>, tick: Tick, panic: &mut DeferredPanic) {
-        debug_assert!(row < self.len);
+    pub(crate) unsafe fn replace(&mut self, row: usize, value: OwningPtr<'_>, tick: Tick, panic: &mut DeferredPanic) {
+        debug_assert!(self.holds(row));
         // SAFETY: both pointers are valid for `size` bytes (a live row; an owned value)
         // and cannot overlap, since `value` is owned by the caller, not the column;
         // `row < len` keeps the tick write in bounds.
@@ -442,7 +488,7 @@ impl Column {
     /// # Safety
     /// `row < self.len()`, and the value in `row` has been moved out (it is not dropped).
     #[inline]
-    pub unsafe fn swap_remove_forget(&mut self, row: usize) {
+    pub(crate) unsafe fn swap_remove_forget(&mut self, row: usize) {
         debug_assert!(row < self.len);
         let last = self.len - 1;
         if row != last {
@@ -462,10 +508,10 @@ impl Column {
     /// # Safety
     /// `row < self.len()`.
     #[inline]
-    pub unsafe fn swap_remove_drop(&mut self, row: usize, panic: &mut DeferredPanic) {
+    pub(crate) unsafe fn swap_remove_drop(&mut self, row: usize, panic: &mut DeferredPanic) {
         debug_assert!(row < self.len);
         // SAFETY: `row < len` (caller).
-        let present = !self.sparse || unsafe { self.is_present(row) };
+        let present = unsafe { self.is_present(row) };
         let last = self.len - 1;
         if row != last {
             // SAFETY: distinct live rows: in bounds, non-overlapping.
@@ -491,7 +537,7 @@ impl Column {
     /// `row < self.len()`, `dst` stores the same type, and `dst` has room for one more
     /// value (see [`reserve`](Self::reserve)).
     #[inline(always)]
-    pub unsafe fn swap_remove_into(&mut self, row: usize, dst: &mut Column) {
+    pub(crate) unsafe fn swap_remove_into(&mut self, row: usize, dst: &mut Column) {
         debug_assert!(row < self.len);
         debug_assert_eq!(self.item, dst.item);
         debug_assert!(dst.len < dst.capacity);
@@ -509,12 +555,12 @@ impl Column {
 
     /// Drops every value and empties the column, keeping its allocation. Panics from
     /// drops are caught into `panic`; every value is dropped exactly once regardless.
-    pub fn clear(&mut self, panic: &mut DeferredPanic) {
+    pub(crate) fn clear(&mut self, panic: &mut DeferredPanic) {
         let len = core::mem::replace(&mut self.len, 0);
         if let Some(drop) = self.drop {
             for row in 0..len {
                 // SAFETY: the tick slots of rows `0..len` stay allocated and written.
-                if self.sparse && unsafe { self.ticks.add(row).read() }.added == Tick::ABSENT {
+                if !unsafe { self.slot_holds(row) } {
                     continue;
                 }
                 // SAFETY: rows `0..len` held live values; `len` is already 0, so each is
@@ -533,7 +579,7 @@ impl Column {
         // unallocated), exclusively borrowed through `&mut self`.
         let ticks = unsafe { core::slice::from_raw_parts_mut(self.ticks.as_ptr(), self.len) };
         for row in ticks {
-            if self.sparse && row.added == Tick::ABSENT {
+            if self.occupancy == Occupancy::Marked && row.added == Tick::ABSENT {
                 continue;
             }
             // A present row's `added` tick must never read as `ABSENT`.

@@ -36,8 +36,8 @@ impl<'w> EntityRef<'w> {
         let row = self.location.row.index();
         let archetype = self.archetype();
         let column = archetype.column(component_id::<T>())?;
-        // SAFETY: the row of a live entity is in bounds, and the column of `T`'s id
-        // stores `T`s.
+        // SAFETY: the row of a live entity is in bounds, `has_at` checked it holds a
+        // value, and the column of `T`'s id stores `T`s.
         archetype.has_at(component_id::<T>(), row).then(|| unsafe { column.get_unchecked(row).deref::<T>() })
     }
 

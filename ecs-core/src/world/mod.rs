@@ -192,9 +192,11 @@ impl World {
         let archetype = unsafe { self.archetypes.get_unchecked(location.archetype) };
         let column = archetype.column(component_id::<T>())?;
         let row = location.row.index();
-        // SAFETY: a live entity's row is in bounds of every column of its archetype,
-        // and the column of `T`'s id stores `T`s (ids and types correspond one to one),
-        // so a typed offset (no run-time item size) reaches the row's value.
+        // SAFETY: a live entity's row is in bounds of every column of its archetype;
+        // a table column's rows all hold values, a sparse one's where `is_present`
+        // says (checked first); the column of `T`'s id stores `T`s (ids and types
+        // correspond one to one: `ComponentIdCell<T>`), so a typed offset (no
+        // run-time item size) reaches the row's value.
         unsafe {
             if is_sparse::<T>() && !column.is_present(row) {
                 return None;
@@ -211,7 +213,8 @@ impl World {
         let tick = self.change_tick();
         let column = self.archetypes.get_mut(location.archetype).column_mut(component_id::<T>())?;
         let row = location.row.index();
-        // SAFETY: as in `get`; `&mut self` makes the borrow unique.
+        // SAFETY: as in `get` (in bounds, the value present, a `T`); `&mut self`
+        // makes the borrow unique.
         unsafe {
             if is_sparse::<T>() && !column.is_present(row) {
                 return None;
