@@ -139,8 +139,10 @@ pub unsafe trait QueryData {
     type Item<'w>;
     /// What chunk iteration yields per archetype.
     type Slice<'w>;
-    /// The per-archetype state: base pointers.
-    type Fetch<'w>: Clone;
+    /// The per-archetype state: base pointers. `Send + Sync`, because fetches are
+    /// made and used on the threads of parallel iteration and kept in a
+    /// [`QueryBorrow`](crate::world::QueryBorrow), which is shared between threads.
+    type Fetch<'w>: Clone + Send + Sync;
     /// What the query resolves once: component ids.
     type State: Send + Sync + 'static;
     /// How many entries the query caches per matched archetype.
@@ -254,6 +256,13 @@ pub struct ReadFetch<'w, T> {
     marker: PhantomData<&'w T>,
 }
 
+// SAFETY: a `ReadFetch` hands out `&T` (and reads a sparse column's ticks, which
+// nothing writes while the query runs); sending or sharing it is sending or sharing
+// `&[T]`, which needs `T: Sync`.
+unsafe impl<T: Sync> Send for ReadFetch<'_, T> {}
+// SAFETY: as above.
+unsafe impl<T: Sync> Sync for ReadFetch<'_, T> {}
+
 impl<T> Clone for ReadFetch<'_, T> {
     fn clone(&self) -> Self {
         Self { data: self.data, tag: self.tag, marker: PhantomData }
@@ -264,6 +273,12 @@ impl<T> Clone for ReadFetch<'_, T> {
 /// hold the component.
 #[derive(Clone, Copy)]
 pub struct Presence(Option<NonNull<ComponentTicks>>);
+
+// SAFETY: a `Presence` only reads a column's ticks, which are plain integers that
+// nothing writes while a query holding the column's access runs.
+unsafe impl Send for Presence {}
+// SAFETY: as above.
+unsafe impl Sync for Presence {}
 
 impl Presence {
     /// Resolves the sparse column of `archetype` from the component id that
@@ -349,6 +364,14 @@ pub struct WriteFetch<'w, T> {
     track: bool,
     marker: PhantomData<&'w mut T>,
 }
+
+// SAFETY: a `WriteFetch` hands out `&mut T` to distinct rows (each row once, the
+// caller's duty under `QueryData::fetch`) and stamps those rows' ticks: sending it
+// is sending `&mut [T]` (`T: Send`), and sharing it lets other threads take items
+// of other rows, which is sending them (`T: Send`) or reading them (`T: Sync`).
+unsafe impl<T: Send + Sync> Send for WriteFetch<'_, T> {}
+// SAFETY: as above.
+unsafe impl<T: Send + Sync> Sync for WriteFetch<'_, T> {}
 
 impl<T> Clone for WriteFetch<'_, T> {
     fn clone(&self) -> Self {

@@ -31,8 +31,9 @@ use crate::storage::{ComponentTicks, Tick};
     note = "filters are `With<T>`, `Without<T>`, `Or<(…)>`, `Added<T>`, `Changed<T>` and tuples of them"
 )]
 pub unsafe trait QueryFilter {
-    /// Per-archetype state.
-    type Fetch<'w>: Clone;
+    /// Per-archetype state; `Send + Sync` for the reasons given at
+    /// [`QueryData::Fetch`](super::QueryData::Fetch).
+    type Fetch<'w>: Clone + Send + Sync;
     /// Component ids, resolved once.
     type State: Send + Sync + 'static;
     /// How many entries the filter caches per matched archetype.
@@ -165,6 +166,12 @@ pub struct TickFetch<'w> {
     ctx: FetchContext,
     marker: PhantomData<&'w ComponentTicks>,
 }
+
+// SAFETY: a `TickFetch` only reads a column's ticks, which nothing writes while the
+// query holding the filter's read access runs.
+unsafe impl Send for TickFetch<'_> {}
+// SAFETY: as above.
+unsafe impl Sync for TickFetch<'_> {}
 
 impl Clone for TickFetch<'_> {
     fn clone(&self) -> Self {

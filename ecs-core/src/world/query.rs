@@ -97,27 +97,15 @@ pub struct QueryBorrow<'w, Q: QueryData, F: QueryFilter = ()> {
     /// The fetches of each matched archetype, indexed by `ArchetypeId`, resolved
     /// when the borrow is made (as the matching is), so that [`get`](Self::get) is
     /// an entity lookup, an array index and a pointer offset.
-    fetches: SharedFetches<FetchTable<'w, Q, F>>,
+    fetches: FetchTable<'w, Q, F>,
     /// The only matched archetype's index and fetches, when exactly one matched:
     /// `get` then skips the table, whose load would sit between the entity lookup
     /// and the data on every call.
-    single: SharedFetches<Option<(usize, Fetches<'w, Q, F>)>>,
+    single: Option<(usize, Fetches<'w, Q, F>)>,
 }
 
 type Fetches<'w, Q, F> = (<Q as QueryData>::Fetch<'w>, <F as QueryFilter>::Fetch<'w>);
 type FetchTable<'w, Q, F> = Box<[Option<Fetches<'w, Q, F>>]>;
-
-/// The fetch table, shareable between threads like the borrow it belongs to.
-struct SharedFetches<T>(T);
-
-// SAFETY: a `QueryBorrow` is only made for read-only queries (`World::query`,
-// `World::query_filtered`) of a world borrowed shared for `'w`; its fetches are
-// pointers into that world's columns, used only to hand out shared references to
-// `Sync` components (and entity ids). Sending or sharing them is sending or sharing
-// `&World`, which is `Send + Sync`.
-unsafe impl<T> Send for SharedFetches<T> {}
-// SAFETY: as above.
-unsafe impl<T> Sync for SharedFetches<T> {}
 
 impl<'w, Q: ReadOnlyQueryData, F: QueryFilter> QueryBorrow<'w, Q, F> {
     #[track_caller]
@@ -129,7 +117,7 @@ impl<'w, Q: ReadOnlyQueryData, F: QueryFilter> QueryBorrow<'w, Q, F> {
             [only] => fetches[only.index()].take().map(|f| (only.index(), f)),
             _ => None,
         };
-        Self { world, state, fetches: SharedFetches(fetches), single: SharedFetches(single) }
+        Self { world, state, fetches, single }
     }
 
     /// Iterates the matching entities.
@@ -151,11 +139,11 @@ impl<'w, Q: ReadOnlyQueryData, F: QueryFilter> QueryBorrow<'w, Q, F> {
             None => EcsError::NoSuchEntity(entity),
         };
         let location = self.world.entities().get_maybe_dead(entity).ok_or(EcsError::NoSuchEntity(entity))?;
-        let (fetch, filter) = match &self.single.0 {
+        let (fetch, filter) = match &self.single {
             Some((only, fetches)) if *only == location.archetype.index() => fetches,
             Some(_) => return Err(mismatch()),
             // A free or reserved slot's archetype id is beyond the table: a miss.
-            None => match self.fetches.0.get(location.archetype.index()) {
+            None => match self.fetches.get(location.archetype.index()) {
                 Some(Some(fetches)) => fetches,
                 _ => return Err(mismatch()),
             },
