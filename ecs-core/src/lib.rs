@@ -15,6 +15,7 @@
 //! - [`bundle`]: [`Bundle`], a group of components spawned or inserted together.
 //! - [`query`]: typed queries over the archetypes: items, filters, cached state.
 //! - [`world`]: [`World`], the typed API over all of the above.
+//! - [`panics`]: what happens when user code panics, and which traits are trusted.
 //!
 //! # Example
 //! ```
@@ -44,6 +45,7 @@ pub mod command;
 pub mod component;
 pub mod entity;
 mod error;
+pub mod panics;
 pub mod query;
 mod resource;
 pub mod storage;

@@ -6,7 +6,7 @@
 mod column;
 mod ptr;
 
-pub use column::{CHECK_TICK_THRESHOLD, Column, ComponentTicks, MAX_CHANGE_AGE, Tick};
+pub use column::{CHECK_TICK_THRESHOLD, Column, ComponentTicks, MAX_CHANGE_AGE, Occupancy, Tick};
 pub use ptr::{OwningPtr, Ptr, PtrMut};
 
 use std::any::Any;

@@ -1,0 +1,65 @@
+//! # What happens when user code panics
+//!
+//! The crate runs user code in many places: a component's `Drop`, the iterator
+//! handed to [`spawn_batch`](crate::World::spawn_batch) (and the `Clone` calls it
+//! makes), query closures, systems, commands and the command error handler. A panic
+//! in any of them never causes undefined behaviour and never leaves the world
+//! inconsistent: every entity's record points at a row holding that entity, every
+//! column of an archetype has the same length, and every value is dropped exactly
+//! once. The panic always reaches the caller; the crate never swallows one. What
+//! has happened by then is stated below, case by case, each pinned by a test in
+//! `tests/panics.rs` (and `tests/drop.rs`, `tests/commands.rs` where named).
+//!
+//! ## A component's `Drop`
+//! - `despawn`, `clear`, dropping the world and replacing a value on `insert`
+//!   finish their work first: the entity is gone
+//!   (or the new value is in place), every *other* value is still dropped exactly
+//!   once, and then the first panic is resumed. Later panics of the same operation
+//!   are dropped (a second panic while unwinding would abort).
+//! - `remove::<B>()` runs no `Drop`: it hands the values back.
+//!
+//! ## The iterator given to `spawn_batch` (and its `Clone`s)
+//! - Entities spawned from the items yielded before the panic are complete and
+//!   alive; nothing is spawned from the panicking item or after it, and the rest of
+//!   the iterator is not polled again while unwinding.
+//!
+//! ## A query closure (`for` loop body, `for_each`, `for_each_chunk`, `par_for_each`)
+//! - The writes made before the panic stay. Rows handed out through `&mut T` are
+//!   marked changed when handed out, so [`Changed`](crate::Changed) never misses a
+//!   write; with `for_each` a whole archetype is marked when its first row is handed
+//!   out, so rows after the panic may be reported changed too (over-reporting,
+//!   never under-reporting).
+//! - The [`QueryState`](crate::QueryState) stays usable. With `par_for_each` the
+//!   panic reaches the caller once the pool's other tasks are done with the world.
+//!
+//! ## A system
+//! - [`Schedule::run`](crate::system::Schedule::run) starts no further system
+//!   (those already running on the pool finish) and resumes the panic. The
+//!   commands recorded so far are kept in their systems' queues and applied at the
+//!   next sync point the schedule reaches (in its next run). The schedule can be run
+//!   again.
+//!
+//! ## A command (or the command error handler)
+//! - The commands after it in the queue still run, so every handle
+//!   [`Commands::spawn`](crate::command::Commands::spawn) gave out becomes a live
+//!   entity; in a schedule, the queues of the other systems are applied too and
+//!   unspawned reservations released. Then the first panic is resumed
+//!   (`tests/commands.rs`).
+//!
+//! ## Traits the crate trusts
+//! Panics aside, some trait implementations are trusted for memory safety, so
+//! implementing them takes `unsafe impl` and a promise documented under the trait's
+//! `# Safety`: [`Bundle`](crate::Bundle), [`QueryData`](crate::query::QueryData),
+//! [`ReadOnlyQueryData`](crate::query::ReadOnlyQueryData),
+//! [`QueryFilter`](crate::query::QueryFilter),
+//! [`SystemParam`](crate::system::SystemParam) and
+//! [`System`](crate::system::System). The derives write these impls for you
+//! (and compile under `#![forbid(unsafe_code)]`). The safe public traits are safe
+//! because nothing they return can break memory safety:
+//! [`Component`](crate::Component) (its id cache is typed by the component, so an
+//! impl cannot borrow another type's id), [`IntoSystem`](crate::system::IntoSystem),
+//! `SystemParamFunction` and [`IntoSystemConfig`](crate::system::IntoSystemConfig)
+//! (they only produce systems and parameters, which are trusted through the unsafe
+//! traits above), and the standard traits the crate calls on user types (`Drop`,
+//! `Iterator::size_hint`, which [`spawn_batch`](crate::World::spawn_batch) trusts
+//! only for a bounded up-front reservation).
