@@ -386,11 +386,8 @@ impl Iterator for Boastful {
 #[test]
 fn spawn_batch_does_not_trust_a_huge_size_hint() {
     let mut world = World::new();
-    // (Not `collect`: `Vec` itself reserves from the hint, which the batch passes on.)
-    let mut spawned = Vec::new();
-    for entity in world.spawn_batch(Boastful(3)) {
-        spawned.push(entity);
-    }
+    // `collect` reserves from the batch's own hint, which caps the boast as well.
+    let spawned: Vec<Entity> = world.spawn_batch(Boastful(3)).collect();
     assert_eq!(spawned.len(), 3);
     assert!(spawned.iter().all(|&e| world.get::<Position>(e).is_some()));
     world.spawn_batch(Boastful(2));

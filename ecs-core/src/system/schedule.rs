@@ -216,9 +216,13 @@ impl Schedule {
     /// Runs every system once, then applies all commands.
     ///
     /// # Panics
-    /// When a system panics (the panic propagates; the world stays consistent, and
-    /// commands recorded during this run are applied at the next sync point), or
-    /// when ordering constraints name an unknown system or form a cycle.
+    /// When a system or a command panics (the panic propagates; the world stays
+    /// consistent; see [`panics`](crate::panics) for what has run by then), or when
+    /// the ordering constraints name an unknown system, form a cycle (the message
+    /// lists the systems on it), or ask for an order that a sync point between the
+    /// two systems reverses (the message names both). An explicit `before`/`after`
+    /// always wins over the default of running conflicting systems in insertion
+    /// order.
     pub fn run(&mut self, world: &mut World) {
         world.check_change_ticks_if_due();
         if self.plan.is_none() {

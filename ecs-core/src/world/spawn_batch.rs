@@ -88,9 +88,15 @@ where
         Some(unsafe { spawn_one(self.entities, self.archetype, self.columns, self.tick, bundle) })
     }
 
+    /// The items' hint, with an inexact lower bound capped as the reservation is:
+    /// collecting the handles into a `Vec` would otherwise reserve for a claim the
+    /// items never make. An exact hint (an `ExactSizeIterator`'s) is passed on.
     #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
-        self.bundles.size_hint()
+        match self.bundles.size_hint() {
+            (lower, Some(upper)) if lower == upper => (lower, Some(upper)),
+            (lower, upper) => (lower.min(MAX_UPFRONT_ROWS), upper),
+        }
     }
 }
 
