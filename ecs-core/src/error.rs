@@ -26,6 +26,18 @@ pub enum EcsError {
         /// The query's type name: `(data, filter)`.
         query: &'static str,
     },
+    /// `single` found no entity matching the query.
+    NoEntities {
+        /// The query's type name: `(data, filter)`.
+        query: &'static str,
+    },
+    /// `single` found more than one entity matching the query.
+    MultipleEntities {
+        /// The query's type name: `(data, filter)`.
+        query: &'static str,
+    },
+    /// `get_many_mut` was given the same entity twice: the two items would alias.
+    AliasedMutability(Entity),
 }
 
 impl fmt::Display for EcsError {
@@ -45,6 +57,14 @@ impl fmt::Display for EcsError {
                     "entity {entity} exists but does not match the query `{query}` (a component is missing or a filter fails)"
                 )
             }
+            Self::NoEntities { query } => write!(f, "no entity matches the query `{query}`, which expects exactly one"),
+            Self::MultipleEntities { query } => {
+                write!(f, "more than one entity matches the query `{query}`, which expects exactly one")
+            }
+            Self::AliasedMutability(entity) => write!(
+                f,
+                "entity {entity} was asked for twice in one `get_many_mut`: its two mutable items would alias"
+            ),
         }
     }
 }

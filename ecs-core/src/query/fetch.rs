@@ -128,6 +128,10 @@ pub const fn leading_table_column(items: &[(usize, bool)]) -> bool {
 /// - When [`LEADING_TABLE_COLUMN`](Self::LEADING_TABLE_COLUMN) is `true`, the
 ///   first entry [`columns`](Self::columns) pushes for every matched archetype
 ///   must be one of the archetype's table columns.
+/// - Making a fetch ([`fetch_archetype`](Self::fetch_archetype)) and asking
+///   [`filter_row`](Self::filter_row) and [`run_end`](Self::run_end) read no
+///   component data and write nothing (ticks at most are read), so that the crate
+///   may count or locate rows holding only a shared borrow of the world.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be fetched by a query",
     label = "not a query item",

@@ -475,6 +475,20 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// # Safety
     /// As for `get_unchecked`.
     unsafe fn get_at<'w>(&self, world: &'w World, entity: Entity, ctx: FetchContext) -> Result<Q::Item<'w>, EcsError> {
+        // SAFETY: forwarded; `locate` found the entity's matched archetype and row.
+        unsafe {
+            let (index, row) = self.locate(world, entity, ctx)?;
+            Ok(self.fetch_at(world, index, row, ctx))
+        }
+    }
+
+    /// The matched-archetype index and row of an entity the query yields, without
+    /// fetching its item.
+    ///
+    /// # Safety
+    /// The state is up to date with `world`, and the caller may read the ticks
+    /// the query's row filters read (any of the query's access, or a shared world).
+    unsafe fn locate(&self, world: &World, entity: Entity, ctx: FetchContext) -> Result<(usize, usize), EcsError> {
         let location = world.location(entity).ok_or(EcsError::NoSuchEntity(entity))?;
         let mismatch = EcsError::QueryMismatch { entity, query: core::any::type_name::<(Q, F)>() };
         let index = match self.position.get(location.archetype.index()) {
@@ -485,16 +499,289 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         let row = location.row.index();
         let mut columns = self.columns_of(index);
         // SAFETY: the archetype matched and these are its cached entries, current (the
-        // state is up to date); the row is the live entity's; access is the caller's.
+        // state is up to date); the row is the live entity's; making fetches and
+        // asking their row filters reads only ticks (`QueryData`'s contract).
         unsafe {
             let fetch = Q::fetch_archetype(archetype, &mut columns, ctx);
             let filter = F::fetch_archetype(archetype, &mut columns, ctx);
             if !(Q::filter_row(&fetch, row) && F::filter(&filter, row)) {
                 return Err(mismatch);
             }
-            Q::mark_written(&fetch, row..row + 1);
-            Ok(Q::fetch(&fetch, row))
         }
+        Ok((index, row))
+    }
+
+    /// The item of row `row` of the `index`-th matched archetype, stamped as
+    /// written where the query writes.
+    ///
+    /// # Safety
+    /// The row is one the query yields (see `locate`), the state is up to date, the
+    /// caller has the query's access to `world` for `'w`, and no other live item of
+    /// this query refers to the row.
+    unsafe fn fetch_at<'w>(&self, world: &'w World, index: usize, row: usize, ctx: FetchContext) -> Q::Item<'w> {
+        let archetype = world.archetypes().get(self.matched[index]).expect("matched archetype exists");
+        let mut columns = self.columns_of(index);
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            let fetch = Q::fetch_archetype(archetype, &mut columns, ctx);
+            Q::mark_written(&fetch, row..row + 1);
+            Q::fetch(&fetch, row)
+        }
+    }
+
+    /// Calls `f` with the matched-archetype index and row of each row the query
+    /// yields, in iteration order, until `f` returns `false`. Fetches no item.
+    ///
+    /// # Safety
+    /// As for [`locate`](Self::locate).
+    unsafe fn visit_matches(&self, world: &World, ctx: FetchContext, mut f: impl FnMut(usize, usize) -> bool) {
+        let archetypes = world.archetypes();
+        for (index, &id) in self.matched.iter().enumerate() {
+            let archetype = archetypes.get(id).expect("matched archetype exists");
+            if archetype.is_empty() {
+                continue;
+            }
+            let mut columns = self.columns_of(index);
+            // SAFETY: as in `locate`; every row is below the archetype's length.
+            unsafe {
+                let fetch = Q::fetch_archetype(archetype, &mut columns, ctx);
+                let filter = F::fetch_archetype(archetype, &mut columns, ctx);
+                for row in 0..archetype.len() {
+                    let yields = (Q::DENSE && F::ARCHETYPAL) || (Q::filter_row(&fetch, row) && F::filter(&filter, row));
+                    if yields && !f(index, row) {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The number of rows the query yields. Without row filters (sparse
+    /// components, `Changed`, `Added`) it adds up archetype lengths, visiting no row.
+    ///
+    /// # Safety
+    /// As for [`locate`](Self::locate).
+    pub(crate) unsafe fn count_unchecked(&self, world: &World, ctx: FetchContext) -> usize {
+        if Q::DENSE && F::ARCHETYPAL {
+            let archetypes = world.archetypes();
+            return self.matched.iter().map(|&id| archetypes.get(id).map_or(0, Archetype::len)).sum();
+        }
+        let mut count = 0;
+        // SAFETY: forwarded.
+        unsafe {
+            self.visit_matches(world, ctx, |_, _| {
+                count += 1;
+                true
+            })
+        };
+        count
+    }
+
+    /// `true` when the query yields no row; stops at the first it finds.
+    ///
+    /// # Safety
+    /// As for [`locate`](Self::locate).
+    pub(crate) unsafe fn is_empty_unchecked(&self, world: &World, ctx: FetchContext) -> bool {
+        let mut empty = true;
+        // SAFETY: forwarded.
+        unsafe {
+            self.visit_matches(world, ctx, |_, _| {
+                empty = false;
+                false
+            })
+        };
+        empty
+    }
+
+    /// The item of the only row the query yields.
+    ///
+    /// # Safety
+    /// As for [`fetch_at`](Self::fetch_at), for whichever row that is.
+    pub(crate) unsafe fn single_unchecked<'w>(
+        &self,
+        world: &'w World,
+        ctx: FetchContext,
+    ) -> Result<Q::Item<'w>, EcsError> {
+        let query = core::any::type_name::<(Q, F)>();
+        let (mut first, mut more) = (None, false);
+        // SAFETY: forwarded.
+        unsafe {
+            self.visit_matches(world, ctx, |index, row| {
+                more = first.is_some();
+                first.get_or_insert((index, row));
+                !more
+            })
+        };
+        match first {
+            None => Err(EcsError::NoEntities { query }),
+            Some(_) if more => Err(EcsError::MultipleEntities { query }),
+            // SAFETY: the row is one the query yields; it is the only item handed out.
+            Some((index, row)) => Ok(unsafe { self.fetch_at(world, index, row, ctx) }),
+        }
+    }
+
+    /// The items of several entities at once.
+    ///
+    /// # Safety
+    /// As for [`fetch_at`](Self::fetch_at), for every entity; when `distinct` is
+    /// `false`, the query only reads (an entity may then be asked for twice).
+    pub(crate) unsafe fn get_many_unchecked<'w, const N: usize>(
+        &self,
+        world: &'w World,
+        entities: [Entity; N],
+        ctx: FetchContext,
+        distinct: bool,
+    ) -> Result<[Q::Item<'w>; N], EcsError> {
+        if distinct {
+            for (i, entity) in entities.iter().enumerate() {
+                if entities[..i].contains(entity) {
+                    return Err(EcsError::AliasedMutability(*entity));
+                }
+            }
+        }
+        // Every entity is checked before any item is made (and stamped as written).
+        let mut found = [(0, 0); N];
+        for (slot, &entity) in found.iter_mut().zip(&entities) {
+            // SAFETY: forwarded.
+            *slot = unsafe { self.locate(world, entity, ctx)? };
+        }
+        // SAFETY: each row is one the query yields; the rows are distinct (checked
+        // above) unless the query only reads (caller).
+        Ok(found.map(|(index, row)| unsafe { self.fetch_at(world, index, row, ctx) }))
+    }
+
+    /// The item of the only entity the query matches (read-only queries). Like
+    /// [`get`](Self::get), it does not count as a run for `Changed`/`Added`.
+    ///
+    /// # Errors
+    /// [`EcsError::NoEntities`] when no entity matches, [`EcsError::MultipleEntities`]
+    /// when more than one does.
+    ///
+    /// # Example
+    /// ```
+    /// # use ecs_core::prelude::*;
+    /// #[derive(Component)] struct Player(&'static str);
+    /// let mut world = World::new();
+    /// let mut players = world.query_state::<&Player, ()>();
+    /// assert!(matches!(players.single(&world), Err(EcsError::NoEntities { .. })));
+    /// world.spawn(Player("one"));
+    /// assert_eq!(players.single(&world).map(|p| p.0), Ok("one"));
+    /// world.spawn(Player("two"));
+    /// assert!(matches!(players.single(&world), Err(EcsError::MultipleEntities { .. })));
+    /// ```
+    #[track_caller]
+    pub fn single<'w>(&mut self, world: &'w World) -> Result<Q::Item<'w>, EcsError>
+    where
+        Q: ReadOnlyQueryData,
+    {
+        self.update_archetypes(world);
+        let ctx = FetchContext::new(self.last_run, world.change_tick());
+        // SAFETY: read-only query on a shared world; the state is up to date.
+        unsafe { self.single_unchecked(world, ctx) }
+    }
+
+    /// [`single`](Self::single) with mutable access where the query asks.
+    ///
+    /// # Errors
+    /// As for [`single`](Self::single).
+    #[track_caller]
+    pub fn single_mut<'w>(&mut self, world: &'w mut World) -> Result<Q::Item<'w>, EcsError> {
+        world.check_change_ticks_if_due();
+        self.update_archetypes(world);
+        let ctx = FetchContext::new(self.last_run, world.change_tick());
+        // SAFETY: `world` is borrowed mutably for `'w`; one item is handed out.
+        unsafe { self.single_unchecked(world, ctx) }
+    }
+
+    /// The number of entities the query matches. Without per-row filters (sparse
+    /// components or tags, `Changed`, `Added`) no row is visited: it adds up the
+    /// lengths of the matched archetypes. Does not count as a run.
+    ///
+    /// # Example
+    /// ```
+    /// # use ecs_core::prelude::*;
+    /// #[derive(Component)] struct Enemy;
+    /// #[derive(Component)] struct Health(u32);
+    /// let mut world = World::new();
+    /// world.spawn_batch((0..3).map(|_| (Enemy, Health(1))));
+    /// world.spawn(Health(10));
+    /// let mut enemies = world.query_state::<&mut Health, With<Enemy>>();
+    /// assert_eq!(enemies.count(&world), 3);
+    /// assert!(!enemies.is_empty(&world));
+    /// ```
+    #[track_caller]
+    pub fn count(&mut self, world: &World) -> usize {
+        self.update_archetypes(world);
+        let ctx = FetchContext::new(self.last_run, world.change_tick());
+        // SAFETY: counting reads only ticks (`QueryData`'s contract: making fetches
+        // and asking row filters reads no component data), which nothing writes
+        // while `world` is borrowed shared.
+        unsafe { self.count_unchecked(world, ctx) }
+    }
+
+    /// `true` when no entity matches the query; stops at the first match. Does
+    /// not count as a run.
+    #[track_caller]
+    pub fn is_empty(&mut self, world: &World) -> bool {
+        self.update_archetypes(world);
+        let ctx = FetchContext::new(self.last_run, world.change_tick());
+        // SAFETY: as in `count`.
+        unsafe { self.is_empty_unchecked(world, ctx) }
+    }
+
+    /// The items of several entities at once (read-only queries; an entity may be
+    /// named twice).
+    ///
+    /// # Errors
+    /// The first entity's error, as for [`get`](Self::get).
+    #[track_caller]
+    pub fn get_many<'w, const N: usize>(
+        &mut self,
+        world: &'w World,
+        entities: [Entity; N],
+    ) -> Result<[Q::Item<'w>; N], EcsError>
+    where
+        Q: ReadOnlyQueryData,
+    {
+        self.update_archetypes(world);
+        let ctx = FetchContext::new(self.last_run, world.change_tick());
+        // SAFETY: read-only query on a shared world; the state is up to date.
+        unsafe { self.get_many_unchecked(world, entities, ctx, false) }
+    }
+
+    /// The items of several distinct entities at once, with mutable access where
+    /// the query asks. Nothing is handed out (or marked changed) unless every
+    /// entity matches.
+    ///
+    /// # Errors
+    /// [`EcsError::AliasedMutability`] when an entity is named twice; otherwise the
+    /// first entity's error, as for [`get`](Self::get).
+    ///
+    /// # Example
+    /// ```
+    /// # use ecs_core::prelude::*;
+    /// #[derive(Component)] struct Health(i32);
+    /// let mut world = World::new();
+    /// let (a, b) = (world.spawn(Health(10)), world.spawn(Health(3)));
+    /// let mut health = world.query_state::<&mut Health, ()>();
+    /// let [ha, hb] = health.get_many_mut(&mut world, [a, b])?;
+    /// core::mem::swap(&mut ha.0, &mut hb.0);
+    /// assert_eq!(world.get::<Health>(a).map(|h| h.0), Some(3));
+    /// assert_eq!(health.get_many_mut(&mut world, [a, a]).err(), Some(EcsError::AliasedMutability(a)));
+    /// # Ok::<(), EcsError>(())
+    /// ```
+    #[track_caller]
+    pub fn get_many_mut<'w, const N: usize>(
+        &mut self,
+        world: &'w mut World,
+        entities: [Entity; N],
+    ) -> Result<[Q::Item<'w>; N], EcsError> {
+        world.check_change_ticks_if_due();
+        self.update_archetypes(world);
+        let ctx = FetchContext::new(self.last_run, world.change_tick());
+        // SAFETY: `world` is borrowed mutably for `'w`; the entities are checked
+        // distinct, so each row's item is handed out once.
+        unsafe { self.get_many_unchecked(world, entities, ctx, true) }
     }
 }
 

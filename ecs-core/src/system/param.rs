@@ -109,6 +109,103 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
         // SAFETY: as in `iter_mut`.
         unsafe { self.state.get_unchecked_with(self.world, entity, self.ctx) }
     }
+
+    /// The item of the only matching entity (read-only queries): the player, the
+    /// camera.
+    ///
+    /// # Errors
+    /// [`EcsError::NoEntities`] when none matches, [`EcsError::MultipleEntities`]
+    /// when more than one does.
+    ///
+    /// # Example
+    /// ```
+    /// # use ecs_core::prelude::*;
+    /// #[derive(Component)] struct Player;
+    /// #[derive(Component)] struct Position(f32);
+    /// fn follow_player(players: Query<&Position, With<Player>>, mut camera: ResMut<Camera>) {
+    ///     if let Ok(p) = players.single() {
+    ///         camera.0 = p.0;
+    ///     }
+    /// }
+    /// struct Camera(f32);
+    /// let mut world = World::new();
+    /// world.insert_resource(Camera(0.0));
+    /// world.spawn((Player, Position(4.0)));
+    /// world.spawn(Position(9.0));
+    /// Schedule::new().add_system(follow_player).run(&mut world);
+    /// assert_eq!(world.resource::<Camera>().map(|c| c.0), Some(4.0));
+    /// ```
+    pub fn single(&self) -> Result<Q::Item<'_>, EcsError>
+    where
+        Q: ReadOnlyQueryData,
+    {
+        // SAFETY: as in `iter`.
+        unsafe { self.state.single_unchecked(self.world, self.ctx) }
+    }
+
+    /// [`single`](Self::single) with the query's mutable access.
+    ///
+    /// # Errors
+    /// As for [`single`](Self::single).
+    pub fn single_mut(&mut self) -> Result<Q::Item<'_>, EcsError> {
+        // SAFETY: as in `iter_mut`; one item is handed out.
+        unsafe { self.state.single_unchecked(self.world, self.ctx) }
+    }
+
+    /// `true` when no entity matches; stops at the first match.
+    pub fn is_empty(&self) -> bool {
+        // SAFETY: reads only ticks (`QueryData`'s contract), within the system's
+        // recorded access.
+        unsafe { self.state.is_empty_unchecked(self.world, self.ctx) }
+    }
+
+    /// The number of matching entities. Without per-row filters (sparse components
+    /// or tags, `Changed`, `Added`) no row is visited: it adds up archetype lengths.
+    ///
+    /// # Example
+    /// ```
+    /// # use ecs_core::prelude::*;
+    /// #[derive(Component)] struct Enemy;
+    /// #[derive(Default)] struct Wave(u32);
+    /// fn next_wave(enemies: Query<Entity, With<Enemy>>, mut wave: ResMut<Wave>) {
+    ///     if enemies.is_empty() { wave.0 += 1; }
+    ///     assert_eq!(enemies.count() == 0, enemies.is_empty());
+    /// }
+    /// let mut world = World::new();
+    /// world.insert_resource(Wave::default());
+    /// Schedule::new().add_system(next_wave).run(&mut world);
+    /// assert_eq!(world.resource::<Wave>().map(|w| w.0), Some(1));
+    /// ```
+    pub fn count(&self) -> usize {
+        // SAFETY: as in `is_empty`.
+        unsafe { self.state.count_unchecked(self.world, self.ctx) }
+    }
+
+    /// The items of several entities at once (read-only queries; an entity may be
+    /// named twice).
+    ///
+    /// # Errors
+    /// The first entity's error, as for [`get`](Self::get).
+    pub fn get_many<const N: usize>(&self, entities: [Entity; N]) -> Result<[Q::Item<'_>; N], EcsError>
+    where
+        Q: ReadOnlyQueryData,
+    {
+        // SAFETY: as in `iter`.
+        unsafe { self.state.get_many_unchecked(self.world, entities, self.ctx, false) }
+    }
+
+    /// The items of several distinct entities at once, with the query's mutable
+    /// access: two ships trading cargo. Nothing is handed out (or marked changed)
+    /// unless every entity matches.
+    ///
+    /// # Errors
+    /// [`EcsError::AliasedMutability`] when an entity is named twice; otherwise the
+    /// first entity's error, as for [`get`](Self::get).
+    pub fn get_many_mut<const N: usize>(&mut self, entities: [Entity; N]) -> Result<[Q::Item<'_>; N], EcsError> {
+        // SAFETY: as in `iter_mut`; the entities are checked distinct, so each
+        // row's item is handed out once.
+        unsafe { self.state.get_many_unchecked(self.world, entities, self.ctx, true) }
+    }
 }
 
 // SAFETY: records the query's component access with its disjointness proof; items
