@@ -58,7 +58,7 @@ fn simple_iter(c: &mut Criterion) {
     group.bench_function("ecs", |b| {
         let mut world = World::new();
         world.spawn_batch((0..10_000).map(|_| (identity(), Position(UNIT_X), Rotation(UNIT_X), Velocity(UNIT_X))));
-        let mut query = world.query_state::<(&Velocity, &mut Position), ()>();
+        let mut query = world.query_state::<(&Velocity, &mut Position)>();
         b.iter(|| {
             for (v, p) in query.iter_mut(&mut world) {
                 add(p, v);
@@ -68,13 +68,13 @@ fn simple_iter(c: &mut Criterion) {
     group.bench_function("ecs_for_each", |b| {
         let mut world = World::new();
         world.spawn_batch((0..10_000).map(|_| (identity(), Position(UNIT_X), Rotation(UNIT_X), Velocity(UNIT_X))));
-        let mut query = world.query_state::<(&Velocity, &mut Position), ()>();
+        let mut query = world.query_state::<(&Velocity, &mut Position)>();
         b.iter(|| query.iter_mut(&mut world).for_each(|(v, p)| add(p, v)))
     });
     group.bench_function("ecs_chunk", |b| {
         let mut world = World::new();
         world.spawn_batch((0..10_000).map(|_| (identity(), Position(UNIT_X), Rotation(UNIT_X), Velocity(UNIT_X))));
-        let mut query = world.query_state::<(&Velocity, &mut Position), ()>();
+        let mut query = world.query_state::<(&Velocity, &mut Position)>();
         b.iter(|| {
             query.for_each_chunk(&mut world, |(v, p): (&[Velocity], &mut [Position])| {
                 for (p, v) in p.iter_mut().zip(v) {
@@ -114,7 +114,7 @@ fn fragmented_iter(c: &mut Criterion) {
     group.bench_function("ecs", |b| {
         let mut world = World::new();
         spawn_fragments(&mut world);
-        let mut query = world.query_state::<&mut Data, ()>();
+        let mut query = world.query_state::<&mut Data>();
         b.iter(|| {
             for data in query.iter_mut(&mut world) {
                 data.0 *= 2.0;
@@ -124,7 +124,7 @@ fn fragmented_iter(c: &mut Criterion) {
     group.bench_function("ecs_for_each", |b| {
         let mut world = World::new();
         spawn_fragments(&mut world);
-        let mut query = world.query_state::<&mut Data, ()>();
+        let mut query = world.query_state::<&mut Data>();
         b.iter(|| query.iter_mut(&mut world).for_each(|data| data.0 *= 2.0))
     });
     group.bench_function("baseline_vec", |b| {
@@ -183,7 +183,7 @@ fn heavy_compute(c: &mut Criterion) {
     group.bench_function("ecs", |b| {
         let mut world = World::new();
         world.spawn_batch((0..1000).map(|_| (identity(), Position(UNIT_X), Rotation(UNIT_X), Velocity(UNIT_X))));
-        let mut query = world.query_state::<(&mut Position, &mut Transform), ()>();
+        let mut query = world.query_state::<(&mut Position, &mut Transform)>();
         b.iter(|| query.par_for_each(&mut world, |(p, t)| heavy(t, p)))
     });
     group.bench_function("baseline_vec", |b| {
@@ -217,7 +217,7 @@ fn many_archetypes(c: &mut Criterion) {
                 spawn_tagged(&mut world, mask);
             }
         }
-        let mut query = world.query_state::<&mut Data, ()>();
+        let mut query = world.query_state::<&mut Data>();
         b.iter(|| query.iter_mut(&mut world).for_each(|d| d.0 *= 2.0))
     });
     group.bench_function("baseline_vec", |b| {

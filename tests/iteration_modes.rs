@@ -604,7 +604,7 @@ fn on_one_world<Sh: Shape, F: QueryFilter>(
     dead: &[Entity],
     take: usize,
 ) -> Result<(), TestCaseError> {
-    let mut state = world.query_state::<Sh::Q, F>();
+    let mut state = world.query_state_filtered::<Sh::Q, F>();
     for mode in Mode::ALL {
         let expected = expected_rows::<Sh>(model, filter, true);
         let Some(seen) = run::<Sh, F>(mode, &mut state, world, model, dead, take) else { continue };
@@ -648,7 +648,7 @@ fn each_with_a_new_state<Sh: Shape, F: QueryFilter>(
     take: usize,
 ) -> Result<(), TestCaseError> {
     for mode in Mode::ALL {
-        let mut state = world.query_state::<Sh::Q, F>();
+        let mut state = world.query_state_filtered::<Sh::Q, F>();
         let expected = expected_rows::<Sh>(model, filter, true);
         let Some(seen) = run::<Sh, F>(mode, &mut state, world, model, dead, take) else { continue };
         compare::<Sh>(seen, &expected, filter, mode, "")?;

@@ -65,9 +65,9 @@ fn world_of(n: u32) -> World {
 /// consistent and the query state still works.
 fn check_query_closure_panic(visit: impl FnOnce(&mut World, &mut QueryState<(&Health, &mut Armor), ()>)) {
     let mut world = world_of(20);
-    let mut changed = world.query_state::<&Health, Changed<Armor>>();
+    let mut changed = world.query_state_filtered::<&Health, Changed<Armor>>();
     changed.iter(&world).count();
-    let mut state = world.query_state::<(&Health, &mut Armor), ()>();
+    let mut state = world.query_state::<(&Health, &mut Armor)>();
     let result = catch_unwind(AssertUnwindSafe(|| visit(&mut world, &mut state)));
     assert_eq!(message(result.unwrap_err()), "row 5");
     world.check_invariants().unwrap();

@@ -130,7 +130,7 @@ fn derived_queries_yield_named_fields_and_nest() {
 #[test]
 fn query_state_caches_and_picks_up_new_archetypes() {
     let (mut world, _) = world();
-    let mut q = world.query_state::<&mut Position, ()>();
+    let mut q = world.query_state::<&mut Position>();
     // Tags (zero-sized components) do not split archetypes: the entities with
     // Alive and Frozen share (Position, Velocity)'s archetype.
     assert_eq!(q.matched_archetypes(), 3);
@@ -144,7 +144,7 @@ fn query_state_caches_and_picks_up_new_archetypes() {
 #[test]
 fn chunks_give_one_slice_per_column_per_archetype() {
     let (mut world, _) = world();
-    let mut q = world.query_state::<(Entity, &mut Position, &Velocity), ()>();
+    let mut q = world.query_state::<(Entity, &mut Position, &Velocity)>();
     let mut chunks = 0;
     let mut rows = 0;
     q.for_each_chunk(&mut world, |(entities, pos, vel): (&[Entity], &mut [Position], &[Velocity])| {
@@ -166,7 +166,7 @@ fn chunks_give_one_slice_per_column_per_archetype() {
 #[test]
 fn get_through_a_query_tells_missing_entity_from_mismatch() {
     let (mut world, ids) = world();
-    let mut q = world.query_state::<(&mut Position, &Velocity), Without<Frozen>>();
+    let mut q = world.query_state_filtered::<(&mut Position, &Velocity), Without<Frozen>>();
     q.get_mut(&mut world, ids[0]).unwrap().0.0 = 99.0;
     assert_eq!(world.get::<Position>(ids[0]), Some(&Position(99.0)));
     let mismatch = q.get_mut(&mut world, ids[2]).unwrap_err();
@@ -215,8 +215,8 @@ fn random_access_through_a_shared_query_borrow() {
 fn change_detection_sees_written_and_inserted_rows_only() {
     let mut world = World::new();
     let ids: Vec<_> = (0..6).map(|i| world.spawn(Position(i as f32))).collect();
-    let mut changed = world.query_state::<Entity, Changed<Position>>();
-    let mut added = world.query_state::<Entity, Added<Position>>();
+    let mut changed = world.query_state_filtered::<Entity, Changed<Position>>();
+    let mut added = world.query_state_filtered::<Entity, Added<Position>>();
     // First run: everything is new.
     assert_eq!(changed.iter(&world).count(), 6);
     assert_eq!(added.iter(&world).count(), 6);
@@ -224,7 +224,7 @@ fn change_detection_sees_written_and_inserted_rows_only() {
     assert_eq!(changed.iter(&world).count(), 0);
     assert_eq!(added.iter(&world).count(), 0);
     // Written through &mut (by a query, and by get_mut), and one inserted.
-    let mut writer = world.query_state::<&mut Position, ()>();
+    let mut writer = world.query_state::<&mut Position>();
     let _ = writer.get_mut(&mut world, ids[1]).unwrap();
     world.get_mut::<Position>(ids[2]).unwrap().0 = 7.0;
     let late = world.spawn(Position(100.0));
@@ -239,7 +239,7 @@ fn change_detection_sees_written_and_inserted_rows_only() {
     writer.iter_mut(&mut world).take(3).for_each(|p| p.0 += 1.0);
     got = changed.iter(&world).collect();
     assert_eq!(got.len(), 3);
-    let mut own = world.query_state::<(&mut Position, Entity), Changed<Position>>();
+    let mut own = world.query_state_filtered::<(&mut Position, Entity), Changed<Position>>();
     assert_eq!(own.iter_mut(&mut world).count(), 7);
     assert_eq!(own.iter_mut(&mut world).count(), 0, "its own writes are not news to the writer");
     assert_eq!(changed.iter(&world).count(), 7, "but they are news to everyone else");
@@ -257,9 +257,9 @@ fn a_for_loop_stamps_exactly_the_rows_it_handed_out() {
         world.spawn(Position(i as f32));
         world.spawn((Position(i as f32), Velocity(1.0)));
     }
-    let mut changed = world.query_state::<Entity, Changed<Position>>();
+    let mut changed = world.query_state_filtered::<Entity, Changed<Position>>();
     assert_eq!(changed.iter(&world).count(), 8);
-    let mut writer = world.query_state::<(Entity, &mut Position), ()>();
+    let mut writer = world.query_state::<(Entity, &mut Position)>();
     let mut handed_out = HashSet::new();
     for (e, _) in writer.iter_mut(&mut world) {
         handed_out.insert(e);
@@ -283,8 +283,8 @@ fn a_for_loop_stamps_exactly_the_rows_it_handed_out() {
 fn two_queries_keep_their_own_last_run() {
     let mut world = World::new();
     let e = world.spawn(Health(1));
-    let mut a = world.query_state::<Entity, Changed<Health>>();
-    let mut b = world.query_state::<Entity, Changed<Health>>();
+    let mut a = world.query_state_filtered::<Entity, Changed<Health>>();
+    let mut b = world.query_state_filtered::<Entity, Changed<Health>>();
     assert_eq!(a.iter(&world).count(), 1);
     world.get_mut::<Health>(e).unwrap().0 = 2;
     assert_eq!(a.iter(&world).count(), 1);
@@ -304,14 +304,14 @@ fn mut_and_shared_borrow_of_one_component_is_refused() {
 #[should_panic(expected = "`query::Position` is borrowed mutably twice")]
 fn two_mutable_borrows_of_one_component_are_refused() {
     let world = World::new();
-    let _ = world.query_state::<(&mut Position, Option<&mut Position>), ()>();
+    let _ = world.query_state::<(&mut Position, Option<&mut Position>)>();
 }
 
 #[test]
 fn a_query_may_write_what_its_change_filter_reads() {
     let mut world = World::new();
     world.spawn(Health(1));
-    let mut q = world.query_state::<&mut Health, Changed<Health>>();
+    let mut q = world.query_state_filtered::<&mut Health, Changed<Health>>();
     q.iter_mut(&mut world).for_each(|h| h.0 += 1);
     assert_eq!(q.iter_mut(&mut world).count(), 0);
     assert_eq!(world.query::<&Health>().iter().next(), Some(&Health(2)));
@@ -322,7 +322,7 @@ fn a_query_may_write_what_its_change_filter_reads() {
 fn query_state_refuses_another_world() {
     let world = World::new();
     let mut other = World::new();
-    let mut q = world.query_state::<&Position, ()>();
+    let mut q = world.query_state::<&Position>();
     let _ = q.iter_mut(&mut other).count();
 }
 
@@ -344,14 +344,14 @@ fn parallel_iteration_visits_each_entity_once() {
             }
         }
         let visits = AtomicUsize::new(0);
-        let mut q = world.query_state::<(&Position, &mut Health), ()>();
+        let mut q = world.query_state::<(&Position, &mut Health)>();
         q.par_for_each(&mut world, |(_, hp)| {
             hp.0 += 1;
             visits.fetch_add(1, Ordering::Relaxed);
         });
         assert_eq!(visits.load(Ordering::Relaxed), count);
         assert!(world.query::<&Health>().iter().all(|h| h.0 == 1), "every entity exactly once ({count})");
-        let mut frozen = world.query_state::<&mut Health, With<Frozen>>();
+        let mut frozen = world.query_state_filtered::<&mut Health, With<Frozen>>();
         frozen.par_for_each(&mut world, |hp| hp.0 += 10);
         let sum: u32 = world.query::<&Health>().iter().map(|h| h.0).sum();
         assert_eq!(sum as usize, count + 10 * count.div_ceil(2));
@@ -369,13 +369,13 @@ fn iterator_reports_its_length_for_archetypal_filters() {
 fn writes_in_archetypes_made_after_a_changed_query_are_seen() {
     let mut world = World::new();
     let first = world.spawn(Position(0.0));
-    let mut changed = world.query_state::<Entity, Changed<Position>>();
+    let mut changed = world.query_state_filtered::<Entity, Changed<Position>>();
     assert_eq!(changed.iter(&world).count(), 1);
     // A new archetype holding Position appears after the Changed query was made,
     // and its rows are written by a mutable pass before the query runs again.
     let later = world.spawn((Position(1.0), Health(1)));
     assert_eq!(changed.iter(&world).collect::<Vec<_>>(), vec![later]);
-    let mut writer = world.query_state::<&mut Position, With<Health>>();
+    let mut writer = world.query_state_filtered::<&mut Position, With<Health>>();
     writer.iter_mut(&mut world).for_each(|p| p.0 += 1.0);
     assert_eq!(changed.iter(&world).collect::<Vec<_>>(), vec![later]);
     // And a plain `for` loop over a mutable query stamps as well.
@@ -426,7 +426,7 @@ fn for_each_visits_every_row_once_at_every_archetype_length() {
             let mut world = World::new();
             world.spawn_batch((0..len).map(|i| (Position(i as f32),)));
             world.spawn_batch((0..len).map(|i| (Position(i as f32), Health(0))));
-            let mut q = world.query_state::<&mut Position, ()>();
+            let mut q = world.query_state::<&mut Position>();
             let mut iter = q.iter_mut(&mut world);
             for p in iter.by_ref().take(taken) {
                 p.0 += 1000.0;
@@ -454,7 +454,7 @@ where
     F: ecs_core::query::QueryFilter,
     T: PartialEq + core::fmt::Debug,
 {
-    let mut state = world.query_state::<Q, F>();
+    let mut state = world.query_state_filtered::<Q, F>();
     let by_next: Vec<T> = state.iter_mut(world).map(&item).collect();
     let mut by_fold = Vec::new();
     state.iter_mut(world).for_each(|i| by_fold.push(item(i)));

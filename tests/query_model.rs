@@ -110,7 +110,7 @@ proptest! {
     fn queries_match_the_model(steps in proptest::collection::vec(step(), 1..60)) {
         let mut world = World::new();
         let mut model = Model::new();
-        let mut increment = world.query_state::<&mut B, Without<Tag>>();
+        let mut increment = world.query_state_filtered::<&mut B, Without<Tag>>();
         for step in &steps {
             match *step {
                 Step::Spawn(mask, v) => spawn(&mut world, &mut model, mask, v),
@@ -156,12 +156,12 @@ proptest! {
         for (i, &mask) in masks.iter().enumerate() {
             spawn(&mut world, &mut model, mask | 1, i as u32);
         }
-        let mut changed = world.query_state::<Entity, Changed<A>>();
-        let mut added = world.query_state::<Entity, Added<A>>();
+        let mut changed = world.query_state_filtered::<Entity, Changed<A>>();
+        let mut added = world.query_state_filtered::<Entity, Added<A>>();
         prop_assert_eq!(changed.iter(&world).count(), model.len());
         prop_assert_eq!(added.iter(&world).count(), model.len());
         let mut written = BTreeSet::new();
-        let mut writer = world.query_state::<&mut A, ()>();
+        let mut writer = world.query_state::<&mut A>();
         for &w in &writes {
             let e = pick(&model, w).unwrap();
             if use_query {

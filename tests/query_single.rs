@@ -18,7 +18,7 @@ struct Stunned(u32);
 #[test]
 fn single_tells_none_from_several() {
     let mut world = World::new();
-    let mut health = world.query_state::<&Health, ()>();
+    let mut health = world.query_state::<&Health>();
     assert!(matches!(health.single(&world), Err(EcsError::NoEntities { .. })));
     let e = world.spawn(Health(3));
     assert_eq!(health.single(&world), Ok(&Health(3)));
@@ -27,7 +27,7 @@ fn single_tells_none_from_several() {
     assert!(matches!(error, EcsError::MultipleEntities { .. }));
     assert!(error.to_string().contains("more than one entity"), "{error}");
     world.despawn(e).unwrap();
-    let mut writer = world.query_state::<&mut Health, ()>();
+    let mut writer = world.query_state::<&mut Health>();
     writer.single_mut(&mut world).unwrap().0 += 10;
     assert_eq!(health.single(&world), Ok(&Health(14)));
 }
@@ -37,11 +37,11 @@ fn single_counts_only_rows_that_pass_per_row_filters() {
     let mut world = World::new();
     let a = world.spawn(Health(1));
     world.spawn(Health(2));
-    let mut stunned = world.query_state::<(Entity, &Health), With<Stunned>>();
+    let mut stunned = world.query_state_filtered::<(Entity, &Health), With<Stunned>>();
     assert!(matches!(stunned.single(&world), Err(EcsError::NoEntities { .. })));
     world.insert(a, Stunned(1)).unwrap();
     assert_eq!(stunned.single(&world).map(|(e, _)| e), Ok(a));
-    let mut changed = world.query_state::<Entity, Changed<Health>>();
+    let mut changed = world.query_state_filtered::<Entity, Changed<Health>>();
     changed.iter(&world).count();
     assert!(matches!(changed.single(&world), Err(EcsError::NoEntities { .. })));
     world.get_mut::<Health>(a).unwrap().0 += 1;
@@ -56,15 +56,15 @@ fn count_and_is_empty_agree_with_iteration() {
     for &e in entities.iter().step_by(3) {
         world.insert(e, Stunned(0)).unwrap();
     }
-    let mut all = world.query_state::<&mut Health, ()>();
-    let mut players = world.query_state::<&Health, With<Player>>();
-    let mut stunned = world.query_state::<&Health, With<Stunned>>();
-    let mut none = world.query_state::<&Health, (With<Player>, With<Stunned>)>();
+    let mut all = world.query_state::<&mut Health>();
+    let mut players = world.query_state_filtered::<&Health, With<Player>>();
+    let mut stunned = world.query_state_filtered::<&Health, With<Stunned>>();
+    let mut none = world.query_state_filtered::<&Health, (With<Player>, With<Stunned>)>();
     assert_eq!((all.count(&world), players.count(&world), stunned.count(&world), none.count(&world)), (15, 5, 4, 0));
     assert_eq!(stunned.count(&world), stunned.iter(&world).count());
     assert!(!all.is_empty(&world) && !stunned.is_empty(&world));
     assert!(none.is_empty(&world));
-    let mut changed = world.query_state::<Entity, Changed<Health>>();
+    let mut changed = world.query_state_filtered::<Entity, Changed<Health>>();
     assert_eq!(changed.count(&world), 15, "counting is not a run: everything is still new");
     assert_eq!(changed.iter(&world).count(), 15);
     assert!(changed.is_empty(&world));
@@ -76,8 +76,8 @@ fn get_many_mut_refuses_an_entity_named_twice_and_changes_nothing_on_error() {
     let a = world.spawn(Health(1));
     let b = world.spawn(Health(2));
     let c = world.spawn(Player);
-    let mut health = world.query_state::<&mut Health, ()>();
-    let mut changed = world.query_state::<Entity, Changed<Health>>();
+    let mut health = world.query_state::<&mut Health>();
+    let mut changed = world.query_state_filtered::<Entity, Changed<Health>>();
     changed.iter(&world).count();
     {
         let [ha, hb] = health.get_many_mut(&mut world, [a, b]).unwrap();
@@ -94,7 +94,7 @@ fn get_many_mut_refuses_an_entity_named_twice_and_changes_nothing_on_error() {
     world.despawn(b).unwrap();
     assert_eq!(health.get_many_mut(&mut world, [a, b]).err(), Some(EcsError::NoSuchEntity(b)));
     assert_eq!(changed.iter(&world).count(), 0, "a refused call hands out nothing and marks nothing changed");
-    let mut read = world.query_state::<&Health, ()>();
+    let mut read = world.query_state::<&Health>();
     assert_eq!(read.get_many(&world, [a, a]), Ok([&Health(2), &Health(2)]), "reads may repeat");
 }
 

@@ -101,7 +101,7 @@ fn queries_see_exactly_the_rows_that_hold_the_component() {
     assert_eq!(world.get::<Stunned>(entities[3]), Some(&Stunned(4)));
 
     // Chunks are runs of consecutive rows that hold the component.
-    let mut q = world.query_state::<(&Position, &mut Stunned), ()>();
+    let mut q = world.query_state::<(&Position, &mut Stunned)>();
     let mut rows = 0;
     q.for_each_chunk(&mut world, |(p, s): (&[Position], &mut [Stunned])| {
         assert_eq!(p.len(), s.len());
@@ -111,7 +111,7 @@ fn queries_see_exactly_the_rows_that_hold_the_component() {
         }
     });
     assert_eq!(rows, 4);
-    let mut q = world.query_state::<&Stunned, ()>();
+    let mut q = world.query_state::<&Stunned>();
     assert_eq!(q.get(&world, entities[0]).map(|s| s.0), Ok(1));
     assert_eq!(
         q.get(&world, entities[1]).map(|s| s.0),
@@ -126,7 +126,7 @@ fn parallel_iteration_visits_each_present_row_once() {
     for &e in entities.iter().step_by(2) {
         world.insert(e, Stunned(0)).unwrap();
     }
-    let mut q = world.query_state::<&mut Stunned, ()>();
+    let mut q = world.query_state::<&mut Stunned>();
     q.par_for_each(&mut world, |s| s.0 += 1);
     assert!(entities.iter().step_by(2).all(|&e| world.get::<Stunned>(e) == Some(&Stunned(1))));
     assert!(entities.iter().skip(1).step_by(2).all(|&e| world.get::<Stunned>(e).is_none()));
@@ -137,8 +137,8 @@ fn added_and_changed_follow_each_row() {
     let mut world = World::new();
     let a = world.spawn(Position(0.0));
     let b = world.spawn(Position(1.0));
-    let mut added = world.query_state::<Entity, Added<Stunned>>();
-    let mut changed = world.query_state::<Entity, Changed<Stunned>>();
+    let mut added = world.query_state_filtered::<Entity, Added<Stunned>>();
+    let mut changed = world.query_state_filtered::<Entity, Changed<Stunned>>();
     assert_eq!(added.iter(&world).count(), 0);
     assert_eq!(changed.iter(&world).count(), 0);
 
@@ -267,7 +267,7 @@ struct Mark<const N: usize>;
 fn query_states_made_before_an_archetype_gains_columns_stay_correct() {
     let mut world = World::new();
     let entities: Vec<Entity> = (0..10).map(|i| world.spawn((Position(i as f32), Health(i)))).collect();
-    let mut moving = world.query_state::<(&mut Position, &Health, Option<&Stunned>), ()>();
+    let mut moving = world.query_state::<(&mut Position, &Health, Option<&Stunned>)>();
     let sum = |world: &mut World, moving: &mut QueryState<(&mut Position, &Health, Option<&Stunned>), ()>| {
         moving.iter_mut(world).map(|(p, h, s)| p.0 as u32 + h.0 + s.map_or(0, |s| s.0)).sum::<u32>()
     };
@@ -317,16 +317,13 @@ fn mixed_stunned_world() -> (World, Vec<Entity>) {
 fn chunks_of_an_optional_sparse_component_split_where_it_comes_and_goes() {
     let (mut world, all) = mixed_stunned_world();
     let mut seen = Vec::new();
-    world.query_state::<(Entity, Option<&Stunned>), ()>().for_each_chunk(
-        &mut world,
-        |(entities, stunned)| match stunned {
-            Some(stunned) => {
-                assert_eq!(stunned.len(), entities.len(), "a `Some` slice covers the chunk");
-                seen.extend(entities.iter().zip(stunned).map(|(&e, s)| (e, Some(s.0))));
-            }
-            None => seen.extend(entities.iter().map(|&e| (e, None))),
-        },
-    );
+    world.query_state::<(Entity, Option<&Stunned>)>().for_each_chunk(&mut world, |(entities, stunned)| match stunned {
+        Some(stunned) => {
+            assert_eq!(stunned.len(), entities.len(), "a `Some` slice covers the chunk");
+            seen.extend(entities.iter().zip(stunned).map(|(&e, s)| (e, Some(s.0))));
+        }
+        None => seen.extend(entities.iter().map(|&e| (e, None))),
+    });
     seen.sort();
     assert_eq!(seen, expected_stunned(&world, &all));
 }
@@ -335,9 +332,9 @@ fn chunks_of_an_optional_sparse_component_split_where_it_comes_and_goes() {
 fn chunks_of_an_optional_sparse_component_write_only_rows_that_have_it() {
     let (mut world, all) = mixed_stunned_world();
     let before = expected_stunned(&world, &all);
-    let mut changed = world.query_state::<Entity, Changed<Stunned>>();
+    let mut changed = world.query_state_filtered::<Entity, Changed<Stunned>>();
     changed.iter(&world).count();
-    world.query_state::<(&Position, Option<&mut Stunned>), ()>().for_each_chunk(&mut world, |(positions, stunned)| {
+    world.query_state::<(&Position, Option<&mut Stunned>)>().for_each_chunk(&mut world, |(positions, stunned)| {
         if let Some(stunned) = stunned {
             assert_eq!(stunned.len(), positions.len());
             stunned.iter_mut().for_each(|s| s.0 += 1000);
@@ -370,7 +367,7 @@ fn chunks_of_derived_queries_and_tags_agree_with_get() {
         world.insert(e, Frozen).unwrap();
     }
     let mut seen = Vec::new();
-    world.query_state::<MaybeStunned, ()>().for_each_chunk(&mut world, |(entities, positions, stunned, frozen)| {
+    world.query_state::<MaybeStunned>().for_each_chunk(&mut world, |(entities, positions, stunned, frozen)| {
         assert_eq!(positions.len(), entities.len());
         assert!(stunned.is_none_or(|s| s.len() == entities.len()));
         assert!(frozen.is_none_or(|f| f.len() == entities.len()));

@@ -92,7 +92,7 @@ fn queries_filter_tags_per_row() {
     assert_eq!(ids(&mut world, |w| w.query_mut::<(Entity, &Frozen)>().map(|(e, _)| e).collect()), vec![frozen, both]);
     let optional: Vec<_> = world.query::<(Entity, Option<&Selected>)>().iter().map(|(e, s)| (e, s.is_some())).collect();
     assert!(optional.contains(&(both, true)) && optional.contains(&(plain, false)));
-    let mut q = world.query_state::<&Frozen, ()>();
+    let mut q = world.query_state::<&Frozen>();
     assert_eq!(q.get(&world, frozen), Ok(&Frozen));
     assert!(matches!(q.get(&world, plain), Err(EcsError::QueryMismatch { .. })));
 }
@@ -101,7 +101,7 @@ fn queries_filter_tags_per_row() {
 fn a_query_sees_tags_added_after_it_matched() {
     let mut world = World::new();
     let e = world.spawn(Position(0.0));
-    let mut selected = world.query_state::<Entity, With<Selected>>();
+    let mut selected = world.query_state_filtered::<Entity, With<Selected>>();
     assert_eq!(selected.iter(&world).count(), 0);
     world.insert(e, Selected).unwrap();
     assert_eq!(selected.iter(&world).collect::<Vec<_>>(), vec![e]);
@@ -114,8 +114,8 @@ fn tags_have_added_and_changed_ticks() {
     let mut world = World::new();
     let a = world.spawn(Position(0.0));
     let b = world.spawn(Position(1.0));
-    let mut added = world.query_state::<Entity, Added<Frozen>>();
-    let mut changed = world.query_state::<Entity, Changed<Frozen>>();
+    let mut added = world.query_state_filtered::<Entity, Added<Frozen>>();
+    let mut changed = world.query_state_filtered::<Entity, Changed<Frozen>>();
     assert_eq!(added.iter(&world).count(), 0);
     world.insert(a, Frozen).unwrap();
     assert_eq!(added.iter(&world).collect::<Vec<_>>(), vec![a]);
@@ -137,7 +137,7 @@ fn chunk_iteration_with_a_tag_filter_yields_runs_of_matching_rows() {
             world.insert(e, Frozen).unwrap();
         }
     }
-    let mut q = world.query_state::<(&mut Position, &Frozen), ()>();
+    let mut q = world.query_state::<(&mut Position, &Frozen)>();
     let mut runs = Vec::new();
     q.for_each_chunk(&mut world, |(p, tags): (&mut [Position], &[Frozen])| {
         assert_eq!(p.len(), tags.len());
@@ -145,7 +145,7 @@ fn chunk_iteration_with_a_tag_filter_yields_runs_of_matching_rows() {
         p.iter_mut().for_each(|p| p.0 = -1.0);
     });
     assert_eq!(runs, vec![vec![0, 1], vec![3], vec![5]]);
-    let mut thawed = world.query_state::<&Position, Without<Frozen>>();
+    let mut thawed = world.query_state_filtered::<&Position, Without<Frozen>>();
     let mut rows = 0;
     thawed.for_each_chunk(&mut world, |p: &[Position]| {
         assert!(p.iter().all(|p| p.0 >= 0.0));
@@ -163,7 +163,7 @@ fn parallel_iteration_with_tag_filters_visits_matching_rows_once() {
             world.insert(e, Frozen).unwrap();
         }
     }
-    let mut q = world.query_state::<&mut Health, Without<Frozen>>();
+    let mut q = world.query_state_filtered::<&mut Health, Without<Frozen>>();
     q.par_for_each(&mut world, |h| h.0 += 1);
     let thawed = world.query::<&Health>().iter().filter(|h| h.0 == 1).count();
     assert_eq!(thawed, 10_000 - 3334);

@@ -43,7 +43,7 @@ const NOT_MATCHED: u32 = u32::MAX;
 /// world.spawn((Position(0.0), Velocity(1.0)));
 /// world.spawn((Position(0.0), Velocity(1.0), Frozen));
 ///
-/// let mut movement = world.query_state::<(&mut Position, &Velocity), Without<Frozen>>();
+/// let mut movement = world.query_state_filtered::<(&mut Position, &Velocity), Without<Frozen>>();
 /// for _ in 0..3 {
 ///     movement.iter_mut(&mut world).for_each(|(p, v)| p.0 += v.0);
 /// }
@@ -662,7 +662,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// # use ecs_core::prelude::*;
     /// #[derive(Component)] struct Player(&'static str);
     /// let mut world = World::new();
-    /// let mut players = world.query_state::<&Player, ()>();
+    /// let mut players = world.query_state::<&Player>();
     /// assert!(matches!(players.single(&world), Err(EcsError::NoEntities { .. })));
     /// world.spawn(Player("one"));
     /// assert_eq!(players.single(&world).map(|p| p.0), Ok("one"));
@@ -705,7 +705,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// let mut world = World::new();
     /// world.spawn_batch((0..3).map(|_| (Enemy, Health(1))));
     /// world.spawn(Health(10));
-    /// let mut enemies = world.query_state::<&mut Health, With<Enemy>>();
+    /// let mut enemies = world.query_state_filtered::<&mut Health, With<Enemy>>();
     /// assert_eq!(enemies.count(&world), 3);
     /// assert!(!enemies.is_empty(&world));
     /// ```
@@ -763,7 +763,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// #[derive(Component)] struct Health(i32);
     /// let mut world = World::new();
     /// let (a, b) = (world.spawn(Health(10)), world.spawn(Health(3)));
-    /// let mut health = world.query_state::<&mut Health, ()>();
+    /// let mut health = world.query_state::<&mut Health>();
     /// let [ha, hb] = health.get_many_mut(&mut world, [a, b])?;
     /// core::mem::swap(&mut ha.0, &mut hb.0);
     /// assert_eq!(world.get::<Health>(a).map(|h| h.0), Some(3));

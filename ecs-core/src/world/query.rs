@@ -69,12 +69,49 @@ impl World {
     }
 
     /// A reusable query: caches its matched archetypes and remembers when it last
-    /// ran, for [`Added`](crate::Added) and [`Changed`](crate::Changed).
+    /// ran, for [`Added`](crate::Added) and [`Changed`](crate::Changed). With a
+    /// filter: [`query_state_filtered`](Self::query_state_filtered).
     ///
     /// # Panics
     /// When the query aliases a component (`(&mut A, &A)`).
+    ///
+    /// # Example
+    /// ```
+    /// # use ecs_core::prelude::*;
+    /// #[derive(Component)] struct Position(f32);
+    /// let mut world = World::new();
+    /// world.spawn(Position(1.0));
+    /// let mut positions = world.query_state::<&mut Position>();
+    /// for _frame in 0..3 {
+    ///     positions.iter_mut(&mut world).for_each(|p| p.0 *= 2.0);
+    /// }
+    /// assert_eq!(positions.single_mut(&mut world).map(|p| p.0), Ok(8.0));
+    /// ```
     #[track_caller]
-    pub fn query_state<Q: QueryData, F: QueryFilter>(&self) -> QueryState<Q, F> {
+    pub fn query_state<Q: QueryData>(&self) -> QueryState<Q> {
+        QueryState::new(self)
+    }
+
+    /// [`query_state`](Self::query_state) with a filter.
+    ///
+    /// # Panics
+    /// When the query aliases a component (`(&mut A, &A)`).
+    ///
+    /// # Example
+    /// ```
+    /// # use ecs_core::prelude::*;
+    /// #[derive(Component)] struct Position(f32);
+    /// #[derive(Component)] struct Frozen;
+    /// let mut world = World::new();
+    /// world.spawn(Position(1.0));
+    /// world.spawn((Position(1.0), Frozen));
+    /// let mut moving = world.query_state_filtered::<&mut Position, Without<Frozen>>();
+    /// moving.iter_mut(&mut world).for_each(|p| p.0 += 1.0);
+    /// let mut changed = world.query_state_filtered::<&Position, Changed<Position>>();
+    /// assert_eq!(changed.iter(&world).map(|p| p.0).sum::<f32>(), 3.0);
+    /// ```
+    #[track_caller]
+    pub fn query_state_filtered<Q: QueryData, F: QueryFilter>(&self) -> QueryState<Q, F> {
         QueryState::new(self)
     }
 }

@@ -69,20 +69,20 @@ pub fn runner(workload: Workload) -> Option<Runner> {
         Workload::SimpleIter => {
             let mut world = World::new();
             bodies(&mut world, 10_000);
-            let mut q = world.query_state::<(&Velocity, &mut Position), ()>();
+            let mut q = world.query_state::<(&Velocity, &mut Position)>();
             Box::new(move || q.iter_mut(&mut world).for_each(|(v, p)| add(&mut p.0, &v.0)))
         }
         Workload::FragmentedIter => {
             let mut world = World::new();
             macro_rules! frags { ($($n:literal)*) => { $(world.spawn_batch((0..20).map(|_| (Frag::<$n>(0.0), Data(1.0))));)* }; }
             twenty_six!(frags);
-            let mut q = world.query_state::<&mut Data, ()>();
+            let mut q = world.query_state::<&mut Data>();
             Box::new(move || q.iter_mut(&mut world).for_each(|d| d.0 *= 2.0))
         }
         Workload::HeavyCompute => {
             let mut world = World::new();
             bodies(&mut world, 1000);
-            let mut q = world.query_state::<(&mut Position, &mut Transform), ()>();
+            let mut q = world.query_state::<(&mut Position, &mut Transform)>();
             Box::new(move || q.par_for_each(&mut world, |(p, t)| heavy(&mut t.0, &mut p.0)))
         }
         Workload::AddRemove => {
@@ -140,7 +140,7 @@ pub fn runner(workload: Workload) -> Option<Runner> {
                     tag::<9>(&mut world, e, mask);
                 }
             }
-            let mut q = world.query_state::<&mut Data, ()>();
+            let mut q = world.query_state::<&mut Data>();
             Box::new(move || q.iter_mut(&mut world).for_each(|d| d.0 *= 2.0))
         }
         Workload::Schedule => {
