@@ -59,7 +59,7 @@ pub use ecs_derive::{Bundle, Component, Query, SystemParam};
 pub use entity::Entity;
 pub use error::EcsError;
 pub use query::{Added, Changed, Or, QueryState, With, Without};
-pub use world::{EntityRef, World};
+pub use world::{EntityRef, EntityWorldMut, World};
 
 /// Re-exported so that plain-old-data components can derive `Pod` and `Zeroable`.
 pub use bytemuck;
@@ -70,7 +70,7 @@ pub mod prelude {
     pub use crate::command::Commands;
     pub use crate::query::{Added, Changed, Or, QueryState, With, Without};
     pub use crate::system::{IntoSystemConfig, Local, Query, Res, ResMut, Schedule};
-    pub use crate::{Bundle, Component, EcsError, Entity, EntityRef, Query, SystemParam, World};
+    pub use crate::{Bundle, Component, EcsError, Entity, EntityRef, EntityWorldMut, Query, SystemParam, World};
 }
 
 /// The README's example, compiled and run as a doctest.

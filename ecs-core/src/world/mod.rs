@@ -5,14 +5,18 @@
 //!   remove, despawn).
 //! - `spawn_batch.rs`: [`SpawnBatch`], spawning many entities of one bundle type.
 //! - `entity_ref.rs`: [`EntityRef`], a read-only view of one entity.
+//! - `entity_mut.rs`: [`EntityWorldMut`], one entity with the world borrowed
+//!   mutably, for chained changes; `spawn_empty` and `get_many_mut`.
 //! - `ticks.rs`: clamping change ticks so that they never wrap into looking new.
 
+mod entity_mut;
 mod entity_ref;
 mod query;
 mod spawn_batch;
 mod structural;
 mod ticks;
 
+pub use entity_mut::EntityWorldMut;
 pub use entity_ref::EntityRef;
 pub use query::QueryBorrow;
 pub use spawn_batch::SpawnBatch;

@@ -1,0 +1,193 @@
+//! [`EntityWorldMut`]: one live entity with the whole world borrowed mutably, for
+//! chains of structural changes (`world.entity_mut(e)?.insert(a).remove::<B>()`).
+//!
+//! The handle keeps the entity, not its location: every call looks the location up
+//! again, so it stays right across the handle's own moves between archetypes.
+//! Only [`despawn`](EntityWorldMut::despawn), which consumes the handle, can end
+//! the entity, and the handle gives no `&mut World` out, so the entity is alive for
+//! as long as the handle exists.
+
+use crate::bundle::Bundle;
+use crate::component::Component;
+use crate::entity::{Entity, EntityLocation};
+use crate::error::EcsError;
+use crate::world::{EntityRef, World};
+
+/// One live entity of a mutably borrowed world. Made by [`World::entity_mut`] and
+/// [`World::spawn_empty`].
+///
+/// # Example
+/// ```
+/// use ecs_core::prelude::*;
+///
+/// #[derive(Component, Debug, PartialEq)] struct Position(f32);
+/// #[derive(Component, Debug, PartialEq)] struct Velocity(f32);
+/// #[derive(Component)] struct Frozen;
+///
+/// let mut world = World::new();
+/// let e = world.spawn_empty().insert((Position(0.0), Velocity(2.0))).insert(Frozen).id();
+///
+/// let mut ship = world.entity_mut(e)?;
+/// ship.remove::<Frozen>();
+/// let v = ship.get::<Velocity>().unwrap().0;
+/// ship.get_mut::<Position>().unwrap().0 += v;
+/// assert_eq!(ship.take::<Velocity>(), Ok(Velocity(2.0)));
+/// assert!(ship.contains::<Position>() && !ship.contains::<Velocity>());
+/// ship.despawn();
+/// assert!(world.entity_mut(e).is_err(), "a despawned entity has no handle");
+/// # Ok::<(), EcsError>(())
+/// ```
+pub struct EntityWorldMut<'w> {
+    world: &'w mut World,
+    entity: Entity,
+}
+
+impl<'w> EntityWorldMut<'w> {
+    /// # Panics
+    /// (Debug builds) when the entity is not alive.
+    pub(crate) fn new(world: &'w mut World, entity: Entity) -> Self {
+        debug_assert!(world.contains(entity));
+        Self { world, entity }
+    }
+
+    /// The entity's handle.
+    #[inline]
+    pub fn id(&self) -> Entity {
+        self.entity
+    }
+
+    /// Where the entity's components are now.
+    #[inline]
+    pub fn location(&self) -> EntityLocation {
+        self.world.location(self.entity).expect("the entity of an EntityWorldMut is alive")
+    }
+
+    /// The world, read-only (the handle keeps the only mutable borrow).
+    #[inline]
+    pub fn world(&self) -> &World {
+        self.world
+    }
+
+    /// A read-only view of the entity.
+    #[inline]
+    pub fn as_ref(&self) -> EntityRef<'_> {
+        self.world.entity(self.entity).expect("the entity of an EntityWorldMut is alive")
+    }
+
+    /// The entity's `T`, if it has one.
+    #[inline]
+    pub fn get<T: Component>(&self) -> Option<&T> {
+        self.world.get::<T>(self.entity)
+    }
+
+    /// The entity's `T` mutably, if it has one; marks it changed.
+    #[inline]
+    pub fn get_mut<T: Component>(&mut self) -> Option<&mut T> {
+        self.world.get_mut::<T>(self.entity)
+    }
+
+    /// `true` when the entity has a `T`.
+    #[inline]
+    pub fn contains<T: Component>(&self) -> bool {
+        self.world.has::<T>(self.entity)
+    }
+
+    /// Adds the components of `bundle`, replacing (and dropping) those the entity
+    /// already has (see [`World::insert`]).
+    ///
+    /// # Panics
+    /// When a replaced value's `Drop` panics (after the insert is complete).
+    pub fn insert<B: Bundle>(&mut self, bundle: B) -> &mut Self {
+        self.world.insert(self.entity, bundle).expect("the entity of an EntityWorldMut is alive");
+        self
+    }
+
+    /// Removes the components of `B` and drops them. An entity that lacks one of
+    /// them keeps them all (as [`World::remove`] does); [`take`](Self::take) says
+    /// which one is missing.
+    pub fn remove<B: Bundle>(&mut self) -> &mut Self {
+        drop(self.world.remove::<B>(self.entity));
+        self
+    }
+
+    /// Removes the components of `B` and returns them.
+    ///
+    /// # Errors
+    /// [`EcsError::MissingComponent`] naming the first component of `B` the entity
+    /// lacks; nothing is removed then.
+    pub fn take<B: Bundle>(&mut self) -> Result<B, EcsError> {
+        self.world.remove::<B>(self.entity)
+    }
+
+    /// Despawns the entity, dropping its components (see [`World::despawn`]).
+    ///
+    /// # Panics
+    /// When a component's `Drop` panics (after the entity is gone and every other
+    /// component is dropped).
+    pub fn despawn(self) {
+        self.world.despawn(self.entity).expect("the entity of an EntityWorldMut is alive");
+    }
+}
+
+impl core::fmt::Debug for EntityWorldMut<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        core::fmt::Debug::fmt(&self.as_ref(), f)
+    }
+}
+
+impl World {
+    /// The live entity `entity`, with the world borrowed mutably for chained
+    /// changes (see [`EntityWorldMut`]).
+    ///
+    /// # Errors
+    /// [`EcsError::NoSuchEntity`] when the entity is not alive.
+    #[inline]
+    pub fn entity_mut(&mut self, entity: Entity) -> Result<EntityWorldMut<'_>, EcsError> {
+        if !self.contains(entity) {
+            return Err(EcsError::NoSuchEntity(entity));
+        }
+        Ok(EntityWorldMut::new(self, entity))
+    }
+
+    /// Spawns an entity with no component and returns its handle, to build it up
+    /// with [`insert`](EntityWorldMut::insert).
+    #[inline]
+    pub fn spawn_empty(&mut self) -> EntityWorldMut<'_> {
+        let entity = self.spawn(());
+        EntityWorldMut::new(self, entity)
+    }
+
+    /// Mutable references to the `T` of several distinct entities at once: two
+    /// ships trading fuel.
+    ///
+    /// # Errors
+    /// [`EcsError::AliasedMutability`] when an entity is named twice,
+    /// [`EcsError::NoSuchEntity`] for a dead one, [`EcsError::MissingComponent`] for
+    /// one without a `T`. Nothing is handed out (or marked changed) then.
+    ///
+    /// # Example
+    /// ```
+    /// # use ecs_core::prelude::*;
+    /// #[derive(Component)] struct Fuel(u32);
+    /// let mut world = World::new();
+    /// let (a, b) = (world.spawn(Fuel(10)), world.spawn(Fuel(0)));
+    /// let [from, to] = world.get_many_mut::<Fuel, 2>([a, b])?;
+    /// to.0 += 4;
+    /// from.0 -= 4;
+    /// assert_eq!(world.get::<Fuel>(b).map(|f| f.0), Some(4));
+    /// assert_eq!(world.get_many_mut::<Fuel, 2>([a, a]).err(), Some(EcsError::AliasedMutability(a)));
+    /// # Ok::<(), EcsError>(())
+    /// ```
+    pub fn get_many_mut<T: Component, const N: usize>(
+        &mut self,
+        entities: [Entity; N],
+    ) -> Result<[&mut T; N], EcsError> {
+        let mut state = crate::query::QueryState::<&mut T>::new(self);
+        state.get_many_mut(self, entities).map_err(|error| match error {
+            EcsError::QueryMismatch { entity, .. } => {
+                EcsError::MissingComponent { entity, component: core::any::type_name::<T>() }
+            }
+            other => other,
+        })
+    }
+}
