@@ -25,8 +25,8 @@ fn spawned_handles_are_usable_at_once_and_commands_apply_in_order() {
     let mut world = World::new();
     let mut queue = CommandQueue::default();
     let mut commands = Commands::new(&mut queue, &world);
-    let a = commands.spawn(Health(1));
-    let b = commands.spawn((Health(2), Name("b")));
+    let a = commands.spawn(Health(1)).id();
+    let b = commands.spawn((Health(2), Name("b"))).id();
     commands.insert(a, Name("a"));
     commands.remove::<Health>(b);
     commands.run(move |w| w.get_mut::<Health>(a).unwrap().0 += 10);
@@ -70,8 +70,8 @@ fn reserved_but_unspawned_handles_are_released() {
     let log = errors(&mut world);
     let mut queue = CommandQueue::default();
     let mut commands = Commands::new(&mut queue, &world);
-    let spawned = commands.spawn(Health(1));
-    let never = commands.spawn(Health(2));
+    let spawned = commands.spawn(Health(1)).id();
+    let never = commands.spawn(Health(2)).id();
     // Despawning the second before it exists: its spawn comes first, so it
     // exists, then goes.
     commands.despawn(never);
@@ -80,7 +80,7 @@ fn reserved_but_unspawned_handles_are_released() {
     assert!(log.lock().unwrap().is_empty());
     // Reservations whose commands are dropped unapplied are released later.
     let mut dropped = CommandQueue::default();
-    let lost = Commands::new(&mut dropped, &world).spawn(Health(3));
+    let lost = Commands::new(&mut dropped, &world).spawn(Health(3)).id();
     drop(dropped);
     let normal = world.spawn(Health(4));
     assert_ne!(normal, lost);
@@ -118,7 +118,7 @@ fn a_panicking_command_does_not_drop_the_rest_of_its_queue() {
     let mut queue = CommandQueue::default();
     let mut commands = Commands::new(&mut queue, &world);
     commands.despawn(doomed);
-    let spawned = commands.spawn(Health(5));
+    let spawned = commands.spawn(Health(5)).id();
     commands.insert(target, Name("after the panic"));
     commands.run(move |world| world.get_mut::<Health>(spawned).unwrap().0 += 1);
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| queue.apply(&mut world)));
@@ -152,4 +152,36 @@ fn a_panicking_command_in_a_schedule_keeps_the_other_systems_commands() {
     world.check_invariants().unwrap();
     schedule.run(&mut world);
     assert_eq!(world.query::<&Name>().iter().count(), 2, "the schedule keeps working");
+}
+
+#[test]
+fn entity_commands_chain_and_spawn_returns_them() {
+    let mut world = World::new();
+    let hero = world.spawn((Health(10), Name("hero")));
+    let log = errors(&mut world);
+    let mut queue = CommandQueue::default();
+    let mut commands = Commands::new(&mut queue, &world);
+    let minion = commands.spawn(Health(1)).insert(Name("minion")).id();
+    commands.entity(hero).remove::<Name>().insert(Health(11));
+    let mut doomed = commands.spawn(Health(0));
+    let doomed_id = doomed.id();
+    doomed.insert(Name("doomed")).despawn();
+    queue.apply(&mut world);
+    assert_eq!(world.get::<Name>(minion), Some(&Name("minion")));
+    assert_eq!((world.get::<Health>(hero), world.has::<Name>(hero)), (Some(&Health(11)), false));
+    assert!(!world.contains(doomed_id));
+    assert!(log.lock().unwrap().is_empty(), "{:?}", log.lock().unwrap());
+}
+
+#[test]
+fn entity_commands_on_a_dead_entity_are_skipped_and_reported() {
+    let mut world = World::new();
+    let gone = world.spawn(Health(1));
+    world.despawn(gone).unwrap();
+    let log = errors(&mut world);
+    let mut queue = CommandQueue::default();
+    Commands::new(&mut queue, &world).entity(gone).insert(Name("x")).remove::<Health>().despawn();
+    queue.apply(&mut world);
+    assert_eq!(log.lock().unwrap().len(), 3, "each command is reported: {:?}", log.lock().unwrap());
+    assert!(world.is_empty());
 }

@@ -67,7 +67,7 @@ pub use bytemuck;
 /// The names almost every user of the crate needs: `use ecs_core::prelude::*;`.
 pub mod prelude {
     pub use crate::bytemuck::{Pod, Zeroable};
-    pub use crate::command::Commands;
+    pub use crate::command::{Commands, EntityCommands};
     pub use crate::query::{Added, Changed, Or, QueryState, With, Without};
     pub use crate::system::{IntoSystemConfig, Local, Query, Res, ResMut, Schedule};
     pub use crate::{Bundle, Component, EcsError, Entity, EntityRef, EntityWorldMut, Query, SystemParam, World};

@@ -67,6 +67,69 @@ impl CommandQueue {
     }
 }
 
+/// Commands for one entity, from [`Commands::entity`] or [`Commands::spawn`]:
+/// each call records a command, applied in order with the queue.
+///
+/// # Example
+/// ```
+/// use ecs_core::prelude::*;
+/// use ecs_core::command::{CommandQueue, Commands};
+///
+/// #[derive(Component, Debug, PartialEq)] struct Health(i32);
+/// #[derive(Component)] struct Shield;
+/// #[derive(Component)] struct Poisoned;
+/// let mut world = World::new();
+/// let hero = world.spawn((Health(10), Poisoned));
+/// let mut queue = CommandQueue::default();
+/// let mut commands = Commands::new(&mut queue, &world);
+/// let minion = commands.spawn(Health(3)).insert(Shield).id();
+/// commands.entity(hero).remove::<Poisoned>().insert(Shield);
+/// queue.apply(&mut world);
+/// assert!(world.has::<Shield>(minion) && world.has::<Shield>(hero));
+/// assert!(!world.has::<Poisoned>(hero));
+/// ```
+pub struct EntityCommands<'a, 'w> {
+    commands: &'a mut Commands<'w>,
+    entity: Entity,
+}
+
+impl<'w> EntityCommands<'_, 'w> {
+    /// The entity's handle.
+    #[inline]
+    pub fn id(&self) -> Entity {
+        self.entity
+    }
+
+    /// Inserts `bundle` into the entity (see [`World::insert`]).
+    pub fn insert<B: Bundle>(&mut self, bundle: B) -> &mut Self {
+        self.commands.insert(self.entity, bundle);
+        self
+    }
+
+    /// Removes the components of `B` from the entity and drops them (see
+    /// [`World::remove`]).
+    pub fn remove<B: Bundle>(&mut self) -> &mut Self {
+        self.commands.remove::<B>(self.entity);
+        self
+    }
+
+    /// Despawns the entity (see [`World::despawn`]).
+    pub fn despawn(&mut self) {
+        self.commands.despawn(self.entity);
+    }
+
+    /// The [`Commands`] these were made from, for commands about other entities.
+    pub fn commands(&mut self) -> &mut Commands<'w> {
+        self.commands
+    }
+}
+
+impl core::fmt::Debug for EntityCommands<'_, '_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("EntityCommands").field("entity", &self.entity).finish_non_exhaustive()
+    }
+}
+
 /// Records structural changes to apply later. Made from a [`CommandQueue`] and the
 /// world the commands are for; in systems, a parameter.
 ///
@@ -80,7 +143,7 @@ impl CommandQueue {
 /// let doomed = world.spawn(Health(0));
 /// let mut queue = CommandQueue::default();
 /// let mut commands = Commands::new(&mut queue, &world);
-/// let child = commands.spawn(Health(10));      // the handle is usable at once
+/// let child = commands.spawn(Health(10)).id(); // the handle is usable at once
 /// commands.insert(child, Health(11));
 /// commands.despawn(doomed);
 /// queue.apply(&mut world);
@@ -98,12 +161,20 @@ impl<'w> Commands<'w> {
         Self { queue, world }
     }
 
-    /// Spawns an entity with `bundle`. The handle is valid at once for other
+    /// Spawns an entity with `bundle`, returning its [`EntityCommands`] for more
+    /// commands (`.id()` is the handle). The handle is valid at once for other
     /// commands; the entity exists once the queue is applied.
-    pub fn spawn<B: Bundle>(&mut self, bundle: B) -> Entity {
+    pub fn spawn<B: Bundle>(&mut self, bundle: B) -> EntityCommands<'_, 'w> {
         let entity = self.world.reserve_entity();
         self.add(move |world| world.spawn_reserved_entity(entity, bundle));
-        entity
+        EntityCommands { commands: self, entity }
+    }
+
+    /// Commands for `entity`, chained: `commands.entity(e).insert(a).remove::<B>()`.
+    /// Nothing is checked now: each command is skipped and reported when it is
+    /// applied if the entity is gone by then, as every command is.
+    pub fn entity(&mut self, entity: Entity) -> EntityCommands<'_, 'w> {
+        EntityCommands { commands: self, entity }
     }
 
     /// Inserts `bundle` into the entity (see [`World::insert`]).
