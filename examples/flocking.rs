@@ -401,7 +401,7 @@ fn main() {
         frames.push(start.elapsed());
     }
     frames.sort();
-    let counters = world.resource::<Counters>().expect("inserted above");
+    let counters = world.get_resource::<Counters>().expect("inserted above");
     let archetypes = world.archetypes().iter().filter(|a| !a.is_empty()).count();
     let prey = world.query_filtered::<Entity, With<Prey>>().iter().count();
     let fleeing = world.query::<&Fleeing>().iter().filter(|f| world.contains(f.from)).count();

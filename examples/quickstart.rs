@@ -95,7 +95,7 @@ fn main() -> Result<(), EcsError> {
     let elapsed = start.elapsed();
 
     let docked = world.query_filtered::<Entity, With<Docked>>().iter().count();
-    let stats = world.resource::<Stats>().expect("inserted above");
+    let stats = world.get_resource::<Stats>().expect("inserted above");
     println!("{} entities in {} archetypes", world.len(), world.archetypes().iter().filter(|a| !a.is_empty()).count());
     println!("120 frames in {elapsed:.2?} ({:.1} us/frame)", elapsed.as_secs_f64() * 1e6 / 120.0);
     println!("{} dockings, {} launches, {docked} docked now", stats.docked, stats.launched);

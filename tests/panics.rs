@@ -146,11 +146,11 @@ fn a_panicking_system_stops_the_run_and_its_commands_wait_for_the_next_sync_poin
     let result = catch_unwind(AssertUnwindSafe(|| schedule.run(&mut world)));
     assert_eq!(message(result.unwrap_err()), "bomb");
     world.check_invariants().unwrap();
-    assert_eq!(world.resource::<Runs>().unwrap().0, ["recorder"], "no system starts after the panic");
+    assert_eq!(world.get_resource::<Runs>().unwrap().0, ["recorder"], "no system starts after the panic");
     assert_eq!(world.query::<&Armor>().iter().count(), 0, "commands wait for a sync point");
     world.spawn(Health(1));
     world.spawn(Health(2));
     schedule.run(&mut world);
-    assert_eq!(world.resource::<Runs>().unwrap().0, ["recorder", "recorder", "after_bomb"]);
+    assert_eq!(world.get_resource::<Runs>().unwrap().0, ["recorder", "recorder", "after_bomb"]);
     assert_eq!(world.query::<&Armor>().iter().count(), 2, "both runs' commands were applied");
 }

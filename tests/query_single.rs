@@ -131,7 +131,7 @@ fn the_system_query_has_single_count_is_empty_and_get_many() {
     schedule.run(&mut world);
     world.spawn((Player, Health(0)));
     schedule.run(&mut world);
-    let seen = std::mem::take(&mut world.resource_mut::<Seen>().unwrap().0);
+    let seen = std::mem::take(&mut world.get_resource_mut::<Seen>().unwrap().0);
     assert_eq!(seen[0], "players 0 empty true");
     assert!(seen[1].starts_with("no entity matches"), "{}", seen[1]);
     assert_eq!(seen[2], "others 1 2");

@@ -376,7 +376,7 @@ menu! {
         let sum = c0.iter().map(|c| c.0).fold(0, u64::wrapping_add)
             ^ c4.iter().map(|(c, s)| c.0 ^ s.map_or(0, |s| s.0)).fold(0, u64::wrapping_add)
             ^ rest.iter().map(|(a, b, c)| a.0 ^ b.0 ^ c.0).fold(0, u64::wrapping_add);
-        let res = world.resource::<R0>().map_or(0, |r| r.0) + world.resource::<R1>().map_or(0, |r| r.0);
+        let res = world.get_resource::<R0>().map_or(0, |r| r.0) + world.get_resource::<R1>().map_or(0, |r| r.0);
         std::hint::black_box(sum ^ res);
     }
     18 world_toggle_flag(world: &World, mut commands: Commands, mut turn: Local<usize>)
@@ -438,7 +438,7 @@ menu! {
     }
     29 #[exclusive] exclusive(world: &mut World) reads slot::NONE, writes slot::ALL, {
         world.query_mut::<&mut C0>().for_each(|c| c.0 = c.0.wrapping_add(3));
-        let r0 = world.resource_mut::<R0>().expect("inserted");
+        let r0 = world.get_resource_mut::<R0>().expect("inserted");
         r0.0 = (r0.0 + 1) % 5;
     }
 }

@@ -57,7 +57,7 @@ fn systems_run_with_queries_resources_locals_and_commands() {
     assert_eq!(world.len(), 2, "one spawned by commands at the end of the run");
     schedule.run(&mut world);
     schedule.run(&mut world);
-    assert_eq!(world.resource::<Spawned>().unwrap().0, 2, "Local counts runs per system");
+    assert_eq!(world.get_resource::<Spawned>().unwrap().0, 2, "Local counts runs per system");
     assert_eq!(world.len(), 3);
     world.check_invariants().unwrap();
 }
@@ -66,7 +66,7 @@ fn systems_run_with_queries_resources_locals_and_commands() {
 fn optional_resources_and_world_access() {
     fn reads(dt: Option<Res<DeltaTime>>, world: &World, mut commands: Commands) {
         let seen = dt.map_or(0, |d| d.0 as u32) + world.len() as u32;
-        commands.run(move |w| w.resource_mut::<Spawned>().unwrap().0 = seen);
+        commands.run(move |w| w.get_resource_mut::<Spawned>().unwrap().0 = seen);
     }
     let mut world = World::new();
     world.insert_resource(Spawned::default());
@@ -74,10 +74,10 @@ fn optional_resources_and_world_access() {
     let mut schedule = Schedule::new();
     schedule.add_system(reads);
     schedule.run(&mut world);
-    assert_eq!(world.resource::<Spawned>().unwrap().0, 1);
+    assert_eq!(world.get_resource::<Spawned>().unwrap().0, 1);
     world.insert_resource(DeltaTime(10.0));
     schedule.run(&mut world);
-    assert_eq!(world.resource::<Spawned>().unwrap().0, 11);
+    assert_eq!(world.get_resource::<Spawned>().unwrap().0, 11);
 }
 
 #[test]
@@ -245,11 +245,11 @@ fn commands_apply_at_sync_points_and_later_systems_see_them() {
     let mut no_sync = Schedule::new();
     no_sync.add_system(spawn_one).add_system(count.after(spawn_one));
     no_sync.run(&mut world);
-    assert_eq!(world.resource::<Spawned>().unwrap().0, 0, "not applied before the end of the run");
+    assert_eq!(world.get_resource::<Spawned>().unwrap().0, 0, "not applied before the end of the run");
     let mut synced = Schedule::new();
     synced.add_system(spawn_one).add_sync_point().add_system(count);
     synced.run(&mut world);
-    assert_eq!(world.resource::<Spawned>().unwrap().0, 2, "applied at the sync point");
+    assert_eq!(world.get_resource::<Spawned>().unwrap().0, 2, "applied at the sync point");
 }
 
 #[test]
@@ -291,12 +291,12 @@ fn changed_in_a_system_means_since_that_system_last_ran() {
     let mut schedule = Schedule::new();
     schedule.add_system(watch);
     schedule.run(&mut world);
-    assert_eq!(world.resource::<Spawned>().unwrap().0, 2);
+    assert_eq!(world.get_resource::<Spawned>().unwrap().0, 2);
     schedule.run(&mut world);
-    assert_eq!(world.resource::<Spawned>().unwrap().0, 0);
+    assert_eq!(world.get_resource::<Spawned>().unwrap().0, 0);
     world.get_mut::<Health>(a).unwrap().0 = 5;
     schedule.run(&mut world);
-    assert_eq!(world.resource::<Spawned>().unwrap().0, 1);
+    assert_eq!(world.get_resource::<Spawned>().unwrap().0, 1);
 }
 
 #[test]
@@ -333,7 +333,7 @@ fn exclusive_systems_run_alone_with_the_whole_world() {
     let mut schedule = Schedule::new();
     schedule.add_system(grow).add_system(count);
     schedule.run(&mut world);
-    assert_eq!(world.resource::<Spawned>().unwrap().0, 1);
+    assert_eq!(world.get_resource::<Spawned>().unwrap().0, 1);
 }
 
 fn randomized_world(seed: u64) -> World {

@@ -133,7 +133,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
     /// world.spawn((Player, Position(4.0)));
     /// world.spawn(Position(9.0));
     /// Schedule::new().add_system(follow_player).run(&mut world);
-    /// assert_eq!(world.resource::<Camera>().map(|c| c.0), Some(4.0));
+    /// assert_eq!(world.get_resource::<Camera>().map(|c| c.0), Some(4.0));
     /// ```
     pub fn single(&self) -> Result<Q::Item<'_>, EcsError>
     where
@@ -174,7 +174,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
     /// let mut world = World::new();
     /// world.insert_resource(Wave::default());
     /// Schedule::new().add_system(next_wave).run(&mut world);
-    /// assert_eq!(world.resource::<Wave>().map(|w| w.0), Some(1));
+    /// assert_eq!(world.get_resource::<Wave>().map(|w| w.0), Some(1));
     /// ```
     pub fn count(&self) -> usize {
         // SAFETY: as in `is_empty`.
@@ -281,7 +281,7 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for Res<'_, T> {
     }
     fn init_state(_: &mut World) {}
     unsafe fn get_param<'w>(_: &'w mut (), meta: &SystemMeta, world: &'w World) -> Res<'w, T> {
-        Res { value: world.resource::<T>().unwrap_or_else(|| missing_resource::<T>(meta)) }
+        Res { value: world.get_resource::<T>().unwrap_or_else(|| missing_resource::<T>(meta)) }
     }
 }
 
@@ -295,7 +295,7 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for Option<Res<'_, T>> {
     }
     fn init_state(_: &mut World) {}
     unsafe fn get_param<'w>(_: &'w mut (), _: &SystemMeta, world: &'w World) -> Option<Res<'w, T>> {
-        world.resource::<T>().map(|value| Res { value })
+        world.get_resource::<T>().map(|value| Res { value })
     }
 }
 

@@ -244,25 +244,99 @@ impl World {
     /// struct DeltaTime(f32);
     /// let mut world = World::new();
     /// world.insert_resource(DeltaTime(1.0 / 60.0));
-    /// world.resource_mut::<DeltaTime>().unwrap().0 = 0.5;
-    /// assert_eq!(world.resource::<DeltaTime>().map(|d| d.0), Some(0.5));
+    /// world.resource_mut::<DeltaTime>().0 = 0.5;
+    /// assert_eq!(world.resource::<DeltaTime>().0, 0.5);
     /// assert!(world.remove_resource::<DeltaTime>().is_some());
+    /// assert!(world.get_resource::<DeltaTime>().is_none());
     /// assert!(!world.contains_resource::<DeltaTime>());
     /// ```
     pub fn insert_resource<R: Send + Sync + 'static>(&mut self, value: R) -> Option<R> {
         self.resources.insert(value)
     }
 
+    /// The resource of type `R`.
+    ///
+    /// # Panics
+    /// When no `R` is stored; the message names `R`. Use
+    /// [`get_resource`](Self::get_resource) where it may be missing.
+    #[inline]
+    #[track_caller]
+    pub fn resource<R: Send + Sync + 'static>(&self) -> &R {
+        self.get_resource().unwrap_or_else(|| missing_resource::<R>())
+    }
+
+    /// The resource of type `R`, mutably.
+    ///
+    /// # Panics
+    /// When no `R` is stored; the message names `R`. Use
+    /// [`get_resource_mut`](Self::get_resource_mut) where it may be missing.
+    #[inline]
+    #[track_caller]
+    pub fn resource_mut<R: Send + Sync + 'static>(&mut self) -> &mut R {
+        self.get_resource_mut().unwrap_or_else(|| missing_resource::<R>())
+    }
+
     /// The resource of type `R`, if stored.
     #[inline]
-    pub fn resource<R: Send + Sync + 'static>(&self) -> Option<&R> {
+    pub fn get_resource<R: Send + Sync + 'static>(&self) -> Option<&R> {
         self.resources.get()
     }
 
     /// The resource of type `R`, mutably, if stored.
     #[inline]
-    pub fn resource_mut<R: Send + Sync + 'static>(&mut self) -> Option<&mut R> {
+    pub fn get_resource_mut<R: Send + Sync + 'static>(&mut self) -> Option<&mut R> {
         self.resources.get_mut()
+    }
+
+    /// Runs `f` with the world and the resource `R` both borrowed mutably: the
+    /// resource is taken out for the call and put back after it, also when `f`
+    /// panics.
+    ///
+    /// # Panics
+    /// When no `R` is stored, or when `f` stores another `R` meanwhile (the messages
+    /// name `R`; in the second case `f`'s value is dropped and the taken one put
+    /// back).
+    ///
+    /// # Example
+    /// ```
+    /// # use ecs_core::prelude::*;
+    /// #[derive(Component)] struct Gold(u32);
+    /// struct Bank { total: u32 }
+    /// let mut world = World::new();
+    /// world.insert_resource(Bank { total: 0 });
+    /// world.spawn_batch((1..=3).map(Gold));
+    /// world.resource_scope(|world, bank: &mut Bank| {
+    ///     for gold in world.query_mut::<&mut Gold>() {
+    ///         bank.total += core::mem::take(&mut gold.0);
+    ///     }
+    /// });
+    /// assert_eq!(world.resource::<Bank>().total, 6);
+    /// ```
+    #[track_caller]
+    pub fn resource_scope<R: Send + Sync + 'static, U>(&mut self, f: impl FnOnce(&mut World, &mut R) -> U) -> U {
+        /// Puts the resource back when the scope ends, by return or by unwinding.
+        struct PutBack<'a, R: Send + Sync + 'static> {
+            world: &'a mut World,
+            value: Option<R>,
+        }
+        impl<R: Send + Sync + 'static> Drop for PutBack<'_, R> {
+            fn drop(&mut self) {
+                if let Some(value) = self.value.take() {
+                    let replaced = self.world.insert_resource(value);
+                    if replaced.is_some() && !std::thread::panicking() {
+                        panic!(
+                            "the resource `{}` was stored again during `resource_scope`, which had taken it out; \
+                             the value stored meanwhile is dropped",
+                            core::any::type_name::<R>()
+                        );
+                    }
+                }
+            }
+        }
+        let value = self.remove_resource::<R>().unwrap_or_else(|| missing_resource::<R>());
+        let mut scope = PutBack { world: self, value: Some(value) };
+        let PutBack { world, value } = &mut scope;
+        f(world, value.as_mut().expect("taken out above"))
     }
 
     /// Removes and returns the resource of type `R`.
@@ -498,4 +572,15 @@ impl Drop for World {
         // needs no bookkeeping: it is freed as a whole.
         resume_deferred(self.drop_components());
     }
+}
+
+/// The panic of [`World::resource`] and friends for a missing resource.
+#[cold]
+#[track_caller]
+fn missing_resource<R>() -> ! {
+    panic!(
+        "the resource `{}` is not in the world; add it with `world.insert_resource(…)`, \
+         or use `get_resource` where it may be missing",
+        core::any::type_name::<R>()
+    )
 }

@@ -136,16 +136,16 @@ mod tests {
         let mut schedule = Schedule::new();
         schedule.add_system(count);
         schedule.run(&mut world);
-        assert_eq!(world.resource::<Seen>().unwrap().0, 1);
+        assert_eq!(world.get_resource::<Seen>().unwrap().0, 1);
         for offset in 0..3 {
             let target = u64::from(world.change_tick().get()) + (1 << 32) - 2 + offset;
             advance_to(&mut world, target);
             schedule.run(&mut world);
-            assert_eq!(world.resource::<Seen>().unwrap().0, 1, "no new entity, {offset}");
+            assert_eq!(world.get_resource::<Seen>().unwrap().0, 1, "no new entity, {offset}");
         }
         world.spawn(Hp(2));
         schedule.run(&mut world);
-        assert_eq!(world.resource::<Seen>().unwrap().0, 2, "a new entity is seen");
+        assert_eq!(world.get_resource::<Seen>().unwrap().0, 2, "a new entity is seen");
     }
 
     #[test]

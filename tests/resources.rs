@@ -1,0 +1,78 @@
+//! Resources with bevy_ecs's names: `resource`/`resource_mut` panic naming the
+//! missing type, `get_resource`/`get_resource_mut` return `Option`, and
+//! `resource_scope` lends the world and a resource together, putting the resource
+//! back however the scope ends.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use ecs_core::prelude::*;
+
+#[derive(Debug, PartialEq)]
+struct Score(u32);
+
+#[derive(Component)]
+struct Coin(u32);
+
+fn message(payload: Box<dyn std::any::Any + Send>) -> String {
+    payload.downcast_ref::<String>().cloned().or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string())).unwrap()
+}
+
+#[test]
+fn resource_and_resource_mut_panic_naming_the_missing_type() {
+    let mut world = World::new();
+    assert_eq!(world.get_resource::<Score>(), None);
+    assert_eq!(world.get_resource_mut::<Score>(), None);
+    let read = message(catch_unwind(AssertUnwindSafe(|| world.resource::<Score>().0)).unwrap_err());
+    assert!(read.contains("resources::Score") && read.contains("insert_resource"), "{read}");
+    let write = message(catch_unwind(AssertUnwindSafe(|| world.resource_mut::<Score>().0 += 1)).unwrap_err());
+    assert!(write.contains("resources::Score"), "{write}");
+    world.insert_resource(Score(1));
+    world.resource_mut::<Score>().0 += 1;
+    assert_eq!(world.resource::<Score>(), &Score(2));
+    assert_eq!(world.get_resource::<Score>(), Some(&Score(2)));
+}
+
+#[test]
+fn resource_scope_lends_the_world_and_the_resource_together() {
+    let mut world = World::new();
+    world.insert_resource(Score(0));
+    world.spawn_batch((1..=4).map(Coin));
+    let seen_inside = world.resource_scope(|world, score: &mut Score| {
+        let inside = world.contains_resource::<Score>();
+        for coin in world.query_mut::<&Coin>() {
+            score.0 += coin.0;
+        }
+        inside
+    });
+    assert!(!seen_inside, "the resource is taken out during the scope");
+    assert_eq!(world.resource::<Score>(), &Score(10));
+}
+
+#[test]
+fn resource_scope_puts_the_resource_back_when_the_scope_panics() {
+    let mut world = World::new();
+    world.insert_resource(Score(5));
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        world.resource_scope(|_, score: &mut Score| {
+            score.0 = 6;
+            panic!("scope failed");
+        })
+    }));
+    assert_eq!(message(result.unwrap_err()), "scope failed");
+    assert_eq!(world.resource::<Score>(), &Score(6));
+}
+
+#[test]
+fn resource_scope_refuses_a_missing_resource_and_one_stored_meanwhile() {
+    let mut world = World::new();
+    let missing = catch_unwind(AssertUnwindSafe(|| world.resource_scope(|_, _: &mut Score| ())));
+    assert!(message(missing.unwrap_err()).contains("Score"));
+    world.insert_resource(Score(1));
+    let twice = catch_unwind(AssertUnwindSafe(|| {
+        world.resource_scope(|world, _: &mut Score| {
+            world.insert_resource(Score(99));
+        })
+    }));
+    assert!(message(twice.unwrap_err()).contains("stored again"));
+    assert_eq!(world.resource::<Score>(), &Score(1), "the taken value is put back");
+}
