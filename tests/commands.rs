@@ -185,3 +185,36 @@ fn entity_commands_on_a_dead_entity_are_skipped_and_reported() {
     assert_eq!(log.lock().unwrap().len(), 3, "each command is reported: {:?}", log.lock().unwrap());
     assert!(world.is_empty());
 }
+
+#[derive(SystemParam)]
+struct TwoQueues<'w> {
+    first: Commands<'w>,
+    second: Commands<'w>,
+}
+
+#[test]
+fn a_panicking_command_does_not_stop_the_other_parameters_of_its_system() {
+    fn tuple(bombs: Query<(Entity, &Bomb)>, mut first: Commands, mut second: Commands) {
+        bombs.iter().for_each(|(e, _)| first.despawn(e));
+        second.spawn(Name("tuple"));
+    }
+    fn derived(bombs: Query<(Entity, &Bomb)>, mut queues: TwoQueues) {
+        bombs.iter().for_each(|(e, _)| queues.first.despawn(e));
+        queues.second.spawn(Name("derived"));
+    }
+    for (system, name) in [(0, "tuple"), (1, "derived")] {
+        let mut world = World::new();
+        world.spawn(Bomb(true));
+        let mut schedule = Schedule::new();
+        if system == 0 {
+            schedule.add_system(tuple);
+        } else {
+            schedule.add_system(derived);
+        }
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| schedule.run(&mut world)));
+        assert_eq!(panic_message(result.unwrap_err()), "bomb went off");
+        let names: Vec<&str> = world.query::<&Name>().iter().map(|n| n.0).collect();
+        assert_eq!(names, [name], "the second queue of the {name} system was applied");
+        world.check_invariants().unwrap();
+    }
+}

@@ -85,20 +85,9 @@ pub mod __private {
     pub use crate::component::{ComponentIdCell, Components};
     pub use crate::storage::OwningPtr;
 
-    /// Runs user callbacks one after another, each even if an earlier one panicked,
-    /// and resumes the first panic at the end (for derived `SystemParam::apply`).
-    #[derive(Default)]
-    pub struct DeferredPanic(crate::storage::DeferredPanic);
-
-    impl DeferredPanic {
-        /// Runs `f`, keeping its panic if it is the first.
-        pub fn run(&mut self, f: impl FnOnce()) {
-            crate::storage::defer_panic(&mut self.0, f);
-        }
-
-        /// Resumes the first panic caught, if any.
-        pub fn resume(self) {
-            crate::storage::resume_deferred(self.0);
-        }
+    /// Calls `step(0)` … `step(count - 1)` in order, each even if an earlier one
+    /// panicked, then resumes the first panic (for derived `SystemParam::apply`).
+    pub fn run_in_order(count: usize, step: impl FnMut(usize)) {
+        crate::storage::run_in_order(count, step);
     }
 }

@@ -11,7 +11,7 @@
 use crate::bundle::Bundle;
 use crate::entity::Entity;
 use crate::error::EcsError;
-use crate::storage::{defer_panic, resume_deferred};
+use crate::storage::run_in_order;
 use crate::world::World;
 
 type Command = Box<dyn FnOnce(&mut World) -> Result<(), EcsError> + Send + Sync>;
@@ -55,15 +55,13 @@ impl CommandQueue {
     /// With the first panic of a command (or of the command error handler), after
     /// the whole queue ran.
     pub fn apply(&mut self, world: &mut World) {
-        let mut panic = None;
-        for command in self.commands.drain(..) {
-            defer_panic(&mut panic, || {
-                if let Err(error) = command(world) {
-                    world.report_command_error(&error);
-                }
-            });
-        }
-        resume_deferred(panic);
+        let mut commands = self.commands.drain(..);
+        run_in_order(commands.len(), |_| {
+            let command = commands.next().expect("one step per command");
+            if let Err(error) = command(world) {
+                world.report_command_error(&error);
+            }
+        });
     }
 }
 

@@ -9,7 +9,7 @@ use crate::command::{CommandQueue, Commands};
 use crate::entity::Entity;
 use crate::error::EcsError;
 use crate::query::{FetchContext, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData};
-use crate::storage::{defer_panic, resume_deferred};
+use crate::storage::run_in_order;
 use crate::world::World;
 
 /// A value a system function can take as a parameter.
@@ -402,7 +402,7 @@ unsafe impl SystemParam for &World {
 macro_rules! tuple_param {
     ($($name:ident $index:tt),*) => {
         // SAFETY: every element records and hands out its own access.
-        #[allow(unused_variables, unused_mut, clippy::unused_unit, reason = "the empty tuple takes nothing")]
+        #[allow(unused_variables, clippy::unused_unit, reason = "the empty tuple takes nothing")]
         unsafe impl<$($name: SystemParam),*> SystemParam for ($($name,)*) {
             type State = ($($name::State,)*);
             type Item<'w> = ($($name::Item<'w>,)*);
@@ -419,9 +419,10 @@ macro_rules! tuple_param {
             }
             fn apply(state: &mut Self::State, world: &mut World) {
                 // Every element applies its deferred work even if one panics.
-                let mut panic = None;
-                $(defer_panic(&mut panic, || $name::apply(&mut state.$index, world));)*
-                resume_deferred(panic);
+                run_in_order(0 $(+ { let _ = $index; 1 })*, |i| match i {
+                    $($index => $name::apply(&mut state.$index, world),)*
+                    _ => unreachable!("one step per element"),
+                });
             }
         }
     };

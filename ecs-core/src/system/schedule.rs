@@ -245,8 +245,17 @@ impl Schedule {
                         // others': every queue is applied and unspawned handles are
                         // released before the first panic goes on.
                         let mut panic = None;
-                        for index in self.order.iter().flatten() {
-                            defer_panic(&mut panic, || self.entries[*index].system.apply(world));
+                        let mut systems = self.order.iter().flatten();
+                        // One catch around the whole loop, entered again after a
+                        // panic at the next system: no per-system cost without one.
+                        let mut done = false;
+                        while !done {
+                            defer_panic(&mut panic, || {
+                                for &index in &mut systems {
+                                    self.entries[index].system.apply(world);
+                                }
+                                done = true;
+                            });
                         }
                         world.release_reserved_entities();
                         resume_deferred(panic);

@@ -13,6 +13,7 @@ pub fn system_param(def: SystemParamDef<'_>) -> TokenStream {
     let tys: Vec<_> = fields.iter().map(|(_, ty)| *ty).collect();
     let indices: Vec<_> = (0..fields.len()).map(syn::Index::from).collect();
     let w = syn::Lifetime::new("'__w", lifetime.span());
+    let count = fields.len();
     // As in the Query derive: the call is spanned at the field, the `unsafe` block
     // is not, so a user's `#![forbid(unsafe_code)]` does not see it as theirs.
     let gets = fields.iter().zip(&indices).map(|((name, ty), index)| {
@@ -48,9 +49,10 @@ pub fn system_param(def: SystemParamDef<'_>) -> TokenStream {
                 fn apply(__state: &mut Self::State, __world: &mut #krate::World) {
                     // Every field applies its deferred work even if one panics; the
                     // first panic goes on afterwards.
-                    let mut __panic = #krate::__private::DeferredPanic::default();
-                    #(__panic.run(|| <#tys as #s::SystemParam>::apply(&mut __state.#indices, __world));)*
-                    __panic.resume();
+                    #krate::__private::run_in_order(#count, |__i| match __i {
+                        #(#indices => <#tys as #s::SystemParam>::apply(&mut __state.#indices, __world),)*
+                        _ => ::core::unreachable!(),
+                    });
                 }
             }
         };
