@@ -7,6 +7,9 @@ use std::sync::{Arc, Mutex};
 use ecs_core::command::{CommandQueue, Commands};
 use ecs_core::prelude::*;
 
+mod common;
+use common::panic_message;
+
 #[derive(Component, Debug, PartialEq)]
 struct Health(i32);
 
@@ -100,14 +103,6 @@ impl Drop for Bomb {
             panic!("bomb went off");
         }
     }
-}
-
-fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_default()
 }
 
 #[test]

@@ -9,6 +9,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use ecs_core::prelude::*;
 
+mod common;
+use common::panic_message;
+
 #[derive(Component, Debug, PartialEq)]
 struct Health(u32);
 
@@ -31,14 +34,6 @@ impl Clone for Fragile {
     }
 }
 
-fn message(payload: Box<dyn std::any::Any + Send>) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_default()
-}
-
 #[test]
 fn a_panicking_clone_in_spawn_batch_keeps_the_entities_spawned_before() {
     static CLONES: AtomicUsize = AtomicUsize::new(0);
@@ -47,7 +42,7 @@ fn a_panicking_clone_in_spawn_batch_keeps_the_entities_spawned_before() {
     let result = catch_unwind(AssertUnwindSafe(|| {
         world.spawn_batch((0..10).map(|_| (template.clone(), Health(1))));
     }));
-    assert_eq!(message(result.unwrap_err()), "clone failed");
+    assert_eq!(panic_message(result.unwrap_err()), "clone failed");
     world.check_invariants().unwrap();
     assert_eq!(world.query::<(&Fragile, &Health)>().iter().count(), 3, "the three items before the panic");
     assert_eq!(CLONES.load(Ordering::SeqCst), 4, "the iterator is not polled again while unwinding");
@@ -69,7 +64,7 @@ fn check_query_closure_panic(visit: impl FnOnce(&mut World, &mut QueryState<(&He
     changed.iter(&world).count();
     let mut state = world.query_state::<(&Health, &mut Armor)>();
     let result = catch_unwind(AssertUnwindSafe(|| visit(&mut world, &mut state)));
-    assert_eq!(message(result.unwrap_err()), "row 5");
+    assert_eq!(panic_message(result.unwrap_err()), "row 5");
     world.check_invariants().unwrap();
     let written: Vec<u32> =
         world.query::<(&Health, &Armor)>().iter().filter(|(_, a)| a.0 == 1).map(|(h, _)| h.0).collect();
@@ -144,7 +139,7 @@ fn a_panicking_system_stops_the_run_and_its_commands_wait_for_the_next_sync_poin
     let mut schedule = Schedule::new();
     schedule.add_system(recorder).add_system(bomb.after(recorder)).add_system(after_bomb.after(bomb));
     let result = catch_unwind(AssertUnwindSafe(|| schedule.run(&mut world)));
-    assert_eq!(message(result.unwrap_err()), "bomb");
+    assert_eq!(panic_message(result.unwrap_err()), "bomb");
     world.check_invariants().unwrap();
     assert_eq!(world.get_resource::<Runs>().unwrap().0, ["recorder"], "no system starts after the panic");
     assert_eq!(world.query::<&Armor>().iter().count(), 0, "commands wait for a sync point");

@@ -7,24 +7,23 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use ecs_core::prelude::*;
 
+mod common;
+use common::panic_message;
+
 #[derive(Debug, PartialEq)]
 struct Score(u32);
 
 #[derive(Component)]
 struct Coin(u32);
 
-fn message(payload: Box<dyn std::any::Any + Send>) -> String {
-    payload.downcast_ref::<String>().cloned().or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string())).unwrap()
-}
-
 #[test]
 fn resource_and_resource_mut_panic_naming_the_missing_type() {
     let mut world = World::new();
     assert_eq!(world.get_resource::<Score>(), None);
     assert_eq!(world.get_resource_mut::<Score>(), None);
-    let read = message(catch_unwind(AssertUnwindSafe(|| world.resource::<Score>().0)).unwrap_err());
+    let read = panic_message(catch_unwind(AssertUnwindSafe(|| world.resource::<Score>().0)).unwrap_err());
     assert!(read.contains("resources::Score") && read.contains("insert_resource"), "{read}");
-    let write = message(catch_unwind(AssertUnwindSafe(|| world.resource_mut::<Score>().0 += 1)).unwrap_err());
+    let write = panic_message(catch_unwind(AssertUnwindSafe(|| world.resource_mut::<Score>().0 += 1)).unwrap_err());
     assert!(write.contains("resources::Score"), "{write}");
     world.insert_resource(Score(1));
     world.resource_mut::<Score>().0 += 1;
@@ -58,7 +57,7 @@ fn resource_scope_puts_the_resource_back_when_the_scope_panics() {
             panic!("scope failed");
         })
     }));
-    assert_eq!(message(result.unwrap_err()), "scope failed");
+    assert_eq!(panic_message(result.unwrap_err()), "scope failed");
     assert_eq!(world.resource::<Score>(), &Score(6));
 }
 
@@ -66,13 +65,13 @@ fn resource_scope_puts_the_resource_back_when_the_scope_panics() {
 fn resource_scope_refuses_a_missing_resource_and_one_stored_meanwhile() {
     let mut world = World::new();
     let missing = catch_unwind(AssertUnwindSafe(|| world.resource_scope(|_, _: &mut Score| ())));
-    assert!(message(missing.unwrap_err()).contains("Score"));
+    assert!(panic_message(missing.unwrap_err()).contains("Score"));
     world.insert_resource(Score(1));
     let twice = catch_unwind(AssertUnwindSafe(|| {
         world.resource_scope(|world, _: &mut Score| {
             world.insert_resource(Score(99));
         })
     }));
-    assert!(message(twice.unwrap_err()).contains("stored again"));
+    assert!(panic_message(twice.unwrap_err()).contains("stored again"));
     assert_eq!(world.resource::<Score>(), &Score(1), "the taken value is put back");
 }

@@ -7,6 +7,9 @@ use std::time::{Duration, Instant};
 
 use ecs_core::prelude::*;
 
+mod common;
+use common::panic_message;
+
 #[derive(Component, Clone, Copy, Debug, PartialEq)]
 struct Position(f32);
 #[derive(Component, Clone, Copy, Debug, PartialEq)]
@@ -447,14 +450,6 @@ fn derived_system_params_group_parameters() {
 
 type Log = Arc<Mutex<Vec<&'static str>>>;
 
-fn panic_text(payload: Box<dyn std::any::Any + Send>) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_default()
-}
-
 #[test]
 fn an_explicit_constraint_wins_over_insertion_order() {
     fn reader(_q: Query<&Health>, log: Res<Log>) {
@@ -498,7 +493,7 @@ fn a_cycle_of_explicit_constraints_is_refused_naming_its_systems() {
         .add_system(second.after(first))
         .add_system(third.after(second));
     let message =
-        panic_text(std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| schedule.run(&mut world))).unwrap_err());
+        panic_message(std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| schedule.run(&mut world))).unwrap_err());
     assert!(message.contains("form a cycle"), "{message}");
     for name in ["first", "second", "third"] {
         assert!(message.contains(&format!("::{name}")), "{message} names {name}");
@@ -526,7 +521,7 @@ fn a_constraint_across_a_sync_point_is_honoured_or_refused() {
     let mut reversed = Schedule::new();
     reversed.add_system(early.after(late)).add_sync_point().add_system(late);
     let message =
-        panic_text(std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| reversed.run(&mut world))).unwrap_err());
+        panic_message(std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| reversed.run(&mut world))).unwrap_err());
     assert!(message.contains("::early") && message.contains("::late") && message.contains("sync point"), "{message}");
     assert!(log.lock().unwrap().is_empty(), "nothing ran");
 }

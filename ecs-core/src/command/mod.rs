@@ -11,7 +11,7 @@
 use crate::bundle::Bundle;
 use crate::entity::Entity;
 use crate::error::EcsError;
-use crate::storage::run_in_order;
+use crate::storage::{catch_each, resume_deferred};
 use crate::world::World;
 
 type Command = Box<dyn FnOnce(&mut World) -> Result<(), EcsError> + Send + Sync>;
@@ -55,13 +55,11 @@ impl CommandQueue {
     /// With the first panic of a command (or of the command error handler), after
     /// the whole queue ran.
     pub fn apply(&mut self, world: &mut World) {
-        let mut commands = self.commands.drain(..);
-        run_in_order(commands.len(), |_| {
-            let command = commands.next().expect("one step per command");
+        resume_deferred(catch_each(self.commands.drain(..), |command| {
             if let Err(error) = command(world) {
                 world.report_command_error(&error);
             }
-        });
+        }));
     }
 }
 

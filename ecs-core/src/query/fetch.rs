@@ -225,12 +225,8 @@ pub unsafe trait QueryData {
     /// [`filter_row`](Self::filter_row).
     #[inline(always)]
     unsafe fn run_end(fetch: &Self::Fetch<'_>, rows: Range<usize>) -> usize {
-        let mut end = rows.start + 1;
-        // SAFETY: `end < rows.end`, within the archetype (caller).
-        while end < rows.end && unsafe { Self::filter_row(fetch, end) } {
-            end += 1;
-        }
-        end
+        // SAFETY: `run_while` asks only rows of `rows`, within the archetype (caller).
+        run_while(rows, |row| unsafe { Self::filter_row(fetch, row) })
     }
 
     /// Stamps the rows handed out mutably as changed at the run's tick.
@@ -388,6 +384,29 @@ impl<T> Clone for WriteFetch<'_, T> {
             marker: PhantomData,
         }
     }
+}
+
+/// The end of the run from `rows.start` (non-empty `rows`) over which `holds` stays
+/// true for every row after the first, at most `rows.end`.
+#[inline(always)]
+fn run_while(rows: Range<usize>, mut holds: impl FnMut(usize) -> bool) -> usize {
+    let mut end = rows.start + 1;
+    while end < rows.end && holds(end) {
+        end += 1;
+    }
+    end
+}
+
+/// `true` when an `Option<Q>`'s inner item is there in the run `rows`: always for a
+/// dense `Q`; otherwise the run's first row tells, since chunk iteration keeps runs
+/// within one `run_end` (all rows have it or none has).
+///
+/// # Safety
+/// `rows` is within the archetype.
+#[inline(always)]
+unsafe fn inner_holds<Q: QueryData>(fetch: &Q::Fetch<'_>, rows: &Range<usize>) -> bool {
+    // SAFETY: `rows.start < rows.end`, within the archetype (caller).
+    Q::DENSE || (!rows.is_empty() && unsafe { Q::filter_row(fetch, rows.start) })
 }
 
 /// Takes the next cached entry.
@@ -607,30 +626,22 @@ unsafe impl<Q: QueryData> QueryData for Option<Q> {
                 Q::run_end(f, rows)
             } else {
                 // It is not: as far as it stays missing (`None` for the whole run).
-                let mut end = rows.start + 1;
-                while end < rows.end && !Q::filter_row(f, end) {
-                    end += 1;
-                }
-                end
+                run_while(rows, |row| !Q::filter_row(f, row))
             }
         }
     }
     #[inline(always)]
     unsafe fn slice<'w>(fetch: &Self::Fetch<'w>, rows: Range<usize>) -> Option<Q::Slice<'w>> {
-        // SAFETY: `rows` is within the archetype (caller); for an inner query that
-        // is not dense, chunk iteration only hands out runs within one `run_end`,
-        // so the inner item is there in every row of `rows` or in none, and its
-        // first row tells which.
-        fetch.as_ref().and_then(|f| unsafe {
-            (Q::DENSE || (!rows.is_empty() && Q::filter_row(f, rows.start))).then(|| Q::slice(f, rows))
-        })
+        // SAFETY: `rows` is within the archetype (caller), and `inner_holds` says the
+        // inner item is there in every row of it.
+        fetch.as_ref().and_then(|f| unsafe { inner_holds::<Q>(f, &rows).then(|| Q::slice(f, rows)) })
     }
     #[inline(always)]
     unsafe fn mark_written(fetch: &Self::Fetch<'_>, rows: Range<usize>) {
         if let Some(f) = fetch {
             // SAFETY: as in `slice`: only rows that hold the inner item are stamped.
             unsafe {
-                if Q::DENSE || (!rows.is_empty() && Q::filter_row(f, rows.start)) {
+                if inner_holds::<Q>(f, &rows) {
                     Q::mark_written(f, rows)
                 }
             }

@@ -475,20 +475,27 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// # Safety
     /// As for `get_unchecked`.
     unsafe fn get_at<'w>(&self, world: &'w World, entity: Entity, ctx: FetchContext) -> Result<Q::Item<'w>, EcsError> {
-        // SAFETY: forwarded; `locate` found the entity's matched archetype and row.
+        // SAFETY: forwarded; the fetches are made once, checked, then fetched from.
         unsafe {
-            let (index, row) = self.locate(world, entity, ctx)?;
-            Ok(self.fetch_at(world, index, row, ctx))
+            let (fetch, row) = self.locate(world, entity, ctx)?;
+            Q::mark_written(&fetch, row..row + 1);
+            Ok(Q::fetch(&fetch, row))
         }
     }
 
-    /// The matched-archetype index and row of an entity the query yields, without
-    /// fetching its item.
+    /// The fetch of the archetype and the row of an entity the query yields,
+    /// without fetching its item.
     ///
     /// # Safety
     /// The state is up to date with `world`, and the caller may read the ticks
-    /// the query's row filters read (any of the query's access, or a shared world).
-    unsafe fn locate(&self, world: &World, entity: Entity, ctx: FetchContext) -> Result<(usize, usize), EcsError> {
+    /// the query's row filters read (any of the query's access, or a shared world);
+    /// fetching from the returned fetch needs the query's whole access for `'w`.
+    unsafe fn locate<'w>(
+        &self,
+        world: &'w World,
+        entity: Entity,
+        ctx: FetchContext,
+    ) -> Result<(Q::Fetch<'w>, usize), EcsError> {
         let location = world.location(entity).ok_or(EcsError::NoSuchEntity(entity))?;
         let mismatch = EcsError::QueryMismatch { entity, query: core::any::type_name::<(Q, F)>() };
         let index = match self.position.get(location.archetype.index()) {
@@ -507,8 +514,8 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             if !(Q::filter_row(&fetch, row) && F::filter(&filter, row)) {
                 return Err(mismatch);
             }
+            Ok((fetch, row))
         }
-        Ok((index, row))
     }
 
     /// The item of row `row` of the `index`-th matched archetype, stamped as
@@ -640,14 +647,18 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             }
         }
         // Every entity is checked before any item is made (and stamped as written).
-        let mut found = [(0, 0); N];
-        for (slot, &entity) in found.iter_mut().zip(&entities) {
+        for &entity in &entities {
             // SAFETY: forwarded.
-            *slot = unsafe { self.locate(world, entity, ctx)? };
+            unsafe { self.locate(world, entity, ctx)? };
         }
-        // SAFETY: each row is one the query yields; the rows are distinct (checked
-        // above) unless the query only reads (caller).
-        Ok(found.map(|(index, row)| unsafe { self.fetch_at(world, index, row, ctx) }))
+        // SAFETY: each entity was located above, so it yields a row; the rows are
+        // distinct (checked above) unless the query only reads (caller), so no two
+        // items alias.
+        Ok(entities.map(|entity| unsafe {
+            let (fetch, row) = self.locate(world, entity, ctx).expect("located above");
+            Q::mark_written(&fetch, row..row + 1);
+            Q::fetch(&fetch, row)
+        }))
     }
 
     /// The item of the only entity the query matches (read-only queries). Like

@@ -23,36 +23,35 @@ pub(crate) fn defer_panic(deferred: &mut DeferredPanic, f: impl FnOnce()) {
     }
 }
 
-/// Calls `step(0)`, `step(1)`, … `step(count - 1)` in order, each even if an earlier
-/// one panicked, then resumes the first panic. The loop runs inside one
-/// `catch_unwind` and re-enters it after a panic at the next step, so the path
-/// without a panic pays for one catch, not one per step (a schedule applies every
-/// system's deferred work each run); one step needs none.
-#[inline]
-pub(crate) fn run_in_order(count: usize, mut step: impl FnMut(usize)) {
-    if count <= 1 {
-        if count == 1 {
-            step(0);
-        }
-        return;
-    }
-    run_in_order_catching(count, step);
-}
-
-/// [`run_in_order`] for two steps or more.
-fn run_in_order_catching(count: usize, mut step: impl FnMut(usize)) {
-    let mut next = 0;
+/// Calls `f` on every item of `items`, in order, each even if an earlier call
+/// panicked, and returns the first panic for the caller to resume once it has
+/// finished its own bookkeeping. The loop runs inside one `catch_unwind` and is
+/// entered again after a panic at the next item, so the path without a panic pays
+/// for one catch, not one per item (a schedule applies every system's deferred work
+/// each run).
+pub(crate) fn catch_each<I: Iterator>(mut items: I, mut f: impl FnMut(I::Item)) -> DeferredPanic {
     let mut panic = None;
-    while next < count {
+    let mut done = false;
+    while !done {
         defer_panic(&mut panic, || {
-            while next < count {
-                let i = next;
-                next += 1;
-                step(i);
+            for item in &mut items {
+                f(item);
             }
+            done = true;
         });
     }
-    resume_deferred(panic);
+    panic
+}
+
+/// Calls `step(0)` … `step(count - 1)` as [`catch_each`] does, then resumes the
+/// first panic. A single step needs no catch: nothing after it is left to run.
+#[inline]
+pub(crate) fn run_in_order(count: usize, step: impl FnMut(usize)) {
+    if count <= 1 {
+        (0..count).for_each(step);
+    } else {
+        resume_deferred(catch_each(0..count, step));
+    }
 }
 
 /// Re-raises a panic deferred by [`defer_panic`], once the world is consistent again.

@@ -16,7 +16,7 @@ use core::any::TypeId;
 use std::time::{Duration, Instant};
 
 use super::{IntoSystem, System};
-use crate::storage::{defer_panic, resume_deferred};
+use crate::storage::{catch_each, resume_deferred};
 use crate::world::World;
 
 /// Systems whose last run took less than this run inline instead of as a task.
@@ -244,19 +244,10 @@ impl Schedule {
                         // panicking command stops neither its own queue nor the
                         // others': every queue is applied and unspawned handles are
                         // released before the first panic goes on.
-                        let mut panic = None;
-                        let mut systems = self.order.iter().flatten();
-                        // One catch around the whole loop, entered again after a
-                        // panic at the next system: no per-system cost without one.
-                        let mut done = false;
-                        while !done {
-                            defer_panic(&mut panic, || {
-                                for &index in &mut systems {
-                                    self.entries[index].system.apply(world);
-                                }
-                                done = true;
-                            });
-                        }
+                        let entries = &mut self.entries;
+                        let panic = catch_each(self.order.iter().flatten(), |&index| {
+                            entries[index].system.apply(world);
+                        });
                         world.release_reserved_entities();
                         resume_deferred(panic);
                     }
