@@ -38,6 +38,9 @@ pub enum EcsError {
     },
     /// `get_many_mut` was given the same entity twice: the two items would alias.
     AliasedMutability(Entity),
+    /// A system run by `run_system_once` needs a resource (`Res<T>`, `ResMut<T>`)
+    /// that is not in the world; the type name of the resource.
+    MissingResource(&'static str),
 }
 
 impl fmt::Display for EcsError {
@@ -64,6 +67,11 @@ impl fmt::Display for EcsError {
             Self::AliasedMutability(entity) => write!(
                 f,
                 "entity {entity} was asked for twice in one `get_many_mut`: its two mutable items would alias"
+            ),
+            Self::MissingResource(resource) => write!(
+                f,
+                "the resource `{resource}` is not in the world; add it with `world.insert_resource(…)`, \
+                 or take `Option<Res<…>>` where it may be missing"
             ),
         }
     }

@@ -55,7 +55,7 @@ pub mod world;
 pub use archetype::{Archetype, ArchetypeId};
 pub use bundle::Bundle;
 pub use component::{Component, ComponentId, ComponentInfo, StorageType};
-pub use ecs_derive::{Bundle, Component, Query, SystemParam};
+pub use ecs_derive::{Bundle, Component, Query, SystemParam, SystemSet};
 pub use entity::Entity;
 pub use error::EcsError;
 pub use query::{Added, Changed, Or, QueryState, With, Without};
@@ -69,8 +69,13 @@ pub mod prelude {
     pub use crate::bytemuck::{Pod, Zeroable};
     pub use crate::command::{Commands, EntityCommands};
     pub use crate::query::{Added, Changed, Or, QueryState, With, Without};
-    pub use crate::system::{IntoSystemConfig, Local, Query, Res, ResMut, Schedule};
-    pub use crate::{Bundle, Component, EcsError, Entity, EntityRef, EntityWorldMut, Query, SystemParam, World};
+    pub use crate::system::{
+        Condition, IntoSetConfig, IntoSystemConfig, Local, Query, Res, ResMut, Schedule, SystemSet, not,
+        resource_added, resource_changed, resource_equals, resource_exists,
+    };
+    pub use crate::{
+        Bundle, Component, EcsError, Entity, EntityRef, EntityWorldMut, Query, SystemParam, SystemSet, World,
+    };
 }
 
 /// The README's example, compiled and run as a doctest.

@@ -11,9 +11,13 @@ use core::hash::BuildHasherDefault;
 use std::collections::HashMap;
 
 use crate::bundle::TypeIdHasher;
+use crate::storage::{ComponentTicks, Tick};
 
 struct Entry {
     value: UnsafeCell<Box<dyn Any + Send + Sync>>,
+    /// When the resource was inserted and last written, for `Res::is_changed` and
+    /// `resource_changed`. Written only by whoever may write the value.
+    ticks: UnsafeCell<ComponentTicks>,
     name: &'static str,
 }
 
@@ -28,15 +32,51 @@ pub(crate) struct Resources {
 unsafe impl Sync for Resources {}
 
 impl Resources {
-    pub fn insert<R: Send + Sync + 'static>(&mut self, value: R) -> Option<R> {
-        let entry = Entry { value: UnsafeCell::new(Box::new(value)), name: core::any::type_name::<R>() };
-        let old = self.entries.insert(TypeId::of::<R>(), entry)?;
-        Some(*old.value.into_inner().downcast::<R>().expect("entries are keyed by their type"))
+    /// Stores `value` at tick `now`: a new resource is added and changed then; a
+    /// replaced one keeps its `added` tick and is changed then.
+    pub fn insert<R: Send + Sync + 'static>(&mut self, value: R, now: Tick) -> Option<R> {
+        let now = now.stamp();
+        let (old, added) = match self.entries.remove(&TypeId::of::<R>()) {
+            Some(old) => (Some(old.value.into_inner()), old.ticks.into_inner().added),
+            None => (None, now),
+        };
+        let ticks = UnsafeCell::new(ComponentTicks { added, changed: now });
+        let entry = Entry { value: UnsafeCell::new(Box::new(value)), ticks, name: core::any::type_name::<R>() };
+        self.entries.insert(TypeId::of::<R>(), entry);
+        old.map(|old| *old.downcast::<R>().expect("entries are keyed by their type"))
     }
 
-    pub fn remove<R: Send + Sync + 'static>(&mut self) -> Option<R> {
+    /// Removes the resource, with its ticks.
+    pub fn remove<R: Send + Sync + 'static>(&mut self) -> Option<(R, ComponentTicks)> {
         let old = self.entries.remove(&TypeId::of::<R>())?;
-        Some(*old.value.into_inner().downcast::<R>().expect("entries are keyed by their type"))
+        let value = *old.value.into_inner().downcast::<R>().expect("entries are keyed by their type");
+        Some((value, old.ticks.into_inner()))
+    }
+
+    /// Overwrites the ticks of a stored resource (for `resource_scope`, which puts
+    /// back what it took).
+    pub fn set_ticks<R: Send + Sync + 'static>(&mut self, ticks: ComponentTicks) {
+        if let Some(entry) = self.entries.get_mut(&TypeId::of::<R>()) {
+            *entry.ticks.get_mut() = ticks;
+        }
+    }
+
+    /// The resource's ticks.
+    pub fn ticks<R: Send + Sync + 'static>(&self) -> Option<ComponentTicks> {
+        let entry = self.entries.get(&TypeId::of::<R>())?;
+        // SAFETY: ticks are written only through `&mut self` or by the holder of a
+        // `get_unchecked_mut` borrow, whose caller guarantees no shared access
+        // (this one included) coexists.
+        Some(unsafe { *entry.ticks.get() })
+    }
+
+    /// Clamps every resource's ticks as `World::check_change_ticks` does columns'.
+    pub fn clamp_ticks(&mut self, now: Tick) {
+        for entry in self.entries.values_mut() {
+            let ticks = entry.ticks.get_mut();
+            ticks.added = ticks.added.clamp_age(now).stamp();
+            ticks.changed = ticks.changed.clamp_age(now);
+        }
     }
 
     pub fn contains<R: Send + Sync + 'static>(&self) -> bool {
@@ -51,19 +91,34 @@ impl Resources {
         unsafe { &*entry.value.get() }.downcast_ref::<R>()
     }
 
-    pub fn get_mut<R: Send + Sync + 'static>(&mut self) -> Option<&mut R> {
-        self.entries.get_mut(&TypeId::of::<R>())?.value.get_mut().downcast_mut::<R>()
+    /// The resource with its ticks.
+    pub fn get_with_ticks<R: Send + Sync + 'static>(&self) -> Option<(&R, ComponentTicks)> {
+        let entry = self.entries.get(&TypeId::of::<R>())?;
+        // SAFETY: as in `get` and `ticks`.
+        let value = unsafe { &*entry.value.get() }.downcast_ref::<R>()?;
+        // SAFETY: as in `ticks`.
+        Some((value, unsafe { *entry.ticks.get() }))
     }
 
-    /// A mutable borrow through a shared world.
+    /// The resource, mutably, marked changed at `now`.
+    pub fn get_mut<R: Send + Sync + 'static>(&mut self, now: Tick) -> Option<&mut R> {
+        let entry = self.entries.get_mut(&TypeId::of::<R>())?;
+        entry.ticks.get_mut().changed = now;
+        entry.value.get_mut().downcast_mut::<R>()
+    }
+
+    /// A mutable borrow of the value and its ticks through a shared world.
     ///
     /// # Safety
-    /// No other borrow of this resource exists for as long as the returned one is used.
+    /// No other borrow of this resource (or of its ticks) exists for as long as the
+    /// returned ones are used.
     #[expect(clippy::mut_from_ref, reason = "the cell allows it; exclusivity is the caller's promise")]
-    pub unsafe fn get_unchecked_mut<R: Send + Sync + 'static>(&self) -> Option<&mut R> {
+    pub unsafe fn get_unchecked_mut<R: Send + Sync + 'static>(&self) -> Option<(&mut R, &mut ComponentTicks)> {
         let entry = self.entries.get(&TypeId::of::<R>())?;
         // SAFETY: exclusivity is the caller's guarantee.
-        unsafe { &mut *entry.value.get() }.downcast_mut::<R>()
+        let value = unsafe { &mut *entry.value.get() }.downcast_mut::<R>()?;
+        // SAFETY: as above.
+        Some((value, unsafe { &mut *entry.ticks.get() }))
     }
 
     pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {

@@ -61,3 +61,17 @@ pub fn derive_system_param(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
     parse::system_param(&input).map_or_else(syn::Error::into_compile_error, expand::system_param).into()
 }
+
+/// Implements `SystemSet` for a unit struct or an enum, so that systems can be
+/// grouped (`.in_set(Physics)`) and the group ordered
+/// (`schedule.configure_sets(Physics.before(Render))`). The type also needs
+/// `Debug`, `PartialEq` and `Eq`: sets are compared by value and named by their
+/// `Debug` form in messages.
+///
+/// Attribute: `#[system_set(crate = "path")]` names the `ecs_core` crate when it is
+/// re-exported under another path.
+#[proc_macro_derive(SystemSet, attributes(system_set))]
+pub fn derive_system_set(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    parse::system_set(&input).map_or_else(syn::Error::into_compile_error, expand::system_set).into()
+}

@@ -30,6 +30,37 @@ pub struct BundleDef<'a> {
     pub fields: Vec<(Member, &'a Type)>,
 }
 
+/// A type to implement `SystemSet` for.
+pub struct SystemSetDef<'a> {
+    pub ident: &'a Ident,
+    pub generics: &'a Generics,
+    pub krate: Path,
+}
+
+pub fn system_set(input: &DeriveInput) -> syn::Result<SystemSetDef<'_>> {
+    let mut errors = Errors::default();
+    if let Data::Union(data) = &input.data {
+        errors.push(Error::new(
+            data.union_token.span,
+            "`SystemSet` cannot be derived for a union: a set is compared by value; use a unit struct or an enum",
+        ));
+    }
+    for param in &input.generics.params {
+        if let GenericParam::Lifetime(lifetime) = param {
+            errors.push(Error::new(
+                lifetime.span(),
+                format!(
+                    "a `SystemSet` is kept by the schedule, so it must be `'static`: remove the lifetime `{}`",
+                    lifetime.lifetime
+                ),
+            ));
+        }
+    }
+    let krate = errors.keep(crate_attribute(input, "system_set"));
+    errors.finish()?;
+    Ok(SystemSetDef { ident: &input.ident, generics: &input.generics, krate: krate.expect("no error") })
+}
+
 pub fn component(input: &DeriveInput) -> syn::Result<ComponentDef<'_>> {
     let mut errors = Errors::default();
     if let Data::Union(data) = &input.data {

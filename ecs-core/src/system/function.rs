@@ -30,8 +30,11 @@ pub trait IntoSystem<Marker>: Sized {
 pub trait SystemParamFunction<Marker>: Send + Sync + 'static {
     /// The parameters, as a tuple.
     type Param: SystemParam;
+    /// What the function returns: `()` for a system, `bool` for a run condition,
+    /// anything for [`World::run_system_once`].
+    type Out;
     /// Calls the function.
-    fn run(&mut self, params: SystemParamItem<'_, Self::Param>);
+    fn run(&mut self, params: SystemParamItem<'_, Self::Param>) -> Self::Out;
 }
 
 /// A function system: the function, its parameters' state and its metadata.
@@ -44,11 +47,11 @@ pub struct FunctionSystem<Marker, F: SystemParamFunction<Marker>> {
 
 /// A system's name: its function's path, as `core::any::type_name` gives it
 /// (`game::movement`).
-fn system_name<F>() -> &'static str {
+pub(crate) fn system_name<F>() -> &'static str {
     core::any::type_name::<F>()
 }
 
-impl<Marker: 'static, F: SystemParamFunction<Marker>> IntoSystem<(Marker, ())> for F {
+impl<Marker: 'static, F: SystemParamFunction<Marker, Out = ()>> IntoSystem<(Marker, ())> for F {
     type System = FunctionSystem<Marker, F>;
 
     #[track_caller]
@@ -62,7 +65,7 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> IntoSystem<(Marker, ())> f
 // SAFETY: the access is the parameters' own (`SystemParam::access`, an unsafe
 // trait promising it covers `get_param`), recorded once in `into_system` and never
 // changed; the system never needs `&mut World`.
-unsafe impl<Marker: 'static, F: SystemParamFunction<Marker>> System for FunctionSystem<Marker, F> {
+unsafe impl<Marker: 'static, F: SystemParamFunction<Marker, Out = ()>> System for FunctionSystem<Marker, F> {
     fn name(&self) -> &'static str {
         self.meta.name()
     }
@@ -106,19 +109,20 @@ unsafe impl<Marker: 'static, F: SystemParamFunction<Marker>> System for Function
 macro_rules! impl_system_function {
     ($($param:ident),*) => {
         #[allow(non_snake_case, reason = "parameters are named after their types")]
-        impl<Func, $($param: SystemParam),*> SystemParamFunction<fn($($param,)*)> for Func
+        impl<Out, Func, $($param: SystemParam),*> SystemParamFunction<fn($($param,)*) -> Out> for Func
         where
             Func: Send + Sync + 'static,
-            for<'a> &'a mut Func: FnMut($($param),*) + FnMut($(SystemParamItem<'_, $param>),*),
+            for<'a> &'a mut Func: FnMut($($param),*) -> Out + FnMut($(SystemParamItem<'_, $param>),*) -> Out,
         {
             type Param = ($($param,)*);
+            type Out = Out;
 
             #[inline]
-            fn run(&mut self, params: SystemParamItem<'_, ($($param,)*)>) {
+            fn run(&mut self, params: SystemParamItem<'_, ($($param,)*)>) -> Out {
                 // Calling through a helper with the item types named explicitly lets
                 // the compiler pick the `FnMut(items)` bound above.
                 #[allow(clippy::too_many_arguments)]
-                fn call<$($param,)*>(mut f: impl FnMut($($param,)*), $($param: $param,)*) {
+                fn call<Out, $($param,)*>(mut f: impl FnMut($($param,)*) -> Out, $($param: $param,)*) -> Out {
                     f($($param,)*)
                 }
                 let ($($param,)*) = params;

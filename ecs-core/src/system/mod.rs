@@ -6,18 +6,30 @@
 //! - `access.rs`: [`SystemAccess`], what a parameter or system touches.
 //! - `function.rs`: [`IntoSystem`], turning functions (up to 16 parameters) and
 //!   exclusive `fn(&mut World)` systems into [`System`]s.
+//! - `condition.rs`: run conditions ([`Condition`], `run_if`) and their helpers.
+//! - `set.rs`: [`SystemSet`]s and what `before`/`after` refer to.
+//! - `run_once.rs`: [`World::run_system_once`](crate::World::run_system_once).
 //! - `schedule.rs`: [`Schedule`], ordering constraints, sync points and the
 //!   executor.
 
 mod access;
+mod condition;
 mod function;
 mod param;
+mod run_once;
 mod schedule;
+mod set;
 
 pub use access::SystemAccess;
-pub use function::{ExclusiveSystem, FunctionSystem, IntoSystem};
-pub use param::{Local, Query, Res, ResMut, SystemParam, SystemParamItem};
+pub use condition::{
+    And, Condition, ConditionSystem, FunctionCondition, IsConditionSystem, IsFunctionCondition, Not, Or, not,
+    resource_added, resource_changed, resource_equals, resource_exists,
+};
+pub use function::{ExclusiveSystem, FunctionSystem, IntoSystem, SystemParamFunction};
+pub use param::{Local, Query, ReadOnlySystemParam, Res, ResMut, SystemParam, SystemParamItem};
+pub use run_once::{IsExclusiveOnce, RunSystemOnce};
 pub use schedule::{IntoSystemConfig, Schedule, SystemConfig};
+pub use set::{IntoLabel, IntoSetConfig, IsSetLabel, IsSystemLabel, LabelToken, SetConfig, SystemSet};
 
 use core::any::TypeId;
 

@@ -9,7 +9,7 @@ use crate::command::{CommandQueue, Commands};
 use crate::entity::Entity;
 use crate::error::EcsError;
 use crate::query::{FetchContext, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData};
-use crate::storage::run_in_order;
+use crate::storage::{ComponentTicks, Tick, run_in_order};
 use crate::world::World;
 
 /// A value a system function can take as a parameter.
@@ -48,7 +48,28 @@ pub unsafe trait SystemParam: Sized {
 
     /// Applies deferred work (commands) at a sync point.
     fn apply(_state: &mut Self::State, _world: &mut World) {}
+
+    /// Whether [`get_param`](Self::get_param) can succeed on `world`: `Res<T>` and
+    /// `ResMut<T>` need their resource. [`World::run_system_once`] checks it to
+    /// report [`EcsError::MissingResource`] instead of panicking.
+    fn validate(_state: &Self::State, _world: &World) -> Result<(), EcsError> {
+        Ok(())
+    }
 }
+
+/// A [`SystemParam`] that only reads: what a run condition may take.
+///
+/// # Safety
+/// The parameter's recorded access is read-only, and its item writes nothing
+/// another system could observe (a [`Local`] writes only its own state).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a read-only system parameter",
+    label = "a run condition may only read",
+    note = "run conditions may take `Query` of read-only items (`&T`, `Option<&T>`, `Entity`), `Res<T>`, \
+            `Option<Res<T>>`, `Local<T>` and `&World`; use `Res` instead of `ResMut`, `&T` instead of `&mut T`, \
+            and move writes (and `Commands`) into a system"
+)]
+pub unsafe trait ReadOnlySystemParam: SystemParam {}
 
 /// The type of a parameter `P` as a function receives it.
 pub type SystemParamItem<'w, P> = <P as SystemParam>::Item<'w>;
@@ -230,10 +251,44 @@ unsafe impl<Q: QueryData + 'static, F: QueryFilter + 'static> SystemParam for Qu
     }
 }
 
+// SAFETY: a read-only query records reads only and hands out shared items.
+unsafe impl<Q: ReadOnlyQueryData + 'static, F: QueryFilter + 'static> ReadOnlySystemParam for Query<'_, Q, F> {}
+
 /// A shared borrow of a resource. A system with a `Res<T>` whose resource is
 /// missing panics, naming the system and `T`; take `Option<Res<T>>` to allow that.
+///
+/// # Example
+/// ```
+/// # use ecs_core::prelude::*;
+/// #[derive(Component)] struct Position(f32);
+/// struct Gravity(f32);
+/// fn fall(mut q: Query<&mut Position>, gravity: Res<Gravity>) {
+///     for p in q.iter_mut() { p.0 -= gravity.0; }
+/// }
+/// let mut world = World::new();
+/// world.insert_resource(Gravity(9.8));
+/// let body = world.spawn(Position(100.0));
+/// Schedule::new().add_system(fall).run(&mut world);
+/// assert_eq!(world.get::<Position>(body).map(|p| p.0), Some(90.2));
+/// ```
 pub struct Res<'w, T: Send + Sync + 'static> {
     value: &'w T,
+    ticks: ComponentTicks,
+    last_run: Tick,
+    this_run: Tick,
+}
+
+impl<T: Send + Sync + 'static> Res<'_, T> {
+    /// `true` when the resource was inserted since the system last ran.
+    pub fn is_added(&self) -> bool {
+        self.ticks.added.is_newer_than(self.last_run, self.this_run)
+    }
+
+    /// `true` when the resource was inserted or written (through [`ResMut`] or
+    /// `World::resource_mut`) since the system last ran.
+    pub fn is_changed(&self) -> bool {
+        self.ticks.changed.is_newer_than(self.last_run, self.this_run)
+    }
 }
 
 impl<T: Send + Sync + 'static> Deref for Res<'_, T> {
@@ -243,9 +298,37 @@ impl<T: Send + Sync + 'static> Deref for Res<'_, T> {
     }
 }
 
-/// A mutable borrow of a resource. Missing resources panic as for [`Res`].
+/// A mutable borrow of a resource. Missing resources panic as for [`Res`]. Writing
+/// through it (any `&mut` use) marks the resource changed.
+///
+/// # Example
+/// ```
+/// # use ecs_core::prelude::*;
+/// #[derive(Default)] struct Score(u32);
+/// fn score(mut score: ResMut<Score>) { score.0 += 10; }
+/// let mut world = World::new();
+/// world.insert_resource(Score::default());
+/// Schedule::new().add_system(score).run(&mut world);
+/// assert_eq!(world.resource::<Score>().0, 10);
+/// ```
 pub struct ResMut<'w, T: Send + Sync + 'static> {
     value: &'w mut T,
+    ticks: &'w mut ComponentTicks,
+    last_run: Tick,
+    this_run: Tick,
+}
+
+impl<T: Send + Sync + 'static> ResMut<'_, T> {
+    /// `true` when the resource was inserted since the system last ran.
+    pub fn is_added(&self) -> bool {
+        self.ticks.added.is_newer_than(self.last_run, self.this_run)
+    }
+
+    /// `true` when the resource was inserted or written since the system last ran
+    /// (by this system too: a write through this borrow counts).
+    pub fn is_changed(&self) -> bool {
+        self.ticks.changed.is_newer_than(self.last_run, self.this_run)
+    }
 }
 
 impl<T: Send + Sync + 'static> Deref for ResMut<'_, T> {
@@ -257,6 +340,7 @@ impl<T: Send + Sync + 'static> Deref for ResMut<'_, T> {
 
 impl<T: Send + Sync + 'static> DerefMut for ResMut<'_, T> {
     fn deref_mut(&mut self) -> &mut T {
+        self.ticks.changed = self.this_run;
         self.value
     }
 }
@@ -271,6 +355,17 @@ fn missing_resource<T>(meta: &SystemMeta) -> ! {
     )
 }
 
+fn res<'w, T: Send + Sync + 'static>((value, ticks): (&'w T, ComponentTicks), meta: &SystemMeta) -> Res<'w, T> {
+    Res { value, ticks, last_run: meta.last_run, this_run: meta.this_run }
+}
+
+fn res_mut<'w, T: Send + Sync + 'static>(
+    (value, ticks): (&'w mut T, &'w mut ComponentTicks),
+    meta: &SystemMeta,
+) -> ResMut<'w, T> {
+    ResMut { value, ticks, last_run: meta.last_run, this_run: meta.this_run }
+}
+
 // SAFETY: records a read of `T`; hands out a shared borrow of it.
 unsafe impl<T: Send + Sync + 'static> SystemParam for Res<'_, T> {
     type State = ();
@@ -281,7 +376,24 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for Res<'_, T> {
     }
     fn init_state(_: &mut World) {}
     unsafe fn get_param<'w>(_: &'w mut (), meta: &SystemMeta, world: &'w World) -> Res<'w, T> {
-        Res { value: world.get_resource::<T>().unwrap_or_else(|| missing_resource::<T>(meta)) }
+        let found = world.resource_with_ticks::<T>().unwrap_or_else(|| missing_resource::<T>(meta));
+        res(found, meta)
+    }
+    fn validate(_: &(), world: &World) -> Result<(), EcsError> {
+        present::<T>(world)
+    }
+}
+
+// SAFETY: records a read; hands out a shared borrow.
+unsafe impl<T: Send + Sync + 'static> ReadOnlySystemParam for Res<'_, T> {}
+// SAFETY: as for `Res`.
+unsafe impl<T: Send + Sync + 'static> ReadOnlySystemParam for Option<Res<'_, T>> {}
+
+/// `Ok` when the resource `T` is stored.
+fn present<T: Send + Sync + 'static>(world: &World) -> Result<(), EcsError> {
+    match world.contains_resource::<T>() {
+        true => Ok(()),
+        false => Err(EcsError::MissingResource(core::any::type_name::<T>())),
     }
 }
 
@@ -294,13 +406,13 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for Option<Res<'_, T>> {
         meta.add_param(core::any::type_name::<Option<Res<'static, T>>>(), SystemAccess::read_resource::<T>());
     }
     fn init_state(_: &mut World) {}
-    unsafe fn get_param<'w>(_: &'w mut (), _: &SystemMeta, world: &'w World) -> Option<Res<'w, T>> {
-        world.get_resource::<T>().map(|value| Res { value })
+    unsafe fn get_param<'w>(_: &'w mut (), meta: &SystemMeta, world: &'w World) -> Option<Res<'w, T>> {
+        world.resource_with_ticks::<T>().map(|found| res(found, meta))
     }
 }
 
-// SAFETY: records a write of `T`; hands out the only borrow of it (the scheduler
-// keeps every other user of `T` apart).
+// SAFETY: records a write of `T`; hands out the only borrow of it and its ticks
+// (the scheduler keeps every other user of `T` apart).
 unsafe impl<T: Send + Sync + 'static> SystemParam for ResMut<'_, T> {
     type State = ();
     type Item<'w> = ResMut<'w, T>;
@@ -311,8 +423,11 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for ResMut<'_, T> {
     fn init_state(_: &mut World) {}
     unsafe fn get_param<'w>(_: &'w mut (), meta: &SystemMeta, world: &'w World) -> ResMut<'w, T> {
         // SAFETY: the caller holds write access to `T` (recorded above).
-        let value = unsafe { world.resource_unchecked_mut::<T>() };
-        ResMut { value: value.unwrap_or_else(|| missing_resource::<T>(meta)) }
+        let found = unsafe { world.resource_unchecked_mut::<T>() };
+        res_mut(found.unwrap_or_else(|| missing_resource::<T>(meta)), meta)
+    }
+    fn validate(_: &(), world: &World) -> Result<(), EcsError> {
+        present::<T>(world)
     }
 }
 
@@ -325,9 +440,9 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for Option<ResMut<'_, T>> {
         meta.add_param(core::any::type_name::<Option<ResMut<'static, T>>>(), SystemAccess::write_resource::<T>());
     }
     fn init_state(_: &mut World) {}
-    unsafe fn get_param<'w>(_: &'w mut (), _: &SystemMeta, world: &'w World) -> Option<ResMut<'w, T>> {
+    unsafe fn get_param<'w>(_: &'w mut (), meta: &SystemMeta, world: &'w World) -> Option<ResMut<'w, T>> {
         // SAFETY: the caller holds write access to `T` (recorded above).
-        unsafe { world.resource_unchecked_mut::<T>() }.map(|value| ResMut { value })
+        unsafe { world.resource_unchecked_mut::<T>() }.map(|found| res_mut(found, meta))
     }
 }
 
@@ -365,6 +480,9 @@ unsafe impl<T: Default + Send + Sync + 'static> SystemParam for Local<'_, T> {
     }
 }
 
+// SAFETY: writes only its own state, which no other system sees.
+unsafe impl<T: Default + Send + Sync + 'static> ReadOnlySystemParam for Local<'_, T> {}
+
 // SAFETY: records nothing; commands only reserve entity handles (atomically) and
 // write to the system's own queue; they run at a sync point with `&mut World`.
 unsafe impl SystemParam for Commands<'_> {
@@ -399,6 +517,9 @@ unsafe impl SystemParam for &World {
     }
 }
 
+// SAFETY: records a read of everything; hands out a shared world.
+unsafe impl ReadOnlySystemParam for &World {}
+
 macro_rules! tuple_param {
     ($($name:ident $index:tt),*) => {
         // SAFETY: every element records and hands out its own access.
@@ -424,7 +545,14 @@ macro_rules! tuple_param {
                     _ => unreachable!("one step per element"),
                 });
             }
+            fn validate(state: &Self::State, world: &World) -> Result<(), EcsError> {
+                $($name::validate(&state.$index, world)?;)*
+                Ok(())
+            }
         }
+
+        // SAFETY: every element is read-only.
+        unsafe impl<$($name: ReadOnlySystemParam),*> ReadOnlySystemParam for ($($name,)*) {}
     };
 }
 

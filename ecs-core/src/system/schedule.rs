@@ -12,25 +12,29 @@
 //! less than [`INLINE_BELOW`] last time, which run on the calling thread: for small
 //! systems a task costs more than the work.
 
-use core::any::TypeId;
 use std::time::{Duration, Instant};
 
-use super::{IntoSystem, System};
+use super::condition::{Condition, ConditionSystem};
+use super::set::{InternedSet, IntoLabel, IntoSetConfig, Label, SetConfig, SystemSet};
+use super::{IntoSystem, System, SystemAccess};
 use crate::storage::{catch_each, resume_deferred};
 use crate::world::World;
 
 /// Systems whose last run took less than this run inline instead of as a task.
 pub const INLINE_BELOW: Duration = Duration::from_micros(20);
 
-/// A system with its ordering constraints, made by [`IntoSystemConfig`].
+/// A system with its ordering constraints, sets and run conditions, made by
+/// [`IntoSystemConfig`].
 pub struct SystemConfig {
     system: Box<dyn System>,
-    before: Vec<TypeId>,
-    after: Vec<TypeId>,
+    before: Vec<Label>,
+    after: Vec<Label>,
+    sets: Vec<InternedSet>,
+    conditions: Vec<Box<dyn ConditionSystem>>,
 }
 
-/// Adds ordering constraints to anything that becomes a system:
-/// `schedule.add_system(reaper.after(movement))`.
+/// Adds ordering constraints, sets and run conditions to anything that becomes a
+/// system: `schedule.add_system(reaper.after(movement).in_set(Cleanup).run_if(in_game))`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a system: a parameter of it is not a system parameter",
     label = "look at this function's parameter types",
@@ -42,17 +46,66 @@ pub trait IntoSystemConfig<Marker>: Sized {
     /// The system with no constraints.
     fn into_config(self) -> SystemConfig;
 
-    /// Runs this system after `other` (a system function) in every run.
-    fn after<T: 'static>(self, _other: T) -> SystemConfig {
+    /// Runs this system after `other` in every run: a system function, or a
+    /// [`SystemSet`] (after every system in it).
+    fn after<M>(self, other: impl IntoLabel<M>) -> SystemConfig {
         let mut config = self.into_config();
-        config.after.push(TypeId::of::<T>());
+        config.after.push(other.into_label().0);
         config
     }
 
-    /// Runs this system before `other` (a system function) in every run.
-    fn before<T: 'static>(self, _other: T) -> SystemConfig {
+    /// Runs this system before `other` in every run: a system function, or a
+    /// [`SystemSet`] (before every system in it).
+    fn before<M>(self, other: impl IntoLabel<M>) -> SystemConfig {
         let mut config = self.into_config();
-        config.before.push(TypeId::of::<T>());
+        config.before.push(other.into_label().0);
+        config
+    }
+
+    /// Puts this system in `set`: it follows the set's ordering
+    /// ([`Schedule::configure_sets`]) and `before`/`after` naming the set. A system
+    /// may be in several sets.
+    fn in_set(self, set: impl SystemSet) -> SystemConfig {
+        let mut config = self.into_config();
+        config.sets.push(InternedSet::new(set));
+        config
+    }
+
+    /// Runs this system only when `condition` holds, evaluated right before the
+    /// system would run. With several `run_if`s, all must hold (each is evaluated
+    /// every time, so stateful conditions such as
+    /// [`resource_changed`](super::resource_changed) see every run).
+    ///
+    /// A condition reads the world alongside its system: the schedule adds what it
+    /// reads to the system's access, for conflicts and ordering. A skipped system
+    /// does not run and, with no `Changed` seen, does not advance its change
+    /// detection: it sees the skipped changes when it next runs.
+    ///
+    /// # Panics
+    /// When two of the condition's parameters conflict.
+    ///
+    /// # Example
+    /// ```
+    /// # use ecs_core::prelude::*;
+    /// #[derive(Component)] struct Enemy;
+    /// #[derive(Default)] struct Waves(u32);
+    /// fn no_enemies_left(enemies: Query<(), With<Enemy>>) -> bool { enemies.is_empty() }
+    /// fn spawn_wave(mut waves: ResMut<Waves>, mut commands: Commands) {
+    ///     waves.0 += 1;
+    ///     for _ in 0..3 { commands.spawn(Enemy); }
+    /// }
+    /// let mut world = World::new();
+    /// world.insert_resource(Waves::default());
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(spawn_wave.run_if(no_enemies_left));
+    /// schedule.run(&mut world);
+    /// schedule.run(&mut world);
+    /// assert_eq!(world.resource::<Waves>().0, 1);
+    /// ```
+    #[track_caller]
+    fn run_if<M>(self, condition: impl Condition<M>) -> SystemConfig {
+        let mut config = self.into_config();
+        config.conditions.push(Box::new(condition.into_condition()));
         config
     }
 }
@@ -60,7 +113,13 @@ pub trait IntoSystemConfig<Marker>: Sized {
 impl<Marker, S: IntoSystem<Marker>> IntoSystemConfig<Marker> for S {
     #[track_caller]
     fn into_config(self) -> SystemConfig {
-        SystemConfig { system: Box::new(self.into_system()), before: Vec::new(), after: Vec::new() }
+        SystemConfig {
+            system: Box::new(self.into_system()),
+            before: Vec::new(),
+            after: Vec::new(),
+            sets: Vec::new(),
+            conditions: Vec::new(),
+        }
     }
 }
 
@@ -72,10 +131,47 @@ impl IntoSystemConfig<()> for SystemConfig {
 
 struct Entry {
     system: Box<dyn System>,
-    before: Vec<TypeId>,
-    after: Vec<TypeId>,
+    before: Vec<Label>,
+    after: Vec<Label>,
+    sets: Vec<InternedSet>,
+    conditions: Vec<Box<dyn ConditionSystem>>,
+    /// The system's access and its conditions': what planning compares.
+    access: SystemAccess,
     /// How long the last run took; `None` before the first.
     last: Option<Duration>,
+}
+
+impl Entry {
+    fn new(config: SystemConfig) -> Self {
+        let mut access = config.system.access().clone();
+        for condition in &config.conditions {
+            access.extend(condition.access());
+        }
+        let SystemConfig { system, before, after, sets, conditions } = config;
+        Self { system, before, after, sets, conditions, access, last: None }
+    }
+
+    fn initialize(&mut self, world: &mut World) {
+        self.system.initialize(world);
+        for condition in &mut self.conditions {
+            condition.initialize(world);
+        }
+    }
+
+    /// Evaluates every condition (all of them, so that each sees every run);
+    /// `true` when all hold.
+    ///
+    /// # Safety
+    /// The conditions are initialized for `world`, and nothing writes what the
+    /// entry's access reads meanwhile.
+    unsafe fn conditions_hold(&mut self, world: &World) -> bool {
+        let mut all = true;
+        for condition in &mut self.conditions {
+            // SAFETY: forwarded; each condition's access is part of the entry's.
+            all &= unsafe { condition.evaluate(world) };
+        }
+        all
+    }
 }
 
 /// The entries of a batch, in plan order: `batch` is ascending, so one merge pass
@@ -138,6 +234,8 @@ enum Step {
 /// ```
 pub struct Schedule {
     entries: Vec<Entry>,
+    /// Configured sets, in the order `configure_sets` was called.
+    sets: Vec<SetConfig>,
     /// `None` where a sync point was added.
     order: Vec<Option<usize>>,
     plan: Option<Vec<Step>>,
@@ -155,7 +253,7 @@ impl Default for Schedule {
 impl Schedule {
     /// An empty, multi-threaded schedule.
     pub fn new() -> Self {
-        Self { entries: Vec::new(), order: Vec::new(), plan: None, multi_threaded: true, runs: 0 }
+        Self { entries: Vec::new(), sets: Vec::new(), order: Vec::new(), plan: None, multi_threaded: true, runs: 0 }
     }
 
     /// Runs every system on the calling thread, in plan order. Results are the same
@@ -174,7 +272,38 @@ impl Schedule {
     pub fn add_system<M>(&mut self, system: impl IntoSystemConfig<M>) -> &mut Self {
         let config = system.into_config();
         self.order.push(Some(self.entries.len()));
-        self.entries.push(Entry { system: config.system, before: config.before, after: config.after, last: None });
+        self.entries.push(Entry::new(config));
+        self.plan = None;
+        self
+    }
+
+    /// Orders a [`SystemSet`] (`Physics.before(Render)`) or puts it in another
+    /// (`Physics.in_set(Gameplay)`). Constraints between sets apply to every pair of
+    /// their systems, with the same checks as between two systems: a cycle, or an
+    /// order a sync point reverses, is refused naming the systems. A set may be
+    /// configured before or after its systems are added, and several times; a set
+    /// with no systems orders nothing.
+    ///
+    /// # Example
+    /// ```
+    /// # use ecs_core::prelude::*;
+    /// #[derive(SystemSet, Debug, PartialEq, Eq)] struct Input;
+    /// #[derive(SystemSet, Debug, PartialEq, Eq)] struct Physics;
+    /// #[derive(Default)] struct Log(String);
+    /// fn read_keys(mut log: ResMut<Log>) { log.0 += "keys "; }
+    /// fn integrate(mut log: ResMut<Log>) { log.0 += "integrate "; }
+    /// let mut world = World::new();
+    /// world.insert_resource(Log::default());
+    /// let mut schedule = Schedule::new();
+    /// schedule
+    ///     .add_system(integrate.in_set(Physics))
+    ///     .add_system(read_keys.in_set(Input))
+    ///     .configure_sets(Input.before(Physics));
+    /// schedule.run(&mut world);
+    /// assert_eq!(world.resource::<Log>().0, "keys integrate ");
+    /// ```
+    pub fn configure_sets(&mut self, config: impl IntoSetConfig) -> &mut Self {
+        self.sets.push(config.into_set_config());
         self.plan = None;
         self
     }
@@ -182,14 +311,14 @@ impl Schedule {
     /// Adds systems that run one after the other, in the order given.
     #[track_caller]
     pub fn add_chain(&mut self, systems: impl IntoIterator<Item = SystemConfig>) -> &mut Self {
-        let mut previous: Option<TypeId> = None;
+        let mut previous = None;
         for mut config in systems {
             if let Some(label) = previous {
-                config.after.push(label);
+                config.after.push(Label::System(label));
             }
             previous = Some(config.system.label());
             self.order.push(Some(self.entries.len()));
-            self.entries.push(Entry { system: config.system, before: config.before, after: config.after, last: None });
+            self.entries.push(Entry::new(config));
         }
         self.plan = None;
         self
@@ -229,7 +358,7 @@ impl Schedule {
             self.plan = Some(self.make_plan());
         }
         for entry in &mut self.entries {
-            entry.system.initialize(world);
+            entry.initialize(world);
         }
         let mut plan = self.plan.take().expect("made above");
         self.runs = self.runs.wrapping_add(1);
@@ -237,7 +366,13 @@ impl Schedule {
             for step in &mut plan {
                 match step {
                     Step::Batch(batch, has_tasks) => *has_tasks = self.run_batch(batch, *has_tasks, world),
-                    Step::Exclusive(index) => self.entries[*index].system.run_exclusive(world),
+                    Step::Exclusive(index) => {
+                        let entry = &mut self.entries[*index];
+                        // SAFETY: initialized above; `&mut World` keeps every writer off.
+                        if unsafe { entry.conditions_hold(world) } {
+                            entry.system.run_exclusive(world);
+                        }
+                    }
                     Step::Apply => {
                         // Commands are applied in insertion order, whatever ran first;
                         // systems that have not run yet have nothing to apply. A
@@ -269,10 +404,15 @@ impl Schedule {
         let world: &World = world;
         let run = |entry: &mut Entry| {
             let start = measure.then(Instant::now);
-            // SAFETY: the systems of one batch have no conflicting access (conflicts
-            // are ordered into different batches), and `run` holds the world mutably
-            // for the whole batch, so nothing else touches it.
-            unsafe { entry.system.run_unchecked(world) };
+            // SAFETY: the systems of one batch have no conflicting access, their
+            // conditions' included (conflicts are ordered into different batches by
+            // `Entry::access`), and `run` holds the world mutably for the whole
+            // batch, so nothing else touches it; `run` initialized every entry.
+            unsafe {
+                if entry.conditions_hold(world) {
+                    entry.system.run_unchecked(world);
+                }
+            }
             if let Some(start) = start {
                 entry.last = Some(start.elapsed());
             }
@@ -334,9 +474,10 @@ impl Schedule {
         segments
     }
 
-    /// The explicit `before`/`after` constraints as edges `(first, then)` between
-    /// systems of one segment. A constraint between segments is checked here: one
-    /// the segments' order already keeps is satisfied; one it reverses is refused.
+    /// The explicit `before`/`after` constraints, of systems and of sets, as edges
+    /// `(first, then)` between systems of one segment. A constraint between
+    /// segments is checked here: one the segments' order already keeps is
+    /// satisfied; one it reverses is refused.
     ///
     /// # Panics
     /// As for [`make_plan`](Self::make_plan), naming both systems.
@@ -348,30 +489,79 @@ impl Schedule {
                 Segment::Systems(systems) => systems.iter().for_each(|&i| segment_of[i] = s),
             }
         }
+        let sets_of: Vec<Vec<InternedSet>> = self.entries.iter().map(|e| self.set_closure(&e.sets)).collect();
+        let members = |label: &Label| -> Vec<usize> {
+            (0..self.entries.len())
+                .filter(|&i| match label {
+                    Label::System(id) => self.entries[i].system.label() == *id,
+                    Label::Set(set) => sets_of[i].contains(set),
+                })
+                .collect()
+        };
         let name = |i: usize| self.entries[i].system.name();
-        let mut edges = Vec::new();
+        // (who is constrained, its systems, the relation, to what)
+        let mut constraints: Vec<(Option<&InternedSet>, Vec<usize>, &str, &Label)> = Vec::new();
         for (i, entry) in self.entries.iter().enumerate() {
-            let constraints =
-                entry.after.iter().map(|&label| (label, "after")).chain(entry.before.iter().map(|&l| (l, "before")));
-            for (label, relation) in constraints {
-                let mut named = self.entries.iter().enumerate().filter(|(_, e)| e.system.label() == label).peekable();
-                if named.peek().is_none() {
-                    panic!("system `{}` is ordered {relation} a system that is not in the schedule", name(i));
+            constraints.extend(entry.after.iter().map(|label| (None, vec![i], "after", label)));
+            constraints.extend(entry.before.iter().map(|label| (None, vec![i], "before", label)));
+        }
+        for config in &self.sets {
+            let systems = members(&Label::Set(config.set.clone()));
+            constraints.extend(config.after.iter().map(|label| (Some(&config.set), systems.clone(), "after", label)));
+            constraints.extend(config.before.iter().map(|label| (Some(&config.set), systems.clone(), "before", label)));
+        }
+        let mut edges = Vec::new();
+        for (set, subjects, relation, label) in constraints {
+            let targets = members(label);
+            if targets.is_empty() {
+                match (label, set) {
+                    // An empty set orders nothing, as an unused set would.
+                    (Label::Set(_), _) => continue,
+                    (Label::System(_), Some(set)) => {
+                        panic!("set `{}` is ordered {relation} a system that is not in the schedule", set.name())
+                    }
+                    (Label::System(_), None) => panic!(
+                        "system `{}` is ordered {relation} a system that is not in the schedule",
+                        name(subjects[0])
+                    ),
                 }
-                for (other, _) in named {
-                    let (first, then) = if relation == "after" { (other, i) } else { (i, other) };
+            }
+            for &subject in &subjects {
+                for &other in &targets {
+                    let (first, then) = if relation == "after" { (other, subject) } else { (subject, other) };
                     if first == then {
-                        panic!("system `{}` is ordered {relation} itself", name(i));
+                        let through = match (set, label) {
+                            (Some(set), Label::Set(target)) => {
+                                format!(": it is in set `{}` and in set `{}`", set.name(), target.name())
+                            }
+                            (Some(set), Label::System(_)) => format!(" through its set `{}`", set.name()),
+                            (None, Label::Set(target)) => format!(" through its set `{}`", target.name()),
+                            (None, Label::System(_)) => String::new(),
+                        };
+                        let what = match (set, label) {
+                            (Some(set), _) => format!("set `{}`", set.name()),
+                            (None, _) => "it".to_owned(),
+                        };
+                        panic!(
+                            "system `{}` is ordered {relation} itself{through} ({what} is ordered {relation} {})",
+                            name(subject),
+                            Self::describe(label, &targets, &name)
+                        );
                     }
                     match segment_of[first].cmp(&segment_of[then]) {
                         core::cmp::Ordering::Less => {} // the sync point between them keeps the order
                         core::cmp::Ordering::Equal => edges.push((first, then)),
                         core::cmp::Ordering::Greater => panic!(
-                            "system `{}` is ordered {relation} `{}`, but a sync point (or an exclusive system) \
+                            "system `{}` is ordered {relation} `{}`{}, but a sync point (or an exclusive system) \
                              between them runs `{}` first; move one of them across the sync point or drop the \
                              constraint",
-                            name(i),
+                            name(subject),
                             name(other),
+                            match (set, label) {
+                                (Some(set), _) => format!(" (through set `{}`)", set.name()),
+                                (None, Label::Set(target)) => format!(" (through set `{}`)", target.name()),
+                                (None, Label::System(_)) => String::new(),
+                            },
                             name(then),
                         ),
                     }
@@ -379,6 +569,33 @@ impl Schedule {
             }
         }
         edges
+    }
+
+    /// A label in a message: the system's name, or the set's.
+    fn describe(label: &Label, targets: &[usize], name: &dyn Fn(usize) -> &'static str) -> String {
+        match label {
+            Label::System(_) => format!("`{}`", name(targets[0])),
+            Label::Set(set) => format!("set `{}`", set.name()),
+        }
+    }
+
+    /// `direct` and every set those are in (through `configure_sets(… .in_set(…))`),
+    /// transitively.
+    fn set_closure(&self, direct: &[InternedSet]) -> Vec<InternedSet> {
+        let mut all = direct.to_vec();
+        let mut next = 0;
+        while next < all.len() {
+            let set = all[next].clone();
+            for config in self.sets.iter().filter(|c| c.set == set) {
+                for parent in &config.parents {
+                    if !all.contains(parent) {
+                        all.push(parent.clone());
+                    }
+                }
+            }
+            next += 1;
+        }
+        all
     }
 
     /// Orders one segment's systems into batches. Explicit constraints come first;
@@ -418,13 +635,7 @@ impl Schedule {
         }
         for j in 0..n {
             for i in 0..n {
-                let conflict = || {
-                    self.entries[segment[i]]
-                        .system
-                        .access()
-                        .conflict(self.entries[segment[j]].system.access())
-                        .is_some()
-                };
+                let conflict = || self.entries[segment[i]].access.conflict(&self.entries[segment[j]].access).is_some();
                 if rank[i] < rank[j] && conflict() {
                     preds[j].push(i);
                 }

@@ -29,7 +29,7 @@ use crate::component::{Component, Components, component_id, is_sparse};
 use crate::entity::{Entities, Entity, EntityLocation};
 use crate::error::EcsError;
 use crate::resource::Resources;
-use crate::storage::{Tick, resume_deferred};
+use crate::storage::{ComponentTicks, Tick, resume_deferred};
 
 /// The container of all entities and their components.
 ///
@@ -250,8 +250,15 @@ impl World {
     /// assert!(world.get_resource::<DeltaTime>().is_none());
     /// assert!(!world.contains_resource::<DeltaTime>());
     /// ```
+    ///
+    /// The resource counts as changed (for [`Res::is_changed`] and
+    /// [`resource_changed`]) from now; a new one also as added.
+    ///
+    /// [`Res::is_changed`]: crate::system::Res::is_changed
+    /// [`resource_changed`]: crate::system::resource_changed
     pub fn insert_resource<R: Send + Sync + 'static>(&mut self, value: R) -> Option<R> {
-        self.resources.insert(value)
+        let now = self.change_tick();
+        self.resources.insert(value, now)
     }
 
     /// The resource of type `R`.
@@ -265,7 +272,8 @@ impl World {
         self.get_resource().unwrap_or_else(|| missing_resource::<R>())
     }
 
-    /// The resource of type `R`, mutably.
+    /// The resource of type `R`, mutably. It counts as changed from now (for
+    /// [`resource_changed`](crate::system::resource_changed)), written or not.
     ///
     /// # Panics
     /// When no `R` is stored; the message names `R`. Use
@@ -282,10 +290,12 @@ impl World {
         self.resources.get()
     }
 
-    /// The resource of type `R`, mutably, if stored.
+    /// The resource of type `R`, mutably, if stored; marked changed as by
+    /// [`resource_mut`](Self::resource_mut).
     #[inline]
     pub fn get_resource_mut<R: Send + Sync + 'static>(&mut self) -> Option<&mut R> {
-        self.resources.get_mut()
+        let now = self.change_tick();
+        self.resources.get_mut(now)
     }
 
     /// Runs `f` with the world and the resource `R` both borrowed mutably: the
@@ -318,11 +328,15 @@ impl World {
         struct PutBack<'a, R: Send + Sync + 'static> {
             world: &'a mut World,
             value: Option<R>,
+            ticks: ComponentTicks,
         }
         impl<R: Send + Sync + 'static> Drop for PutBack<'_, R> {
             fn drop(&mut self) {
                 if let Some(value) = self.value.take() {
                     let replaced = self.world.insert_resource(value);
+                    // Put back as it was taken, changed now (`f` had it mutably).
+                    let changed = self.world.change_tick();
+                    self.world.resources.set_ticks::<R>(ComponentTicks { added: self.ticks.added, changed });
                     if replaced.is_some() && !std::thread::panicking() {
                         panic!(
                             "the resource `{}` was stored again during `resource_scope`, which had taken it out; \
@@ -333,15 +347,15 @@ impl World {
                 }
             }
         }
-        let value = self.remove_resource::<R>().unwrap_or_else(|| missing_resource::<R>());
-        let mut scope = PutBack { world: self, value: Some(value) };
-        let PutBack { world, value } = &mut scope;
+        let (value, ticks) = self.resources.remove::<R>().unwrap_or_else(|| missing_resource::<R>());
+        let mut scope = PutBack { world: self, value: Some(value), ticks };
+        let PutBack { world, value, .. } = &mut scope;
         f(world, value.as_mut().expect("taken out above"))
     }
 
     /// Removes and returns the resource of type `R`.
     pub fn remove_resource<R: Send + Sync + 'static>(&mut self) -> Option<R> {
-        self.resources.remove()
+        self.resources.remove().map(|(value, _)| value)
     }
 
     /// `true` when a resource of type `R` is stored.
@@ -350,13 +364,28 @@ impl World {
         self.resources.contains::<R>()
     }
 
-    /// The resource, mutably, through a shared world (for system parameters).
+    /// The resource with its ticks (for `Res`).
+    #[inline]
+    pub(crate) fn resource_with_ticks<R: Send + Sync + 'static>(&self) -> Option<(&R, ComponentTicks)> {
+        self.resources.get_with_ticks()
+    }
+
+    /// When the resource `R` was inserted and last written, if stored.
+    pub fn resource_ticks<R: Send + Sync + 'static>(&self) -> Option<ComponentTicks> {
+        self.resources.ticks::<R>()
+    }
+
+    /// The resource and its ticks, mutably, through a shared world (for system
+    /// parameters).
     ///
     /// # Safety
-    /// No other borrow of the resource exists while the returned one is used.
+    /// No other borrow of the resource or its ticks exists while the returned ones
+    /// are used.
     #[inline]
     #[expect(clippy::mut_from_ref, reason = "resources sit in cells; exclusivity is the caller's promise")]
-    pub(crate) unsafe fn resource_unchecked_mut<R: Send + Sync + 'static>(&self) -> Option<&mut R> {
+    pub(crate) unsafe fn resource_unchecked_mut<R: Send + Sync + 'static>(
+        &self,
+    ) -> Option<(&mut R, &mut ComponentTicks)> {
         // SAFETY: forwarded.
         unsafe { self.resources.get_unchecked_mut() }
     }

@@ -38,6 +38,7 @@ impl World {
                 column.clamp_ticks(now);
             }
         }
+        self.resources.clamp_ticks(now);
         self.last_tick_check = now;
     }
 

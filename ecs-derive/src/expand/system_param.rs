@@ -54,7 +54,21 @@ pub fn system_param(def: SystemParamDef<'_>) -> TokenStream {
                         _ => ::core::unreachable!(),
                     });
                 }
+                fn validate(
+                    __state: &Self::State,
+                    __world: &#krate::World,
+                ) -> ::core::result::Result<(), #krate::EcsError> {
+                    #(<#tys as #s::SystemParam>::validate(&__state.#indices, __world)?;)*
+                    ::core::result::Result::Ok(())
+                }
             }
+
+            #[automatically_derived]
+            // SAFETY: read-only exactly when every field is (the bounds say so).
+            unsafe impl<#lifetime> #s::ReadOnlySystemParam for #ident<#lifetime>
+            where
+                #(#tys: #s::ReadOnlySystemParam,)*
+            {}
         };
     }
 }

@@ -1,0 +1,334 @@
+//! Run conditions: read-only systems returning `bool` that decide whether a system
+//! runs (`schedule.add_system(spawn_wave.run_if(no_enemies_left))`), the helpers
+//! [`resource_exists`], [`resource_changed`], [`resource_added`], and the
+//! combinators [`not`], [`Condition::and`] and [`Condition::or`].
+
+use core::marker::PhantomData;
+
+use super::function::system_name;
+use super::param::{ReadOnlySystemParam, SystemParam};
+use super::{Res, SystemAccess, SystemMeta, SystemParamFunction};
+use crate::world::{World, WorldId};
+
+/// A run condition as the schedule keeps it: evaluated right before its system
+/// would run, under the system's access (the schedule adds the condition's access
+/// to the system's, so it counts for conflicts).
+///
+/// Made from a function by [`Condition`]; implement it by hand only for a condition
+/// no function can express.
+///
+/// # Safety
+/// [`access`](Self::access) records everything [`evaluate`](Self::evaluate) reads,
+/// writes nothing, and does not change after [`initialize`](Self::initialize): the
+/// schedule evaluates conditions side by side with other systems on the strength
+/// of it.
+pub unsafe trait ConditionSystem: Send + Sync + 'static {
+    /// The condition's name (its function's path).
+    fn name(&self) -> String;
+    /// What the condition reads.
+    fn access(&self) -> &SystemAccess;
+    /// Prepares the condition's state for `world` (once per world).
+    fn initialize(&mut self, world: &mut World);
+    /// Evaluates the condition.
+    ///
+    /// # Safety
+    /// The condition is initialized for `world`, and nothing writes what its
+    /// [`access`](Self::access) reads meanwhile.
+    unsafe fn evaluate(&mut self, world: &World) -> bool;
+}
+
+/// Something that can decide whether a system runs: a function whose parameters
+/// are all read-only ([`ReadOnlySystemParam`]) and which returns `bool`, or a
+/// combination of conditions.
+///
+/// # Example
+/// ```
+/// use ecs_core::prelude::*;
+/// use ecs_core::system::{not, resource_exists};
+///
+/// #[derive(Component)] struct Enemy;
+/// struct Paused;
+/// #[derive(Default)] struct Wave(u32);
+///
+/// fn no_enemies_left(enemies: Query<Entity, With<Enemy>>) -> bool {
+///     enemies.is_empty()
+/// }
+/// fn spawn_wave(mut wave: ResMut<Wave>, mut commands: Commands) {
+///     wave.0 += 1;
+///     commands.spawn(Enemy);
+/// }
+///
+/// let mut world = World::new();
+/// world.insert_resource(Wave::default());
+/// let mut schedule = Schedule::new();
+/// schedule.add_system(spawn_wave.run_if(no_enemies_left.and(not(resource_exists::<Paused>))));
+/// schedule.run(&mut world); // no enemies: a wave comes
+/// schedule.run(&mut world); // one enemy left: nothing
+/// assert_eq!(world.resource::<Wave>().0, 1);
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a run condition",
+    label = "not a run condition",
+    note = "a run condition is a function returning `bool` whose parameters only read (`Query` of `&T`, `Res<T>`, \
+            `Option<Res<T>>`, `Local<T>`, `&World`), or `not(c)`, `a.and(b)`, `a.or(b)` of conditions",
+    note = "a condition may not write: take `Res<T>` instead of `ResMut<T>` and `&T` instead of `&mut T`, \
+            and do the writing (and any `Commands`) in a system"
+)]
+pub trait Condition<Marker>: Sized {
+    /// The condition made.
+    type System: ConditionSystem;
+
+    /// Makes the condition.
+    ///
+    /// # Panics
+    /// When two parameters conflict (see [`SystemMeta::add_param`]).
+    fn into_condition(self) -> Self::System;
+
+    /// A condition that holds when both hold. `other` is evaluated only when this
+    /// one holds (as `&&`), so a stateful `other` (such as [`resource_changed`])
+    /// sees only those runs.
+    fn and<M, C: Condition<M>>(self, other: C) -> And<Self::System, C::System> {
+        And::new(self.into_condition(), other.into_condition())
+    }
+
+    /// A condition that holds when either holds. `other` is evaluated only when
+    /// this one does not hold (as `||`).
+    fn or<M, C: Condition<M>>(self, other: C) -> Or<Self::System, C::System> {
+        Or::new(self.into_condition(), other.into_condition())
+    }
+}
+
+/// Marks the [`Condition`] implementation for functions.
+pub struct IsFunctionCondition;
+/// Marks the [`Condition`] implementation for conditions already made.
+pub struct IsConditionSystem;
+
+impl<Marker: 'static, F> Condition<(IsFunctionCondition, Marker)> for F
+where
+    F: SystemParamFunction<Marker, Out = bool>,
+    F::Param: ReadOnlySystemParam,
+{
+    type System = FunctionCondition<Marker, F>;
+
+    #[track_caller]
+    fn into_condition(self) -> Self::System {
+        let mut meta = SystemMeta::new(system_name::<F>());
+        <F::Param as SystemParam>::access(&mut meta);
+        FunctionCondition { func: self, state: None, meta, marker: PhantomData }
+    }
+}
+
+impl<C: ConditionSystem> Condition<IsConditionSystem> for C {
+    type System = C;
+
+    fn into_condition(self) -> C {
+        self
+    }
+}
+
+/// A function run condition: the function, its parameters' state and its metadata.
+pub struct FunctionCondition<Marker, F: SystemParamFunction<Marker>> {
+    func: F,
+    state: Option<(WorldId, <F::Param as SystemParam>::State)>,
+    meta: SystemMeta,
+    marker: PhantomData<fn() -> Marker>,
+}
+
+// SAFETY: the access is the parameters' own (`SystemParam::access`, an unsafe trait
+// promising it covers `get_param`), recorded once when the condition is made and
+// never changed; `ReadOnlySystemParam` (an unsafe trait) promises it only reads.
+unsafe impl<Marker: 'static, F> ConditionSystem for FunctionCondition<Marker, F>
+where
+    F: SystemParamFunction<Marker, Out = bool>,
+    F::Param: ReadOnlySystemParam,
+{
+    fn name(&self) -> String {
+        self.meta.name().to_owned()
+    }
+    fn access(&self) -> &SystemAccess {
+        self.meta.access()
+    }
+    fn initialize(&mut self, world: &mut World) {
+        if self.state.as_ref().is_none_or(|(id, _)| *id != world.id()) {
+            self.state = Some((world.id(), <F::Param as SystemParam>::init_state(world)));
+            self.meta.last_run = crate::storage::Tick::new(0);
+        }
+    }
+    unsafe fn evaluate(&mut self, world: &World) -> bool {
+        let (id, state) = self.state.as_mut().expect("the schedule initializes conditions before evaluating them");
+        assert_eq!(*id, world.id(), "run condition `{}` was initialized for another world", self.meta.name());
+        self.meta.this_run = world.increment_change_tick();
+        // SAFETY: the caller keeps writers off what the condition reads; the state
+        // is this world's.
+        let params = unsafe { <F::Param as SystemParam>::get_param(state, &self.meta, world) };
+        let holds = self.func.run(params);
+        self.meta.last_run = self.meta.this_run;
+        holds
+    }
+}
+
+/// Both conditions' access, for a combinator.
+fn union(a: &SystemAccess, b: &SystemAccess) -> SystemAccess {
+    let mut access = a.clone();
+    access.extend(b);
+    access
+}
+
+/// The condition `a && b`, from [`Condition::and`].
+pub struct And<A, B> {
+    a: A,
+    b: B,
+    access: SystemAccess,
+}
+
+impl<A: ConditionSystem, B: ConditionSystem> And<A, B> {
+    fn new(a: A, b: B) -> Self {
+        let access = union(a.access(), b.access());
+        Self { a, b, access }
+    }
+}
+
+// SAFETY: the access is the union of both conditions' (each truthful by their
+// contract), computed once; evaluating runs only the two.
+unsafe impl<A: ConditionSystem, B: ConditionSystem> ConditionSystem for And<A, B> {
+    fn name(&self) -> String {
+        format!("{} and {}", self.a.name(), self.b.name())
+    }
+    fn access(&self) -> &SystemAccess {
+        &self.access
+    }
+    fn initialize(&mut self, world: &mut World) {
+        self.a.initialize(world);
+        self.b.initialize(world);
+    }
+    unsafe fn evaluate(&mut self, world: &World) -> bool {
+        // SAFETY: forwarded; the caller's guarantee covers both accesses.
+        unsafe { self.a.evaluate(world) && self.b.evaluate(world) }
+    }
+}
+
+/// The condition `a || b`, from [`Condition::or`].
+pub struct Or<A, B> {
+    a: A,
+    b: B,
+    access: SystemAccess,
+}
+
+impl<A: ConditionSystem, B: ConditionSystem> Or<A, B> {
+    fn new(a: A, b: B) -> Self {
+        let access = union(a.access(), b.access());
+        Self { a, b, access }
+    }
+}
+
+// SAFETY: as for `And`.
+unsafe impl<A: ConditionSystem, B: ConditionSystem> ConditionSystem for Or<A, B> {
+    fn name(&self) -> String {
+        format!("{} or {}", self.a.name(), self.b.name())
+    }
+    fn access(&self) -> &SystemAccess {
+        &self.access
+    }
+    fn initialize(&mut self, world: &mut World) {
+        self.a.initialize(world);
+        self.b.initialize(world);
+    }
+    unsafe fn evaluate(&mut self, world: &World) -> bool {
+        // SAFETY: forwarded; the caller's guarantee covers both accesses.
+        unsafe { self.a.evaluate(world) || self.b.evaluate(world) }
+    }
+}
+
+/// The condition `!c`, from [`not`].
+pub struct Not<C>(C);
+
+// SAFETY: the inner condition's access and evaluation, negated.
+unsafe impl<C: ConditionSystem> ConditionSystem for Not<C> {
+    fn name(&self) -> String {
+        format!("not {}", self.0.name())
+    }
+    fn access(&self) -> &SystemAccess {
+        self.0.access()
+    }
+    fn initialize(&mut self, world: &mut World) {
+        self.0.initialize(world);
+    }
+    unsafe fn evaluate(&mut self, world: &World) -> bool {
+        // SAFETY: forwarded.
+        !unsafe { self.0.evaluate(world) }
+    }
+}
+
+/// A condition that holds when `condition` does not:
+/// `.run_if(not(resource_exists::<Paused>))`.
+pub fn not<M, C: Condition<M>>(condition: C) -> Not<C::System> {
+    Not(condition.into_condition())
+}
+
+/// A run condition: `true` when the resource `R` is in the world.
+///
+/// # Example
+/// ```
+/// # use ecs_core::prelude::*;
+/// use ecs_core::system::resource_exists;
+/// struct Paused;
+/// #[derive(Default)] struct Ticks(u32);
+/// fn tick(mut ticks: ResMut<Ticks>) { ticks.0 += 1; }
+/// let mut world = World::new();
+/// world.insert_resource(Ticks::default());
+/// let mut schedule = Schedule::new();
+/// schedule.add_system(tick.run_if(resource_exists::<Paused>));
+/// schedule.run(&mut world);
+/// world.insert_resource(Paused);
+/// schedule.run(&mut world);
+/// assert_eq!(world.resource::<Ticks>().0, 1);
+/// ```
+pub fn resource_exists<R: Send + Sync + 'static>(resource: Option<Res<R>>) -> bool {
+    resource.is_some()
+}
+
+/// A run condition: `true` when the resource `R` was inserted or written since the
+/// condition last ran (the first time: since it was inserted). `false` when `R`
+/// is missing.
+///
+/// Unlike bevy's, a missing resource reads as "not changed" instead of a panic:
+/// a condition is asked a yes-or-no question, and "no resource" answers it.
+///
+/// # Example
+/// ```
+/// # use ecs_core::prelude::*;
+/// use ecs_core::system::resource_changed;
+/// struct Settings { volume: u8 }
+/// #[derive(Default)] struct Applied(u32);
+/// fn apply_settings(settings: Res<Settings>, mut applied: ResMut<Applied>) {
+///     let _ = settings.volume;
+///     applied.0 += 1;
+/// }
+/// let mut world = World::new();
+/// world.insert_resource(Settings { volume: 5 });
+/// world.insert_resource(Applied::default());
+/// let mut schedule = Schedule::new();
+/// schedule.add_system(apply_settings.run_if(resource_changed::<Settings>));
+/// schedule.run(&mut world); // inserted: applied
+/// schedule.run(&mut world); // unchanged: skipped
+/// world.resource_mut::<Settings>().volume = 7;
+/// schedule.run(&mut world); // changed: applied
+/// assert_eq!(world.resource::<Applied>().0, 2);
+/// ```
+pub fn resource_changed<R: Send + Sync + 'static>(resource: Option<Res<R>>) -> bool {
+    resource.is_some_and(|r| r.is_changed())
+}
+
+/// A run condition: `true` when the resource `R` was inserted since the condition
+/// last ran. `false` when `R` is missing.
+pub fn resource_added<R: Send + Sync + 'static>(resource: Option<Res<R>>) -> bool {
+    resource.is_some_and(|r| r.is_added())
+}
+
+/// A run condition: `true` when the resource `R` is in the world and equals
+/// `value`: `.run_if(resource_equals(GameState::Playing))`.
+pub fn resource_equals<R: PartialEq + Send + Sync + 'static>(
+    value: R,
+) -> impl FnMut(Option<Res<R>>) -> bool + Send + Sync + 'static {
+    move |resource: Option<Res<R>>| resource.is_some_and(|r| *r == value)
+}

@@ -1,0 +1,140 @@
+//! Running a system once, outside a schedule: [`World::run_system_once`], for
+//! tests, tools and one-off setup.
+
+use core::marker::PhantomData;
+
+use super::function::system_name;
+use super::param::SystemParam;
+use super::{Schedule, SystemMeta, SystemParamFunction};
+use crate::error::EcsError;
+use crate::world::World;
+
+/// Something [`World::run_system_once`] can run: a function of system parameters
+/// returning anything, or a function of `&mut World`. `Marker` tells the
+/// implementations apart.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be run as a system",
+    label = "not a system",
+    note = "`run_system_once` runs a function whose parameters are all system parameters (`Query`, `Res`, \
+            `ResMut`, `Option<Res>`, `Local`, `Commands`, `&World`, at most 16), or a function taking only \
+            `&mut World`"
+)]
+pub trait RunSystemOnce<Marker>: Sized {
+    /// What the system returns.
+    type Out;
+    /// Runs the system once on `world`, then applies its commands.
+    ///
+    /// # Errors
+    /// [`EcsError::MissingResource`] when a `Res<T>` or `ResMut<T>` parameter's
+    /// resource is missing; the system does not run then.
+    fn run_once(self, world: &mut World) -> Result<Self::Out, EcsError>;
+}
+
+/// Marks the [`RunSystemOnce`] implementation for functions of `&mut World`.
+pub struct IsExclusiveOnce<Out>(PhantomData<fn() -> Out>);
+
+impl<Marker: 'static, F: SystemParamFunction<Marker>> RunSystemOnce<(Marker, F::Out)> for F {
+    type Out = F::Out;
+
+    #[track_caller]
+    fn run_once(mut self, world: &mut World) -> Result<F::Out, EcsError> {
+        let mut meta = SystemMeta::new(system_name::<F>());
+        <F::Param as SystemParam>::access(&mut meta);
+        world.check_change_ticks_if_due();
+        let mut state = <F::Param as SystemParam>::init_state(world);
+        <F::Param as SystemParam>::validate(&state, world)?;
+        // A first run: everything reads as added and changed, as for a system's
+        // first run in a schedule.
+        meta.this_run = world.increment_change_tick();
+        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            // SAFETY: `&mut World` excludes every other access; the state was just
+            // made for this world.
+            let params = unsafe { <F::Param as SystemParam>::get_param(&mut state, &meta, world) };
+            self.run(params)
+        }));
+        match ran {
+            Ok(out) => {
+                <F::Param as SystemParam>::apply(&mut state, world);
+                world.release_reserved_entities();
+                Ok(out)
+            }
+            Err(panic) => {
+                // The system's commands are dropped with its state, as a panicking
+                // system's are in a schedule; handles they reserved are freed.
+                drop(state);
+                world.release_reserved_entities();
+                std::panic::resume_unwind(panic)
+            }
+        }
+    }
+}
+
+impl<Out, F: FnOnce(&mut World) -> Out> RunSystemOnce<IsExclusiveOnce<Out>> for F {
+    type Out = Out;
+
+    fn run_once(self, world: &mut World) -> Result<Out, EcsError> {
+        Ok(self(world))
+    }
+}
+
+impl World {
+    /// Runs `system` once on this world and applies its commands: a function of
+    /// system parameters (returning anything) or of `&mut World`. `Changed` and
+    /// `Added` see everything, as in a system's first run.
+    ///
+    /// # Errors
+    /// [`EcsError::MissingResource`] when a `Res<T>` or `ResMut<T>` parameter's
+    /// resource is missing; the system does not run then.
+    ///
+    /// # Panics
+    /// When two of the system's parameters conflict, or when the system panics
+    /// (its commands are dropped).
+    ///
+    /// # Example
+    /// ```
+    /// # use ecs_core::prelude::*;
+    /// #[derive(Component)] struct Health(i32);
+    /// fn reaper(q: Query<(Entity, &Health)>, mut commands: Commands) {
+    ///     for (e, h) in q.iter() {
+    ///         if h.0 <= 0 { commands.despawn(e); }
+    ///     }
+    /// }
+    /// let mut world = World::new();
+    /// world.spawn(Health(0));
+    /// world.spawn(Health(5));
+    /// world.run_system_once(reaper)?;
+    /// let alive = world.run_system_once(|q: Query<&Health>| q.count())?;
+    /// assert_eq!(alive, 1);
+    /// struct Missing;
+    /// assert!(world.run_system_once(|_: Res<Missing>| ()).is_err());
+    /// # Ok::<(), EcsError>(())
+    /// ```
+    #[track_caller]
+    pub fn run_system_once<M, S: RunSystemOnce<M>>(&mut self, system: S) -> Result<S::Out, EcsError> {
+        system.run_once(self)
+    }
+}
+
+impl Schedule {
+    /// Runs `system` once on `world`, outside any schedule: the same as
+    /// [`World::run_system_once`].
+    ///
+    /// # Errors
+    /// As for [`World::run_system_once`].
+    ///
+    /// # Example
+    /// ```
+    /// # use ecs_core::prelude::*;
+    /// #[derive(Default)] struct Frames(u32);
+    /// fn count_frame(mut frames: ResMut<Frames>) { frames.0 += 1; }
+    /// let mut world = World::new();
+    /// world.insert_resource(Frames::default());
+    /// Schedule::run_system_once(&mut world, count_frame)?;
+    /// assert_eq!(world.resource::<Frames>().0, 1);
+    /// # Ok::<(), EcsError>(())
+    /// ```
+    #[track_caller]
+    pub fn run_system_once<M, S: RunSystemOnce<M>>(world: &mut World, system: S) -> Result<S::Out, EcsError> {
+        system.run_once(world)
+    }
+}

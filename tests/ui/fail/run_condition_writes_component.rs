@@ -1,0 +1,11 @@
+//! A run condition may not take a query that writes.
+use ecs_core::prelude::*;
+
+#[derive(Component)]
+struct Health(u32);
+
+fn work() {}
+
+fn main() {
+    Schedule::new().add_system(work.run_if(|q: Query<&mut Health>| q.is_empty()));
+}
