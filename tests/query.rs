@@ -82,7 +82,7 @@ fn read_only_query_with_entity_and_option() {
     assert_eq!(seen[3], (ids[3], 30.0, Some("named".to_string())));
     assert!(seen[..3].iter().all(|(_, _, n)| n.is_none()));
     // A query borrow can be consumed by value too.
-    assert_eq!(world.query::<&Velocity>().into_iter().count(), 4);
+    assert_eq!(world.query::<&Velocity>().count(), 4);
 }
 
 #[test]
@@ -485,4 +485,29 @@ fn for_each_agrees_with_next_whatever_the_query_leads_with() {
     assert_eq!(both_ways::<&mut Health, With<Poisoned>, _>(&mut world, |h| h.0).len(), 2);
     assert_eq!(both_ways::<(&mut Position, &Velocity), (), _>(&mut world, |(p, v)| p.0 + v.0).len(), 7);
     assert_eq!(both_ways::<(), With<Name>, _>(&mut world, |()| ()).len(), 7);
+}
+
+#[test]
+fn query_and_query_mut_both_return_iterators() {
+    let mut world = World::new();
+    let a = world.spawn(Position(1.0));
+    world.spawn(Position(2.0));
+    world.spawn((Position(3.0), Frozen));
+    // Both are iterators already: adapters apply directly.
+    assert_eq!(world.query::<&Position>().map(|p| p.0).sum::<f32>(), 6.0);
+    assert_eq!(world.query_mut::<&mut Position>().map(|p| p.0).sum::<f32>(), 6.0);
+    assert_eq!(world.query::<&Position>().count(), 3);
+    assert_eq!(world.query_mut::<&Position>().count(), 3);
+    assert_eq!(world.query_filtered::<&Position, Without<Frozen>>().count(), 2);
+    // The read-only borrow also keeps random access and fresh passes while it
+    // iterates.
+    let mut borrow = world.query::<(Entity, &Position)>();
+    let (first, _) = borrow.next().unwrap();
+    assert_eq!(borrow.get(a).map(|(_, p)| p.0), Ok(1.0));
+    assert_eq!(borrow.iter().count(), 3);
+    assert_eq!((&borrow).into_iter().count(), 3);
+    assert_eq!(borrow.by_ref().count(), 2, "the borrow continues after `{first:?}`");
+    assert!(borrow.next().is_none());
+    assert!(!borrow.is_empty());
+    assert!(matches!(borrow.single(), Err(EcsError::MultipleEntities { .. })));
 }

@@ -145,7 +145,7 @@ pub unsafe trait QueryData {
     type Slice<'w>;
     /// The per-archetype state: base pointers. `Send + Sync`, because fetches are
     /// made and used on the threads of parallel iteration and kept in a
-    /// [`QueryBorrow`](crate::world::QueryBorrow), which is shared between threads.
+    /// [`QueryBorrow`](crate::query::QueryBorrow), which is shared between threads.
     type Fetch<'w>: Clone + Send + Sync;
     /// What the query resolves once: component ids.
     type State: Send + Sync + 'static;
@@ -186,6 +186,12 @@ pub unsafe trait QueryData {
     /// `row` is below the archetype's length, and no other live item of this query
     /// refers to the same row.
     unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, row: usize) -> Self::Item<'w>;
+
+    /// Shortens an item's world borrow (items are covariant in it, but the
+    /// compiler cannot see that through the associated type): lending iterators
+    /// such as [`QueryCombinationIter::fetch_next`](super::QueryCombinationIter::fetch_next)
+    /// hand out items that borrow the iterator.
+    fn shrink<'long: 'short, 'short>(item: Self::Item<'long>) -> Self::Item<'short>;
 
     /// The columns of a row range, as slices.
     ///
@@ -470,6 +476,9 @@ unsafe impl<T: Component> QueryData for &T {
         // SAFETY: `row` is in bounds (caller) of a column of `T`s, shared for `'w`.
         unsafe { fetch.data.add(row).as_ref() }
     }
+    fn shrink<'long: 'short, 'short>(item: &'long T) -> &'short T {
+        item
+    }
     #[inline(always)]
     unsafe fn slice<'w>(fetch: &Self::Fetch<'w>, rows: Range<usize>) -> &'w [T] {
         // SAFETY: `rows` is in bounds (caller) of a column of `T`s, shared for `'w`.
@@ -537,6 +546,9 @@ unsafe impl<T: Component> QueryData for &mut T {
         // SAFETY: `row` is in bounds (caller); the caller's write access and the
         // one-item-per-row rule make the reference unique.
         unsafe { fetch.data.add(row).as_mut() }
+    }
+    fn shrink<'long: 'short, 'short>(item: &'long mut T) -> &'short mut T {
+        item
     }
     #[inline(always)]
     unsafe fn slice<'w>(fetch: &Self::Fetch<'w>, rows: Range<usize>) -> &'w mut [T] {
@@ -616,6 +628,9 @@ unsafe impl<Q: QueryData> QueryData for Option<Q> {
         // SAFETY: forwarded; the inner item exists where its row filter passes.
         fetch.as_ref().and_then(|f| unsafe { Q::filter_row(f, row).then(|| Q::fetch(f, row)) })
     }
+    fn shrink<'long: 'short, 'short>(item: Self::Item<'long>) -> Self::Item<'short> {
+        item.map(Q::shrink)
+    }
     #[inline(always)]
     unsafe fn run_end(fetch: &Self::Fetch<'_>, rows: Range<usize>) -> usize {
         let Some(f) = fetch else { return rows.end };
@@ -684,6 +699,9 @@ unsafe impl QueryData for Entity {
     unsafe fn fetch<'w>(fetch: &Self::Fetch<'w>, row: usize) -> Self::Item<'w> {
         // SAFETY: `row` is below the archetype's length (caller).
         unsafe { *fetch.0.get_unchecked(row) }
+    }
+    fn shrink<'long: 'short, 'short>(item: Entity) -> Entity {
+        item
     }
     #[inline(always)]
     unsafe fn slice<'w>(fetch: &Self::Fetch<'w>, rows: Range<usize>) -> &'w [Entity] {

@@ -212,6 +212,11 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
         acc
     }
 
+    /// Without per-row filters, the remaining rows add up without visiting any.
+    fn count(self) -> usize {
+        if Self::DENSE { self.size_hint().0 } else { self.fold(0, |n, _| n + 1) }
+    }
+
     fn size_hint(&self) -> (usize, Option<usize>) {
         let state = self.state.get();
         let rest: usize =
@@ -222,6 +227,11 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
 }
 
 impl<'w, 's, Q: QueryData, F: QueryFilter> QueryIter<'w, 's, Q, F> {
+    /// The query state iterated.
+    pub(crate) fn state(&self) -> &QueryState<Q, F> {
+        self.state.get()
+    }
+
     /// An iterator that owns its query state (for one-off queries).
     ///
     /// # Safety

@@ -5,14 +5,18 @@
 //! - `filter.rs`: [`QueryFilter`]s ([`With`], [`Without`], [`Or`], [`Added`],
 //!   [`Changed`]).
 //! - `access.rs`: [`Access`], the read/write sets used to refuse aliasing.
-//! - `state.rs`: [`QueryState`], the cached matching reused across runs.
-//! - `iter.rs` and `par.rs`: sequential, chunked and parallel iteration.
+//! - `state.rs`: [`QueryState`], the cached matching reused across runs;
+//!   `borrow.rs`: [`QueryBorrow`], a one-off read-only query on `&World`.
+//! - `iter.rs` and `par.rs`: sequential, chunked and parallel iteration;
+//!   `combinations.rs`: every pair (triple, …) of matches once.
 //!
 //! A query borrows the world: `world.query::<Q>()` on `&World` for read-only
 //! queries, `world.query_mut::<Q>()` on `&mut World` for any, so an item can never
 //! outlive the borrow or coexist with a structural change.
 
 mod access;
+mod borrow;
+mod combinations;
 mod fetch;
 mod filter;
 mod iter;
@@ -21,6 +25,8 @@ mod state;
 mod tuples;
 
 pub use access::Access;
+pub use borrow::QueryBorrow;
+pub use combinations::QueryCombinationIter;
 #[doc(hidden)]
 pub use fetch::leading_table_column;
 pub use fetch::{

@@ -16,6 +16,7 @@
 use core::marker::PhantomData;
 
 use super::Access;
+use super::combinations::QueryCombinationIter;
 use super::fetch::{CachedColumn, FetchContext, QueryData, ReadOnlyQueryData};
 use super::filter::QueryFilter;
 use super::iter::QueryIter;
@@ -185,6 +186,21 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         self.validate_world(world);
         // SAFETY: forwarded.
         unsafe { self.get_at(world, entity, ctx) }
+    }
+
+    /// [`iter_combinations_mut`](Self::iter_combinations_mut) through a shared
+    /// world with a given tick window.
+    ///
+    /// # Safety
+    /// As for [`iter_unchecked`](Self::iter_unchecked).
+    pub(crate) unsafe fn combinations_unchecked<'w, const K: usize>(
+        &self,
+        world: &'w World,
+        ctx: FetchContext,
+    ) -> QueryCombinationIter<'w, Q, K> {
+        self.validate_world(world);
+        // SAFETY: forwarded.
+        unsafe { QueryCombinationIter::new(self, world, ctx) }
     }
 
     /// [`par_for_each`](Self::par_for_each) through a shared world with a given
@@ -368,6 +384,52 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         unsafe { QueryIter::new(world.archetypes(), self.into(), ctx) }
     }
 
+    /// Each combination of `K` distinct matching entities once, as `[item; K]`
+    /// (read-only queries): `n` entities give `n·(n−1)/2` pairs. See
+    /// [`QueryCombinationIter`].
+    ///
+    /// # Example
+    /// ```
+    /// # use ecs_core::prelude::*;
+    /// #[derive(Component)] struct Position(f32);
+    /// let mut world = World::new();
+    /// world.spawn_batch([0.0, 1.0, 4.0].map(Position)).for_each(drop);
+    /// let mut positions = world.query_state::<&Position>();
+    /// let closest = positions
+    ///     .iter_combinations::<2>(&world)
+    ///     .map(|[a, b]| (a.0 - b.0).abs())
+    ///     .fold(f32::INFINITY, f32::min);
+    /// assert_eq!(closest, 1.0);
+    /// ```
+    #[track_caller]
+    pub fn iter_combinations<'w, const K: usize>(&mut self, world: &'w World) -> QueryCombinationIter<'w, Q, K>
+    where
+        Q: ReadOnlyQueryData,
+    {
+        self.update_archetypes(world);
+        let ctx = self.begin_run(world);
+        // SAFETY: read-only query on a world borrowed shared for `'w`; the state is
+        // up to date.
+        unsafe { QueryCombinationIter::new(self, world, ctx) }
+    }
+
+    /// [`iter_combinations`](Self::iter_combinations) with mutable access: a
+    /// lending iterator, stepped with
+    /// [`fetch_next`](QueryCombinationIter::fetch_next), so that one step's `&mut`
+    /// items are gone before the next step's exist.
+    #[track_caller]
+    pub fn iter_combinations_mut<'w, const K: usize>(
+        &mut self,
+        world: &'w mut World,
+    ) -> QueryCombinationIter<'w, Q, K> {
+        world.check_change_ticks_if_due();
+        self.update_archetypes(world);
+        let ctx = self.begin_run_mut(world);
+        // SAFETY: `world` is borrowed mutably for `'w`, so the query's access is
+        // exclusive; the state is up to date.
+        unsafe { QueryCombinationIter::new(self, world, ctx) }
+    }
+
     /// Calls `f` with one slice per fetched column for each matched archetype: the
     /// loop body sees plain arrays, which the compiler can vectorize.
     ///
@@ -526,14 +588,25 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// caller has the query's access to `world` for `'w`, and no other live item of
     /// this query refers to the row.
     unsafe fn fetch_at<'w>(&self, world: &'w World, index: usize, row: usize, ctx: FetchContext) -> Q::Item<'w> {
-        let archetype = world.archetypes().get(self.matched[index]).expect("matched archetype exists");
-        let mut columns = self.columns_of(index);
         // SAFETY: forwarded from the caller.
         unsafe {
-            let fetch = Q::fetch_archetype(archetype, &mut columns, ctx);
+            let fetch = self.fetch_of(world, index, ctx);
             Q::mark_written(&fetch, row..row + 1);
             Q::fetch(&fetch, row)
         }
+    }
+
+    /// The fetch of the `index`-th matched archetype.
+    ///
+    /// # Safety
+    /// `index` is below the number of matched archetypes, the state is up to date,
+    /// and the caller has the query's access to `world` for `'w`.
+    pub(crate) unsafe fn fetch_of<'w>(&self, world: &'w World, index: usize, ctx: FetchContext) -> Q::Fetch<'w> {
+        let archetype = world.archetypes().get(self.matched[index]).expect("matched archetype exists");
+        let mut columns = self.columns_of(index);
+        // SAFETY: the archetype matched and these are its cached entries, current
+        // (the state is up to date); the access is the caller's.
+        unsafe { Q::fetch_archetype(archetype, &mut columns, ctx) }
     }
 
     /// Calls `f` with the matched-archetype index and row of each row the query
@@ -541,7 +614,12 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     ///
     /// # Safety
     /// As for [`locate`](Self::locate).
-    unsafe fn visit_matches(&self, world: &World, ctx: FetchContext, mut f: impl FnMut(usize, usize) -> bool) {
+    pub(crate) unsafe fn visit_matches(
+        &self,
+        world: &World,
+        ctx: FetchContext,
+        mut f: impl FnMut(usize, usize) -> bool,
+    ) {
         let archetypes = world.archetypes();
         for (index, &id) in self.matched.iter().enumerate() {
             let archetype = archetypes.get(id).expect("matched archetype exists");

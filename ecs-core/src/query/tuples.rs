@@ -47,6 +47,9 @@ macro_rules! tuple_query {
                 // SAFETY: forwarded.
                 ($(unsafe { $name::fetch(&fetch.$index, row) },)*)
             }
+            fn shrink<'long: 'short, 'short>(item: Self::Item<'long>) -> Self::Item<'short> {
+                ($($name::shrink(item.$index),)*)
+            }
             #[inline(always)]
             unsafe fn slice<'w>(fetch: &Self::Fetch<'w>, rows: Range<usize>) -> Self::Slice<'w> {
                 // SAFETY: forwarded.

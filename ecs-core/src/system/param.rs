@@ -8,7 +8,9 @@ use super::{SystemAccess, SystemMeta};
 use crate::command::{CommandQueue, Commands};
 use crate::entity::Entity;
 use crate::error::EcsError;
-use crate::query::{FetchContext, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData};
+use crate::query::{
+    FetchContext, QueryCombinationIter, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData,
+};
 use crate::storage::{ComponentTicks, Tick, run_in_order};
 use crate::world::World;
 
@@ -98,6 +100,64 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
         // SAFETY: `&mut self` keeps this query's items unique; the scheduler keeps
         // other systems off what it writes.
         unsafe { self.state.iter_unchecked(self.world, self.ctx) }
+    }
+
+    /// Each combination of `K` distinct matching entities once (read-only
+    /// queries): `n` entities give `n·(n−1)/2` pairs. See [`QueryCombinationIter`].
+    ///
+    /// # Example
+    /// ```
+    /// # use ecs_core::prelude::*;
+    /// #[derive(Component)] struct Position(f32);
+    /// #[derive(Default)] struct Collisions(u32);
+    /// fn collide(q: Query<&Position>, mut hits: ResMut<Collisions>) {
+    ///     for [a, b] in q.iter_combinations() {
+    ///         if (a.0 - b.0).abs() < 1.0 { hits.0 += 1; }
+    ///     }
+    /// }
+    /// let mut world = World::new();
+    /// world.insert_resource(Collisions::default());
+    /// world.spawn_batch([0.0, 0.5, 9.0].map(Position)).for_each(drop);
+    /// world.run_system_once(collide)?;
+    /// assert_eq!(world.resource::<Collisions>().0, 1);
+    /// # Ok::<(), EcsError>(())
+    /// ```
+    pub fn iter_combinations<const K: usize>(&self) -> QueryCombinationIter<'_, Q, K>
+    where
+        Q: ReadOnlyQueryData,
+    {
+        // SAFETY: read-only, within the system's recorded access.
+        unsafe { self.state.combinations_unchecked(self.world, self.ctx) }
+    }
+
+    /// Each combination of `K` distinct matching entities once, with the query's
+    /// mutable access, through a lending iterator: step it with
+    /// [`fetch_next`](QueryCombinationIter::fetch_next).
+    ///
+    /// # Example
+    /// ```
+    /// # use ecs_core::prelude::*;
+    /// #[derive(Component)] struct Mass(f32);
+    /// #[derive(Component, Default)] struct Force(f32);
+    /// fn gravity(mut bodies: Query<(&Mass, &mut Force)>) {
+    ///     let mut pairs = bodies.iter_combinations_mut();
+    ///     while let Some([(ma, fa), (mb, fb)]) = pairs.fetch_next() {
+    ///         let f = ma.0 * mb.0;
+    ///         fa.0 += f;
+    ///         fb.0 += f;
+    ///     }
+    /// }
+    /// let mut world = World::new();
+    /// world.spawn_batch([1.0, 2.0, 3.0].map(|m| (Mass(m), Force::default()))).for_each(drop);
+    /// world.run_system_once(gravity)?;
+    /// let forces: Vec<f32> = world.query::<&Force>().iter().map(|f| f.0).collect();
+    /// assert_eq!(forces, [5.0, 8.0, 9.0]);
+    /// # Ok::<(), EcsError>(())
+    /// ```
+    pub fn iter_combinations_mut<const K: usize>(&mut self) -> QueryCombinationIter<'_, Q, K> {
+        // SAFETY: `&mut self` keeps this query's items unique; the scheduler keeps
+        // other systems off what it writes.
+        unsafe { self.state.combinations_unchecked(self.world, self.ctx) }
     }
 
     /// Calls `f` for every matching entity, in parallel on the rayon pool (see

@@ -16,9 +16,9 @@ mod spawn_batch;
 mod structural;
 mod ticks;
 
+pub use crate::query::QueryBorrow;
 pub use entity_mut::EntityWorldMut;
 pub use entity_ref::EntityRef;
-pub use query::QueryBorrow;
 pub use spawn_batch::SpawnBatch;
 
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};

@@ -2,15 +2,17 @@
 //! [`World::query_state`] for a query that runs every frame.
 
 use super::World;
-use crate::entity::Entity;
-use crate::error::EcsError;
-use crate::query::{FetchContext, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData};
+use crate::query::{FetchContext, QueryBorrow, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData};
 use crate::storage::Tick;
 
 impl World {
     /// A read-only query over a shared world. Only read-only items (`&T`,
     /// `Option<&T>`, `Entity`, …) compile here; use [`query_mut`](Self::query_mut) to
     /// write.
+    ///
+    /// Like [`query_mut`](Self::query_mut), the result is an iterator; it also
+    /// answers [`get`](QueryBorrow::get), [`single`](QueryBorrow::single) and fresh
+    /// passes with [`iter`](QueryBorrow::iter).
     ///
     /// # Example
     /// ```
@@ -113,116 +115,5 @@ impl World {
     #[track_caller]
     pub fn query_state_filtered<Q: QueryData, F: QueryFilter>(&self) -> QueryState<Q, F> {
         QueryState::new(self)
-    }
-}
-
-/// A read-only query over a shared world, from [`World::query`].
-///
-/// # Example
-/// ```
-/// # use ecs_core::prelude::*;
-/// #[derive(Component)] struct Position(f32);
-/// let mut world = World::new();
-/// let targets: Vec<Entity> = world.spawn_batch((0..4).map(|i| Position(i as f32))).collect();
-/// let positions = world.query::<&Position>();
-/// let sum: f32 = targets.iter().map(|&e| positions.get(e).unwrap().0).sum();
-/// assert_eq!(sum, 6.0);
-/// ```
-pub struct QueryBorrow<'w, Q: QueryData, F: QueryFilter = ()> {
-    world: &'w World,
-    state: QueryState<Q, F>,
-    /// The fetches of each matched archetype, indexed by `ArchetypeId`, resolved
-    /// when the borrow is made (as the matching is), so that [`get`](Self::get) is
-    /// an entity lookup, an array index and a pointer offset.
-    fetches: FetchTable<'w, Q, F>,
-    /// The only matched archetype's index and fetches, when exactly one matched:
-    /// `get` then skips the table, whose load would sit between the entity lookup
-    /// and the data on every call.
-    single: Option<(usize, Fetches<'w, Q, F>)>,
-}
-
-type Fetches<'w, Q, F> = (<Q as QueryData>::Fetch<'w>, <F as QueryFilter>::Fetch<'w>);
-type FetchTable<'w, Q, F> = Box<[Option<Fetches<'w, Q, F>>]>;
-
-impl<'w, Q: ReadOnlyQueryData, F: QueryFilter> QueryBorrow<'w, Q, F> {
-    #[track_caller]
-    fn new(world: &'w World) -> Self {
-        let state = QueryState::new(world);
-        let mut fetches = Self::fetches(world, &state);
-        // With one match, `get` never reads the table, so its entry moves out.
-        let single = match state.matched() {
-            [only] => fetches[only.index()].take().map(|f| (only.index(), f)),
-            _ => None,
-        };
-        Self { world, state, fetches, single }
-    }
-
-    /// Iterates the matching entities.
-    pub fn iter(&self) -> QueryIter<'w, '_, Q, F> {
-        let ctx = FetchContext::new(Tick::new(0), self.world.increment_change_tick());
-        // SAFETY: read-only query; the world is borrowed shared for `'w`; the state
-        // was made for this world and nothing can add archetypes while it is borrowed.
-        unsafe { QueryIter::new(self.world.archetypes(), (&self.state).into(), ctx) }
-    }
-
-    /// The query's item for one entity.
-    ///
-    /// # Errors
-    /// [`EcsError::NoSuchEntity`] or [`EcsError::QueryMismatch`].
-    #[inline]
-    pub fn get(&self, entity: Entity) -> Result<Q::Item<'w>, EcsError> {
-        let mismatch = || match self.world.location(entity) {
-            Some(_) => EcsError::QueryMismatch { entity, query: core::any::type_name::<(Q, F)>() },
-            None => EcsError::NoSuchEntity(entity),
-        };
-        let location = self.world.entities().get_maybe_dead(entity).ok_or(EcsError::NoSuchEntity(entity))?;
-        let (fetch, filter) = match &self.single {
-            Some((only, fetches)) if *only == location.archetype.index() => fetches,
-            Some(_) => return Err(mismatch()),
-            // A free or reserved slot's archetype id is beyond the table: a miss.
-            None => match self.fetches.get(location.archetype.index()) {
-                Some(Some(fetches)) => fetches,
-                _ => return Err(mismatch()),
-            },
-        };
-        let row = location.row.index();
-        // SAFETY: the slot names a real archetype, so it holds a live entity (see
-        // `get_maybe_dead`); the fetches are of that archetype and `row` is the
-        // entity's row, below its length; the query only reads, and the world is
-        // borrowed shared for `'w`.
-        unsafe {
-            if !(Q::filter_row(fetch, row) && F::filter(filter, row)) {
-                return Err(mismatch());
-            }
-            Ok(Q::fetch(fetch, row))
-        }
-    }
-
-    fn fetches(world: &'w World, state: &QueryState<Q, F>) -> FetchTable<'w, Q, F> {
-        let archetypes = world.archetypes();
-        let ctx = FetchContext::new(Tick::new(0), world.change_tick());
-        let mut fetches: FetchTable<'w, Q, F> = (0..archetypes.len()).map(|_| None).collect();
-        for (index, &id) in state.matched().iter().enumerate() {
-            let archetype = archetypes.get(id).expect("matched archetype exists");
-            let mut columns = state.columns_of(index);
-            // SAFETY: the archetype matched and these are its cached entries, current
-            // (the state is up to date); the query only reads a world borrowed shared
-            // for `'w`, in which no column can move or grow.
-            fetches[id.index()] = Some(unsafe {
-                (Q::fetch_archetype(archetype, &mut columns, ctx), F::fetch_archetype(archetype, &mut columns, ctx))
-            });
-        }
-        fetches
-    }
-}
-
-impl<'w, Q: ReadOnlyQueryData + 'w, F: QueryFilter + 'w> IntoIterator for QueryBorrow<'w, Q, F> {
-    type Item = Q::Item<'w>;
-    type IntoIter = QueryIter<'w, 'w, Q, F>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        let ctx = FetchContext::new(Tick::new(0), self.world.increment_change_tick());
-        // SAFETY: as in `iter`.
-        unsafe { QueryIter::owned(self.world.archetypes(), self.state, ctx) }
     }
 }

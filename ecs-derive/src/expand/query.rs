@@ -21,6 +21,9 @@ pub fn query(def: QueryDef<'_>) -> TokenStream {
             #name: unsafe { #call },
         }
     });
+    let shrunk = fields.iter().map(|(name, ty)| {
+        quote_spanned! {ty.span()=> #name: <#ty as #q::QueryData>::shrink(__item.#name), }
+    });
     let per_field = |body: fn(&syn::Type, &syn::Index, &TokenStream) -> TokenStream| -> Vec<TokenStream> {
         tys.iter().zip(&indices).map(|(ty, index)| body(ty, index, &q)).collect()
     };
@@ -95,6 +98,10 @@ pub fn query(def: QueryDef<'_>) -> TokenStream {
                 #[inline(always)]
                 unsafe fn fetch<#w>(__fetch: &Self::Fetch<#w>, __row: ::core::primitive::usize) -> Self::Item<#w> {
                     #ident { #(#fetched)* }
+                }
+                #[inline(always)]
+                fn shrink<'__long: '__short, '__short>(__item: Self::Item<'__long>) -> Self::Item<'__short> {
+                    #ident { #(#shrunk)* }
                 }
                 #[inline(always)]
                 #[allow(unused_unsafe)]
