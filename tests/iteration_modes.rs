@@ -80,7 +80,7 @@ struct Named(String);
 struct SD(String);
 
 /// A derived query that writes (`a` and `sd` are bumped by every mutable mode).
-#[derive(Query)]
+#[derive(QueryData)]
 struct Bumped<'w> {
     entity: Entity,
     a: &'w mut A,
@@ -88,7 +88,7 @@ struct Bumped<'w> {
     sd: Option<&'w mut SD>,
 }
 
-#[derive(Query)]
+#[derive(QueryData)]
 struct Inner<'w> {
     entity: Entity,
     s: Option<&'w S>,
@@ -96,7 +96,7 @@ struct Inner<'w> {
 }
 
 /// A derived query nesting another.
-#[derive(Query)]
+#[derive(QueryData)]
 struct Outer<'w> {
     inner: Inner<'w>,
     b: &'w B,

@@ -115,7 +115,7 @@ fn queries_see_exactly_the_rows_that_hold_the_component() {
     assert_eq!(q.get(&world, entities[0]).map(|s| s.0), Ok(1));
     assert_eq!(
         q.get(&world, entities[1]).map(|s| s.0),
-        Err(EcsError::QueryMismatch { entity: entities[1], query: std::any::type_name::<(&Stunned, ())>() })
+        Err(EcsError::QueryMismatch { entity: entities[1], query: "Query<&sparse::Stunned>" })
     );
 }
 
@@ -351,7 +351,7 @@ fn chunks_of_an_optional_sparse_component_write_only_rows_that_have_it() {
     assert_eq!(stamped.len(), written, "exactly the rows handed out are stamped");
 }
 
-#[derive(Query)]
+#[derive(QueryData)]
 #[allow(dead_code, reason = "only its chunks, which are tuples, are read")]
 struct MaybeStunned<'w> {
     entity: Entity,

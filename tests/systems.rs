@@ -92,8 +92,7 @@ fn missing_resource_panics() {
 }
 
 #[test]
-#[should_panic(expected = "parameters `ecs_core::system::param::Query<'_, &mut systems::Position>` and \
-                           `ecs_core::system::param::Query<'_, &systems::Position>` conflict: \
+#[should_panic(expected = "parameters `Query<&mut systems::Position>` and `Query<&systems::Position>` conflict: \
                            component `systems::Position` is written by one and used by the other")]
 fn conflicting_queries_are_refused_when_added() {
     fn bad(_a: Query<&mut Position>, _b: Query<&Position>) {}

@@ -3,6 +3,7 @@
 use core::fmt;
 
 use crate::entity::Entity;
+use crate::names::short_name;
 
 /// The error of a fallible world operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -15,7 +16,8 @@ pub enum EcsError {
     MissingComponent {
         /// The entity.
         entity: Entity,
-        /// The type name of the missing component.
+        /// The type name of the missing component, in full
+        /// (`core::any::type_name`); messages print its last path segment.
         component: &'static str,
     },
     /// The entity is alive but does not match the query (it lacks a fetched
@@ -23,23 +25,24 @@ pub enum EcsError {
     QueryMismatch {
         /// The entity.
         entity: Entity,
-        /// The query's type name: `(data, filter)`.
+        /// The query as a user writes it: `Query<&mut Position, With<Player>>`.
         query: &'static str,
     },
     /// `single` found no entity matching the query.
     NoEntities {
-        /// The query's type name: `(data, filter)`.
+        /// The query as a user writes it: `Query<&mut Position, With<Player>>`.
         query: &'static str,
     },
     /// `single` found more than one entity matching the query.
     MultipleEntities {
-        /// The query's type name: `(data, filter)`.
+        /// The query as a user writes it: `Query<&mut Position, With<Player>>`.
         query: &'static str,
     },
     /// `get_many_mut` was given the same entity twice: the two items would alias.
     AliasedMutability(Entity),
     /// A system run by `run_system_once` needs a resource (`Res<T>`, `ResMut<T>`)
-    /// that is not in the world; the type name of the resource.
+    /// that is not in the world; the type name of the resource, in full
+    /// (`core::any::type_name`); messages print its last path segment.
     MissingResource(&'static str),
 }
 
@@ -52,7 +55,7 @@ impl fmt::Display for EcsError {
                  or the handle is stale, forged or from another world"
             ),
             Self::MissingComponent { entity, component } => {
-                write!(f, "entity {entity} has no `{component}` component")
+                write!(f, "entity {entity} has no `{}` component", short_name(component))
             }
             Self::QueryMismatch { entity, query } => {
                 write!(
@@ -70,8 +73,9 @@ impl fmt::Display for EcsError {
             ),
             Self::MissingResource(resource) => write!(
                 f,
-                "the resource `{resource}` is not in the world; add it with `world.insert_resource(…)`, \
-                 or take `Option<Res<…>>` where it may be missing"
+                "the resource `{}` is not in the world; add it with `world.insert_resource(…)`, \
+                 or take `Option<Res<…>>` where it may be missing",
+                short_name(resource)
             ),
         }
     }

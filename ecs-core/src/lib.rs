@@ -45,6 +45,7 @@ pub mod command;
 pub mod component;
 pub mod entity;
 mod error;
+mod names;
 pub mod panics;
 pub mod query;
 mod resource;
@@ -55,7 +56,7 @@ pub mod world;
 pub use archetype::{Archetype, ArchetypeId};
 pub use bundle::Bundle;
 pub use component::{Component, ComponentId, ComponentInfo, StorageType};
-pub use ecs_derive::{Bundle, Component, Query, SystemParam, SystemSet};
+pub use ecs_derive::{Bundle, Component, Query, QueryData, SystemParam, SystemSet};
 pub use entity::Entity;
 pub use error::EcsError;
 pub use query::{Added, Changed, Or, QueryState, With, Without};
@@ -74,7 +75,7 @@ pub mod prelude {
         resource_added, resource_changed, resource_equals, resource_exists,
     };
     pub use crate::{
-        Bundle, Component, EcsError, Entity, EntityRef, EntityWorldMut, Query, SystemParam, SystemSet, World,
+        Bundle, Component, EcsError, Entity, EntityRef, EntityWorldMut, Query, QueryData, SystemParam, SystemSet, World,
     };
 }
 

@@ -41,7 +41,7 @@ impl Resources {
             None => (None, now),
         };
         let ticks = UnsafeCell::new(ComponentTicks { added, changed: now });
-        let entry = Entry { value: UnsafeCell::new(Box::new(value)), ticks, name: core::any::type_name::<R>() };
+        let entry = Entry { value: UnsafeCell::new(Box::new(value)), ticks, name: crate::names::type_name::<R>() };
         self.entries.insert(TypeId::of::<R>(), entry);
         old.map(|old| *old.downcast::<R>().expect("entries are keyed by their type"))
     }

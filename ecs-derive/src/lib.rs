@@ -40,12 +40,22 @@ pub fn derive_bundle(input: TokenStream) -> TokenStream {
 /// `&'w T`, `&'w mut T`, `Option<&'w T>`, `Option<&'w mut T>`, `Entity` or another
 /// derived query. A derived query whose fields are all read-only is read-only.
 ///
+/// Named after the trait it implements, so that it is not mistaken for the system
+/// parameter `Query<Q, F>`; `#[derive(Query)]` is the same derive under its
+/// earlier name.
+///
 /// Attribute: `#[query(crate = path)]` names the `ecs_core` crate when it is
 /// re-exported under another path.
-#[proc_macro_derive(Query, attributes(query))]
-pub fn derive_query(input: TokenStream) -> TokenStream {
+#[proc_macro_derive(QueryData, attributes(query))]
+pub fn derive_query_data(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
     parse::query(&input).map_or_else(syn::Error::into_compile_error, expand::query).into()
+}
+
+/// The [`QueryData`](derive@QueryData) derive under its earlier name.
+#[proc_macro_derive(Query, attributes(query))]
+pub fn derive_query(input: TokenStream) -> TokenStream {
+    derive_query_data(input)
 }
 
 /// Implements `SystemParam` for a struct whose fields are system parameters, so a

@@ -135,11 +135,13 @@ pub fn query(input: &DeriveInput) -> syn::Result<QueryDef<'_>> {
         Data::Struct(data) => {
             return Err(Error::new(
                 data.fields.span(),
-                "`Query` needs named fields: `struct Movement<'w> { pos: &'w mut Position, vel: &'w Velocity }`",
+                "`QueryData` needs named fields: `struct Movement<'w> { pos: &'w mut Position, vel: &'w Velocity }`",
             ));
         }
-        Data::Enum(data) => return Err(Error::new(data.enum_token.span, "`Query` cannot be derived for an enum")),
-        Data::Union(data) => return Err(Error::new(data.union_token.span, "`Query` cannot be derived for a union")),
+        Data::Enum(data) => return Err(Error::new(data.enum_token.span, "`QueryData` cannot be derived for an enum")),
+        Data::Union(data) => {
+            return Err(Error::new(data.union_token.span, "`QueryData` cannot be derived for a union"));
+        }
     };
     let mut lifetimes = input.generics.lifetimes();
     let lifetime = match (lifetimes.next(), lifetimes.next()) {
@@ -147,15 +149,15 @@ pub fn query(input: &DeriveInput) -> syn::Result<QueryDef<'_>> {
         _ => {
             return Err(Error::new(
                 input.generics.span().join(input.ident.span()).unwrap_or(input.ident.span()),
-                "`Query` needs exactly one lifetime parameter, the world borrow: `struct Movement<'w> { … }`",
+                "`QueryData` needs exactly one lifetime parameter, the world borrow: `struct Movement<'w> { … }`",
             ));
         }
     };
     if let Some(param) = input.generics.type_params().next() {
-        errors.push(Error::new(param.span(), "`Query` structs cannot have type parameters"));
+        errors.push(Error::new(param.span(), "`QueryData` structs cannot have type parameters"));
     }
     if let Some(param) = input.generics.const_params().next() {
-        errors.push(Error::new(param.span(), "`Query` structs cannot have const parameters"));
+        errors.push(Error::new(param.span(), "`QueryData` structs cannot have const parameters"));
     }
     let fields: Vec<_> = named.named.iter().map(|f| (f.ident.as_ref().expect("named field"), &f.ty)).collect();
     let mut borrows: Vec<(&Ident, String, bool)> = Vec::new();

@@ -106,7 +106,7 @@ impl<'w, Q: ReadOnlyQueryData, F: QueryFilter> QueryBorrow<'w, Q, F> {
     #[inline]
     pub fn get(&self, entity: Entity) -> Result<Q::Item<'w>, EcsError> {
         let mismatch = || match self.world.location(entity) {
-            Some(_) => EcsError::QueryMismatch { entity, query: core::any::type_name::<(Q, F)>() },
+            Some(_) => EcsError::QueryMismatch { entity, query: crate::names::query_name::<Q, F>() },
             None => EcsError::NoSuchEntity(entity),
         };
         let location = self.world.entities().get_maybe_dead(entity).ok_or(EcsError::NoSuchEntity(entity))?;

@@ -98,7 +98,7 @@ impl FetchContext {
 }
 
 /// [`QueryData::LEADING_TABLE_COLUMN`] of a sequence of query items (a tuple, or
-/// the fields of a `#[derive(Query)]` struct), given each item's
+/// the fields of a `#[derive(QueryData)]` struct), given each item's
 /// `(COLUMNS, LEADING_TABLE_COLUMN)`: that of the first item caching any entry.
 #[doc(hidden)]
 pub const fn leading_table_column(items: &[(usize, bool)]) -> bool {
@@ -115,7 +115,7 @@ pub const fn leading_table_column(items: &[(usize, bool)]) -> bool {
 /// Data a query can fetch per row.
 ///
 /// Implemented for `&T`, `&mut T`, `Option<&T>`, `Option<&mut T>`, [`Entity`], tuples
-/// of up to 16 of these, and structs with `#[derive(Query)]`.
+/// of up to 16 of these, and structs with `#[derive(QueryData)]`.
 ///
 /// # Safety
 /// - [`access`](Self::access) must record every component the fetch reads (as a
@@ -136,7 +136,7 @@ pub const fn leading_table_column(items: &[(usize, bool)]) -> bool {
     message = "`{Self}` cannot be fetched by a query",
     label = "not a query item",
     note = "query items are `&T`, `&mut T`, `Option<&T>`, `Option<&mut T>` and `Entity` (with `T: Component`), \
-            tuples of them, or a `#[derive(Query)]` struct"
+            tuples of them, or a `#[derive(QueryData)]` struct"
 )]
 pub unsafe trait QueryData {
     /// What the query yields per row.
@@ -438,7 +438,7 @@ unsafe impl<T: Component> QueryData for &T {
         component_id::<T>()
     }
     fn access(state: &ComponentId, access: &mut Access) {
-        access.add_read(*state, core::any::type_name::<T>());
+        access.add_read(*state, crate::names::type_name::<T>());
     }
     const DENSE: bool = !is_sparse::<T>();
 
@@ -505,7 +505,7 @@ unsafe impl<T: Component> QueryData for &mut T {
         component_id::<T>()
     }
     fn access(state: &ComponentId, access: &mut Access) {
-        access.add_write(*state, core::any::type_name::<T>());
+        access.add_write(*state, crate::names::type_name::<T>());
     }
     const DENSE: bool = !is_sparse::<T>();
 

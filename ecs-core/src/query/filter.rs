@@ -105,7 +105,7 @@ macro_rules! presence_filter {
             }
             fn access(state: &ComponentId, access: &mut Access) {
                 if is_sparse::<T>() {
-                    access.add_filter_read(*state, core::any::type_name::<T>());
+                    access.add_filter_read(*state, crate::names::type_name::<T>());
                 }
             }
             #[inline]
@@ -193,7 +193,7 @@ macro_rules! tick_filter {
                 component_id::<T>()
             }
             fn access(state: &ComponentId, access: &mut Access) {
-                access.add_filter_read(*state, core::any::type_name::<T>());
+                access.add_filter_read(*state, crate::names::type_name::<T>());
                 if $watch {
                     access.watch_changes(*state);
                 }

@@ -117,7 +117,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             panic!(
                 "query `{}` is refused: {conflict}; a query may borrow a component mutably only once \
                  and not also share it — split it into two queries",
-                core::any::type_name::<Q>()
+                crate::names::query_name::<Q, F>()
             );
         }
         (data, filter, access)
@@ -248,7 +248,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         assert!(
             self.world == world.id(),
             "a QueryState for `{}` was used with a World other than the one that created it",
-            core::any::type_name::<Q>()
+            crate::names::query_name::<Q, F>()
         );
     }
 
@@ -559,7 +559,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         ctx: FetchContext,
     ) -> Result<(Q::Fetch<'w>, usize), EcsError> {
         let location = world.location(entity).ok_or(EcsError::NoSuchEntity(entity))?;
-        let mismatch = EcsError::QueryMismatch { entity, query: core::any::type_name::<(Q, F)>() };
+        let mismatch = EcsError::QueryMismatch { entity, query: crate::names::query_name::<Q, F>() };
         let index = match self.position.get(location.archetype.index()) {
             Some(&index) if index != NOT_MATCHED => index as usize,
             _ => return Err(mismatch),
@@ -687,7 +687,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         world: &'w World,
         ctx: FetchContext,
     ) -> Result<Q::Item<'w>, EcsError> {
-        let query = core::any::type_name::<(Q, F)>();
+        let query = crate::names::query_name::<Q, F>();
         let (mut first, mut more) = (None, false);
         // SAFETY: forwarded.
         unsafe {

@@ -28,12 +28,12 @@ impl SystemAccess {
 
     /// Reads a resource.
     pub fn read_resource<R: 'static>() -> Self {
-        Self { resource_reads: vec![(TypeId::of::<R>(), core::any::type_name::<R>())], ..Self::default() }
+        Self { resource_reads: vec![(TypeId::of::<R>(), crate::names::type_name::<R>())], ..Self::default() }
     }
 
     /// Writes a resource.
     pub fn write_resource<R: 'static>() -> Self {
-        Self { resource_writes: vec![(TypeId::of::<R>(), core::any::type_name::<R>())], ..Self::default() }
+        Self { resource_writes: vec![(TypeId::of::<R>(), crate::names::type_name::<R>())], ..Self::default() }
     }
 
     /// Reads everything (`&World`).

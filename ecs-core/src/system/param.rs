@@ -297,7 +297,7 @@ unsafe impl<Q: QueryData + 'static, F: QueryFilter + 'static> SystemParam for Qu
 
     fn access(meta: &mut SystemMeta) {
         let (access, with, without) = QueryState::<Q, F>::describe();
-        meta.add_param(core::any::type_name::<Query<'static, Q, F>>(), SystemAccess::query(access, with, without));
+        meta.add_param(crate::names::query_name::<Q, F>(), SystemAccess::query(access, with, without));
     }
 
     fn init_state(world: &mut World) -> QueryState<Q, F> {
@@ -411,7 +411,7 @@ fn missing_resource<T>(meta: &SystemMeta) -> ! {
         "system `{}` needs the resource `{}`, which is not in the world; \
          add it with `world.insert_resource(…)` or take `Option<Res<…>>`",
         meta.name(),
-        core::any::type_name::<T>()
+        crate::names::type_name::<T>()
     )
 }
 
@@ -432,7 +432,7 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for Res<'_, T> {
     type Item<'w> = Res<'w, T>;
 
     fn access(meta: &mut SystemMeta) {
-        meta.add_param(core::any::type_name::<Res<'static, T>>(), SystemAccess::read_resource::<T>());
+        meta.add_param(crate::names::type_name::<Res<'static, T>>(), SystemAccess::read_resource::<T>());
     }
     fn init_state(_: &mut World) {}
     unsafe fn get_param<'w>(_: &'w mut (), meta: &SystemMeta, world: &'w World) -> Res<'w, T> {
@@ -463,7 +463,7 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for Option<Res<'_, T>> {
     type Item<'w> = Option<Res<'w, T>>;
 
     fn access(meta: &mut SystemMeta) {
-        meta.add_param(core::any::type_name::<Option<Res<'static, T>>>(), SystemAccess::read_resource::<T>());
+        meta.add_param(crate::names::type_name::<Option<Res<'static, T>>>(), SystemAccess::read_resource::<T>());
     }
     fn init_state(_: &mut World) {}
     unsafe fn get_param<'w>(_: &'w mut (), meta: &SystemMeta, world: &'w World) -> Option<Res<'w, T>> {
@@ -478,7 +478,7 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for ResMut<'_, T> {
     type Item<'w> = ResMut<'w, T>;
 
     fn access(meta: &mut SystemMeta) {
-        meta.add_param(core::any::type_name::<ResMut<'static, T>>(), SystemAccess::write_resource::<T>());
+        meta.add_param(crate::names::type_name::<ResMut<'static, T>>(), SystemAccess::write_resource::<T>());
     }
     fn init_state(_: &mut World) {}
     unsafe fn get_param<'w>(_: &'w mut (), meta: &SystemMeta, world: &'w World) -> ResMut<'w, T> {
@@ -497,7 +497,7 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for Option<ResMut<'_, T>> {
     type Item<'w> = Option<ResMut<'w, T>>;
 
     fn access(meta: &mut SystemMeta) {
-        meta.add_param(core::any::type_name::<Option<ResMut<'static, T>>>(), SystemAccess::write_resource::<T>());
+        meta.add_param(crate::names::type_name::<Option<ResMut<'static, T>>>(), SystemAccess::write_resource::<T>());
     }
     fn init_state(_: &mut World) {}
     unsafe fn get_param<'w>(_: &'w mut (), meta: &SystemMeta, world: &'w World) -> Option<ResMut<'w, T>> {
@@ -530,7 +530,7 @@ unsafe impl<T: Default + Send + Sync + 'static> SystemParam for Local<'_, T> {
     type Item<'w> = Local<'w, T>;
 
     fn access(meta: &mut SystemMeta) {
-        meta.add_param(core::any::type_name::<Local<'static, T>>(), SystemAccess::default());
+        meta.add_param(crate::names::type_name::<Local<'static, T>>(), SystemAccess::default());
     }
     fn init_state(_: &mut World) -> T {
         T::default()

@@ -341,7 +341,7 @@ impl World {
                         panic!(
                             "the resource `{}` was stored again during `resource_scope`, which had taken it out; \
                              the value stored meanwhile is dropped",
-                            core::any::type_name::<R>()
+                            crate::names::type_name::<R>()
                         );
                     }
                 }
@@ -484,7 +484,7 @@ impl World {
             panic!(
                 "bundle `{}` contains the component `{}` more than once; \
                  an entity can hold only one value of each component type",
-                core::any::type_name::<B>(),
+                crate::names::type_name::<B>(),
                 self.components.name(pair[0])
             );
         }
@@ -610,6 +610,6 @@ fn missing_resource<R>() -> ! {
     panic!(
         "the resource `{}` is not in the world; add it with `world.insert_resource(…)`, \
          or use `get_resource` where it may be missing",
-        core::any::type_name::<R>()
+        crate::names::type_name::<R>()
     )
 }

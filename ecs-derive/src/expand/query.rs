@@ -1,4 +1,4 @@
-//! `#[derive(Query)]` expansion: `QueryData` for the struct, forwarding each method
+//! `#[derive(QueryData)]` expansion: `QueryData` for the struct, forwarding each method
 //! to the fields in order, and `ReadOnlyQueryData` when every field is read-only.
 
 use proc_macro2::TokenStream;

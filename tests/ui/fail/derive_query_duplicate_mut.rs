@@ -3,7 +3,7 @@ use ecs_core::prelude::*;
 #[derive(Component)]
 struct Position(f32);
 
-#[derive(Query)]
+#[derive(QueryData)]
 struct Twice<'w> {
     a: &'w mut Position,
     b: &'w Position,

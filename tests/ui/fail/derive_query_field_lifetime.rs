@@ -3,7 +3,7 @@ use ecs_core::prelude::*;
 #[derive(Component)]
 struct Position(f32);
 
-#[derive(Query)]
+#[derive(QueryData)]
 struct Movement<'w> {
     pos: &'w mut Position,
     other: &'static Position,
