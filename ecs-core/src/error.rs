@@ -5,7 +5,27 @@ use core::fmt;
 use crate::entity::Entity;
 use crate::names::short_name;
 
-/// The error of a fallible world operation.
+/// The error of a fallible world operation. Every operation that returns one
+/// has changed nothing when it does; its `Display` says what was wrong and, where
+/// there is one, the fix.
+///
+/// # Example
+/// ```
+/// # use ecs_core::prelude::*;
+/// #[derive(Component, Debug)] struct Fuel(u32);
+/// let mut world = World::new();
+/// let ship = world.spawn(Fuel(3));
+/// world.despawn(ship)?;
+/// match world.insert(ship, Fuel(9)) {
+///     Err(EcsError::NoSuchEntity(e)) => assert_eq!(e, ship),
+///     other => panic!("expected NoSuchEntity, got {other:?}"),
+/// }
+/// let probe = world.spawn(());
+/// let error = world.remove::<Fuel>(probe).unwrap_err();
+/// assert!(matches!(error, EcsError::MissingComponent { .. }));
+/// assert!(error.to_string().contains("Fuel"));
+/// # Ok::<(), EcsError>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum EcsError {

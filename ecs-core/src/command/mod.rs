@@ -146,6 +146,23 @@ impl core::fmt::Debug for EntityCommands<'_, '_> {
 /// assert_eq!(world.get::<Health>(child).map(|h| h.0), Some(11));
 /// assert!(!world.contains(doomed));
 /// ```
+///
+/// As a system parameter, the schedule applies the commands at the next sync
+/// point (or the end of the run):
+/// ```
+/// # use ecs_core::prelude::*;
+/// #[derive(Component)] struct Health(i32);
+/// #[derive(Component)] struct Corpse;
+/// fn reaper(q: Query<(Entity, &Health)>, mut commands: Commands) {
+///     for (e, h) in q.iter() {
+///         if h.0 <= 0 { commands.entity(e).remove::<Health>().insert(Corpse); }
+///     }
+/// }
+/// let mut world = World::new();
+/// let dead = world.spawn(Health(0));
+/// Schedule::new().add_system(reaper).run(&mut world);
+/// assert!(world.has::<Corpse>(dead) && !world.has::<Health>(dead));
+/// ```
 pub struct Commands<'w> {
     queue: &'w mut CommandQueue,
     world: &'w World,

@@ -73,19 +73,93 @@ pub unsafe trait QueryFilter {
 }
 
 /// Only entities that have a `T` (without fetching it).
+///
+/// # Example
+/// ```
+/// # use ecs_core::prelude::*;
+/// #[derive(Component)] struct Position(f32);
+/// #[derive(Component)] struct Player;
+/// let mut world = World::new();
+/// world.spawn((Position(1.0), Player));
+/// world.spawn(Position(2.0));
+/// let players: Vec<f32> = world.query_filtered::<&Position, With<Player>>().map(|p| p.0).collect();
+/// assert_eq!(players, [1.0]);
+/// ```
 pub struct With<T>(PhantomData<fn() -> T>);
 
-/// Only entities that do not have a `T`.
+/// Only entities that do not have a `T`. In systems, `Without` also proves two
+/// queries disjoint: `Query<&mut Position, With<Player>>` next to
+/// `Query<&mut Position, Without<Player>>` is accepted.
+///
+/// # Example
+/// ```
+/// # use ecs_core::prelude::*;
+/// #[derive(Component)] struct Position(f32);
+/// #[derive(Component)] struct Frozen;
+/// fn thaw_or_move(mut moving: Query<&mut Position, Without<Frozen>>, frozen: Query<&mut Position, With<Frozen>>) {
+///     for p in moving.iter_mut() { p.0 += 1.0; }
+///     assert_eq!(frozen.count(), 1);
+/// }
+/// let mut world = World::new();
+/// let a = world.spawn(Position(0.0));
+/// let b = world.spawn((Position(0.0), Frozen));
+/// world.run_system_once(thaw_or_move)?;
+/// assert_eq!((world.get::<Position>(a).unwrap().0, world.get::<Position>(b).unwrap().0), (1.0, 0.0));
+/// # Ok::<(), EcsError>(())
+/// ```
 pub struct Without<T>(PhantomData<fn() -> T>);
 
 /// Entities for which at least one of the filters in the tuple holds:
 /// `Or<(With<A>, Changed<B>)>`.
+///
+/// # Example
+/// ```
+/// # use ecs_core::prelude::*;
+/// #[derive(Component)] struct Health(u32);
+/// #[derive(Component)] struct Poisoned;
+/// #[derive(Component)] struct Burning;
+/// let mut world = World::new();
+/// world.spawn((Health(10), Poisoned));
+/// world.spawn((Health(10), Burning));
+/// world.spawn(Health(10));
+/// let hurting = world.query_filtered::<&Health, Or<(With<Poisoned>, With<Burning>)>>().count();
+/// assert_eq!(hurting, 2);
+/// ```
 pub struct Or<T>(PhantomData<fn() -> T>);
 
-/// Entities whose `T` was added (spawned or inserted) since the query last ran.
+/// Entities whose `T` was added (spawned or inserted) since the query last ran
+/// (in a system: since the system last ran).
+///
+/// # Example
+/// ```
+/// # use ecs_core::prelude::*;
+/// #[derive(Component)] struct Enemy;
+/// let mut world = World::new();
+/// let mut arrivals = world.query_state_filtered::<Entity, Added<Enemy>>();
+/// let first = world.spawn(Enemy);
+/// assert_eq!(arrivals.iter(&world).collect::<Vec<_>>(), [first]);
+/// assert_eq!(arrivals.iter(&world).count(), 0); // seen already
+/// let second = world.spawn(Enemy);
+/// assert_eq!(arrivals.iter(&world).collect::<Vec<_>>(), [second]);
+/// ```
 pub struct Added<T>(PhantomData<fn() -> T>);
 
-/// Entities whose `T` was written through `&mut T`, or added, since the query last ran.
+/// Entities whose `T` was written through `&mut T`, or added, since the query last ran
+/// (in a system: since the system last ran). Handing out `&mut T` counts as a
+/// write, used or not.
+///
+/// # Example
+/// ```
+/// # use ecs_core::prelude::*;
+/// #[derive(Component)] struct Health(u32);
+/// let mut world = World::new();
+/// let a = world.spawn(Health(10));
+/// world.spawn(Health(10));
+/// let mut changed = world.query_state_filtered::<Entity, Changed<Health>>();
+/// assert_eq!(changed.iter(&world).count(), 2); // added counts as changed
+/// world.get_mut::<Health>(a).unwrap().0 -= 1;
+/// assert_eq!(changed.iter(&world).collect::<Vec<_>>(), [a]);
+/// ```
 pub struct Changed<T>(PhantomData<fn() -> T>);
 
 macro_rules! presence_filter {

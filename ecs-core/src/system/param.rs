@@ -79,6 +79,23 @@ pub type SystemParamItem<'w, P> = <P as SystemParam>::Item<'w>;
 /// A query as a system parameter: iterate with [`iter`](Self::iter) or
 /// [`iter_mut`](Self::iter_mut). `Changed` and `Added` mean "since this system last
 /// ran".
+///
+/// # Example
+/// ```
+/// # use ecs_core::prelude::*;
+/// #[derive(Component)] struct Position(f32);
+/// #[derive(Component)] struct Velocity(f32);
+/// #[derive(Component)] struct Anchored;
+/// fn movement(mut q: Query<(&mut Position, &Velocity), Without<Anchored>>) {
+///     for (p, v) in q.iter_mut() { p.0 += v.0; }
+/// }
+/// let mut world = World::new();
+/// let ship = world.spawn((Position(0.0), Velocity(2.0)));
+/// let buoy = world.spawn((Position(0.0), Velocity(2.0), Anchored));
+/// Schedule::new().add_system(movement).run(&mut world);
+/// assert_eq!(world.get::<Position>(ship).map(|p| p.0), Some(2.0));
+/// assert_eq!(world.get::<Position>(buoy).map(|p| p.0), Some(0.0));
+/// ```
 pub struct Query<'w, Q: QueryData, F: QueryFilter = ()> {
     world: &'w World,
     state: &'w QueryState<Q, F>,
@@ -507,6 +524,23 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for Option<ResMut<'_, T>> {
 }
 
 /// A value private to one system, kept between its runs (starts as `T::default()`).
+/// Two systems made from one function each have their own.
+///
+/// # Example
+/// ```
+/// # use ecs_core::prelude::*;
+/// #[derive(Default)] struct Log(Vec<u32>);
+/// fn every_other_frame(mut frame: Local<u32>, mut log: ResMut<Log>) {
+///     *frame += 1;
+///     if *frame % 2 == 0 { log.0.push(*frame); }
+/// }
+/// let mut world = World::new();
+/// world.insert_resource(Log::default());
+/// let mut schedule = Schedule::new();
+/// schedule.add_system(every_other_frame);
+/// for _ in 0..5 { schedule.run(&mut world); }
+/// assert_eq!(world.resource::<Log>().0, [2, 4]);
+/// ```
 pub struct Local<'w, T: Default + Send + Sync + 'static> {
     value: &'w mut T,
 }
