@@ -47,6 +47,13 @@ impl<'w> EntityRef<'w> {
         self.archetype().has_at(component_id::<T>(), self.location.row.index())
     }
 
+    /// `true` when the entity has a `T`: [`has`](Self::has) under the name
+    /// [`EntityWorldMut::contains`](super::EntityWorldMut::contains) and bevy use.
+    #[inline]
+    pub fn contains<T: Component>(&self) -> bool {
+        self.has::<T>()
+    }
+
     /// The infos of the entity's components: data components in id order, then tags.
     pub fn components(&self) -> impl Iterator<Item = &'w ComponentInfo> + 'w {
         let components = self.world.components();
