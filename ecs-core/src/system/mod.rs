@@ -41,7 +41,7 @@ use crate::world::World;
 #[derive(Debug)]
 pub struct SystemMeta {
     name: &'static str,
-    params: Vec<(&'static str, SystemAccess)>,
+    params: Vec<(ParamName, SystemAccess)>,
     access: SystemAccess,
     pub(crate) last_run: Tick,
     pub(crate) this_run: Tick,
@@ -75,17 +75,47 @@ impl SystemMeta {
     /// names the system, both parameters and what they share.
     #[track_caller]
     pub fn add_param(&mut self, param: &'static str, access: SystemAccess) {
+        self.add(ParamName::Given(param), access);
+    }
+
+    /// [`add_param`](Self::add_param) with the name made only if a message needs
+    /// it (names like `Query<&mut Position>` are built from type names).
+    #[track_caller]
+    pub fn add_param_named_by(&mut self, param: fn() -> &'static str, access: SystemAccess) {
+        self.add(ParamName::Lazy(param), access);
+    }
+
+    #[track_caller]
+    fn add(&mut self, param: ParamName, access: SystemAccess) {
         for (other, earlier) in &self.params {
             if let Some(why) = earlier.conflict(&access) {
                 panic!(
-                    "system `{}` is refused: its parameters `{other}` and `{param}` conflict: {why}; \
+                    "system `{}` is refused: its parameters `{}` and `{}` conflict: {why}; \
                      prove them disjoint with `With`/`Without` filters, or merge them into one parameter",
-                    self.name
+                    self.name,
+                    other.get(),
+                    param.get(),
                 );
             }
         }
         self.access.extend(&access);
         self.params.push((param, access));
+    }
+}
+
+/// A parameter's name in messages.
+#[derive(Debug)]
+enum ParamName {
+    Given(&'static str),
+    Lazy(fn() -> &'static str),
+}
+
+impl ParamName {
+    fn get(&self) -> &'static str {
+        match self {
+            Self::Given(name) => name,
+            Self::Lazy(make) => make(),
+        }
     }
 }
 

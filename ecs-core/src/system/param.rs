@@ -314,7 +314,7 @@ unsafe impl<Q: QueryData + 'static, F: QueryFilter + 'static> SystemParam for Qu
 
     fn access(meta: &mut SystemMeta) {
         let (access, with, without) = QueryState::<Q, F>::describe();
-        meta.add_param(crate::names::query_name::<Q, F>(), SystemAccess::query(access, with, without));
+        meta.add_param_named_by(crate::names::query_name::<Q, F>, SystemAccess::query(access, with, without));
     }
 
     fn init_state(world: &mut World) -> QueryState<Q, F> {
@@ -449,7 +449,7 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for Res<'_, T> {
     type Item<'w> = Res<'w, T>;
 
     fn access(meta: &mut SystemMeta) {
-        meta.add_param(crate::names::type_name::<Res<'static, T>>(), SystemAccess::read_resource::<T>());
+        meta.add_param_named_by(crate::names::type_name::<Res<'static, T>>, SystemAccess::read_resource::<T>());
     }
     fn init_state(_: &mut World) {}
     unsafe fn get_param<'w>(_: &'w mut (), meta: &SystemMeta, world: &'w World) -> Res<'w, T> {
@@ -480,7 +480,7 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for Option<Res<'_, T>> {
     type Item<'w> = Option<Res<'w, T>>;
 
     fn access(meta: &mut SystemMeta) {
-        meta.add_param(crate::names::type_name::<Option<Res<'static, T>>>(), SystemAccess::read_resource::<T>());
+        meta.add_param_named_by(crate::names::type_name::<Option<Res<'static, T>>>, SystemAccess::read_resource::<T>());
     }
     fn init_state(_: &mut World) {}
     unsafe fn get_param<'w>(_: &'w mut (), meta: &SystemMeta, world: &'w World) -> Option<Res<'w, T>> {
@@ -495,7 +495,7 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for ResMut<'_, T> {
     type Item<'w> = ResMut<'w, T>;
 
     fn access(meta: &mut SystemMeta) {
-        meta.add_param(crate::names::type_name::<ResMut<'static, T>>(), SystemAccess::write_resource::<T>());
+        meta.add_param_named_by(crate::names::type_name::<ResMut<'static, T>>, SystemAccess::write_resource::<T>());
     }
     fn init_state(_: &mut World) {}
     unsafe fn get_param<'w>(_: &'w mut (), meta: &SystemMeta, world: &'w World) -> ResMut<'w, T> {
@@ -514,7 +514,10 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for Option<ResMut<'_, T>> {
     type Item<'w> = Option<ResMut<'w, T>>;
 
     fn access(meta: &mut SystemMeta) {
-        meta.add_param(crate::names::type_name::<Option<ResMut<'static, T>>>(), SystemAccess::write_resource::<T>());
+        meta.add_param_named_by(
+            crate::names::type_name::<Option<ResMut<'static, T>>>,
+            SystemAccess::write_resource::<T>(),
+        );
     }
     fn init_state(_: &mut World) {}
     unsafe fn get_param<'w>(_: &'w mut (), meta: &SystemMeta, world: &'w World) -> Option<ResMut<'w, T>> {
@@ -564,7 +567,7 @@ unsafe impl<T: Default + Send + Sync + 'static> SystemParam for Local<'_, T> {
     type Item<'w> = Local<'w, T>;
 
     fn access(meta: &mut SystemMeta) {
-        meta.add_param(crate::names::type_name::<Local<'static, T>>(), SystemAccess::default());
+        meta.add_param_named_by(crate::names::type_name::<Local<'static, T>>, SystemAccess::default());
     }
     fn init_state(_: &mut World) -> T {
         T::default()

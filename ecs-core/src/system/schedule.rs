@@ -18,7 +18,7 @@ use super::condition::{Condition, ConditionSystem};
 use super::set::{InternedSet, IntoLabel, IntoSetConfig, Label, SetConfig, SystemSet};
 use super::{IntoSystem, System, SystemAccess};
 use crate::storage::{catch_each, resume_deferred};
-use crate::world::World;
+use crate::world::{World, WorldId};
 
 /// Systems whose last run took less than this run inline instead of as a task.
 pub const INLINE_BELOW: Duration = Duration::from_micros(20);
@@ -129,26 +129,37 @@ impl IntoSystemConfig<()> for SystemConfig {
     }
 }
 
+/// A system as a run needs it. What only planning reads is kept apart, in
+/// [`EntryPlan`]s, and adding a system allocates nothing besides the system:
+/// a run touches every entry and system, and with many tiny systems keeping
+/// them small and close together is measurably faster.
 struct Entry {
     system: Box<dyn System>,
-    before: Vec<Label>,
-    after: Vec<Label>,
-    sets: Vec<InternedSet>,
     conditions: Vec<Box<dyn ConditionSystem>>,
-    /// The system's access and its conditions': what planning compares.
-    access: SystemAccess,
     /// How long the last run took; `None` before the first.
     last: Option<Duration>,
 }
 
+/// A system's constraints and sets, as planning needs them.
+struct EntryPlan {
+    before: Vec<Label>,
+    after: Vec<Label>,
+    sets: Vec<InternedSet>,
+}
+
 impl Entry {
-    fn new(config: SystemConfig) -> Self {
-        let mut access = config.system.access().clone();
-        for condition in &config.conditions {
+    fn new(config: SystemConfig) -> (Self, EntryPlan) {
+        let SystemConfig { system, before, after, sets, conditions } = config;
+        (Self { system, conditions, last: None }, EntryPlan { before, after, sets })
+    }
+
+    /// The system's access and its conditions': what planning compares.
+    fn access(&self) -> SystemAccess {
+        let mut access = self.system.access().clone();
+        for condition in &self.conditions {
             access.extend(condition.access());
         }
-        let SystemConfig { system, before, after, sets, conditions } = config;
-        Self { system, before, after, sets, conditions, access, last: None }
+        access
     }
 
     fn initialize(&mut self, world: &mut World) {
@@ -164,6 +175,7 @@ impl Entry {
     /// # Safety
     /// The conditions are initialized for `world`, and nothing writes what the
     /// entry's access reads meanwhile.
+    #[inline]
     unsafe fn conditions_hold(&mut self, world: &World) -> bool {
         let mut all = true;
         for condition in &mut self.conditions {
@@ -234,6 +246,8 @@ enum Step {
 /// ```
 pub struct Schedule {
     entries: Vec<Entry>,
+    /// The entries' constraints and sets, index for index.
+    plans: Vec<EntryPlan>,
     /// Configured sets, in the order `configure_sets` was called.
     sets: Vec<SetConfig>,
     /// `None` where a sync point was added.
@@ -242,6 +256,9 @@ pub struct Schedule {
     multi_threaded: bool,
     /// How many times `run` was called, to refresh timings now and then.
     runs: u64,
+    /// The world every entry was last initialized for, until systems are added:
+    /// a run then skips initializing (a call per system and condition).
+    initialized_for: Option<WorldId>,
 }
 
 impl Default for Schedule {
@@ -253,7 +270,16 @@ impl Default for Schedule {
 impl Schedule {
     /// An empty, multi-threaded schedule.
     pub fn new() -> Self {
-        Self { entries: Vec::new(), sets: Vec::new(), order: Vec::new(), plan: None, multi_threaded: true, runs: 0 }
+        Self {
+            entries: Vec::new(),
+            plans: Vec::new(),
+            sets: Vec::new(),
+            order: Vec::new(),
+            plan: None,
+            multi_threaded: true,
+            runs: 0,
+            initialized_for: None,
+        }
     }
 
     /// Runs every system on the calling thread, in plan order. Results are the same
@@ -272,9 +298,15 @@ impl Schedule {
     pub fn add_system<M>(&mut self, system: impl IntoSystemConfig<M>) -> &mut Self {
         let config = system.into_config();
         self.order.push(Some(self.entries.len()));
-        self.entries.push(Entry::new(config));
+        self.push(config);
         self.plan = None;
         self
+    }
+
+    fn push(&mut self, config: SystemConfig) {
+        let (entry, plan) = Entry::new(config);
+        self.entries.push(entry);
+        self.plans.push(plan);
     }
 
     /// Orders a [`SystemSet`] (`Physics.before(Render)`) or puts it in another
@@ -318,7 +350,7 @@ impl Schedule {
             }
             previous = Some(config.system.label());
             self.order.push(Some(self.entries.len()));
-            self.entries.push(Entry::new(config));
+            self.push(config);
         }
         self.plan = None;
         self
@@ -356,9 +388,14 @@ impl Schedule {
         world.check_change_ticks_if_due();
         if self.plan.is_none() {
             self.plan = Some(self.make_plan());
+            // Systems were added: each is initialized below.
+            self.initialized_for = None;
         }
-        for entry in &mut self.entries {
-            entry.initialize(world);
+        if self.initialized_for != Some(world.id()) {
+            for entry in &mut self.entries {
+                entry.initialize(world);
+            }
+            self.initialized_for = Some(world.id());
         }
         let mut plan = self.plan.take().expect("made above");
         self.runs = self.runs.wrapping_add(1);
@@ -442,13 +479,14 @@ impl Schedule {
     fn make_plan(&self) -> Vec<Step> {
         let segments = self.segments();
         let explicit = self.explicit_edges(&segments);
+        let accesses: Vec<SystemAccess> = self.entries.iter().map(Entry::access).collect();
         let mut plan = Vec::new();
         for segment in &segments {
             match segment {
                 // Always after a `Systems` segment, whose `Apply` precedes it.
                 Segment::Exclusive(index) => plan.push(Step::Exclusive(*index)),
                 Segment::Systems(systems) => {
-                    self.plan_segment(systems, &explicit, &mut plan);
+                    self.plan_segment(systems, &explicit, &accesses, &mut plan);
                     plan.push(Step::Apply);
                 }
             }
@@ -489,7 +527,7 @@ impl Schedule {
                 Segment::Systems(systems) => systems.iter().for_each(|&i| segment_of[i] = s),
             }
         }
-        let sets_of: Vec<Vec<InternedSet>> = self.entries.iter().map(|e| self.set_closure(&e.sets)).collect();
+        let sets_of: Vec<Vec<InternedSet>> = self.plans.iter().map(|p| self.set_closure(&p.sets)).collect();
         let members = |label: &Label| -> Vec<usize> {
             (0..self.entries.len())
                 .filter(|&i| match label {
@@ -501,9 +539,9 @@ impl Schedule {
         let name = |i: usize| self.entries[i].system.name();
         // (who is constrained, its systems, the relation, to what)
         let mut constraints: Vec<(Option<&InternedSet>, Vec<usize>, &str, &Label)> = Vec::new();
-        for (i, entry) in self.entries.iter().enumerate() {
-            constraints.extend(entry.after.iter().map(|label| (None, vec![i], "after", label)));
-            constraints.extend(entry.before.iter().map(|label| (None, vec![i], "before", label)));
+        for (i, plan) in self.plans.iter().enumerate() {
+            constraints.extend(plan.after.iter().map(|label| (None, vec![i], "after", label)));
+            constraints.extend(plan.before.iter().map(|label| (None, vec![i], "before", label)));
         }
         for config in &self.sets {
             let systems = members(&Label::Set(config.set.clone()));
@@ -605,7 +643,13 @@ impl Schedule {
     ///
     /// # Panics
     /// When the explicit constraints form a cycle, naming the systems on it.
-    fn plan_segment(&self, segment: &[usize], explicit: &[(usize, usize)], plan: &mut Vec<Step>) {
+    fn plan_segment(
+        &self,
+        segment: &[usize],
+        explicit: &[(usize, usize)],
+        accesses: &[SystemAccess],
+        plan: &mut Vec<Step>,
+    ) {
         let n = segment.len();
         let local = |index: usize| segment.iter().position(|&i| i == index);
         // preds[j]: systems (local indices) that must finish before segment[j].
@@ -635,7 +679,7 @@ impl Schedule {
         }
         for j in 0..n {
             for i in 0..n {
-                let conflict = || self.entries[segment[i]].access.conflict(&self.entries[segment[j]].access).is_some();
+                let conflict = || accesses[segment[i]].conflict(&accesses[segment[j]]).is_some();
                 if rank[i] < rank[j] && conflict() {
                     preds[j].push(i);
                 }
