@@ -42,7 +42,7 @@ fn main() -> Result<(), EcsError> {
     // `resource_scope` lends the world and the resource together: here, to query
     // coins while adding them to the score.
     world.spawn_batch((1..=4).map(Coin));
-    world.resource_scope(|world, score: &mut Score| {
+    world.resource_scope(|world, mut score: Mut<Score>| {
         world.query_mut::<&mut Coin>().for_each(|c| score.0 += std::mem::take(&mut c.0));
     });
     assert_eq!(world.resource::<Score>(), &Score(10));

@@ -36,7 +36,7 @@ fn resource_scope_lends_the_world_and_the_resource_together() {
     let mut world = World::new();
     world.insert_resource(Score(0));
     world.spawn_batch((1..=4).map(Coin));
-    let seen_inside = world.resource_scope(|world, score: &mut Score| {
+    let seen_inside = world.resource_scope(|world, mut score: Mut<Score>| {
         let inside = world.contains_resource::<Score>();
         for coin in world.query_mut::<&Coin>() {
             score.0 += coin.0;
@@ -52,7 +52,7 @@ fn resource_scope_puts_the_resource_back_when_the_scope_panics() {
     let mut world = World::new();
     world.insert_resource(Score(5));
     let result = catch_unwind(AssertUnwindSafe(|| {
-        world.resource_scope(|_, score: &mut Score| {
+        world.resource_scope(|_, mut score: Mut<Score>| {
             score.0 = 6;
             panic!("scope failed");
         })
@@ -64,14 +64,38 @@ fn resource_scope_puts_the_resource_back_when_the_scope_panics() {
 #[test]
 fn resource_scope_refuses_a_missing_resource_and_one_stored_meanwhile() {
     let mut world = World::new();
-    let missing = catch_unwind(AssertUnwindSafe(|| world.resource_scope(|_, _: &mut Score| ())));
+    let missing = catch_unwind(AssertUnwindSafe(|| world.resource_scope(|_, _: Mut<Score>| ())));
     assert!(panic_message(missing.unwrap_err()).contains("Score"));
     world.insert_resource(Score(1));
     let twice = catch_unwind(AssertUnwindSafe(|| {
-        world.resource_scope(|world, _: &mut Score| {
+        world.resource_scope(|world, _: Mut<Score>| {
             world.insert_resource(Score(99));
         })
     }));
     assert!(panic_message(twice.unwrap_err()).contains("stored again"));
     assert_eq!(world.resource::<Score>(), &Score(1), "the taken value is put back");
+}
+
+#[test]
+fn resource_scope_marks_the_resource_changed_only_when_written() {
+    let mut world = World::new();
+    world.insert_resource(Score(0));
+    let changed = |world: &mut World| world.run_system_once(resource_changed::<Score>).unwrap();
+    let mut watcher = Schedule::new();
+    #[derive(Default)]
+    struct Seen(u32);
+    world.insert_resource(Seen::default());
+    watcher.add_system((|mut seen: ResMut<Seen>| seen.0 += 1).run_if(resource_changed::<Score>));
+    watcher.run(&mut world); // inserted: seen once
+    world.resource_scope(|_, score: Mut<Score>| assert_eq!(score.0, 0));
+    watcher.run(&mut world); // only read: not seen
+    world.resource_scope(|_, mut score: Mut<Score>| score.0 += 1);
+    watcher.run(&mut world); // written: seen
+    world.resource_scope(|_, mut score: Mut<Score>| {
+        score.bypass_change_detection().0 += 1;
+    });
+    watcher.run(&mut world); // written around change detection: not seen
+    assert_eq!(world.resource::<Seen>().0, 2);
+    assert_eq!(world.resource::<Score>(), &Score(2));
+    assert!(changed(&mut world), "a first run sees the insert");
 }

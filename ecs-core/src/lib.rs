@@ -60,7 +60,7 @@ pub use ecs_derive::{Bundle, Component, Query, QueryData, SystemParam, SystemSet
 pub use entity::Entity;
 pub use error::EcsError;
 pub use query::{Added, Changed, Or, QueryState, With, Without};
-pub use world::{EntityRef, EntityWorldMut, World};
+pub use world::{EntityRef, EntityWorldMut, Mut, World};
 
 /// Re-exported so that plain-old-data components can derive `Pod` and `Zeroable`.
 pub use bytemuck;
@@ -75,7 +75,8 @@ pub mod prelude {
         resource_added, resource_changed, resource_equals, resource_exists,
     };
     pub use crate::{
-        Bundle, Component, EcsError, Entity, EntityRef, EntityWorldMut, Query, QueryData, SystemParam, SystemSet, World,
+        Bundle, Component, EcsError, Entity, EntityRef, EntityWorldMut, Mut, Query, QueryData, SystemParam, SystemSet,
+        World,
     };
 }
 

@@ -9,6 +9,7 @@
 //!   mutably, for chained changes; `spawn_empty` and `get_many_mut`.
 //! - `ticks.rs`: clamping change ticks so that they never wrap into looking new.
 
+mod change;
 mod entity_mut;
 mod entity_ref;
 mod query;
@@ -17,6 +18,7 @@ mod structural;
 mod ticks;
 
 pub use crate::query::QueryBorrow;
+pub use change::Mut;
 pub use entity_mut::EntityWorldMut;
 pub use entity_ref::EntityRef;
 pub use spawn_batch::SpawnBatch;
@@ -300,7 +302,8 @@ impl World {
 
     /// Runs `f` with the world and the resource `R` both borrowed mutably: the
     /// resource is taken out for the call and put back after it, also when `f`
-    /// panics.
+    /// panics. The resource comes as a [`Mut`], which marks it changed only if
+    /// `f` writes it.
     ///
     /// # Panics
     /// When no `R` is stored, or when `f` stores another `R` meanwhile (the messages
@@ -315,7 +318,7 @@ impl World {
     /// let mut world = World::new();
     /// world.insert_resource(Bank { total: 0 });
     /// world.spawn_batch((1..=3).map(Gold));
-    /// world.resource_scope(|world, bank: &mut Bank| {
+    /// world.resource_scope(|world, mut bank: Mut<Bank>| {
     ///     for gold in world.query_mut::<&mut Gold>() {
     ///         bank.total += core::mem::take(&mut gold.0);
     ///     }
@@ -323,7 +326,7 @@ impl World {
     /// assert_eq!(world.resource::<Bank>().total, 6);
     /// ```
     #[track_caller]
-    pub fn resource_scope<R: Send + Sync + 'static, U>(&mut self, f: impl FnOnce(&mut World, &mut R) -> U) -> U {
+    pub fn resource_scope<R: Send + Sync + 'static, U>(&mut self, f: impl FnOnce(&mut World, Mut<'_, R>) -> U) -> U {
         /// Puts the resource back when the scope ends, by return or by unwinding.
         struct PutBack<'a, R: Send + Sync + 'static> {
             world: &'a mut World,
@@ -334,9 +337,9 @@ impl World {
             fn drop(&mut self) {
                 if let Some(value) = self.value.take() {
                     let replaced = self.world.insert_resource(value);
-                    // Put back as it was taken, changed now (`f` had it mutably).
-                    let changed = self.world.change_tick();
-                    self.world.resources.set_ticks::<R>(ComponentTicks { added: self.ticks.added, changed });
+                    // Put back with the ticks it was taken with, changed where
+                    // `f` wrote it (through `Mut`).
+                    self.world.resources.set_ticks::<R>(self.ticks);
                     if replaced.is_some() && !std::thread::panicking() {
                         panic!(
                             "the resource `{}` was stored again during `resource_scope`, which had taken it out; \
@@ -349,8 +352,9 @@ impl World {
         }
         let (value, ticks) = self.resources.remove::<R>().unwrap_or_else(|| missing_resource::<R>());
         let mut scope = PutBack { world: self, value: Some(value), ticks };
-        let PutBack { world, value, .. } = &mut scope;
-        f(world, value.as_mut().expect("taken out above"))
+        let PutBack { world, value, ticks } = &mut scope;
+        let now = world.change_tick();
+        f(world, Mut::new(value.as_mut().expect("taken out above"), &mut ticks.changed, now))
     }
 
     /// Removes and returns the resource of type `R`.
