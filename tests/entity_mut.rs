@@ -60,17 +60,18 @@ fn entity_mut_of_a_dead_or_stale_entity_is_an_error() {
 }
 
 #[test]
-fn removing_a_bundle_the_entity_only_partly_has_keeps_it_and_take_says_why() {
+fn taking_a_bundle_the_entity_only_partly_has_takes_nothing_and_says_why() {
     let mut world = World::new();
     let id = world.spawn((Position(0.0), Name("a".into())));
     let mut e = world.entity_mut(id).unwrap();
-    e.remove::<(Position, Velocity)>();
-    assert!(e.contains::<Position>(), "a failed remove removes nothing");
     assert!(matches!(
         e.take::<(Position, Velocity)>(),
         Err(EcsError::MissingComponent { entity, component }) if entity == id && component.ends_with("Velocity")
     ));
+    assert!(e.contains::<Position>(), "a failed take removes nothing");
     assert_eq!(e.take::<Name>(), Ok(Name("a".into())));
+    e.remove::<(Position, Velocity)>();
+    assert!(!e.contains::<Position>(), "remove takes the part that is there");
 }
 
 #[test]
@@ -110,4 +111,33 @@ fn sparse_components_through_get_many_mut() {
     sa.0 += sb.0;
     assert_eq!(world.get::<Stunned>(a), Some(&Stunned(3)));
     assert!(matches!(world.get_many_mut::<Stunned, 2>([a, plain]), Err(EcsError::MissingComponent { .. })));
+}
+
+#[test]
+fn remove_takes_away_the_part_of_a_bundle_the_entity_has() {
+    #[derive(Component, Debug, PartialEq)]
+    struct Burning(u8);
+    #[derive(Component, Debug, PartialEq)]
+    #[component(storage = "sparse")]
+    struct Wet;
+    #[derive(Component, Debug, PartialEq)]
+    struct Hp(u32);
+    #[derive(Bundle)]
+    struct Status {
+        burning: Burning,
+        wet: Wet,
+    }
+    let mut world = World::new();
+    let e = world.spawn((Hp(3), Burning(1)));
+    world.entity_mut(e).unwrap().remove::<(Burning, Wet)>();
+    assert!(!world.has::<Burning>(e) && world.has::<Hp>(e));
+    world.insert(e, Wet).unwrap();
+    world.entity_mut(e).unwrap().remove::<Status>();
+    assert!(!world.has::<Wet>(e));
+    // Nothing of the bundle: nothing happens.
+    world.entity_mut(e).unwrap().remove::<Status>();
+    assert_eq!(world.get::<Hp>(e), Some(&Hp(3)));
+    // `take` still needs every component.
+    assert!(matches!(world.entity_mut(e).unwrap().take::<(Hp, Wet)>(), Err(EcsError::MissingComponent { .. })));
+    assert!(world.has::<Hp>(e));
 }

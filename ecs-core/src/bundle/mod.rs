@@ -94,6 +94,11 @@ pub unsafe trait Bundle: Send + Sync + 'static {
     /// inserting or removing it takes a path without edges or bundle ids.
     #[doc(hidden)]
     const __SPARSE: bool = false;
+
+    /// Removes and drops whichever components of the bundle the live `entity`
+    /// has, one at a time (for `EntityWorldMut::remove` when some are missing).
+    #[doc(hidden)]
+    fn __remove_present(world: &mut crate::World, entity: crate::Entity);
 }
 
 /// How a world looks up a bundle's [`BundleId`].
@@ -136,6 +141,11 @@ unsafe impl<C: Component> Bundle for C {
     }
 
     const __SPARSE: bool = crate::component::is_sparse::<C>();
+
+    fn __remove_present(world: &mut crate::World, entity: crate::Entity) {
+        // Missing (or a dead entity): nothing to remove.
+        drop(world.remove::<C>(entity));
+    }
 }
 
 macro_rules! tuple_bundle {
@@ -147,6 +157,11 @@ macro_rules! tuple_bundle {
             #[allow(unused_variables, reason = "the empty tuple visits nothing")]
             fn register(components: &mut Components, ids: &mut impl FnMut(ComponentId)) {
                 $($name::register(components, ids);)*
+            }
+
+            #[allow(unused_variables, reason = "the empty tuple visits nothing")]
+            fn __remove_present(world: &mut crate::World, entity: crate::Entity) {
+                $($name::__remove_present(world, entity);)*
             }
 
             #[inline(always)]

@@ -102,11 +102,15 @@ impl<'w> EntityWorldMut<'w> {
         self
     }
 
-    /// Removes the components of `B` and drops them. An entity that lacks one of
-    /// them keeps them all (as [`World::remove`] does); [`take`](Self::take) says
-    /// which one is missing.
+    /// Removes and drops whichever components of `B` the entity has, as bevy_ecs
+    /// does: `remove::<(Burning, Wet)>()` on an entity that is only burning
+    /// removes `Burning`. ([`take`](Self::take), which returns the values, needs
+    /// them all, as [`World::remove`] does.)
     pub fn remove<B: Bundle>(&mut self) -> &mut Self {
-        drop(self.world.remove::<B>(self.entity));
+        // All present: one move. Otherwise one component at a time.
+        if self.world.remove::<B>(self.entity).is_err() {
+            B::__remove_present(self.world, self.entity);
+        }
         self
     }
 

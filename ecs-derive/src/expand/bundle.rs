@@ -14,6 +14,7 @@ pub fn bundle(def: BundleDef<'_>) -> TokenStream {
     let register = fields.iter().map(|(_, ty)| {
         quote_spanned! {ty.span()=> <#ty as #krate::Bundle>::register(__components, __ids); }
     });
+    let tys: Vec<_> = fields.iter().map(|(_, ty)| *ty).collect();
     let take = fields.iter().map(|(member, ty)| {
         quote_spanned! {ty.span()=> <#ty as #krate::Bundle>::take(self.#member, __f); }
     });
@@ -62,6 +63,10 @@ pub fn bundle(def: BundleDef<'_>) -> TokenStream {
                     __next: &mut impl ::core::ops::FnMut() -> #krate::__private::OwningPtr<'__a>,
                 ) -> Self {
                     Self { #(#build)* }
+                }
+
+                fn __remove_present(__world: &mut #krate::World, __entity: #krate::Entity) {
+                    #(<#tys as #krate::Bundle>::__remove_present(__world, __entity);)*
                 }
             }
         };
