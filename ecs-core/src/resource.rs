@@ -27,8 +27,11 @@ pub(crate) struct Resources {
     entries: HashMap<TypeId, Entry, BuildHasherDefault<TypeIdHasher>>,
 }
 
-// SAFETY: every value is `Send + Sync`. Shared access hands out shared references
-// only, except `get_unchecked_mut`, whose caller guarantees exclusivity.
+// SAFETY: every value is `Send + Sync`, and ticks are plain data. Shared access
+// hands out shared references and copies of ticks only, except
+// `get_unchecked_mut` (value and ticks), whose caller guarantees that nothing else
+// reads or writes that resource meanwhile (the scheduler keeps a `ResMut<R>` apart
+// from every `Res<R>`, condition on `R` and `&World`).
 unsafe impl Sync for Resources {}
 
 impl Resources {
