@@ -9,6 +9,7 @@ use core::any::{Any, TypeId};
 use core::cell::UnsafeCell;
 use core::hash::BuildHasherDefault;
 use std::collections::HashMap;
+use std::collections::hash_map::Entry::{Occupied, Vacant};
 
 use crate::bundle::TypeIdHasher;
 use crate::storage::{ComponentTicks, Tick};
@@ -39,14 +40,20 @@ impl Resources {
     /// replaced one keeps its `added` tick and is changed then.
     pub fn insert<R: Send + Sync + 'static>(&mut self, value: R, now: Tick) -> Option<R> {
         let now = now.stamp();
-        let (old, added) = match self.entries.remove(&TypeId::of::<R>()) {
-            Some(old) => (Some(old.value.into_inner()), old.ticks.into_inner().added),
-            None => (None, now),
-        };
-        let ticks = UnsafeCell::new(ComponentTicks { added, changed: now });
-        let entry = Entry { value: UnsafeCell::new(Box::new(value)), ticks, name: crate::names::type_name::<R>() };
-        self.entries.insert(TypeId::of::<R>(), entry);
-        old.map(|old| *old.downcast::<R>().expect("entries are keyed by their type"))
+        match self.entries.entry(TypeId::of::<R>()) {
+            Occupied(mut occupied) => {
+                let entry = occupied.get_mut();
+                entry.ticks.get_mut().changed = now;
+                let old = core::mem::replace(entry.value.get_mut(), Box::new(value));
+                Some(*old.downcast::<R>().expect("entries are keyed by their type"))
+            }
+            Vacant(vacant) => {
+                let ticks = UnsafeCell::new(ComponentTicks { added: now, changed: now });
+                let name = crate::names::type_name::<R>();
+                vacant.insert(Entry { value: UnsafeCell::new(Box::new(value)), ticks, name });
+                None
+            }
+        }
     }
 
     /// Removes the resource, with its ticks.

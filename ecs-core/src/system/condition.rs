@@ -3,12 +3,9 @@
 //! [`resource_exists`], [`resource_changed`], [`resource_added`], and the
 //! combinators [`not`], [`Condition::and`] and [`Condition::or`].
 
-use core::marker::PhantomData;
-
-use super::function::system_name;
-use super::param::{ReadOnlySystemParam, SystemParam};
-use super::{Res, SystemAccess, SystemMeta, SystemParamFunction};
-use crate::world::{World, WorldId};
+use super::param::ReadOnlySystemParam;
+use super::{FunctionSystem, Res, SystemAccess, SystemParamFunction};
+use crate::world::World;
 
 /// A run condition as the schedule keeps it: evaluated right before its system
 /// would run, under the system's access (the schedule adds the condition's access
@@ -108,13 +105,11 @@ where
     F: SystemParamFunction<Marker, Out = bool>,
     F::Param: ReadOnlySystemParam,
 {
-    type System = FunctionCondition<Marker, F>;
+    type System = FunctionSystem<Marker, F>;
 
     #[track_caller]
     fn into_condition(self) -> Self::System {
-        let mut meta = SystemMeta::new(system_name::<F>());
-        <F::Param as SystemParam>::access(&mut meta);
-        FunctionCondition { func: self, state: None, meta, marker: PhantomData }
+        FunctionSystem::new(self)
     }
 }
 
@@ -126,73 +121,56 @@ impl<C: ConditionSystem> Condition<IsConditionSystem> for C {
     }
 }
 
-/// A function run condition: the function, its parameters' state and its metadata.
-pub struct FunctionCondition<Marker, F: SystemParamFunction<Marker>> {
-    func: F,
-    state: Option<(WorldId, <F::Param as SystemParam>::State)>,
-    meta: SystemMeta,
-    marker: PhantomData<fn() -> Marker>,
-}
-
 // SAFETY: the access is the parameters' own (`SystemParam::access`, an unsafe trait
 // promising it covers `get_param`), recorded once when the condition is made and
 // never changed; `ReadOnlySystemParam` (an unsafe trait) promises it only reads.
-unsafe impl<Marker: 'static, F> ConditionSystem for FunctionCondition<Marker, F>
+unsafe impl<Marker: 'static, F> ConditionSystem for FunctionSystem<Marker, F>
 where
     F: SystemParamFunction<Marker, Out = bool>,
     F::Param: ReadOnlySystemParam,
 {
     fn name(&self) -> String {
-        self.meta.name().to_owned()
+        self.meta().name().to_owned()
     }
     fn access(&self) -> &SystemAccess {
-        self.meta.access()
+        self.meta().access()
     }
     fn initialize(&mut self, world: &mut World) {
-        if self.state.as_ref().is_none_or(|(id, _)| *id != world.id()) {
-            self.state = Some((world.id(), <F::Param as SystemParam>::init_state(world)));
-            self.meta.last_run = crate::storage::Tick::new(0);
-        }
+        self.init(world);
     }
     unsafe fn evaluate(&mut self, world: &World) -> bool {
-        let (id, state) = self.state.as_mut().expect("the schedule initializes conditions before evaluating them");
-        assert_eq!(*id, world.id(), "run condition `{}` was initialized for another world", self.meta.name());
-        self.meta.this_run = world.increment_change_tick();
-        // SAFETY: the caller keeps writers off what the condition reads; the state
-        // is this world's.
-        let params = unsafe { <F::Param as SystemParam>::get_param(state, &self.meta, world) };
-        let holds = self.func.run(params);
-        self.meta.last_run = self.meta.this_run;
-        holds
+        // SAFETY: the caller keeps writers off what the condition reads.
+        unsafe { self.call(world) }
     }
 }
 
-/// Both conditions' access, for a combinator.
-fn union(a: &SystemAccess, b: &SystemAccess) -> SystemAccess {
-    let mut access = a.clone();
-    access.extend(b);
-    access
-}
-
-/// The condition `a && b`, from [`Condition::and`].
-pub struct And<A, B> {
+/// The condition `a && b` (`OR = false`, from [`Condition::and`]) or `a || b`
+/// (`OR = true`, from [`Condition::or`]); `b` is evaluated only when `a` does
+/// not decide.
+pub struct Combined<A, B, const OR: bool> {
     a: A,
     b: B,
     access: SystemAccess,
 }
 
-impl<A: ConditionSystem, B: ConditionSystem> And<A, B> {
+/// The condition `a && b`, from [`Condition::and`].
+pub type And<A, B> = Combined<A, B, false>;
+/// The condition `a || b`, from [`Condition::or`].
+pub type Or<A, B> = Combined<A, B, true>;
+
+impl<A: ConditionSystem, B: ConditionSystem, const OR: bool> Combined<A, B, OR> {
     fn new(a: A, b: B) -> Self {
-        let access = union(a.access(), b.access());
+        let mut access = a.access().clone();
+        access.extend(b.access());
         Self { a, b, access }
     }
 }
 
 // SAFETY: the access is the union of both conditions' (each truthful by their
 // contract), computed once; evaluating runs only the two.
-unsafe impl<A: ConditionSystem, B: ConditionSystem> ConditionSystem for And<A, B> {
+unsafe impl<A: ConditionSystem, B: ConditionSystem, const OR: bool> ConditionSystem for Combined<A, B, OR> {
     fn name(&self) -> String {
-        format!("{} and {}", self.a.name(), self.b.name())
+        format!("{} {} {}", self.a.name(), if OR { "or" } else { "and" }, self.b.name())
     }
     fn access(&self) -> &SystemAccess {
         &self.access
@@ -203,39 +181,10 @@ unsafe impl<A: ConditionSystem, B: ConditionSystem> ConditionSystem for And<A, B
     }
     unsafe fn evaluate(&mut self, world: &World) -> bool {
         // SAFETY: forwarded; the caller's guarantee covers both accesses.
-        unsafe { self.a.evaluate(world) && self.b.evaluate(world) }
-    }
-}
-
-/// The condition `a || b`, from [`Condition::or`].
-pub struct Or<A, B> {
-    a: A,
-    b: B,
-    access: SystemAccess,
-}
-
-impl<A: ConditionSystem, B: ConditionSystem> Or<A, B> {
-    fn new(a: A, b: B) -> Self {
-        let access = union(a.access(), b.access());
-        Self { a, b, access }
-    }
-}
-
-// SAFETY: as for `And`.
-unsafe impl<A: ConditionSystem, B: ConditionSystem> ConditionSystem for Or<A, B> {
-    fn name(&self) -> String {
-        format!("{} or {}", self.a.name(), self.b.name())
-    }
-    fn access(&self) -> &SystemAccess {
-        &self.access
-    }
-    fn initialize(&mut self, world: &mut World) {
-        self.a.initialize(world);
-        self.b.initialize(world);
-    }
-    unsafe fn evaluate(&mut self, world: &World) -> bool {
-        // SAFETY: forwarded; the caller's guarantee covers both accesses.
-        unsafe { self.a.evaluate(world) || self.b.evaluate(world) }
+        unsafe {
+            let a = self.a.evaluate(world);
+            if a == OR { a } else { self.b.evaluate(world) }
+        }
     }
 }
 

@@ -51,14 +51,72 @@ pub(crate) fn system_name<F>() -> &'static str {
     core::any::type_name::<F>()
 }
 
+/// The machinery every function system shares, whatever it returns: a system
+/// (`()`), a run condition (`bool`), or a `run_system_once` call (anything).
+impl<Marker: 'static, F: SystemParamFunction<Marker>> FunctionSystem<Marker, F> {
+    /// The system, its parameters' access recorded.
+    ///
+    /// # Panics
+    /// When two parameters conflict (see [`SystemMeta::add_param`]).
+    #[track_caller]
+    pub(crate) fn new(func: F) -> Self {
+        let mut meta = SystemMeta::new(system_name::<F>());
+        <F::Param as SystemParam>::access(&mut meta);
+        FunctionSystem { func, state: None, meta, marker: PhantomData }
+    }
+
+    pub(crate) fn meta(&self) -> &SystemMeta {
+        &self.meta
+    }
+
+    /// Makes the parameters' state for `world`, unless it is made already.
+    pub(crate) fn init(&mut self, world: &mut World) {
+        if self.state.as_ref().is_none_or(|(id, _)| *id != world.id()) {
+            self.state = Some((world.id(), <F::Param as SystemParam>::init_state(world)));
+            self.meta.last_run = crate::storage::Tick::new(0);
+        }
+    }
+
+    /// Whether the parameters can be made on `world` (see
+    /// [`SystemParam::validate`]); `Ok` before [`init`](Self::init).
+    pub(crate) fn validate(&self, world: &World) -> Result<(), crate::EcsError> {
+        match &self.state {
+            Some((_, state)) => <F::Param as SystemParam>::validate(state, world),
+            None => Ok(()),
+        }
+    }
+
+    /// Calls the function with its parameters, as one run.
+    ///
+    /// # Safety
+    /// The caller holds the access the parameters recorded on `world`, for the
+    /// call.
+    #[inline]
+    pub(crate) unsafe fn call(&mut self, world: &World) -> F::Out {
+        let (id, state) = self.state.as_mut().expect("the schedule initializes systems before running them");
+        assert_eq!(*id, world.id(), "system `{}` was initialized for another world", self.meta.name());
+        self.meta.this_run = world.increment_change_tick();
+        // SAFETY: the caller holds the system's access; the state is this world's.
+        let params = unsafe { <F::Param as SystemParam>::get_param(state, &self.meta, world) };
+        let out = self.func.run(params);
+        self.meta.last_run = self.meta.this_run;
+        out
+    }
+
+    /// Applies the parameters' deferred work (commands).
+    pub(crate) fn apply_deferred(&mut self, world: &mut World) {
+        if let Some((_, state)) = &mut self.state {
+            <F::Param as SystemParam>::apply(state, world);
+        }
+    }
+}
+
 impl<Marker: 'static, F: SystemParamFunction<Marker, Out = ()>> IntoSystem<(Marker, ())> for F {
     type System = FunctionSystem<Marker, F>;
 
     #[track_caller]
     fn into_system(self) -> Self::System {
-        let mut meta = SystemMeta::new(system_name::<F>());
-        <F::Param as SystemParam>::access(&mut meta);
-        FunctionSystem { func: self, state: None, meta, marker: PhantomData }
+        FunctionSystem::new(self)
     }
 }
 
@@ -79,19 +137,11 @@ unsafe impl<Marker: 'static, F: SystemParamFunction<Marker, Out = ()>> System fo
         TypeId::of::<F>()
     }
     fn initialize(&mut self, world: &mut World) {
-        if self.state.as_ref().is_none_or(|(id, _)| *id != world.id()) {
-            self.state = Some((world.id(), <F::Param as SystemParam>::init_state(world)));
-            self.meta.last_run = crate::storage::Tick::new(0);
-        }
+        self.init(world);
     }
     unsafe fn run_unchecked(&mut self, world: &World) {
-        let (id, state) = self.state.as_mut().expect("the schedule initializes systems before running them");
-        assert_eq!(*id, world.id(), "system `{}` was initialized for another world", self.meta.name());
-        self.meta.this_run = world.increment_change_tick();
-        // SAFETY: the caller holds the system's access; the state is this world's.
-        let params = unsafe { <F::Param as SystemParam>::get_param(state, &self.meta, world) };
-        self.func.run(params);
-        self.meta.last_run = self.meta.this_run;
+        // SAFETY: forwarded.
+        unsafe { self.call(world) }
     }
     fn run_exclusive(&mut self, world: &mut World) {
         self.initialize(world);
@@ -100,9 +150,7 @@ unsafe impl<Marker: 'static, F: SystemParamFunction<Marker, Out = ()>> System fo
         self.apply(world);
     }
     fn apply(&mut self, world: &mut World) {
-        if let Some((_, state)) = &mut self.state {
-            <F::Param as SystemParam>::apply(state, world);
-        }
+        self.apply_deferred(world);
     }
 }
 

@@ -22,8 +22,8 @@ mod set;
 
 pub use access::SystemAccess;
 pub use condition::{
-    And, Condition, ConditionSystem, FunctionCondition, IsConditionSystem, IsFunctionCondition, Not, Or, not,
-    resource_added, resource_changed, resource_equals, resource_exists,
+    And, Combined, Condition, ConditionSystem, IsConditionSystem, IsFunctionCondition, Not, Or, not, resource_added,
+    resource_changed, resource_equals, resource_exists,
 };
 pub use function::{ExclusiveSystem, FunctionSystem, IntoSystem, SystemParamFunction};
 pub use param::{Local, Query, ReadOnlySystemParam, Res, ResMut, SystemParam, SystemParamItem};

@@ -3,9 +3,7 @@
 
 use core::marker::PhantomData;
 
-use super::function::system_name;
-use super::param::SystemParam;
-use super::{Schedule, SystemMeta, SystemParamFunction};
+use super::{FunctionSystem, Schedule, SystemParamFunction};
 use crate::error::EcsError;
 use crate::world::World;
 
@@ -37,31 +35,26 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> RunSystemOnce<(Marker, F::
     type Out = F::Out;
 
     #[track_caller]
-    fn run_once(mut self, world: &mut World) -> Result<F::Out, EcsError> {
-        let mut meta = SystemMeta::new(system_name::<F>());
-        <F::Param as SystemParam>::access(&mut meta);
+    fn run_once(self, world: &mut World) -> Result<F::Out, EcsError> {
+        let mut system = FunctionSystem::new(self);
         world.check_change_ticks_if_due();
-        let mut state = <F::Param as SystemParam>::init_state(world);
-        <F::Param as SystemParam>::validate(&state, world)?;
         // A first run: everything reads as added and changed, as for a system's
         // first run in a schedule.
-        meta.this_run = world.increment_change_tick();
-        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            // SAFETY: `&mut World` excludes every other access; the state was just
-            // made for this world.
-            let params = unsafe { <F::Param as SystemParam>::get_param(&mut state, &meta, world) };
-            self.run(params)
-        }));
+        system.init(world);
+        system.validate(world)?;
+        // SAFETY: `&mut World` excludes every other access; the state was just
+        // made for this world.
+        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| unsafe { system.call(world) }));
         match ran {
             Ok(out) => {
-                <F::Param as SystemParam>::apply(&mut state, world);
+                system.apply_deferred(world);
                 world.release_reserved_entities();
                 Ok(out)
             }
             Err(panic) => {
                 // The system's commands are dropped with its state, as a panicking
                 // system's are in a schedule; handles they reserved are freed.
-                drop(state);
+                drop(system);
                 world.release_reserved_entities();
                 std::panic::resume_unwind(panic)
             }

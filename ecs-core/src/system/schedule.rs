@@ -564,42 +564,34 @@ impl Schedule {
                     ),
                 }
             }
+            // How the constraint reads in messages.
+            let who = set.map_or_else(|| "it".to_owned(), |set| format!("set `{}`", set.name()));
+            let whom = match label {
+                Label::System(_) => format!("`{}`", name(targets[0])),
+                Label::Set(target) => format!("set `{}`", target.name()),
+            };
+            let through = match (set, label) {
+                (Some(set), _) | (None, Label::Set(set)) => format!(" (through set `{}`)", set.name()),
+                (None, Label::System(_)) => String::new(),
+            };
             for &subject in &subjects {
                 for &other in &targets {
                     let (first, then) = if relation == "after" { (other, subject) } else { (subject, other) };
                     if first == then {
-                        let through = match (set, label) {
-                            (Some(set), Label::Set(target)) => {
-                                format!(": it is in set `{}` and in set `{}`", set.name(), target.name())
-                            }
-                            (Some(set), Label::System(_)) => format!(" through its set `{}`", set.name()),
-                            (None, Label::Set(target)) => format!(" through its set `{}`", target.name()),
-                            (None, Label::System(_)) => String::new(),
-                        };
-                        let what = match (set, label) {
-                            (Some(set), _) => format!("set `{}`", set.name()),
-                            (None, _) => "it".to_owned(),
-                        };
                         panic!(
-                            "system `{}` is ordered {relation} itself{through} ({what} is ordered {relation} {})",
-                            name(subject),
-                            Self::describe(label, &targets, &name)
+                            "system `{}` is ordered {relation} itself ({who} is ordered {relation} {whom})",
+                            name(subject)
                         );
                     }
                     match segment_of[first].cmp(&segment_of[then]) {
                         core::cmp::Ordering::Less => {} // the sync point between them keeps the order
                         core::cmp::Ordering::Equal => edges.push((first, then)),
                         core::cmp::Ordering::Greater => panic!(
-                            "system `{}` is ordered {relation} `{}`{}, but a sync point (or an exclusive system) \
-                             between them runs `{}` first; move one of them across the sync point or drop the \
-                             constraint",
+                            "system `{}` is ordered {relation} `{}`{through}, but a sync point (or an exclusive \
+                             system) between them runs `{}` first; move one of them across the sync point or drop \
+                             the constraint",
                             name(subject),
                             name(other),
-                            match (set, label) {
-                                (Some(set), _) => format!(" (through set `{}`)", set.name()),
-                                (None, Label::Set(target)) => format!(" (through set `{}`)", target.name()),
-                                (None, Label::System(_)) => String::new(),
-                            },
                             name(then),
                         ),
                     }
@@ -607,14 +599,6 @@ impl Schedule {
             }
         }
         edges
-    }
-
-    /// A label in a message: the system's name, or the set's.
-    fn describe(label: &Label, targets: &[usize], name: &dyn Fn(usize) -> &'static str) -> String {
-        match label {
-            Label::System(_) => format!("`{}`", name(targets[0])),
-            Label::Set(set) => format!("set `{}`", set.name()),
-        }
     }
 
     /// `direct` and every set those are in (through `configure_sets(… .in_set(…))`),
