@@ -300,7 +300,7 @@ fn touch(world: &mut World, model: &mut Model, touches: &[Touch]) {
         let row = model.get_mut(&e).unwrap();
         match *touch {
             Touch::WriteA(_) => match (world.get_mut::<A>(e), row.a.as_mut()) {
-                (Some(a), Some(model_a)) => {
+                (Some(mut a), Some(model_a)) => {
                     a.0 += 7;
                     *model_a += 7;
                     row.changed_a = true;

@@ -257,7 +257,7 @@ impl Harness {
             Op::GetMut(i, value) => {
                 let Some(e) = self.pick(*i) else { return };
                 match (self.world.get_mut::<Small>(e), self.model.get_mut(&e).and_then(|m| m.small.as_mut())) {
-                    (Some(actual), Some(expected)) => {
+                    (Some(mut actual), Some(expected)) => {
                         actual.0 = *value;
                         expected.0 = *value;
                     }
@@ -268,7 +268,7 @@ impl Harness {
             Op::GetMutBoost(i, value) => {
                 let Some(e) = self.pick(*i) else { return };
                 match (self.world.get_mut::<Boost>(e), self.model.get_mut(&e).and_then(|m| m.boost.as_mut())) {
-                    (Some(actual), Some(expected)) => {
+                    (Some(mut actual), Some(expected)) => {
                         actual.0.clone_from(value);
                         expected.clone_from(value);
                     }

@@ -15,6 +15,8 @@
 //! - [`bundle`]: [`Bundle`], a group of components spawned or inserted together.
 //! - [`query`]: typed queries over the archetypes: items, filters, cached state.
 //! - [`world`]: [`World`], the typed API over all of the above.
+//! - [`event`] and [`observer`]: reacting to change — events triggered for
+//!   observers or buffered for readers, component hooks, removal logs.
 //! - [`panics`]: what happens when user code panics, and which traits are trusted.
 //!
 //! # Example
@@ -45,7 +47,9 @@ pub mod command;
 pub mod component;
 pub mod entity;
 mod error;
+pub mod event;
 mod names;
+pub mod observer;
 pub mod panics;
 pub mod query;
 mod resource;
@@ -56,11 +60,12 @@ pub mod world;
 pub use archetype::{Archetype, ArchetypeId};
 pub use bundle::Bundle;
 pub use component::{Component, ComponentId, ComponentInfo, StorageType};
-pub use ecs_derive::{Bundle, Component, Query, QueryData, SystemParam, SystemSet};
+pub use ecs_derive::{Bundle, Component, Event, Query, QueryData, SystemParam, SystemSet};
 pub use entity::Entity;
 pub use error::EcsError;
+pub use event::Event;
 pub use query::{Added, Changed, Or, QueryState, With, Without};
-pub use world::{EntityRef, EntityWorldMut, Mut, World};
+pub use world::{DeferredWorld, EntityRef, EntityWorldMut, Mut, Ref, World};
 
 /// Re-exported so that plain-old-data components can derive `Pod` and `Zeroable`.
 pub use bytemuck;
@@ -69,14 +74,19 @@ pub use bytemuck;
 pub mod prelude {
     pub use crate::bytemuck::{Pod, Zeroable};
     pub use crate::command::{Commands, EntityCommands};
+    pub use crate::component::HookContext;
+    pub use crate::event::{
+        EventReader, EventWriter, Events, OnAdd, OnDespawn, OnInsert, OnRemove, OnReplace, RemovedComponents,
+    };
+    pub use crate::observer::Trigger;
     pub use crate::query::{Added, Changed, Or, QueryState, With, Without};
     pub use crate::system::{
         Condition, IntoSetConfig, IntoSystemConfig, Local, Query, Res, ResMut, Schedule, SystemSet, not,
         resource_added, resource_changed, resource_equals, resource_exists,
     };
     pub use crate::{
-        Bundle, Component, EcsError, Entity, EntityRef, EntityWorldMut, Mut, Query, QueryData, SystemParam, SystemSet,
-        World,
+        Bundle, Component, DeferredWorld, EcsError, Entity, EntityRef, EntityWorldMut, Event, Mut, Query, QueryData,
+        Ref, SystemParam, SystemSet, World,
     };
 }
 

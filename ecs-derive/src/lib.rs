@@ -16,11 +16,27 @@ use proc_macro::TokenStream;
 /// Attributes: `#[component(crate = "path")]` names the `ecs_core` crate when it is
 /// re-exported under another path; `#[component(storage = "sparse")]` stores the
 /// component per row instead of in the archetype's key, so adding and removing it
-/// moves nothing (see `ecs_core::StorageType`).
+/// moves nothing (see `ecs_core::StorageType`); `#[component(changes = false)]`
+/// opts out of change detection (no ticks kept; `Changed<T>`/`Added<T>` on it do
+/// not compile); `#[component(on_add = f, on_insert = g, on_replace = h,
+/// on_remove = i, on_despawn = j)]` declares hooks, each a
+/// `fn(DeferredWorld, HookContext)` (see `ecs_core::component::ComponentHooks`).
 #[proc_macro_derive(Component, attributes(component))]
 pub fn derive_component(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
     parse::component(&input).map_or_else(syn::Error::into_compile_error, expand::component).into()
+}
+
+/// Implements `Event` for a struct or enum, so that it can be triggered for
+/// observers (`world.trigger(e)`) and sent to `EventReader`s (`world.send_event(e)`).
+/// The type must be `Send + Sync + 'static`.
+///
+/// Attribute: `#[event(crate = "path")]` names the `ecs_core` crate when it is
+/// re-exported under another path.
+#[proc_macro_derive(Event, attributes(event))]
+pub fn derive_event(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    parse::event(&input).map_or_else(syn::Error::into_compile_error, expand::event).into()
 }
 
 /// Implements `Bundle` for a struct whose fields are components or bundles.

@@ -12,6 +12,11 @@ pub struct ComponentDef<'a> {
     pub krate: Path,
     /// `#[component(storage = "sparse")]`.
     pub sparse: bool,
+    /// `#[component(on_add = f, …)]`: each hook's key (`on_add`, `on_insert`,
+    /// `on_replace`, `on_remove`, `on_despawn`) and function path.
+    pub hooks: Vec<(Ident, Path)>,
+    /// `false` for `#[component(changes = false)]`.
+    pub changes: bool,
 }
 
 /// A struct to implement `QueryData` for: one lifetime, named fields.
@@ -28,6 +33,32 @@ pub struct BundleDef<'a> {
     pub generics: &'a Generics,
     pub krate: Path,
     pub fields: Vec<(Member, &'a Type)>,
+}
+
+/// A type to implement `Event` for.
+pub struct EventDef<'a> {
+    pub ident: &'a Ident,
+    pub generics: &'a Generics,
+    pub krate: Path,
+}
+
+pub fn event(input: &DeriveInput) -> syn::Result<EventDef<'_>> {
+    let mut errors = Errors::default();
+    for param in &input.generics.params {
+        if let GenericParam::Lifetime(lifetime) = param {
+            errors.push(Error::new(
+                lifetime.span(),
+                format!(
+                    "an `Event` must be `Send + Sync + 'static` (observers and readers run later and on other \
+                     threads): remove the lifetime `{}` and store owned data (or an `Entity`) instead",
+                    lifetime.lifetime
+                ),
+            ));
+        }
+    }
+    let krate = errors.keep(crate_attribute(input, "event"));
+    errors.finish()?;
+    Ok(EventDef { ident: &input.ident, generics: &input.generics, krate: krate.expect("no error") })
 }
 
 /// A type to implement `SystemSet` for.
@@ -84,8 +115,8 @@ pub fn component(input: &DeriveInput) -> syn::Result<ComponentDef<'_>> {
     }
     let attributes = errors.keep(component_attributes(input));
     errors.finish()?;
-    let (krate, sparse) = attributes.expect("no error");
-    Ok(ComponentDef { ident: &input.ident, generics: &input.generics, krate, sparse })
+    let ComponentAttributes { krate, sparse, hooks, changes } = attributes.expect("no error");
+    Ok(ComponentDef { ident: &input.ident, generics: &input.generics, krate, sparse, hooks, changes })
 }
 
 pub fn bundle(input: &DeriveInput) -> syn::Result<BundleDef<'_>> {
@@ -269,10 +300,42 @@ fn display(member: &Member) -> String {
 
 /// Reads `#[component(crate = "path", storage = "table" | "sparse")]`, refusing any
 /// other key or storage.
-fn component_attributes(input: &DeriveInput) -> syn::Result<(Path, bool)> {
+struct ComponentAttributes {
+    krate: Path,
+    sparse: bool,
+    hooks: Vec<(Ident, Path)>,
+    changes: bool,
+}
+
+/// The hook keys of `#[component(...)]`, in the order bevy_ecs documents them.
+const HOOK_KEYS: [&str; 5] = ["on_add", "on_insert", "on_replace", "on_remove", "on_despawn"];
+
+fn component_attributes(input: &DeriveInput) -> syn::Result<ComponentAttributes> {
     let mut sparse = false;
-    let keys = "the keys are `crate = \"path\"` and `storage = \"table\" | \"sparse\"`";
+    let mut hooks: Vec<(Ident, Path)> = Vec::new();
+    let mut changes = true;
+    let keys = "the keys are `crate = \"path\"`, `storage = \"table\" | \"sparse\"`, `changes = false` and the \
+                hooks `on_add`, `on_insert`, `on_replace`, `on_remove`, `on_despawn` (each `= path::to_fn`)";
     let krate = attribute_with(input, "component", keys, |meta| {
+        if let Some(key) = HOOK_KEYS.iter().find(|k| meta.path.is_ident(k)) {
+            let ident = meta.path.get_ident().expect("a hook key is an identifier").clone();
+            if hooks.iter().any(|(seen, _)| seen == key) {
+                return Err(meta.error(format!("`{key}` is given twice; a component has one `{key}` hook")));
+            }
+            let function = meta.value()?.parse::<Path>().map_err(|error| {
+                Error::new(
+                    error.span(),
+                    format!("`{key}` takes the path of a function `fn(DeferredWorld, HookContext)`: `{key} = my_hook`"),
+                )
+            })?;
+            hooks.push((ident, function));
+            return Ok(true);
+        }
+        if meta.path.is_ident("changes") {
+            let value = meta.value()?.parse::<syn::LitBool>()?;
+            changes = value.value;
+            return Ok(true);
+        }
         if !meta.path.is_ident("storage") {
             return Ok(false);
         }
@@ -292,7 +355,7 @@ fn component_attributes(input: &DeriveInput) -> syn::Result<(Path, bool)> {
         };
         Ok(true)
     })?;
-    Ok((krate, sparse))
+    Ok(ComponentAttributes { krate, sparse, hooks, changes })
 }
 
 /// Reads `#[name(crate = path)]`, refusing any other key. Defaults to `::ecs_core`.

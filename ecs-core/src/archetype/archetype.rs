@@ -22,7 +22,7 @@
 use super::{ArchetypeId, Edges};
 use crate::component::{ComponentId, Components};
 use crate::entity::Entity;
-use crate::storage::Column;
+use crate::storage::{Column, Tick};
 
 const NO_COLUMN: u32 = u32::MAX;
 
@@ -284,14 +284,14 @@ impl Archetype {
     /// sparse components; every value here of a component `target` lacks has been
     /// moved out.
     #[inline]
-    pub(crate) unsafe fn move_row(&mut self, row: usize, target: &mut Archetype) -> Option<Entity> {
+    pub(crate) unsafe fn move_row(&mut self, row: usize, target: &mut Archetype, now: Tick) -> Option<Entity> {
         debug_assert!(row < self.entities.len() && target.entities.len() < target.capacity);
         let target_row = target.entities.len();
         for (column, &component) in self.columns.iter_mut().zip(self.components.iter()) {
             match target.column_index(component) {
                 // SAFETY: `row` is live; `to` indexes `target.columns` (from its own
                 // lookup), a column of the same component, which has room (caller).
-                Some(to) => unsafe { column.swap_remove_into(row, target.columns.get_unchecked_mut(to)) },
+                Some(to) => unsafe { column.swap_remove_into(row, target.columns.get_unchecked_mut(to), now) },
                 // SAFETY: `row` is live and its value was moved out (caller).
                 None => unsafe { column.swap_remove_forget(row) },
             }

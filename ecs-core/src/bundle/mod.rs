@@ -95,6 +95,12 @@ pub unsafe trait Bundle: Send + Sync + 'static {
     #[doc(hidden)]
     const __SPARSE: bool = false;
 
+    /// `true` when a component of the bundle may declare hooks (known at compile
+    /// time): spawns and inserts of it then look for hooks even in a world where
+    /// the components are not registered yet. `true` unless a bundle knows.
+    #[doc(hidden)]
+    const __HOOKED: bool = true;
+
     /// Removes and drops whichever components of the bundle the live `entity`
     /// has, one at a time (for `EntityWorldMut::remove` when some are missing).
     #[doc(hidden)]
@@ -142,6 +148,8 @@ unsafe impl<C: Component> Bundle for C {
 
     const __SPARSE: bool = crate::component::is_sparse::<C>();
 
+    const __HOOKED: bool = C::HOOKS.any();
+
     fn __remove_present(world: &mut crate::World, entity: crate::Entity) {
         // Missing (or a dead entity): nothing to remove.
         drop(world.remove::<C>(entity));
@@ -158,6 +166,8 @@ macro_rules! tuple_bundle {
             fn register(components: &mut Components, ids: &mut impl FnMut(ComponentId)) {
                 $($name::register(components, ids);)*
             }
+
+            const __HOOKED: bool = false $(|| $name::__HOOKED)*;
 
             #[allow(unused_variables, reason = "the empty tuple visits nothing")]
             fn __remove_present(world: &mut crate::World, entity: crate::Entity) {

@@ -11,6 +11,8 @@
 use crate::bundle::Bundle;
 use crate::entity::Entity;
 use crate::error::EcsError;
+use crate::event::Event;
+use crate::observer::{IntoObserverSystem, TriggerTargets};
 use crate::storage::{catch_each, resume_deferred};
 use crate::world::World;
 
@@ -39,6 +41,11 @@ impl CommandQueue {
         self.commands.is_empty()
     }
 
+    /// Moves every command of `other` to the end of this queue.
+    pub fn append(&mut self, other: &mut CommandQueue) {
+        self.commands.append(&mut other.commands);
+    }
+
     /// Applies every command in order, reporting (not panicking on) commands whose
     /// entity is gone.
     ///
@@ -54,7 +61,16 @@ impl CommandQueue {
     /// # Panics
     /// With the first panic of a command (or of the command error handler), after
     /// the whole queue ran.
+    ///
+    /// While the world is in the middle of an operation that runs hooks or
+    /// observers (which is where their commands are applied from), the commands
+    /// join the world's own queue instead, and run once that operation is
+    /// complete.
     pub fn apply(&mut self, world: &mut World) {
+        if world.is_deferring() {
+            world.deferred.queue.append(self);
+            return;
+        }
         resume_deferred(catch_each(self.commands.drain(..), |command| {
             if let Err(error) = command(world) {
                 world.report_command_error(&error);
@@ -112,6 +128,22 @@ impl<'w> EntityCommands<'_, 'w> {
     /// Despawns the entity (see [`World::despawn`]).
     pub fn despawn(&mut self) {
         self.commands.despawn(self.entity);
+    }
+
+    /// Adds an entity observer (see [`EntityWorldMut::observe`](crate::EntityWorldMut::observe)).
+    pub fn observe<E: Event, B: Bundle, M>(&mut self, observer: impl IntoObserverSystem<E, B, M>) -> &mut Self {
+        let entity = self.entity;
+        self.commands.add(move |world| {
+            world.entity_mut(entity)?.observe(observer);
+            Ok(())
+        });
+        self
+    }
+
+    /// Triggers `event` targeting this entity (see [`World::trigger_targets`]).
+    pub fn trigger<E: Event>(&mut self, event: E) -> &mut Self {
+        self.commands.trigger_targets(event, self.entity);
+        self
     }
 
     /// The [`Commands`] these were made from, for commands about other entities.
@@ -204,6 +236,28 @@ impl<'w> Commands<'w> {
     /// Despawns the entity (see [`World::despawn`]).
     pub fn despawn(&mut self, entity: Entity) {
         self.add(move |world| world.despawn(entity));
+    }
+
+    /// Triggers `event` for its observers (see [`World::trigger`]).
+    pub fn trigger<E: Event>(&mut self, event: E) {
+        self.run(move |world| world.trigger(event));
+    }
+
+    /// Triggers `event` for each target (see [`World::trigger_targets`]).
+    pub fn trigger_targets<E: Event>(&mut self, event: E, targets: impl TriggerTargets + Send + Sync + 'static) {
+        self.run(move |world| world.trigger_targets(event, targets));
+    }
+
+    /// Adds an observer (see [`World::add_observer`]) when the commands are applied.
+    pub fn add_observer<E: Event, B: Bundle, M>(&mut self, observer: impl IntoObserverSystem<E, B, M>) {
+        self.run(move |world| {
+            world.add_observer(observer);
+        });
+    }
+
+    /// Sends a buffered event (see [`World::send_event`]).
+    pub fn send_event<E: Event>(&mut self, event: E) {
+        self.run(move |world| world.send_event(event));
     }
 
     /// Runs any closure on the world. Its error, if any, is reported like a

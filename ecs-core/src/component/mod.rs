@@ -7,8 +7,11 @@
 //! [`World`](crate::World) keeps its own [`Components`]: the [`ComponentInfo`] (name,
 //! layout, drop function) of every component it has seen.
 
+mod hooks;
 mod registry;
 
+pub use hooks::{ComponentHook, ComponentHooks, HookContext};
+pub(crate) use hooks::{Lifecycle, REMOVED_LOG};
 pub use registry::{ComponentIdCell, component_id};
 
 use core::alloc::Layout;
@@ -55,7 +58,32 @@ pub trait Component: Send + Sync + 'static {
 
     /// How the component is stored; `#[component(storage = "sparse")]` sets it.
     const STORAGE: StorageType = StorageType::Table;
+
+    /// The component's hooks; `#[component(on_add = f, …)]` sets them (see
+    /// [`ComponentHooks`]).
+    const HOOKS: ComponentHooks = ComponentHooks::NONE;
+
+    /// `false` when the component opted out of change detection with
+    /// `#[component(changes = false)]`: its table columns keep no ticks and no
+    /// write stamps them. `Changed`, `Added`, `Ref` and `Mut` then do not compile
+    /// for it (they need [`ChangeTracked`]).
+    const CHANGES: bool = true;
 }
+
+/// A component whose changes are tracked: what `Changed<T>`, `Added<T>`, `Ref<T>`
+/// and `Mut<T>` need (with `Component`; not a supertrait, so that a type that
+/// fails to be a component is reported once). `#[derive(Component)]` implements it unless the component
+/// says `#[component(changes = false)]`.
+///
+/// Implementing it by hand for a component that opted out is harmless: those
+/// filters then find no ticks and match nothing.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` opted out of change detection",
+    label = "`Changed`, `Added`, `Ref` and `Mut` need change ticks",
+    note = "remove `#[component(changes = false)]` from `{Self}` to track its changes, \
+            or use `&{Self}` / `&mut {Self}`, which need none"
+)]
+pub trait ChangeTracked {}
 
 /// How a component is stored. Choose per component type, by how it is used.
 ///
@@ -140,6 +168,8 @@ pub struct ComponentInfo {
     layout: Layout,
     drop: Option<unsafe fn(OwningPtr<'_>)>,
     sparse: bool,
+    hooks: ComponentHooks,
+    changes: bool,
 }
 
 impl ComponentInfo {
@@ -152,7 +182,22 @@ impl ComponentInfo {
             layout: Layout::new::<T>(),
             drop: core::mem::needs_drop::<T>().then_some(drop_as::<T> as unsafe fn(OwningPtr<'_>)),
             sparse: is_sparse::<T>(),
+            hooks: T::HOOKS,
+            changes: T::CHANGES,
         }
+    }
+
+    /// The component's hooks.
+    #[inline]
+    pub fn hooks(&self) -> &ComponentHooks {
+        &self.hooks
+    }
+
+    /// `false` when the component opted out of change detection (see
+    /// [`Component::CHANGES`]).
+    #[inline]
+    pub fn tracks_changes(&self) -> bool {
+        self.changes
     }
 
     /// The component's id.
@@ -202,10 +247,19 @@ impl ComponentInfo {
     }
 }
 
-/// The components one world has seen, indexed by [`ComponentId`].
+/// The components one world has seen, indexed by [`ComponentId`], with what
+/// must happen when an entity gains or loses each (its lifecycle flags: hooks,
+/// observers, removal logs).
 #[derive(Debug, Default)]
 pub struct Components {
     infos: Vec<Option<ComponentInfo>>,
+    /// Per component: which lifecycle events have a hook or an observer, and
+    /// whether removals are logged.
+    lifecycle: Vec<u8>,
+    /// Lifecycle events observed for every component.
+    lifecycle_global: u8,
+    /// Some component has a lifecycle flag: structural changes must look.
+    lifecycle_active: bool,
 }
 
 impl Components {
@@ -216,9 +270,42 @@ impl Components {
             if self.infos.len() <= id.index() {
                 self.infos.resize(id.index() + 1, None);
             }
-            self.infos[id.index()] = Some(ComponentInfo::of::<T>());
+            let info = ComponentInfo::of::<T>();
+            self.add_lifecycle(id, info.hooks.flags());
+            self.infos[id.index()] = Some(info);
         }
         id
+    }
+
+    /// Sets lifecycle flags of a component (registered or not).
+    pub(crate) fn add_lifecycle(&mut self, id: ComponentId, flags: u8) {
+        if flags == 0 {
+            return;
+        }
+        if self.lifecycle.len() <= id.index() {
+            self.lifecycle.resize(id.index() + 1, 0);
+        }
+        self.lifecycle[id.index()] |= flags;
+        self.lifecycle_active = true;
+    }
+
+    /// Sets lifecycle flags of every component.
+    pub(crate) fn add_global_lifecycle(&mut self, flags: u8) {
+        self.lifecycle_global |= flags;
+        self.lifecycle_active |= flags != 0;
+    }
+
+    /// `true` when some structural change may have hooks to run, observers to
+    /// trigger or removals to log.
+    #[inline(always)]
+    pub(crate) fn lifecycle_active(&self) -> bool {
+        self.lifecycle_active
+    }
+
+    /// The lifecycle flags of a component.
+    #[inline]
+    pub(crate) fn lifecycle(&self, id: ComponentId) -> u8 {
+        self.lifecycle.get(id.index()).copied().unwrap_or(0) | self.lifecycle_global
     }
 
     /// The info of a component this world has registered.

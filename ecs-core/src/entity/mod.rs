@@ -28,6 +28,11 @@ pub struct Entity {
 }
 
 impl Entity {
+    /// A handle that names no entity: what [`Trigger::target`](crate::observer::Trigger::target)
+    /// gives for an event triggered without a target, and a placeholder for fields
+    /// filled in later. Every world answers `None`/`Err` for it.
+    pub const PLACEHOLDER: Entity = Entity { index: u32::MAX, generation: NonZeroU32::MAX };
+
     pub(crate) const fn new(index: u32, generation: NonZeroU32) -> Self {
         Self { index, generation }
     }

@@ -241,6 +241,19 @@ pub unsafe trait QueryData {
     /// As for [`slice`](Self::slice).
     #[inline(always)]
     unsafe fn mark_written(_fetch: &Self::Fetch<'_>, _rows: Range<usize>) {}
+
+    /// Stamps the rows handed out as a [`slice`](Self::slice): what
+    /// [`mark_written`](Self::mark_written) does, except for items that stamp
+    /// their row themselves when written ([`Mut`](crate::Mut)), whose slices are
+    /// plain `&mut [T]`.
+    ///
+    /// # Safety
+    /// As for [`slice`](Self::slice).
+    #[inline(always)]
+    unsafe fn mark_sliced(fetch: &Self::Fetch<'_>, rows: Range<usize>) {
+        // SAFETY: forwarded.
+        unsafe { Self::mark_written(fetch, rows) }
+    }
 }
 
 /// A [`QueryData`] that only reads, so it can run on a shared `&World`.
@@ -278,7 +291,7 @@ impl<T> Clone for ReadFetch<'_, T> {
 /// Where a sparse column's ticks are, if the archetype has the column: which rows
 /// hold the component.
 #[derive(Clone, Copy)]
-pub struct Presence(Option<NonNull<ComponentTicks>>);
+pub struct Presence(pub(crate) Option<NonNull<ComponentTicks>>);
 
 // SAFETY: a `Presence` only reads a column's ticks, which are plain integers that
 // nothing writes while a query holding the column's access runs.
@@ -417,7 +430,7 @@ unsafe fn inner_holds<Q: QueryData>(fetch: &Q::Fetch<'_>, rows: &Range<usize>) -
 
 /// Takes the next cached entry.
 #[inline(always)]
-fn next_column(columns: &mut &[CachedColumn]) -> CachedColumn {
+pub(crate) fn next_column(columns: &mut &[CachedColumn]) -> CachedColumn {
     let (&first, rest) = columns.split_first().expect("a query consumes exactly the columns it cached");
     *columns = rest;
     first
@@ -566,13 +579,15 @@ unsafe impl<T: Component> QueryData for &mut T {
         cold_path();
         // SAFETY: `track` is only set for an existing column, which outlives `'w`;
         // `rows` is in bounds (caller) and the caller has write access.
-        let ticks = unsafe {
-            let ticks = fetch.column.as_ref().ticks_ptr();
-            core::slice::from_raw_parts_mut(ticks.add(rows.start).as_ptr(), rows.len())
+        let (ticks, summary) = unsafe {
+            let column = fetch.column.as_ref();
+            let ticks = column.ticks_ptr();
+            (core::slice::from_raw_parts_mut(ticks.add(rows.start).as_ptr(), rows.len()), column.last_change_cell())
         };
         for tick in ticks {
             tick.changed = fetch.this_run;
         }
+        crate::storage::stamp_summary(summary, fetch.this_run);
     }
 }
 
@@ -658,6 +673,17 @@ unsafe impl<Q: QueryData> QueryData for Option<Q> {
             unsafe {
                 if inner_holds::<Q>(f, &rows) {
                     Q::mark_written(f, rows)
+                }
+            }
+        }
+    }
+    #[inline(always)]
+    unsafe fn mark_sliced(fetch: &Self::Fetch<'_>, rows: Range<usize>) {
+        if let Some(f) = fetch {
+            // SAFETY: as in `mark_written`.
+            unsafe {
+                if inner_holds::<Q>(f, &rows) {
+                    Q::mark_sliced(f, rows)
                 }
             }
         }

@@ -13,7 +13,7 @@ use super::fetch::{
     CachedColumn, FetchContext, NO_COLUMN, Presence, matches_component, push_column, require_component, take_column,
 };
 use crate::archetype::Archetype;
-use crate::component::{Component, ComponentId, component_id, is_sparse};
+use crate::component::{ChangeTracked, Component, ComponentId, component_id, is_sparse};
 use crate::storage::{ComponentTicks, Tick};
 
 /// A condition on the entities a query visits.
@@ -70,6 +70,16 @@ pub unsafe trait QueryFilter {
     /// # Safety
     /// `row` is below the archetype's length.
     unsafe fn filter(fetch: &Self::Fetch<'_>, row: usize) -> bool;
+
+    /// `false` when no row of the archetype can pass, known without visiting
+    /// them (`Changed<T>` where nothing in `T`'s column changed since the
+    /// query last ran): iteration then skips the archetype. Only asked for
+    /// filters that are not [`ARCHETYPAL`](Self::ARCHETYPAL); must never be
+    /// `false` while some row would pass [`filter`](Self::filter).
+    #[inline(always)]
+    fn may_pass(_fetch: &Self::Fetch<'_>) -> bool {
+        true
+    }
 }
 
 /// Only entities that have a `T` (without fetching it).
@@ -254,10 +264,12 @@ impl Clone for TickFetch<'_> {
 }
 
 macro_rules! tick_filter {
-    ($name:ident, $field:ident, $watch:literal) => {
+    ($name:ident, $field:ident, $summary:ident, $watch:literal) => {
         // SAFETY: records a read of `T` (its ticks); caches and consumes one column;
-        // matches only archetypes holding `T`; not archetypal.
-        unsafe impl<T: Component> QueryFilter for $name<T> {
+        // matches only archetypes holding `T`; not archetypal. `may_pass` is `false`
+        // only when the column's summary (no row's tick is newer) is outside the
+        // run's window, so no row's tick is in it.
+        unsafe impl<T: Component + ChangeTracked> QueryFilter for $name<T> {
             type Fetch<'w> = TickFetch<'w>;
             type State = ComponentId;
             const COLUMNS: usize = 1;
@@ -290,7 +302,17 @@ macro_rules! tick_filter {
             ) -> TickFetch<'w> {
                 // SAFETY: the entry was cached for this archetype by `columns`.
                 let column = unsafe { take_column::<T>(archetype, columns) };
-                TickFetch { ticks: column.map(|c| c.ticks_ptr()), ctx, marker: PhantomData }
+                // Without ticks (a component that opted out) nothing passes; with
+                // nothing new in the column since the last run, nothing does either,
+                // and the summary says so without reading a row.
+                let ticks = column
+                    .filter(|c| c.keeps_ticks() && c.$summary().is_newer_than(ctx.last_run, ctx.this_run))
+                    .map(|c| c.ticks_ptr());
+                TickFetch { ticks, ctx, marker: PhantomData }
+            }
+            #[inline(always)]
+            fn may_pass(fetch: &TickFetch<'_>) -> bool {
+                fetch.ticks.is_some()
             }
             #[inline(always)]
             unsafe fn filter(fetch: &TickFetch<'_>, row: usize) -> bool {
@@ -305,8 +327,8 @@ macro_rules! tick_filter {
     };
 }
 
-tick_filter!(Added, added, false);
-tick_filter!(Changed, changed, true);
+tick_filter!(Added, added, last_add, false);
+tick_filter!(Changed, changed, last_change, true);
 
 // SAFETY: no condition at all: reads nothing, caches nothing, every row passes.
 unsafe impl QueryFilter for () {
@@ -372,6 +394,10 @@ macro_rules! tuple_filter {
                 // SAFETY: forwarded.
                 true $(&& unsafe { $name::filter(&fetch.$index, row) })+
             }
+            #[inline(always)]
+            fn may_pass(fetch: &Self::Fetch<'_>) -> bool {
+                true $(&& $name::may_pass(&fetch.$index))+
+            }
         }
 
         // SAFETY: each element's access and columns are forwarded in order (an
@@ -424,6 +450,10 @@ macro_rules! tuple_filter {
             unsafe fn filter(fetch: &Self::Fetch<'_>, row: usize) -> bool {
                 // SAFETY: forwarded.
                 false $(|| fetch.$index.as_ref().is_some_and(|f| unsafe { $name::filter(f, row) }))+
+            }
+            #[inline(always)]
+            fn may_pass(fetch: &Self::Fetch<'_>) -> bool {
+                false $(|| fetch.$index.as_ref().is_some_and(|f| $name::may_pass(f)))+
             }
         }
     };

@@ -100,6 +100,10 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> QueryIter<'w, 's, Q, F> {
                     F::fetch_archetype(archetype, &mut columns, self.ctx),
                 )
             };
+            // `Changed`/`Added` where nothing is new: no row would pass.
+            if !F::ARCHETYPAL && !F::may_pass(&fetch.1) {
+                continue;
+            }
             self.fetch = Some(fetch);
             self.row = 0;
             self.len = archetype.len();
@@ -187,6 +191,9 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
                     if Q::LEADING_TABLE_COLUMN { columns.get_unchecked(0).column().len() } else { archetype.len() };
                 let fetch = Q::fetch_archetype(archetype, &mut columns, ctx);
                 let filter = F::fetch_archetype(archetype, &mut columns, ctx);
+                if !F::ARCHETYPAL && !F::may_pass(&filter) {
+                    continue;
+                }
                 if Self::DENSE {
                     // The whole archetype at once; a panic in `g` then over-reports
                     // rows as changed, never misses one.

@@ -16,6 +16,7 @@
 
 mod access;
 mod borrow;
+mod change_fetch;
 mod combinations;
 mod fetch;
 mod filter;
@@ -26,6 +27,7 @@ mod tuples;
 
 pub use access::Access;
 pub use borrow::QueryBorrow;
+pub use change_fetch::TrackedFetch;
 pub use combinations::QueryCombinationIter;
 #[doc(hidden)]
 pub use fetch::leading_table_column;

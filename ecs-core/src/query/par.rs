@@ -43,6 +43,9 @@ pub(super) fn for_each<'w, Q: QueryData, F: QueryFilter>(
         unsafe {
             let fetch = Q::fetch_archetype(archetype, &mut columns, ctx);
             let filter = F::fetch_archetype(archetype, &mut columns, ctx);
+            if !F::ARCHETYPAL && !F::may_pass(&filter) {
+                return;
+            }
             for row in start..end {
                 if (Q::DENSE && F::ARCHETYPAL) || (Q::filter_row(&fetch, row) && F::filter(&filter, row)) {
                     Q::mark_written(&fetch, row..row + 1);

@@ -457,8 +457,11 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             unsafe {
                 let fetch = Q::fetch_archetype(archetype, &mut columns, ctx);
                 let filter = F::fetch_archetype(archetype, &mut columns, ctx);
+                if !F::ARCHETYPAL && !F::may_pass(&filter) {
+                    continue;
+                }
                 if Q::DENSE && F::ARCHETYPAL {
-                    Q::mark_written(&fetch, 0..len);
+                    Q::mark_sliced(&fetch, 0..len);
                     f(Q::slice(&fetch, 0..len));
                     continue;
                 }
@@ -477,7 +480,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
                     while row < end && F::filter(&filter, row) {
                         row += 1;
                     }
-                    Q::mark_written(&fetch, start..row);
+                    Q::mark_sliced(&fetch, start..row);
                     f(Q::slice(&fetch, start..row));
                 }
             }
@@ -631,6 +634,9 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             unsafe {
                 let fetch = Q::fetch_archetype(archetype, &mut columns, ctx);
                 let filter = F::fetch_archetype(archetype, &mut columns, ctx);
+                if !F::ARCHETYPAL && !F::may_pass(&filter) {
+                    continue;
+                }
                 for row in 0..archetype.len() {
                     let yields = (Q::DENSE && F::ARCHETYPAL) || (Q::filter_row(&fetch, row) && F::filter(&filter, row));
                     if yields && !f(index, row) {

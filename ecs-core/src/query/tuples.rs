@@ -74,6 +74,11 @@ macro_rules! tuple_query {
                 // SAFETY: forwarded.
                 $(unsafe { $name::mark_written(&fetch.$index, rows.clone()) };)*
             }
+            #[inline(always)]
+            unsafe fn mark_sliced(fetch: &Self::Fetch<'_>, rows: Range<usize>) {
+                // SAFETY: forwarded.
+                $(unsafe { $name::mark_sliced(&fetch.$index, rows.clone()) };)*
+            }
         }
 
         // SAFETY: all elements are read-only.

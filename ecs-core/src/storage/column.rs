@@ -20,7 +20,7 @@
 
 use core::alloc::Layout;
 use core::ptr::NonNull;
-use core::sync::atomic::{AtomicBool, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::alloc;
 
 use super::{DeferredPanic, OwningPtr, Ptr, PtrMut, defer_panic};
@@ -126,6 +126,17 @@ pub struct Column {
     track_changes: AtomicBool,
     /// Which rows below `len` hold a value; only those are read or dropped.
     occupancy: Occupancy,
+    /// `false` for the table column of a component that opted out of change
+    /// detection: `ticks` is never allocated, written or read. (A sparse column
+    /// always keeps them: they say which rows are present.)
+    keeps_ticks: bool,
+    /// The newest `added` tick of any row (or newer): `Added` queries skip the
+    /// column when it is not in their window.
+    last_add: AtomicU32,
+    /// The newest `changed` tick of any row (or newer): `Changed` queries skip
+    /// the column when it is not in their window. Atomic because `Mut` items of
+    /// a parallel query stamp it from several threads (all with one tick).
+    last_change: AtomicU32,
 }
 
 /// Which rows of a [`Column`] below its length hold a value.
@@ -156,6 +167,7 @@ impl Column {
     pub(crate) fn new(info: &ComponentInfo) -> Self {
         let mut column = Self::from_layout(info.layout(), info.drop_fn());
         column.occupancy = if info.is_sparse() { Occupancy::Marked } else { Occupancy::Full };
+        column.keeps_ticks = info.is_sparse() || info.tracks_changes();
         column
     }
 
@@ -171,6 +183,9 @@ impl Column {
             drop,
             track_changes: AtomicBool::new(false),
             occupancy: Occupancy::Full,
+            keeps_ticks: true,
+            last_add: AtomicU32::new(0),
+            last_change: AtomicU32::new(0),
         }
     }
 
@@ -225,19 +240,28 @@ impl Column {
         self.data
     }
 
-    /// When each live row was added and last changed.
+    /// When each live row was added and last changed (empty for a component
+    /// without change detection).
     #[inline]
     pub fn ticks(&self) -> &[ComponentTicks] {
-        // SAFETY: `ticks` holds `len` initialised pairs (dangling and `len == 0` before
-        // the first allocation, which is a valid empty slice).
-        unsafe { core::slice::from_raw_parts(self.ticks.as_ptr(), self.len) }
+        let len = if self.keeps_ticks { self.len } else { 0 };
+        // SAFETY: `ticks` holds `len` initialised pairs when kept (dangling and
+        // `len == 0` before the first allocation, a valid empty slice).
+        unsafe { core::slice::from_raw_parts(self.ticks.as_ptr(), len) }
+    }
+
+    /// `false` for the table column of a component without change detection,
+    /// which keeps no ticks.
+    #[inline]
+    pub fn keeps_ticks(&self) -> bool {
+        self.keeps_ticks
     }
 
     /// `true` when mutable query passes must stamp the rows they hand out, because a
     /// `Changed` query watches this component.
     #[inline]
     pub fn tracks_changes(&self) -> bool {
-        self.track_changes.load(Ordering::Relaxed)
+        self.keeps_ticks && self.track_changes.load(Ordering::Relaxed)
     }
 
     /// Starts stamping mutable query passes (see [`tracks_changes`](Self::tracks_changes)).
@@ -249,6 +273,37 @@ impl Column {
     #[inline]
     pub(crate) fn ticks_ptr(&self) -> NonNull<ComponentTicks> {
         self.ticks
+    }
+
+    /// No row was added after this tick (see `last_add`).
+    #[inline]
+    pub fn last_add(&self) -> Tick {
+        Tick::new(self.last_add.load(Ordering::Relaxed))
+    }
+
+    /// No row was changed after this tick (see `last_change`).
+    #[inline]
+    pub fn last_change(&self) -> Tick {
+        Tick::new(self.last_change.load(Ordering::Relaxed))
+    }
+
+    /// The "last changed" summary, for writers that stamp rows through `&self`.
+    #[inline]
+    pub(crate) fn last_change_cell(&self) -> &AtomicU32 {
+        &self.last_change
+    }
+
+    /// Records that a row was added (and so changed) at `tick`.
+    #[inline(always)]
+    fn note_add(&mut self, tick: Tick) {
+        *self.last_add.get_mut() = tick.get();
+        *self.last_change.get_mut() = tick.get();
+    }
+
+    /// Records that a row was changed at `tick`.
+    #[inline(always)]
+    fn note_change(&mut self, tick: Tick) {
+        *self.last_change.get_mut() = tick.get();
     }
 
     #[inline]
@@ -283,8 +338,10 @@ impl Column {
             // function before, or dangling when the capacity is 0).
             self.data = unsafe { realloc_array(self.data, self.item, self.capacity, capacity) };
         }
-        // SAFETY: the tick array holds `self.capacity` pairs, allocated here before.
-        self.ticks = unsafe { realloc_array(self.ticks, Layout::new::<ComponentTicks>(), self.capacity, capacity) };
+        if self.keeps_ticks {
+            // SAFETY: the tick array holds `self.capacity` pairs, allocated here before.
+            self.ticks = unsafe { realloc_array(self.ticks, Layout::new::<ComponentTicks>(), self.capacity, capacity) };
+        }
         self.capacity = capacity;
     }
 
@@ -321,8 +378,11 @@ impl Column {
     pub(crate) unsafe fn push_slot(&mut self, tick: Tick) -> NonNull<u8> {
         debug_assert!(self.len < self.capacity);
         let row = self.len;
-        // SAFETY: `row < capacity`, so the tick slot is allocated.
-        unsafe { write_ticks(self.ticks.add(row), tick.stamp()) };
+        if self.keeps_ticks {
+            // SAFETY: `row < capacity`, so the tick slot is allocated.
+            unsafe { write_ticks(self.ticks.add(row), tick.stamp()) };
+            self.note_add(tick.stamp());
+        }
         self.len = row + 1;
         // SAFETY: in bounds of the allocation (or dangling-but-aligned for ZSTs).
         unsafe { NonNull::new_unchecked(self.row_ptr(row)) }
@@ -390,6 +450,7 @@ impl Column {
             copy_item(value.as_ptr(), self.row_ptr(row), self.item.size());
             self.ticks.add(row).write(ComponentTicks::new(tick.stamp()));
         }
+        self.note_add(tick.stamp());
     }
 
     /// Marks an absent row of a sparse column present (added and changed at
@@ -407,6 +468,7 @@ impl Column {
         unsafe {
             debug_assert!(!self.is_present(row));
             self.ticks.add(row).write(ComponentTicks::new(tick.stamp()));
+            self.note_add(tick.stamp());
             NonNull::new_unchecked(self.row_ptr(row))
         }
     }
@@ -444,18 +506,26 @@ impl Column {
         unsafe { Ptr::new(NonNull::new_unchecked(self.row_ptr(row))) }
     }
 
-    /// A mutable pointer to a row's value; marks the row changed at `tick`.
+    /// A mutable pointer to a row's value, its ticks, and the column's "last
+    /// changed" summary, for a [`Mut`](crate::Mut) to stamp when written.
     ///
     /// # Safety
     /// `row < self.len()` and the row holds a value (see [`holds`](Self::holds)).
     #[inline]
-    pub(crate) unsafe fn get_mut_unchecked(&mut self, row: usize, tick: Tick) -> PtrMut<'_> {
+    pub(crate) unsafe fn get_tracked_mut(
+        &mut self,
+        row: usize,
+    ) -> (PtrMut<'_>, Option<&mut ComponentTicks>, &AtomicU32) {
         debug_assert!(self.holds(row));
-        // SAFETY: `row < len` (caller), so the tick and the value are in bounds;
-        // `&mut self` makes the borrow unique.
+        // SAFETY: `row < len` (caller), so the tick (when kept) and the value are
+        // in bounds; `&mut self` makes both borrows unique, and they do not overlap
+        // (two allocations); the summary is shared, atomically written.
         unsafe {
-            (*self.ticks.as_ptr().add(row)).changed = tick;
-            PtrMut::new(NonNull::new_unchecked(self.row_ptr(row)))
+            (
+                PtrMut::new(NonNull::new_unchecked(self.row_ptr(row))),
+                self.keeps_ticks.then(|| &mut *self.ticks.as_ptr().add(row)),
+                &*core::ptr::addr_of!(self.last_change),
+            )
         }
     }
 
@@ -473,7 +543,10 @@ impl Column {
         // `row < len` keeps the tick write in bounds.
         unsafe {
             core::ptr::swap_nonoverlapping(value.as_ptr(), self.row_ptr(row), self.item.size());
-            (*self.ticks.as_ptr().add(row)).changed = tick;
+            if self.keeps_ticks {
+                (*self.ticks.as_ptr().add(row)).changed = tick;
+                self.note_change(tick);
+            }
         }
         if let Some(drop) = self.drop {
             // SAFETY: after the swap, `value`'s memory holds the old, owned value of
@@ -496,7 +569,9 @@ impl Column {
             // bounds and do not overlap.
             unsafe {
                 copy_item(self.row_ptr(last), self.row_ptr(row), self.item.size());
-                self.ticks.add(row).write(self.ticks.add(last).read());
+                if self.keeps_ticks {
+                    self.ticks.add(row).write(self.ticks.add(last).read());
+                }
             }
         }
         self.len = last;
@@ -517,7 +592,9 @@ impl Column {
             // SAFETY: distinct live rows: in bounds, non-overlapping.
             unsafe {
                 core::ptr::swap_nonoverlapping(self.row_ptr(last), self.row_ptr(row), self.item.size());
-                self.ticks.add(row).write(self.ticks.add(last).read());
+                if self.keeps_ticks {
+                    self.ticks.add(row).write(self.ticks.add(last).read());
+                }
             }
         }
         self.len = last;
@@ -531,13 +608,14 @@ impl Column {
     }
 
     /// Moves `row` to the end of `dst`, without dropping, then swap-removes it here.
-    /// Ticks move with the value.
+    /// Ticks move with the value, and `dst`'s summaries take them in (relative to
+    /// `now`, the world's tick).
     ///
     /// # Safety
     /// `row < self.len()`, `dst` stores the same type, and `dst` has room for one more
     /// value (see [`reserve`](Self::reserve)).
     #[inline(always)]
-    pub(crate) unsafe fn swap_remove_into(&mut self, row: usize, dst: &mut Column) {
+    pub(crate) unsafe fn swap_remove_into(&mut self, row: usize, dst: &mut Column, now: Tick) {
         debug_assert!(row < self.len);
         debug_assert_eq!(self.item, dst.item);
         debug_assert!(dst.len < dst.capacity);
@@ -547,7 +625,18 @@ impl Column {
         // counts as moved out of `row`, which `swap_remove_forget` then fills.
         unsafe {
             copy_item(self.row_ptr(row), dst.row_ptr(to), self.item.size());
-            dst.ticks.add(to).write(self.ticks.add(row).read());
+            // Both columns store one component, so both keep ticks or neither does.
+            if self.keeps_ticks {
+                let ticks = self.ticks.add(row).read();
+                dst.ticks.add(to).write(ticks);
+                // An absent row's `ABSENT` added tick is never newer than a summary.
+                if ticks.added.is_newer_than(dst.last_add(), now) {
+                    *dst.last_add.get_mut() = ticks.added.get();
+                }
+                if ticks.changed.is_newer_than(dst.last_change(), now) {
+                    *dst.last_change.get_mut() = ticks.changed.get();
+                }
+            }
             dst.len = to + 1;
             self.swap_remove_forget(row);
         }
@@ -575,6 +664,9 @@ impl Column {
     /// Clamps the ticks of every row holding a value to at most
     /// [`MAX_CHANGE_AGE`] before `now` (absent rows of a sparse column stay absent).
     pub(crate) fn clamp_ticks(&mut self, now: Tick) {
+        if !self.keeps_ticks {
+            return;
+        }
         // SAFETY: `ticks` holds `len` initialised pairs (a valid empty slice while
         // unallocated), exclusively borrowed through `&mut self`.
         let ticks = unsafe { core::slice::from_raw_parts_mut(self.ticks.as_ptr(), self.len) };
@@ -586,6 +678,10 @@ impl Column {
             row.added = row.added.clamp_age(now).stamp();
             row.changed = row.changed.clamp_age(now);
         }
+        let last_add = self.last_add().clamp_age(now);
+        let last_change = self.last_change().clamp_age(now);
+        *self.last_add.get_mut() = last_add.get();
+        *self.last_change.get_mut() = last_change.get();
     }
 
     /// Checks the length against the capacity.
@@ -606,10 +702,33 @@ impl Drop for Column {
             if self.item.size() != 0 {
                 dealloc_array(self.data, self.item, self.capacity);
             }
-            dealloc_array(self.ticks, Layout::new::<ComponentTicks>(), self.capacity);
+            if self.keeps_ticks {
+                dealloc_array(self.ticks, Layout::new::<ComponentTicks>(), self.capacity);
+            }
         }
         super::resume_deferred(panic);
     }
+}
+
+/// Records in a column's "last changed" summary that a row was changed at
+/// `now`, through a shared reference (a `Mut` or a parallel query pass).
+///
+/// Writers running side by side may hold different ticks (two systems writing
+/// rows of one sparse column kept apart by filters); the summary must end at
+/// the newest of them, so a tick only replaces an older one. "Older" is judged
+/// by the wrapping distance: a summary a little ahead of `now` (less than 2^20
+/// ticks: another system of the same run) is kept.
+#[inline]
+pub(crate) fn stamp_summary(summary: &AtomicU32, now: Tick) {
+    const AHEAD: u32 = 1 << 20;
+    let now = now.get();
+    // The common case, every write after a run's first: already stamped.
+    if summary.load(Ordering::Relaxed) == now {
+        return;
+    }
+    let _ = summary.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |current| {
+        (current.wrapping_sub(now) >= AHEAD).then_some(now)
+    });
 }
 
 /// Writes `ComponentTicks::new(tick)` as one 8-byte store (a struct write compiles
@@ -821,7 +940,7 @@ mod tests {
         push(&mut a, Counted(2));
         b.reserve(1);
         // SAFETY: row 0 is live, same type, `b` has room.
-        unsafe { a.swap_remove_into(0, &mut b) };
+        unsafe { a.swap_remove_into(0, &mut b, Tick::new(1)) };
         assert_eq!(drops(), before);
         assert_eq!((a.len(), b.len()), (1, 1));
         drop((a, b));

@@ -6,6 +6,7 @@
 mod column;
 mod ptr;
 
+pub(crate) use column::stamp_summary;
 pub use column::{CHECK_TICK_THRESHOLD, Column, ComponentTicks, MAX_CHANGE_AGE, Occupancy, Tick};
 pub use ptr::{OwningPtr, Ptr, PtrMut};
 

@@ -259,6 +259,8 @@ pub struct Schedule {
     /// The world every entry was last initialized for, until systems are added:
     /// a run then skips initializing (a call per system and condition).
     initialized_for: Option<WorldId>,
+    /// Each run starts with `World::update_events`.
+    updates_events: bool,
 }
 
 impl Default for Schedule {
@@ -279,7 +281,19 @@ impl Schedule {
             multi_threaded: true,
             runs: 0,
             initialized_for: None,
+            updates_events: true,
         }
+    }
+
+    /// Whether each run starts by updating the world's event buffers
+    /// ([`World::update_events`]): on by default, so that with one schedule run
+    /// per frame, an [`EventReader`](crate::event::EventReader) sees every event
+    /// once, whether it runs before or after the writer. Turn it off for a second
+    /// schedule run in the same frame (a fixed-step loop), or events would last
+    /// one frame less.
+    pub fn set_updates_events(&mut self, updates_events: bool) -> &mut Self {
+        self.updates_events = updates_events;
+        self
     }
 
     /// Runs every system on the calling thread, in plan order. Results are the same
@@ -374,7 +388,9 @@ impl Schedule {
         self.entries.is_empty()
     }
 
-    /// Runs every system once, then applies all commands.
+    /// Runs every system once, then applies all commands. The run starts by
+    /// updating the world's event buffers (see
+    /// [`set_updates_events`](Self::set_updates_events)).
     ///
     /// # Panics
     /// When a system or a command panics (the panic propagates; the world stays
@@ -386,6 +402,9 @@ impl Schedule {
     /// order.
     pub fn run(&mut self, world: &mut World) {
         world.check_change_ticks_if_due();
+        if self.updates_events {
+            world.update_events();
+        }
         if self.plan.is_none() {
             self.plan = Some(self.make_plan());
             // Systems were added: each is initialized below.

@@ -82,7 +82,7 @@ impl<'w> EntityWorldMut<'w> {
 
     /// The entity's `T` mutably, if it has one; marks it changed.
     #[inline]
-    pub fn get_mut<T: Component>(&mut self) -> Option<&mut T> {
+    pub fn get_mut<T: Component>(&mut self) -> Option<crate::Mut<'_, T>> {
         self.world.get_mut::<T>(self.entity)
     }
 
@@ -121,6 +121,11 @@ impl<'w> EntityWorldMut<'w> {
     /// lacks; nothing is removed then.
     pub fn take<B: Bundle>(&mut self) -> Result<B, EcsError> {
         self.world.remove::<B>(self.entity)
+    }
+
+    /// The world, for the crate's own entity-scoped helpers.
+    pub(crate) fn world_mut(&mut self) -> &mut World {
+        self.world
     }
 
     /// Despawns the entity, dropping its components (see [`World::despawn`]).

@@ -10,15 +10,19 @@
 //! - `ticks.rs`: clamping change ticks so that they never wrap into looking new.
 
 mod change;
+mod deferred;
 mod entity_mut;
 mod entity_ref;
+mod lifecycle;
 mod query;
 mod spawn_batch;
 mod structural;
 mod ticks;
 
 pub use crate::query::QueryBorrow;
-pub use change::Mut;
+pub(crate) use change::TicksMut;
+pub use change::{Mut, Ref};
+pub use deferred::DeferredWorld;
 pub use entity_mut::EntityWorldMut;
 pub use entity_ref::EntityRef;
 pub use spawn_batch::SpawnBatch;
@@ -58,7 +62,7 @@ use crate::storage::{ComponentTicks, Tick, resume_deferred};
 pub struct World {
     id: WorldId,
     entities: Entities,
-    components: Components,
+    pub(crate) components: Components,
     archetypes: Archetypes,
     bundles: Bundles,
     resources: Resources,
@@ -67,7 +71,20 @@ pub struct World {
     change_tick: AtomicU32,
     /// When stored ticks were last clamped (see `ticks.rs`).
     last_tick_check: Tick,
+    /// Every observer (see `crate::observer`).
+    pub(crate) observers: crate::observer::Observers,
+    /// The trigger being handled, while an observer runs.
+    pub(crate) trigger_context: Option<crate::observer::TriggerContext>,
+    /// Commands of hooks and observers, waiting for the operation in progress.
+    pub(crate) deferred: lifecycle::Deferred,
+    /// Entities that lost components, for `RemovedComponents`.
+    pub(crate) removed: crate::event::RemovedLogs,
+    /// How to update each registered event type's buffer.
+    pub(crate) event_updates: Vec<(core::any::TypeId, EventUpdate)>,
 }
+
+/// Updates one registered event type's buffer.
+pub(crate) type EventUpdate = fn(&mut World);
 
 /// What the world does with a skipped command's error.
 type CommandErrorHandler = Box<dyn FnMut(&EcsError) + Send + Sync>;
@@ -112,6 +129,11 @@ impl World {
             command_error: None,
             change_tick: AtomicU32::new(1),
             last_tick_check: Tick::new(1),
+            observers: Default::default(),
+            trigger_context: None,
+            deferred: Default::default(),
+            removed: Default::default(),
+            event_updates: Vec::new(),
         }
     }
 
@@ -211,12 +233,27 @@ impl World {
         }
     }
 
-    /// A mutable reference to the entity's `T`, or `None` when the entity is not alive
-    /// or has no `T`. Marks the component changed.
+    /// The entity's `T`, mutably, or `None` when the entity is not alive or has no
+    /// `T`. The component is marked changed when written through the [`Mut`]
+    /// (not when only read), so `Changed<T>` sees exactly the writes.
+    ///
+    /// # Example
+    /// ```
+    /// # use ecs_core::prelude::*;
+    /// #[derive(Component)] struct Fuel(u32);
+    /// let mut world = World::new();
+    /// let ship = world.spawn(Fuel(3));
+    /// let mut changed = world.query_state_filtered::<Entity, Changed<Fuel>>();
+    /// changed.iter(&world).count(); // sees the spawn
+    /// assert_eq!(world.get_mut::<Fuel>(ship).unwrap().0, 3); // a read
+    /// assert_eq!(changed.iter(&world).count(), 0);
+    /// world.get_mut::<Fuel>(ship).unwrap().0 -= 1; // a write
+    /// assert_eq!(changed.iter(&world).collect::<Vec<_>>(), [ship]);
+    /// ```
     #[inline]
-    pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Option<&mut T> {
+    pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Option<Mut<'_, T>> {
         let location = self.entities.get(entity)?;
-        let tick = self.change_tick();
+        let this_run = self.change_tick();
         let column = self.archetypes.get_mut(location.archetype).column_mut(component_id::<T>())?;
         let row = location.row.index();
         // SAFETY: as in `get` (in bounds, the value present, a `T`); `&mut self`
@@ -225,7 +262,9 @@ impl World {
             if is_sparse::<T>() && !column.is_present(row) {
                 return None;
             }
-            Some(column.get_mut_unchecked(row, tick).deref_mut::<T>())
+            let (value, ticks, summary) = column.get_tracked_mut(row);
+            let ticks = change::TicksMut { ticks, summary: Some(summary), last_run: Tick::new(0), this_run };
+            Some(Mut::new(value.deref_mut::<T>(), ticks))
         }
     }
 
@@ -354,7 +393,8 @@ impl World {
         let mut scope = PutBack { world: self, value: Some(value), ticks };
         let PutBack { world, value, ticks } = &mut scope;
         let now = world.change_tick();
-        f(world, Mut::new(value.as_mut().expect("taken out above"), &mut ticks.changed, now))
+        let ticks = change::TicksMut { ticks: Some(ticks), summary: None, last_run: Tick::new(0), this_run: now };
+        f(world, Mut::new(value.as_mut().expect("taken out above"), ticks))
     }
 
     /// Removes and returns the resource of type `R`.
@@ -442,6 +482,9 @@ impl World {
     /// Re-raises the first panic of a component's `Drop`, after every other
     /// component has been dropped and the world is empty and consistent.
     pub fn clear(&mut self) {
+        if self.components.lifecycle_active() {
+            self.clear_observed();
+        }
         resume_deferred(self.clear_deferring_panic());
     }
 

@@ -30,7 +30,11 @@ impl World {
         I: IntoIterator,
         I::Item: Bundle,
     {
-        let bundles = bundles.into_iter();
+        let mut bundles = bundles.into_iter();
+        // With hooks or observers to run, each entity is spawned (and its hooks
+        // run) before the batch is handed back.
+        let spawned = (I::Item::__HOOKED || self.components.lifecycle_active())
+            .then(|| bundles.by_ref().map(|bundle| self.spawn(bundle)).collect::<Vec<_>>().into_iter());
         let bundle = self.bundle_id::<I::Item>();
         let archetype = self.spawn_archetype(bundle);
         let lower = upfront_rows(bundles.size_hint());
@@ -41,7 +45,7 @@ impl World {
         let target = self.bundles.get(bundle).spawn.as_ref().expect("spawn_archetype created the spawn target");
         let archetype = self.archetypes.get_mut(archetype);
         archetype.reserve(lower);
-        SpawnBatch { bundles, entities: &mut self.entities, archetype, columns: &target.columns, tick }
+        SpawnBatch { bundles, entities: &mut self.entities, archetype, columns: &target.columns, tick, spawned }
     }
 }
 
@@ -71,6 +75,8 @@ where
     /// The item type's spawn target columns in `archetype` (see `write_row`).
     columns: &'w [u32],
     tick: Tick,
+    /// The entities already spawned, when hooks or observers had to run.
+    spawned: Option<std::vec::IntoIter<Entity>>,
 }
 
 impl<I> Iterator for SpawnBatch<'_, I>
@@ -82,6 +88,9 @@ where
 
     #[inline]
     fn next(&mut self) -> Option<Entity> {
+        if let Some(spawned) = &mut self.spawned {
+            return spawned.next();
+        }
         let bundle = self.bundles.next()?;
         // SAFETY: `spawn_batch` took `columns` and `archetype` from the same spawn
         // target of the item type.
@@ -93,6 +102,9 @@ where
     /// items never make. An exact hint (an `ExactSizeIterator`'s) is passed on.
     #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
+        if let Some(spawned) = &self.spawned {
+            return spawned.size_hint();
+        }
         match self.bundles.size_hint() {
             (lower, Some(upper)) if lower == upper => (lower, Some(upper)),
             (lower, upper) => (lower.min(MAX_UPFRONT_ROWS), upper),
@@ -116,7 +128,7 @@ where
         // If the source iterator panicked, calling it again while unwinding could
         // panic twice and abort; the items spawned so far are complete entities.
         if !std::thread::panicking() {
-            let Self { bundles, entities, archetype, columns, tick } = self;
+            let Self { bundles, entities, archetype, columns, tick, .. } = self;
             for bundle in bundles {
                 // SAFETY: as in `next`.
                 unsafe { spawn_one(entities, archetype, columns, *tick, bundle) };

@@ -35,6 +35,16 @@ impl World {
     /// ```
     #[inline]
     pub fn spawn<B: Bundle>(&mut self, bundle: B) -> Entity {
+        // `B::__HOOKED`: hooks of components registered by this very call.
+        if B::__HOOKED || self.components.lifecycle_active() {
+            return self.spawn_observed(bundle);
+        }
+        self.spawn_unobserved(bundle)
+    }
+
+    /// [`spawn`](Self::spawn) without hooks, observers or removal logs.
+    #[inline]
+    pub(super) fn spawn_unobserved<B: Bundle>(&mut self, bundle: B) -> Entity {
         let bundle_id = self.bundle_id::<B>();
         let archetype = self.spawn_archetype(bundle_id);
         self.archetypes.get_mut(archetype).reserve(1);
@@ -97,6 +107,9 @@ impl World {
                 entity
             });
         }
+        if B::__HOOKED || self.components.lifecycle_active() {
+            self.after_spawn::<B>(entity);
+        }
         Ok(())
     }
 
@@ -113,6 +126,15 @@ impl World {
     /// are in place).
     #[inline]
     pub fn insert<B: Bundle>(&mut self, entity: Entity, bundle: B) -> Result<(), EcsError> {
+        if B::__HOOKED || self.components.lifecycle_active() {
+            return self.insert_observed(entity, bundle);
+        }
+        self.insert_unobserved(entity, bundle)
+    }
+
+    /// [`insert`](Self::insert) without hooks, observers or removal logs.
+    #[inline]
+    pub(super) fn insert_unobserved<B: Bundle>(&mut self, entity: Entity, bundle: B) -> Result<(), EcsError> {
         // Decided at compile time: a lone sparse component has a path of its own,
         // short enough to inline at the call site.
         if B::__SPARSE { self.insert_sparse(entity, bundle) } else { self.insert_moving(entity, bundle) }
@@ -160,7 +182,7 @@ impl World {
         // SAFETY: `row` is live in the source; the target has room (reserved above),
         // every source component (an insert only adds) and every sparse one (synced
         // above).
-        let swapped = unsafe { source.move_row(row, target) };
+        let swapped = unsafe { source.move_row(row, target, tick) };
         let edge = source.edges.insert(bundle_id).expect("edge cached above");
         let mut writes = edge.writes.iter();
         let columns = &mut target.columns;
@@ -217,6 +239,15 @@ impl World {
     /// ```
     #[inline]
     pub fn remove<B: Bundle>(&mut self, entity: Entity) -> Result<B, EcsError> {
+        if self.components.lifecycle_active() {
+            return self.remove_observed(entity);
+        }
+        self.remove_unobserved(entity)
+    }
+
+    /// [`remove`](Self::remove) without hooks, observers or removal logs.
+    #[inline]
+    pub(super) fn remove_unobserved<B: Bundle>(&mut self, entity: Entity) -> Result<B, EcsError> {
         // As in `insert`.
         if B::__SPARSE { self.remove_sparse(entity) } else { self.remove_moving(entity) }
     }
@@ -268,12 +299,13 @@ impl World {
             return Ok(bundle);
         }
 
+        let now = self.change_tick();
         let (source, target) = self.archetypes.pair_mut(source_id, target_id);
         let target_row = target.len();
         // SAFETY: `row` is live; the target has room (reserved above) and every
         // sparse column (synced above); the values of the components it lacks were
         // moved into `bundle` above.
-        let swapped = unsafe { source.move_row(row, target) };
+        let swapped = unsafe { source.move_row(row, target, now) };
         // SAFETY: `target_row` is the entity's new row, and the removed sparse
         // values it carries were moved into `bundle` above.
         unsafe {
@@ -294,6 +326,14 @@ impl World {
     /// When a component's `Drop` panics. The entity is gone by then and every other
     /// component of it is still dropped; the first panic is re-raised afterwards.
     pub fn despawn(&mut self, entity: Entity) -> Result<(), EcsError> {
+        if self.components.lifecycle_active() {
+            return self.despawn_observed(entity);
+        }
+        self.despawn_unobserved(entity)
+    }
+
+    /// [`despawn`](Self::despawn) without hooks, observers or removal logs.
+    pub(super) fn despawn_unobserved(&mut self, entity: Entity) -> Result<(), EcsError> {
         let location = self.entities.free(entity).ok_or(EcsError::NoSuchEntity(entity))?;
         let archetype = self.archetypes.get_mut(location.archetype);
         let row = location.row.index();

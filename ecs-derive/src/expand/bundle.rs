@@ -65,6 +65,8 @@ pub fn bundle(def: BundleDef<'_>) -> TokenStream {
                     Self { #(#build)* }
                 }
 
+                const __HOOKED: bool = false #(|| <#tys as #krate::Bundle>::__HOOKED)*;
+
                 fn __remove_present(__world: &mut #krate::World, __entity: #krate::Entity) {
                     #(<#tys as #krate::Bundle>::__remove_present(__world, __entity);)*
                 }

@@ -2,11 +2,12 @@
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
 
 use crate::parse::ComponentDef;
 
 pub fn component(def: ComponentDef<'_>) -> TokenStream {
-    let ComponentDef { ident, generics, krate, sparse } = def;
+    let ComponentDef { ident, generics, krate, sparse, hooks, changes } = def;
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     let mut where_clause = where_clause.cloned().unwrap_or_else(|| syn::parse_quote!(where));
     let id_cell = if generics.params.is_empty() {
@@ -36,13 +37,44 @@ pub fn component(def: ComponentDef<'_>) -> TokenStream {
     } else {
         TokenStream::new()
     };
+    let hooks = if hooks.is_empty() {
+        TokenStream::new()
+    } else {
+        // Each function is spanned at its path, so a wrong signature is reported
+        // there ("expected fn pointer `fn(DeferredWorld<'_>, HookContext)`").
+        let fields = hooks.iter().map(|(key, function)| {
+            quote_spanned! {function.span()=> #key: ::core::option::Option::Some(#function) }
+        });
+        quote! {
+            const HOOKS: #krate::component::ComponentHooks = #krate::component::ComponentHooks {
+                #(#fields,)*
+                ..#krate::component::ComponentHooks::NONE
+            };
+        }
+    };
+    let tracked = if changes {
+        quote! {
+            #[automatically_derived]
+            impl #impl_generics #krate::component::ChangeTracked for #ident #ty_generics #where_clause {}
+        }
+    } else {
+        TokenStream::new()
+    };
+    let changes = if changes {
+        TokenStream::new()
+    } else {
+        quote! { const CHANGES: bool = false; }
+    };
     quote! {
         const _: () = {
             #[automatically_derived]
             #impl_head #where_clause {
                 #storage
+                #changes
+                #hooks
                 #id_cell
             }
+            #tracked
         };
     }
 }

@@ -4,12 +4,14 @@
 
 mod bundle;
 mod component;
+mod event;
 mod query;
 mod system_param;
 mod system_set;
 
 pub use bundle::bundle;
 pub use component::component;
+pub use event::event;
 pub use query::query;
 pub use system_param::system_param;
 pub use system_set::system_set;

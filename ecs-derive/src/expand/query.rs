@@ -34,6 +34,9 @@ pub fn query(def: QueryDef<'_>) -> TokenStream {
     let marks = per_field(
         |ty, i, q| quote!(unsafe { <#ty as #q::QueryData>::mark_written(&__fetch.#i, ::core::clone::Clone::clone(&__rows)) };),
     );
+    let slice_marks = per_field(
+        |ty, i, q| quote!(unsafe { <#ty as #q::QueryData>::mark_sliced(&__fetch.#i, ::core::clone::Clone::clone(&__rows)) };),
+    );
     let filters = per_field(|ty, i, q| quote!(&& unsafe { <#ty as #q::QueryData>::filter_row(&__fetch.#i, __row) }));
     let run_ends = per_field(|ty, i, q| {
         quote! {
@@ -138,6 +141,16 @@ pub fn query(def: QueryDef<'_>) -> TokenStream {
                 ) {
                     // SAFETY: forwarded from the caller.
                     #(#marks)*
+                }
+
+                #[inline(always)]
+                #[allow(unused_unsafe)]
+                unsafe fn mark_sliced(
+                    __fetch: &Self::Fetch<'_>,
+                    __rows: ::core::ops::Range<::core::primitive::usize>,
+                ) {
+                    // SAFETY: forwarded from the caller.
+                    #(#slice_marks)*
                 }
             }
 

@@ -1,0 +1,133 @@
+//! [`RemovedComponents<T>`]: the entities that lost a `T`.
+
+use super::{Event, EventCursor, Events};
+use crate::component::{Component, ComponentId, REMOVED_LOG, component_id};
+use crate::entity::Entity;
+use crate::system::{ReadOnlySystemParam, SystemAccess, SystemMeta, SystemParam};
+use crate::world::World;
+
+/// One logged removal (the state of a [`RemovedComponents`] names it).
+#[doc(hidden)]
+pub struct Removed(Entity);
+
+impl Event for Removed {}
+
+/// Per component, the entities that lost it in the last two updates. A
+/// component's log exists (and removals of it are recorded) once some
+/// [`RemovedComponents`] parameter asked for it, so other components pay nothing.
+#[derive(Default)]
+pub(crate) struct RemovedLogs {
+    logs: Vec<Option<Events<Removed>>>,
+}
+
+impl RemovedLogs {
+    pub(crate) fn log(&mut self, component: ComponentId, entity: Entity) {
+        if let Some(Some(log)) = self.logs.get_mut(component.index()) {
+            log.send(Removed(entity));
+        }
+    }
+
+    fn get(&self, component: ComponentId) -> Option<&Events<Removed>> {
+        self.logs.get(component.index()).and_then(Option::as_ref)
+    }
+
+    fn start(&mut self, component: ComponentId) {
+        if self.logs.len() <= component.index() {
+            self.logs.resize_with(component.index() + 1, || None);
+        }
+        self.logs[component.index()].get_or_insert_with(Events::default);
+    }
+
+    /// Advances every log by one update (with the world's events).
+    pub(crate) fn update(&mut self) {
+        self.logs.iter_mut().flatten().for_each(Events::update);
+    }
+}
+
+/// The entities that lost their `T` (removed, or despawned) since this system
+/// last ran: a system parameter. Like an [`EventReader`](super::EventReader),
+/// it keeps its own cursor, and sees removals of the last two updates of
+/// [`World::update_events`] (a schedule does one per run).
+///
+/// Entities may be dead by the time they are read: check with
+/// `world.contains(e)` or a query's `get`.
+///
+/// # Example
+/// ```
+/// use ecs_core::prelude::*;
+/// use ecs_core::event::RemovedComponents;
+///
+/// #[derive(Component)] struct Enemy;
+/// #[derive(Default)] struct Gone(Vec<Entity>);
+/// fn mourn(mut removed: RemovedComponents<Enemy>, mut gone: ResMut<Gone>) {
+///     gone.0.extend(removed.read());
+/// }
+/// let mut world = World::new();
+/// world.insert_resource(Gone::default());
+/// let mut schedule = Schedule::new();
+/// schedule.add_system(mourn);
+/// let (a, b) = (world.spawn(Enemy), world.spawn(Enemy));
+/// schedule.run(&mut world); // the log starts with the system
+/// world.despawn(a)?;
+/// world.remove::<Enemy>(b)?;
+/// schedule.run(&mut world);
+/// schedule.run(&mut world);
+/// assert_eq!(world.resource::<Gone>().0, [a, b], "each once");
+/// # Ok::<(), EcsError>(())
+/// ```
+pub struct RemovedComponents<'w, T: Component> {
+    cursor: &'w mut EventCursor<Removed>,
+    log: Option<&'w Events<Removed>>,
+    marker: core::marker::PhantomData<fn() -> T>,
+}
+
+impl<T: Component> RemovedComponents<'_, T> {
+    /// The entities that lost `T` and were not read yet, in order.
+    pub fn read(&mut self) -> impl DoubleEndedIterator<Item = Entity> + ExactSizeIterator + '_ {
+        static NONE: Events<Removed> = Events::new();
+        let log = self.log.unwrap_or(&NONE);
+        self.cursor.read(log).map(|removed| removed.0)
+    }
+
+    /// How many removals are not read yet.
+    pub fn len(&self) -> usize {
+        self.log.map_or(0, |log| self.cursor.len(log))
+    }
+
+    /// `true` when every removal is read.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Marks every removal read.
+    pub fn clear(&mut self) {
+        if let Some(log) = self.log {
+            self.cursor.clear(log);
+        }
+    }
+}
+
+// SAFETY: records no access: the logs are written only by structural changes,
+// which need `&mut World`, so no system runs meanwhile; the cursor is the
+// parameter's own state.
+unsafe impl<T: Component> SystemParam for RemovedComponents<'_, T> {
+    type State = (ComponentId, EventCursor<Removed>);
+    type Item<'w> = RemovedComponents<'w, T>;
+
+    fn access(meta: &mut SystemMeta) {
+        meta.add_param_named_by(crate::names::type_name::<RemovedComponents<'static, T>>, SystemAccess::default());
+    }
+    fn init_state(world: &mut World) -> Self::State {
+        let id = component_id::<T>();
+        world.components.add_lifecycle(id, REMOVED_LOG);
+        world.removed.start(id);
+        (id, EventCursor::default())
+    }
+    unsafe fn get_param<'w>(state: &'w mut Self::State, _: &SystemMeta, world: &'w World) -> RemovedComponents<'w, T> {
+        let log = world.removed.get(state.0);
+        RemovedComponents { cursor: &mut state.1, log, marker: core::marker::PhantomData }
+    }
+}
+
+// SAFETY: reads the world's removal log and writes only its own cursor.
+unsafe impl<T: Component> ReadOnlySystemParam for RemovedComponents<'_, T> {}

@@ -1,0 +1,487 @@
+//! Observers: systems that run the moment an event is triggered.
+//!
+//! `world.add_observer(|trigger: Trigger<Hit>, mut q: Query<&mut Health>| …)` makes
+//! an observer of the event `Hit`; `world.trigger(Hit(3))` (or
+//! `world.trigger_targets(Hit(3), enemy)`, or the same through
+//! [`Commands`](crate::command::Commands)) runs every observer of it before it
+//! returns. An observer is a system: its parameters are any system parameters
+//! after the [`Trigger`], which hands it the event and its target.
+//!
+//! - **Lifecycle events.** [`OnAdd`](crate::event::OnAdd),
+//!   [`OnInsert`](crate::event::OnInsert), [`OnReplace`](crate::event::OnReplace),
+//!   [`OnRemove`](crate::event::OnRemove) and [`OnDespawn`](crate::event::OnDespawn)
+//!   are triggered by the world itself, once per component, targeting the entity:
+//!   `Trigger<OnAdd, Health>` observes `Health` being added, `Trigger<OnAdd>` any
+//!   component. See [`ComponentHooks`](crate::component::ComponentHooks) for the
+//!   order of hooks and observers.
+//! - **Entity observers.** `world.entity_mut(e)?.observe(|trigger: Trigger<Hit>| …)`
+//!   runs only for events targeting `e`, and is removed when `e` is despawned.
+//! - **Observers are entities.** [`World::add_observer`] returns the observer's
+//!   entity (it holds an [`Observer`] component); despawning it removes the
+//!   observer.
+//! - **Structural changes are deferred.** An observer changes the world's
+//!   structure through `Commands`; those run once the triggering call (or the
+//!   structural change that triggered a lifecycle event) is complete, in rounds:
+//!   commands queued while applying a round form the next. Observers that keep
+//!   triggering each other without end are stopped after
+//!   [`MAX_OBSERVER_ROUNDS`] rounds (or [`MAX_TRIGGER_DEPTH`] nested triggers) by a
+//!   panic naming the event, never by a stack overflow; the world stays
+//!   consistent.
+//!
+//! Unlike bevy_ecs, an observer that triggers an event does so through `Commands`
+//! (or a hook's `DeferredWorld`), so it never re-enters itself on the stack.
+//!
+//! # Example
+//! ```
+//! use ecs_core::prelude::*;
+//!
+//! #[derive(Component)] struct Health(i32);
+//! #[derive(Event)] struct Hit(i32);
+//!
+//! let mut world = World::new();
+//! let orc = world.spawn(Health(5));
+//! world.add_observer(|trigger: Trigger<Hit>, mut healths: Query<&mut Health>, mut commands: Commands| {
+//!     let target = trigger.target();
+//!     let health = healths.get_mut(target).unwrap();
+//!     health.0 -= trigger.0;
+//!     if health.0 <= 0 {
+//!         commands.entity(target).despawn();
+//!     }
+//! });
+//! world.trigger_targets(Hit(3), orc);
+//! assert_eq!(world.get::<Health>(orc).map(|h| h.0), Some(2));
+//! world.trigger_targets(Hit(3), orc);
+//! assert!(!world.contains(orc));
+//! ```
+
+mod runner;
+mod trigger;
+
+pub(crate) use runner::ObserverRunner;
+pub use runner::{BoxedObserver, IntoObserverSystem};
+pub(crate) use trigger::TriggerContext;
+pub use trigger::{Trigger, TriggerTargets};
+
+use core::any::TypeId;
+use std::collections::HashMap;
+
+use crate::bundle::{Bundle, TypeIdHasher};
+use crate::component::{ComponentId, HookContext, Lifecycle};
+use crate::entity::Entity;
+use crate::event::{Event, OnAdd, OnDespawn, OnInsert, OnRemove, OnReplace};
+use crate::world::{DeferredWorld, World};
+
+/// How many rounds of commands queued by observers and hooks one structural
+/// change or trigger may cause before the world calls it a runaway cycle.
+pub const MAX_OBSERVER_ROUNDS: u32 = 1024;
+
+/// How deep triggers may nest (a hook triggering an event whose observer's
+/// lifecycle event runs a hook that triggers …) before the world calls it a
+/// runaway cycle.
+pub const MAX_TRIGGER_DEPTH: u32 = 64;
+
+/// The component of an observer's entity: despawn the entity (or remove this
+/// component) to remove the observer.
+///
+/// # Example
+/// ```
+/// # use ecs_core::prelude::*;
+/// #[derive(Event)] struct Ping;
+/// #[derive(Default)] struct Pings(u32);
+/// let mut world = World::new();
+/// world.insert_resource(Pings::default());
+/// let observer = world.add_observer(|_: Trigger<Ping>, mut n: ResMut<Pings>| n.0 += 1);
+/// assert!(world.get::<ecs_core::observer::Observer>(observer).is_some());
+/// world.trigger(Ping);
+/// world.despawn(observer)?;
+/// world.trigger(Ping);
+/// assert_eq!(world.resource::<Pings>().0, 1);
+/// # Ok::<(), EcsError>(())
+/// ```
+#[derive(Debug)]
+pub struct Observer {
+    slot: u32,
+    event: &'static str,
+}
+
+// Written out rather than derived, so that "the trait `Component` is implemented
+// for `Observer`" never shows up in a user's error message.
+#[diagnostic::do_not_recommend]
+impl crate::Component for Observer {
+    const HOOKS: crate::component::ComponentHooks = crate::component::ComponentHooks {
+        on_remove: Some(Observer::unregister),
+        ..crate::component::ComponentHooks::NONE
+    };
+}
+
+impl Observer {
+    /// The name of the event type the observer watches.
+    pub fn event_name(&self) -> &'static str {
+        self.event
+    }
+
+    fn unregister(mut world: DeferredWorld, ctx: HookContext) {
+        let Some(slot) = world.get::<Observer>(ctx.entity).map(|o| o.slot) else { return };
+        world.world_mut_internal().observers.unregister(slot, ctx.entity);
+    }
+}
+
+/// On an entity with entity observers: their entities, despawned with it.
+#[derive(Debug, Default)]
+pub(crate) struct ObservedBy(pub(crate) Vec<Entity>);
+
+#[diagnostic::do_not_recommend]
+impl crate::Component for ObservedBy {
+    const STORAGE: crate::StorageType = crate::StorageType::Sparse;
+    const HOOKS: crate::component::ComponentHooks = crate::component::ComponentHooks {
+        on_remove: Some(ObservedBy::despawn_observers),
+        ..crate::component::ComponentHooks::NONE
+    };
+}
+
+impl ObservedBy {
+    fn despawn_observers(mut world: DeferredWorld, ctx: HookContext) {
+        let observers = world.get::<ObservedBy>(ctx.entity).map(|o| o.0.clone()).unwrap_or_default();
+        let mut commands = world.commands();
+        for observer in observers {
+            // An observer despawned by hand already is skipped quietly.
+            commands.run(move |world| {
+                let _ = world.despawn(observer);
+            });
+        }
+    }
+}
+
+/// One registered observer.
+struct Slot {
+    /// The observer's entity (holding its [`Observer`] component).
+    entity: Entity,
+    event: TypeId,
+    /// Components watched (lifecycle events); empty for "any".
+    components: Box<[ComponentId]>,
+    /// The only entity it observes, for entity observers.
+    target: Option<Entity>,
+    /// The system; taken out while it runs.
+    runner: Option<Box<dyn ObserverRunner>>,
+}
+
+/// The observers of one event type, by what they watch.
+#[derive(Default)]
+struct EventObservers {
+    /// Observers of every trigger of the event.
+    global: Vec<u32>,
+    /// Observers of a lifecycle event for given components, by component index.
+    by_component: Vec<Vec<u32>>,
+    /// Entity observers, by target.
+    by_target: HashMap<Entity, Vec<u32>>,
+}
+
+/// Which list of an [`EventObservers`] to walk.
+#[derive(Clone, Copy)]
+enum List {
+    Global,
+    Component(ComponentId),
+    Target(Entity),
+}
+
+/// Every observer of a world.
+#[derive(Default)]
+pub(crate) struct Observers {
+    slots: Vec<Option<Slot>>,
+    free: Vec<u32>,
+    events: HashMap<TypeId, EventObservers, core::hash::BuildHasherDefault<TypeIdHasher>>,
+    /// The name of the event triggered last, for the runaway-cycle message.
+    pub(crate) last_event: &'static str,
+}
+
+impl Observers {
+    fn register(&mut self, slot: Slot) -> u32 {
+        let event = self.events.entry(slot.event).or_default();
+        let index = match self.free.pop() {
+            Some(index) => index,
+            None => {
+                self.slots.push(None);
+                u32::try_from(self.slots.len() - 1).expect("fewer than 2^32 observers")
+            }
+        };
+        match (slot.target, slot.components.is_empty()) {
+            (Some(target), _) => event.by_target.entry(target).or_default().push(index),
+            (None, true) => event.global.push(index),
+            (None, false) => {
+                for &component in slot.components.iter() {
+                    if event.by_component.len() <= component.index() {
+                        event.by_component.resize_with(component.index() + 1, Vec::new);
+                    }
+                    event.by_component[component.index()].push(index);
+                }
+            }
+        }
+        self.slots[index as usize] = Some(slot);
+        index
+    }
+
+    /// Removes the observer in `index` if it belongs to `entity`.
+    fn unregister(&mut self, index: u32, entity: Entity) {
+        let Some(slot) = self.slots.get_mut(index as usize).filter(|s| s.as_ref().is_some_and(|s| s.entity == entity))
+        else {
+            return;
+        };
+        let slot = slot.take().expect("checked above");
+        self.free.push(index);
+        let Some(event) = self.events.get_mut(&slot.event) else { return };
+        let forget = |list: &mut Vec<u32>| list.retain(|&i| i != index);
+        match slot.target {
+            Some(target) => {
+                if let Some(list) = event.by_target.get_mut(&target) {
+                    forget(list);
+                    if list.is_empty() {
+                        event.by_target.remove(&target);
+                    }
+                }
+            }
+            None => {
+                forget(&mut event.global);
+                for component in slot.components.iter() {
+                    if let Some(list) = event.by_component.get_mut(component.index()) {
+                        forget(list);
+                    }
+                }
+            }
+        }
+    }
+
+    /// `true` when some observer watches the event type.
+    #[inline]
+    pub(crate) fn watches(&self, event: TypeId) -> bool {
+        self.events.contains_key(&event)
+    }
+
+    /// The `i`th observer of a list, if any.
+    fn nth(&self, event: TypeId, list: List, i: usize) -> Option<u32> {
+        let event = self.events.get(&event)?;
+        match list {
+            List::Global => event.global.get(i),
+            List::Component(c) => event.by_component.get(c.index())?.get(i),
+            List::Target(t) => event.by_target.get(&t)?.get(i),
+        }
+        .copied()
+    }
+
+    /// The number of registered observers.
+    pub(crate) fn len(&self) -> usize {
+        self.slots.len() - self.free.len()
+    }
+}
+
+/// The lifecycle kind of an event type, if it is one of the five.
+fn lifecycle_of(event: TypeId) -> Option<Lifecycle> {
+    [
+        (TypeId::of::<OnAdd>(), Lifecycle::Add),
+        (TypeId::of::<OnInsert>(), Lifecycle::Insert),
+        (TypeId::of::<OnReplace>(), Lifecycle::Replace),
+        (TypeId::of::<OnRemove>(), Lifecycle::Remove),
+        (TypeId::of::<OnDespawn>(), Lifecycle::Despawn),
+    ]
+    .into_iter()
+    .find_map(|(id, kind)| (id == event).then_some(kind))
+}
+
+impl World {
+    /// Adds an observer of the event `E` (for lifecycle events, of components `B`)
+    /// and returns its entity; despawn that to remove the observer.
+    ///
+    /// The observer is a function (or closure) whose first parameter is a
+    /// [`Trigger<E, B>`](Trigger) and whose others are any system parameters.
+    ///
+    /// # Example
+    /// ```
+    /// use ecs_core::prelude::*;
+    /// use ecs_core::event::OnAdd;
+    ///
+    /// #[derive(Component)] struct Name(&'static str);
+    /// #[derive(Component)] struct Health(u32);
+    /// #[derive(Default)] struct Log(Vec<&'static str>);
+    ///
+    /// let mut world = World::new();
+    /// world.insert_resource(Log::default());
+    /// world.add_observer(|trigger: Trigger<OnAdd, Health>, names: Query<&Name>, mut log: ResMut<Log>| {
+    ///     log.0.push(names.get(trigger.target()).map_or("?", |n| n.0));
+    /// });
+    /// world.spawn((Name("orc"), Health(3)));
+    /// world.spawn(Name("tree"));
+    /// assert_eq!(world.resource::<Log>().0, ["orc"]);
+    /// ```
+    pub fn add_observer<E: Event, B: Bundle, M>(&mut self, observer: impl IntoObserverSystem<E, B, M>) -> Entity {
+        self.spawn_observer::<E, B>(observer.into_runner().0, None)
+    }
+
+    /// Registers an observer system, spawning its entity.
+    pub(crate) fn spawn_observer<E: Event, B: Bundle>(
+        &mut self,
+        runner: Box<dyn ObserverRunner>,
+        target: Option<Entity>,
+    ) -> Entity {
+        let mut components = Vec::new();
+        B::register(&mut self.components, &mut |id| components.push(id));
+        let event = TypeId::of::<E>();
+        if let Some(kind) = lifecycle_of(event) {
+            // Structural changes of the watched components (or, with none named,
+            // of all) must now stop to trigger it.
+            if components.is_empty() {
+                self.components.add_global_lifecycle(kind.flag());
+            } else {
+                for &component in &components {
+                    self.components.add_lifecycle(component, kind.flag());
+                }
+            }
+        }
+        let entity = self.spawn_empty().id();
+        let slot = self.observers.register(Slot {
+            entity,
+            event,
+            components: components.into(),
+            target,
+            runner: Some(runner),
+        });
+        self.insert(entity, Observer { slot, event: crate::names::type_name::<E>() })
+            .expect("the observer's entity was just spawned");
+        entity
+    }
+
+    /// Triggers `event`: runs every observer of `E` that is not an entity
+    /// observer, before returning. Structural changes the observers queue run
+    /// afterwards, before this returns.
+    ///
+    /// # Panics
+    /// When an observer panics (the world stays consistent), or when observers
+    /// keep triggering each other (see [`MAX_OBSERVER_ROUNDS`]).
+    pub fn trigger<E: Event>(&mut self, event: E) {
+        self.trigger_with(&event, None);
+    }
+
+    /// Triggers `event` for each target entity: observers of `E`, and the entity
+    /// observers of each target, run once per target.
+    /// [`Trigger::target`] tells which.
+    ///
+    /// # Example
+    /// ```
+    /// # use ecs_core::prelude::*;
+    /// #[derive(Event)] struct Hit(u32);
+    /// #[derive(Default)] struct Damage(u32);
+    /// let mut world = World::new();
+    /// world.insert_resource(Damage::default());
+    /// let (a, b) = (world.spawn(()), world.spawn(()));
+    /// world.entity_mut(a)?.observe(|hit: Trigger<Hit>, mut d: ResMut<Damage>| d.0 += hit.0);
+    /// world.trigger_targets(Hit(2), [a, b]);
+    /// world.trigger_targets(Hit(5), b);
+    /// assert_eq!(world.resource::<Damage>().0, 2, "only hits on `a` reach `a`'s observer");
+    /// # Ok::<(), EcsError>(())
+    /// ```
+    pub fn trigger_targets<E: Event>(&mut self, event: E, targets: impl TriggerTargets) {
+        targets.for_each_target(&mut |target| self.trigger_with(&event, Some(target)));
+    }
+
+    /// Runs the observers of `event` (for `target`), then the commands they queued.
+    fn trigger_with<E: Event>(&mut self, event: &E, target: Option<Entity>) {
+        let ctx = TriggerContext::new(event, target, None);
+        self.with_deferred(|world| world.run_observers(&ctx));
+    }
+
+    /// Runs the observers a trigger reaches: those of every trigger of its event,
+    /// those of its component, and the entity observers of its target. Call it
+    /// within [`with_deferred`](World::with_deferred).
+    pub(crate) fn run_observers(&mut self, ctx: &TriggerContext) {
+        if !self.observers.watches(ctx.event_type) {
+            return;
+        }
+        self.observers.last_event = ctx.event_name;
+        if self.defer_depth() > MAX_TRIGGER_DEPTH {
+            panic!(
+                "observers and hooks kept triggering each other: {MAX_TRIGGER_DEPTH} triggers nested while \
+                 triggering `{}`; an observer or hook of `{}` probably triggers it again (directly or through \
+                 other events)",
+                ctx.event_name, ctx.event_name
+            );
+        }
+        self.run_list(ctx, List::Global);
+        if let Some(component) = ctx.component {
+            self.run_list(ctx, List::Component(component));
+        }
+        if let Some(target) = ctx.target {
+            self.run_list(ctx, List::Target(target));
+        }
+    }
+
+    /// Runs each observer of one list. The list is read again at every step:
+    /// nothing an observer does synchronously can change it, but reading it
+    /// afresh keeps that an optimisation, never a safety argument.
+    fn run_list(&mut self, ctx: &TriggerContext, list: List) {
+        let mut i = 0;
+        while let Some(index) = self.observers.nth(ctx.event_type, list, i) {
+            i += 1;
+            let Some(slot) = self.observers.slots[index as usize].as_mut() else { continue };
+            // An entity observer of a lifecycle event watches its components only.
+            if let (List::Target(_), Some(component)) = (list, ctx.component) {
+                if !slot.components.is_empty() && !slot.components.contains(&component) {
+                    continue;
+                }
+            }
+            let observer = slot.entity;
+            // Taken out while it runs (an observer never re-enters itself: its
+            // own triggers go through commands).
+            let Some(mut runner) = slot.runner.take() else { continue };
+            let outer = self.trigger_context.replace(ctx.for_observer(observer));
+            let result = std::panic::catch_unwind(core::panic::AssertUnwindSafe(|| runner.run(self)));
+            self.trigger_context = outer;
+            if let Some(Some(slot)) = self.observers.slots.get_mut(index as usize) {
+                if slot.entity == observer && slot.runner.is_none() {
+                    slot.runner = Some(runner);
+                }
+            }
+            if let Err(panic) = result {
+                std::panic::resume_unwind(panic);
+            }
+        }
+    }
+
+    /// The number of observers in this world.
+    pub fn observer_count(&self) -> usize {
+        self.observers.len()
+    }
+}
+
+impl crate::world::EntityWorldMut<'_> {
+    /// Adds an entity observer: it runs only for events targeting this entity
+    /// (`trigger_targets(event, entity)`, and lifecycle events of its components),
+    /// and is despawned with the entity. Returns the entity, for chaining.
+    ///
+    /// # Example
+    /// ```
+    /// # use ecs_core::prelude::*;
+    /// use ecs_core::event::OnRemove;
+    /// #[derive(Component)] struct Shield(u32);
+    /// #[derive(Default)] struct Broken(u32);
+    /// let mut world = World::new();
+    /// world.insert_resource(Broken::default());
+    /// let knight = world.spawn(Shield(3));
+    /// world.entity_mut(knight)?.observe(|_: Trigger<OnRemove, Shield>, mut b: ResMut<Broken>| b.0 += 1);
+    /// world.remove::<Shield>(knight)?;
+    /// assert_eq!(world.resource::<Broken>().0, 1);
+    /// assert_eq!(world.observer_count(), 1);
+    /// world.despawn(knight)?;
+    /// assert_eq!(world.observer_count(), 0, "removed with its entity");
+    /// # Ok::<(), EcsError>(())
+    /// ```
+    pub fn observe<E: Event, B: Bundle, M>(&mut self, observer: impl IntoObserverSystem<E, B, M>) -> &mut Self {
+        let target = self.id();
+        let world = self.world_mut();
+        let observer = world.spawn_observer::<E, B>(observer.into_runner().0, Some(target));
+        match world.get_mut::<ObservedBy>(target) {
+            Some(mut observed) => observed.0.push(observer),
+            None => {
+                world.insert(target, ObservedBy(vec![observer])).expect("the entity of an EntityWorldMut is alive");
+            }
+        }
+        self
+    }
+}

@@ -1,0 +1,83 @@
+//! Observer systems: a function whose first parameter is a [`Trigger`], as
+//! something the world can run.
+
+use super::Trigger;
+use crate::bundle::Bundle;
+use crate::event::Event;
+use crate::system::{FunctionSystem, SystemParam, SystemParamFunction};
+use crate::world::World;
+
+/// An observer as the world runs it.
+pub(crate) trait ObserverRunner: Send + Sync + 'static {
+    /// Runs the observer once for the trigger the world holds, and hands the
+    /// commands it queued to the world (which runs them once the trigger is
+    /// complete).
+    fn run(&mut self, world: &mut World);
+}
+
+impl<Marker: 'static, F: SystemParamFunction<Marker, Out = ()>> ObserverRunner for FunctionSystem<Marker, F> {
+    fn run(&mut self, world: &mut World) {
+        self.init(world);
+        // SAFETY: `&mut World` excludes every other access for the call.
+        unsafe { self.call(world) };
+        // The world is deferring while observers run: the commands join its queue.
+        self.apply_deferred(world);
+    }
+}
+
+/// Something that can become an observer of the event `E` (for lifecycle
+/// events, of the components of `B`): a function or closure whose first
+/// parameter is a [`Trigger<E, B>`](Trigger) and whose others (at most 15) are
+/// system parameters.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an observer",
+    label = "not an observer of this event",
+    note = "an observer is a function whose first parameter is a `Trigger<E>` (or `Trigger<E, Component>` for \
+            `OnAdd`, `OnInsert`, `OnReplace`, `OnRemove`, `OnDespawn`) and whose others are system parameters \
+            (`Query`, `Res`, `ResMut`, `Local`, `Commands`, …)"
+)]
+pub trait IntoObserverSystem<E: Event, B: Bundle, Marker>: Send + Sync + 'static {
+    /// Makes the observer.
+    fn into_runner(self) -> BoxedObserver;
+}
+
+/// An observer made by [`IntoObserverSystem`], ready for a world to register.
+pub struct BoxedObserver(pub(crate) Box<dyn ObserverRunner>);
+
+impl core::fmt::Debug for BoxedObserver {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("BoxedObserver").finish_non_exhaustive()
+    }
+}
+
+macro_rules! impl_observer_function {
+    ($($param:ident),*) => {
+        impl<E: Event, B: Bundle, Func, $($param: SystemParam + 'static),*>
+            IntoObserverSystem<E, B, fn(Trigger<'static, E, B>, $($param,)*)> for Func
+        where
+            Func: SystemParamFunction<fn(Trigger<'static, E, B>, $($param,)*) -> (), Out = ()>,
+        {
+            #[track_caller]
+            fn into_runner(self) -> BoxedObserver {
+                BoxedObserver(Box::new(FunctionSystem::new(self)))
+            }
+        }
+    };
+}
+
+impl_observer_function!();
+impl_observer_function!(P1);
+impl_observer_function!(P1, P2);
+impl_observer_function!(P1, P2, P3);
+impl_observer_function!(P1, P2, P3, P4);
+impl_observer_function!(P1, P2, P3, P4, P5);
+impl_observer_function!(P1, P2, P3, P4, P5, P6);
+impl_observer_function!(P1, P2, P3, P4, P5, P6, P7);
+impl_observer_function!(P1, P2, P3, P4, P5, P6, P7, P8);
+impl_observer_function!(P1, P2, P3, P4, P5, P6, P7, P8, P9);
+impl_observer_function!(P1, P2, P3, P4, P5, P6, P7, P8, P9, P10);
+impl_observer_function!(P1, P2, P3, P4, P5, P6, P7, P8, P9, P10, P11);
+impl_observer_function!(P1, P2, P3, P4, P5, P6, P7, P8, P9, P10, P11, P12);
+impl_observer_function!(P1, P2, P3, P4, P5, P6, P7, P8, P9, P10, P11, P12, P13);
+impl_observer_function!(P1, P2, P3, P4, P5, P6, P7, P8, P9, P10, P11, P12, P13, P14);
+impl_observer_function!(P1, P2, P3, P4, P5, P6, P7, P8, P9, P10, P11, P12, P13, P14, P15);

@@ -1,0 +1,205 @@
+//! [`Trigger`]: the observer's first parameter, and what the world keeps while
+//! an observer runs.
+
+use core::any::TypeId;
+use core::marker::PhantomData;
+use core::ops::Deref;
+use core::ptr::NonNull;
+
+use crate::bundle::Bundle;
+use crate::component::{ComponentId, Lifecycle};
+use crate::entity::Entity;
+use crate::event::Event;
+use crate::system::{SystemAccess, SystemMeta, SystemParam};
+use crate::world::World;
+
+/// The trigger being handled: set on the world while an observer runs.
+#[derive(Clone, Copy)]
+pub(crate) struct TriggerContext {
+    /// Points at a value of the type `event_type` names.
+    event: NonNull<()>,
+    pub(crate) event_type: TypeId,
+    pub(crate) event_name: &'static str,
+    pub(crate) target: Option<Entity>,
+    pub(crate) component: Option<ComponentId>,
+    observer: Entity,
+}
+
+// SAFETY: the pointer is only ever read as a shared `&E` (`E: Event` is `Sync`),
+// while the trigger call that made it is running; the rest is plain data.
+unsafe impl Send for TriggerContext {}
+// SAFETY: as above.
+unsafe impl Sync for TriggerContext {}
+
+impl TriggerContext {
+    /// The context of triggering `event`, which must outlive every use of it
+    /// (the world keeps it only while the trigger call runs).
+    pub(crate) fn new<E: Event>(event: &E, target: Option<Entity>, component: Option<ComponentId>) -> Self {
+        Self {
+            event: NonNull::from(event).cast(),
+            event_type: TypeId::of::<E>(),
+            event_name: crate::names::type_name::<E>(),
+            target,
+            component,
+            observer: Entity::PLACEHOLDER,
+        }
+    }
+
+    /// The context of a lifecycle event of `component` on `entity`.
+    pub(crate) fn lifecycle(kind: Lifecycle, entity: Entity, component: ComponentId) -> Self {
+        let (event_type, event_name, value) = crate::event::lifecycle_value(kind);
+        Self {
+            event: NonNull::from(value).cast(),
+            event_type,
+            event_name,
+            target: Some(entity),
+            component: Some(component),
+            observer: Entity::PLACEHOLDER,
+        }
+    }
+
+    /// This context as seen by the observer `observer`.
+    pub(crate) fn for_observer(&self, observer: Entity) -> Self {
+        Self { observer, ..*self }
+    }
+}
+
+/// The event an observer is running for: its first parameter.
+///
+/// `Trigger<E>` observes the event `E`; for lifecycle events,
+/// `Trigger<OnAdd, Health>` observes `Health` (or any of a bundle's components),
+/// and `Trigger<OnAdd>` every component. It dereferences to the event.
+///
+/// # Example
+/// ```
+/// # use ecs_core::prelude::*;
+/// #[derive(Event)] struct Explode { radius: f32 }
+/// #[derive(Default)] struct Blasts(Vec<(Entity, f32)>);
+/// let mut world = World::new();
+/// world.insert_resource(Blasts::default());
+/// world.add_observer(|trigger: Trigger<Explode>, mut blasts: ResMut<Blasts>| {
+///     blasts.0.push((trigger.target(), trigger.radius));
+/// });
+/// let barrel = world.spawn(());
+/// world.trigger_targets(Explode { radius: 2.0 }, barrel);
+/// world.trigger(Explode { radius: 9.0 });
+/// assert_eq!(world.resource::<Blasts>().0, [(barrel, 2.0), (Entity::PLACEHOLDER, 9.0)]);
+/// ```
+pub struct Trigger<'w, E: Event, B: Bundle = ()> {
+    event: &'w E,
+    target: Option<Entity>,
+    component: Option<ComponentId>,
+    observer: Entity,
+    marker: PhantomData<fn() -> B>,
+}
+
+impl<'w, E: Event, B: Bundle> Trigger<'w, E, B> {
+    /// The event.
+    pub fn event(&self) -> &'w E {
+        self.event
+    }
+
+    /// The entity the event targets: the entity whose component changed, for
+    /// lifecycle events; [`Entity::PLACEHOLDER`] for an event triggered without
+    /// a target.
+    pub fn target(&self) -> Entity {
+        self.target.unwrap_or(Entity::PLACEHOLDER)
+    }
+
+    /// The entity the event targets, or `None` for an event triggered without one.
+    pub fn get_target(&self) -> Option<Entity> {
+        self.target
+    }
+
+    /// The component a lifecycle event is about (`None` for other events).
+    pub fn component(&self) -> Option<ComponentId> {
+        self.component
+    }
+
+    /// The observer's own entity (despawn it to stop observing).
+    pub fn observer(&self) -> Entity {
+        self.observer
+    }
+}
+
+impl<E: Event, B: Bundle> Deref for Trigger<'_, E, B> {
+    type Target = E;
+    fn deref(&self) -> &E {
+        self.event
+    }
+}
+
+impl<E: Event + core::fmt::Debug, B: Bundle> core::fmt::Debug for Trigger<'_, E, B> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Trigger")
+            .field("event", self.event)
+            .field("target", &self.target)
+            .field("observer", &self.observer)
+            .finish()
+    }
+}
+
+// SAFETY: records no access: the event is not part of the world, and the rest
+// of the trigger is plain data copied from the world's trigger context.
+unsafe impl<E: Event, B: Bundle> SystemParam for Trigger<'_, E, B> {
+    type State = ();
+    type Item<'w> = Trigger<'w, E, B>;
+
+    fn access(meta: &mut SystemMeta) {
+        meta.add_param_named_by(crate::names::type_name::<Trigger<'static, E, B>>, SystemAccess::default());
+    }
+    fn init_state(_: &mut World) {}
+    unsafe fn get_param<'w>(_: &'w mut (), meta: &SystemMeta, world: &'w World) -> Trigger<'w, E, B> {
+        let Some(ctx) = world.trigger_context.as_ref().filter(|c| c.event_type == TypeId::of::<E>()) else {
+            panic!(
+                "system `{}` takes a `Trigger<{}>`, which only observers are given: add it with \
+                 `world.add_observer(…)` or `world.entity_mut(e)?.observe(…)`, not as a system",
+                meta.name(),
+                crate::names::type_name::<E>()
+            );
+        };
+        // SAFETY: the context's pointer points at an `E` (its type id was checked
+        // just now), which lives as long as the trigger call that set the context;
+        // that call is running the observer this parameter is made for, and the
+        // item cannot outlive the system's run.
+        let event = unsafe { ctx.event.cast::<E>().as_ref() };
+        Trigger { event, target: ctx.target, component: ctx.component, observer: ctx.observer, marker: PhantomData }
+    }
+}
+
+/// The entities [`World::trigger_targets`] triggers an event for: one `Entity`, an
+/// array, a `Vec` or a slice of them.
+pub trait TriggerTargets {
+    /// Calls `f` with each target, in order.
+    fn for_each_target(&self, f: &mut dyn FnMut(Entity));
+}
+
+impl TriggerTargets for Entity {
+    fn for_each_target(&self, f: &mut dyn FnMut(Entity)) {
+        f(*self);
+    }
+}
+
+impl<const N: usize> TriggerTargets for [Entity; N] {
+    fn for_each_target(&self, f: &mut dyn FnMut(Entity)) {
+        self.iter().for_each(|&e| f(e));
+    }
+}
+
+impl TriggerTargets for [Entity] {
+    fn for_each_target(&self, f: &mut dyn FnMut(Entity)) {
+        self.iter().for_each(|&e| f(e));
+    }
+}
+
+impl TriggerTargets for Vec<Entity> {
+    fn for_each_target(&self, f: &mut dyn FnMut(Entity)) {
+        self.iter().for_each(|&e| f(e));
+    }
+}
+
+impl<T: TriggerTargets + ?Sized> TriggerTargets for &T {
+    fn for_each_target(&self, f: &mut dyn FnMut(Entity)) {
+        (**self).for_each_target(f);
+    }
+}

@@ -1,0 +1,263 @@
+//! Structural changes that must stop for hooks, observers or removal logs, and
+//! the world's queue of deferred commands.
+//!
+//! Every structural operation first asks one flag of the component registry
+//! (`lifecycle_active`); only when some component has a hook, a lifecycle
+//! observer or a removal log does it come here, and here it goes back to the
+//! plain path unless one of the components it touches has one. So components
+//! without hooks pay one predictable branch.
+//!
+//! Hooks and observers run where the world is consistent: before the entity
+//! loses or replaces a value (the value still readable), after it gained one.
+//! They cannot change the world's structure directly; their commands wait in
+//! `World::pending` until the outermost operation is complete, and then run in
+//! rounds (see [`flush_pending`](World::flush_pending)).
+
+use super::World;
+use crate::bundle::Bundle;
+use crate::command::CommandQueue;
+use crate::component::{ComponentId, HookContext, Lifecycle, REMOVED_LOG};
+use crate::entity::Entity;
+use crate::error::EcsError;
+use crate::observer::{MAX_OBSERVER_ROUNDS, TriggerContext};
+
+/// The world's deferred work: commands queued by hooks and observers, and how
+/// deep the world is in operations that defer them.
+#[derive(Default)]
+pub(crate) struct Deferred {
+    pub(crate) queue: CommandQueue,
+    /// Operations (triggers, structural changes with hooks) in progress.
+    pub(crate) depth: u32,
+    /// `pending` is being applied.
+    pub(crate) flushing: bool,
+}
+
+impl World {
+    /// How many deferring operations are in progress.
+    #[inline]
+    pub(crate) fn defer_depth(&self) -> u32 {
+        self.deferred.depth
+    }
+
+    /// `true` while commands must wait for the operation in progress.
+    #[inline]
+    pub(crate) fn is_deferring(&self) -> bool {
+        self.deferred.depth > 0
+    }
+
+    /// Runs `f` as one deferring operation: commands queued meanwhile wait, and
+    /// run when the outermost such operation returns. A panic in `f` leaves the
+    /// depth as it was and is resumed (the queued commands run with the next
+    /// operation).
+    pub(crate) fn with_deferred<R>(&mut self, f: impl FnOnce(&mut World) -> R) -> R {
+        self.deferred.depth += 1;
+        let result = std::panic::catch_unwind(core::panic::AssertUnwindSafe(|| f(self)));
+        self.deferred.depth -= 1;
+        match result {
+            Ok(value) => {
+                if self.deferred.depth == 0 {
+                    self.flush_pending();
+                }
+                value
+            }
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    }
+
+    /// Applies the commands hooks and observers queued, in rounds: those queued
+    /// while a round is applied form the next. A no-op while an operation is in
+    /// progress or a flush is already running (the running one picks them up).
+    ///
+    /// # Panics
+    /// After [`MAX_OBSERVER_ROUNDS`] rounds (the observers are triggering each
+    /// other without end; the rest of the queue is dropped), or with the first
+    /// panic of a command.
+    pub(crate) fn flush_pending(&mut self) {
+        if self.deferred.flushing || self.deferred.depth > 0 || self.deferred.queue.is_empty() {
+            return;
+        }
+        self.deferred.flushing = true;
+        let result = std::panic::catch_unwind(core::panic::AssertUnwindSafe(|| {
+            let mut rounds = 0;
+            while !self.deferred.queue.is_empty() {
+                rounds += 1;
+                if rounds > MAX_OBSERVER_ROUNDS {
+                    let dropped = core::mem::take(&mut self.deferred.queue);
+                    let event = self.observers.last_event;
+                    drop(dropped);
+                    panic!(
+                        "observers kept triggering each other: {MAX_OBSERVER_ROUNDS} rounds of commands, the last \
+                         event triggered was `{event}`; an observer of `{event}` probably triggers it again \
+                         (directly or through other events). The remaining commands were dropped"
+                    );
+                }
+                let mut round = core::mem::take(&mut self.deferred.queue);
+                round.apply(self);
+            }
+        }));
+        self.deferred.flushing = false;
+        if let Err(panic) = result {
+            std::panic::resume_unwind(panic);
+        }
+    }
+
+    /// `true` when none of `components` has a hook, an observer or a log.
+    #[inline]
+    fn unobserved(&self, components: &[ComponentId]) -> bool {
+        components.iter().all(|&c| self.components.lifecycle(c) == 0)
+    }
+
+    /// Runs the hooks and observers of one lifecycle event for each component,
+    /// in bevy_ecs's order: for `Add` and `Insert` the hooks, then the observers;
+    /// for the others the observers, then the hooks. Logs removals on `Remove`.
+    /// Call it within [`with_deferred`](Self::with_deferred).
+    pub(crate) fn run_lifecycle(&mut self, kind: Lifecycle, entity: Entity, components: &[ComponentId]) {
+        let flag = kind.flag();
+        if components.iter().all(|&c| self.components.lifecycle(c) & flag == 0) {
+            if kind == Lifecycle::Remove {
+                self.log_removals(entity, components);
+            }
+            return;
+        }
+        let hooks_first = matches!(kind, Lifecycle::Add | Lifecycle::Insert);
+        if hooks_first {
+            self.run_hooks(kind, entity, components);
+            self.run_lifecycle_observers(kind, entity, components);
+        } else {
+            self.run_lifecycle_observers(kind, entity, components);
+            self.run_hooks(kind, entity, components);
+        }
+        if kind == Lifecycle::Remove {
+            self.log_removals(entity, components);
+        }
+    }
+
+    fn run_hooks(&mut self, kind: Lifecycle, entity: Entity, components: &[ComponentId]) {
+        for &component_id in components {
+            if let Some(hook) = self.components.get(component_id).and_then(|info| info.hooks().get(kind)) {
+                hook(super::DeferredWorld::new(self), HookContext { entity, component_id });
+            }
+        }
+    }
+
+    fn run_lifecycle_observers(&mut self, kind: Lifecycle, entity: Entity, components: &[ComponentId]) {
+        for &component in components {
+            let ctx = TriggerContext::lifecycle(kind, entity, component);
+            self.run_observers(&ctx);
+        }
+    }
+
+    fn log_removals(&mut self, entity: Entity, components: &[ComponentId]) {
+        for &component in components {
+            if self.components.lifecycle(component) & REMOVED_LOG != 0 {
+                self.removed.log(component, entity);
+            }
+        }
+    }
+
+    /// The components `entity` holds (table ones, and present sparse ones).
+    fn components_of(&self, entity: Entity) -> Option<Vec<ComponentId>> {
+        let location = self.entities.get(entity)?;
+        let archetype = self.archetypes.get(location.archetype)?;
+        let row = location.row.index();
+        Some(archetype.components().iter().copied().filter(|&c| archetype.has_at(c, row)).collect())
+    }
+
+    /// [`spawn`](World::spawn) when some component has a lifecycle flag.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn spawn_observed<B: Bundle>(&mut self, bundle: B) -> Entity {
+        let entity = self.spawn_unobserved(bundle);
+        self.after_spawn::<B>(entity);
+        entity
+    }
+
+    /// Runs `OnAdd` and `OnInsert` for a freshly spawned entity of bundle `B`.
+    pub(super) fn after_spawn<B: Bundle>(&mut self, entity: Entity) {
+        let bundle = self.bundle_id::<B>();
+        let components = self.bundles.get(bundle).components.clone();
+        if self.unobserved(&components) {
+            return;
+        }
+        self.with_deferred(|world| {
+            world.run_lifecycle(Lifecycle::Add, entity, &components);
+            world.run_lifecycle(Lifecycle::Insert, entity, &components);
+        });
+    }
+
+    /// [`insert`](World::insert) when some component has a lifecycle flag.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn insert_observed<B: Bundle>(&mut self, entity: Entity, bundle: B) -> Result<(), EcsError> {
+        let location = self.entities.get(entity).ok_or(EcsError::NoSuchEntity(entity))?;
+        let bundle_id = self.bundle_id::<B>();
+        let components = self.bundles.get(bundle_id).components.clone();
+        if self.unobserved(&components) {
+            return self.insert_unobserved(entity, bundle);
+        }
+        let archetype = self.archetypes.get(location.archetype).expect("live archetype");
+        let row = location.row.index();
+        let (replaced, added): (Vec<ComponentId>, Vec<ComponentId>) =
+            components.iter().partition(|&&c| archetype.has_at(c, row));
+        self.with_deferred(|world| {
+            world.run_lifecycle(Lifecycle::Replace, entity, &replaced);
+            // Hooks cannot despawn or move the entity, so it is where it was.
+            world.insert_unobserved(entity, bundle).expect("hooks and observers keep the entity alive");
+            world.run_lifecycle(Lifecycle::Add, entity, &added);
+            world.run_lifecycle(Lifecycle::Insert, entity, &components);
+        });
+        Ok(())
+    }
+
+    /// [`remove`](World::remove) when some component has a lifecycle flag.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn remove_observed<B: Bundle>(&mut self, entity: Entity) -> Result<B, EcsError> {
+        let location = self.entities.get(entity).ok_or(EcsError::NoSuchEntity(entity))?;
+        let bundle_id = self.bundle_id::<B>();
+        let components = self.bundles.get(bundle_id).components.clone();
+        if self.unobserved(&components) {
+            return self.remove_unobserved(entity);
+        }
+        let archetype = self.archetypes.get(location.archetype).expect("live archetype");
+        let row = location.row.index();
+        if let Some(&missing) = components.iter().find(|&&c| !archetype.has_at(c, row)) {
+            return Err(EcsError::MissingComponent { entity, component: self.components.name(missing) });
+        }
+        self.with_deferred(|world| {
+            world.run_lifecycle(Lifecycle::Replace, entity, &components);
+            world.run_lifecycle(Lifecycle::Remove, entity, &components);
+            world.remove_unobserved(entity)
+        })
+    }
+
+    /// [`despawn`](World::despawn) when some component has a lifecycle flag.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn despawn_observed(&mut self, entity: Entity) -> Result<(), EcsError> {
+        let components = self.components_of(entity).ok_or(EcsError::NoSuchEntity(entity))?;
+        if self.unobserved(&components) {
+            return self.despawn_unobserved(entity);
+        }
+        self.with_deferred(|world| {
+            world.run_lifecycle(Lifecycle::Despawn, entity, &components);
+            world.run_lifecycle(Lifecycle::Replace, entity, &components);
+            world.run_lifecycle(Lifecycle::Remove, entity, &components);
+            world.despawn_unobserved(entity)
+        })
+    }
+
+    /// [`clear`](World::clear) when some component has a lifecycle flag: each
+    /// entity is despawned as by `despawn`, hooks and observers included.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn clear_observed(&mut self) {
+        let entities: Vec<Entity> = self.archetypes.iter().flat_map(|a| a.entities().iter().copied()).collect();
+        self.with_deferred(|world| {
+            for entity in entities {
+                // Every entity listed is alive: hooks cannot despawn.
+                let _ = world.despawn(entity);
+            }
+        });
+    }
+}
