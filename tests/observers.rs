@@ -1,0 +1,273 @@
+//! Observers: lifecycle and custom events, entity observers, structural
+//! changes through commands, recursion limits and panics.
+
+use ecs_core::command::{CommandQueue, Commands};
+use ecs_core::prelude::*;
+
+#[derive(Default)]
+struct Log(Vec<String>);
+
+#[derive(Component, Debug)]
+#[component(on_add = health_added, on_remove = health_removed)]
+struct Health(i32);
+
+fn health_added(mut world: DeferredWorld, _: HookContext) {
+    world.resource_mut::<Log>().0.push("hook add".into());
+}
+fn health_removed(mut world: DeferredWorld, _: HookContext) {
+    world.resource_mut::<Log>().0.push("hook remove".into());
+}
+
+#[derive(Component)]
+struct Name(&'static str);
+
+#[derive(Component)]
+struct Corpse;
+
+#[derive(Event)]
+struct Hit(i32);
+
+#[derive(Event)]
+struct Ping;
+
+fn world_with_log() -> World {
+    let mut world = World::new();
+    world.insert_resource(Log::default());
+    world
+}
+
+fn take_log(world: &mut World) -> Vec<String> {
+    std::mem::take(&mut world.resource_mut::<Log>().0)
+}
+
+#[test]
+fn hooks_run_before_add_observers_and_after_remove_observers() {
+    let mut world = world_with_log();
+    world.add_observer(|_: Trigger<OnAdd, Health>, mut log: ResMut<Log>| log.0.push("observer add".into()));
+    world.add_observer(|_: Trigger<OnInsert, Health>, mut log: ResMut<Log>| log.0.push("observer insert".into()));
+    world.add_observer(|_: Trigger<OnReplace, Health>, mut log: ResMut<Log>| log.0.push("observer replace".into()));
+    world.add_observer(|_: Trigger<OnRemove, Health>, mut log: ResMut<Log>| log.0.push("observer remove".into()));
+    world.add_observer(|_: Trigger<OnDespawn, Health>, mut log: ResMut<Log>| log.0.push("observer despawn".into()));
+    let e = world.spawn(Health(1));
+    assert_eq!(take_log(&mut world), ["hook add", "observer add", "observer insert"]);
+    world.insert(e, Health(2)).unwrap();
+    assert_eq!(take_log(&mut world), ["observer replace", "observer insert"]);
+    world.remove::<Health>(e).unwrap();
+    assert_eq!(take_log(&mut world), ["observer replace", "observer remove", "hook remove"]);
+    world.insert(e, Health(3)).unwrap();
+    take_log(&mut world);
+    world.despawn(e).unwrap();
+    assert_eq!(take_log(&mut world), ["observer despawn", "observer replace", "observer remove", "hook remove"]);
+}
+
+#[test]
+fn a_lifecycle_observer_reads_the_entity_through_queries_and_names_the_target() {
+    let mut world = world_with_log();
+    world.add_observer(|trigger: Trigger<OnAdd, Health>, names: Query<&Name>, mut log: ResMut<Log>| {
+        let name = names.get(trigger.target()).map_or("?", |n| n.0);
+        log.0.push(format!("{name} gained health"));
+    });
+    world.spawn((Name("orc"), Health(3)));
+    world.spawn(Name("tree"));
+    let elf = world.spawn(Name("elf"));
+    world.insert(elf, Health(9)).unwrap();
+    let log = take_log(&mut world);
+    assert_eq!(
+        log.iter().filter(|l| !l.starts_with("hook")).collect::<Vec<_>>(),
+        ["orc gained health", "elf gained health"]
+    );
+}
+
+#[test]
+fn an_observer_of_every_component_runs_once_per_component() {
+    let mut world = world_with_log();
+    world.add_observer(|trigger: Trigger<OnAdd>, mut log: ResMut<Log>| {
+        assert!(trigger.component().is_some());
+        log.0.push("added".into());
+    });
+    // (The observer's own entity gaining its `Observer` component is one add.)
+    take_log(&mut world);
+    world.spawn((Name("a"), Corpse));
+    assert_eq!(take_log(&mut world), ["added", "added"]);
+}
+
+#[test]
+fn custom_events_reach_global_and_entity_observers() {
+    let mut world = world_with_log();
+    let a = world.spawn(Health(10));
+    let b = world.spawn(Health(10));
+    world.add_observer(|hit: Trigger<Hit>, mut q: Query<&mut Health>| {
+        if let Ok(h) = q.get_mut(hit.target()) {
+            h.0 -= hit.0;
+        }
+    });
+    world.entity_mut(a).unwrap().observe(|hit: Trigger<Hit>, mut log: ResMut<Log>| {
+        log.0.push(format!("a hit for {}", hit.event().0));
+    });
+    world.trigger_targets(Hit(3), [a, b]);
+    world.trigger_targets(Hit(1), b);
+    world.trigger(Hit(100)); // no target: the global observer finds no health
+    assert_eq!(world.get::<Health>(a).unwrap().0, 7);
+    assert_eq!(world.get::<Health>(b).unwrap().0, 6);
+    let log = take_log(&mut world);
+    assert_eq!(log.iter().filter(|l| l.starts_with("a hit")).collect::<Vec<_>>(), ["a hit for 3"]);
+}
+
+#[test]
+fn observers_change_structure_through_commands() {
+    let mut world = World::new();
+    world.add_observer(|hit: Trigger<Hit>, mut q: Query<&mut Health>, mut commands: Commands| {
+        let target = hit.target();
+        let Ok(health) = q.get_mut(target) else { return };
+        health.0 -= hit.0;
+        if health.0 <= 0 {
+            commands.entity(target).remove::<Health>().insert(Corpse);
+            commands.spawn(Name("loot"));
+        }
+    });
+    world.insert_resource(Log::default());
+    let orc = world.spawn(Health(5));
+    world.trigger_targets(Hit(5), orc);
+    assert!(world.has::<Corpse>(orc) && !world.has::<Health>(orc));
+    assert_eq!(world.query::<&Name>().iter().count(), 1);
+    world.check_invariants().unwrap();
+}
+
+#[test]
+fn commands_trigger_events_when_applied() {
+    let mut world = world_with_log();
+    world.add_observer(|_: Trigger<Ping>, mut log: ResMut<Log>| log.0.push("ping".into()));
+    let target = world.spawn(Name("x"));
+    world.entity_mut(target).unwrap().observe(|hit: Trigger<Hit>, mut log: ResMut<Log>| {
+        log.0.push(format!("hit {}", hit.0));
+    });
+    let mut queue = CommandQueue::default();
+    let mut commands = Commands::new(&mut queue, &world);
+    commands.trigger(Ping);
+    commands.entity(target).trigger(Hit(2));
+    assert!(take_log(&mut world).is_empty());
+    queue.apply(&mut world);
+    assert_eq!(take_log(&mut world), ["ping", "hit 2"]);
+}
+
+#[test]
+fn a_system_triggers_through_commands() {
+    let mut world = world_with_log();
+    world.add_observer(|_: Trigger<Ping>, mut log: ResMut<Log>| log.0.push("ping".into()));
+    let mut schedule = Schedule::new();
+    schedule.add_system(|mut commands: Commands| commands.trigger(Ping));
+    schedule.run(&mut world);
+    schedule.run(&mut world);
+    assert_eq!(take_log(&mut world), ["ping", "ping"]);
+}
+
+#[test]
+fn entity_observers_go_with_their_entity_and_observers_are_entities() {
+    let mut world = world_with_log();
+    let global = world.add_observer(|_: Trigger<Ping>, mut log: ResMut<Log>| log.0.push("global".into()));
+    let e = world.spawn(Name("e"));
+    world.entity_mut(e).unwrap().observe(|_: Trigger<Ping>| {});
+    world.entity_mut(e).unwrap().observe(|_: Trigger<Hit>| {});
+    assert_eq!(world.observer_count(), 3);
+    world.despawn(e).unwrap();
+    assert_eq!(world.observer_count(), 1, "entity observers are removed with the entity");
+    world.trigger(Ping);
+    world.despawn(global).unwrap();
+    assert_eq!(world.observer_count(), 0);
+    world.trigger(Ping);
+    assert_eq!(take_log(&mut world), ["global"]);
+    world.check_invariants().unwrap();
+}
+
+#[test]
+fn an_entity_observer_of_a_lifecycle_event_sees_only_its_entity() {
+    let mut world = world_with_log();
+    let a = world.spawn(Health(1));
+    let b = world.spawn(Health(1));
+    take_log(&mut world);
+    world.entity_mut(a).unwrap().observe(|_: Trigger<OnRemove, Health>, mut log: ResMut<Log>| {
+        log.0.push("a lost health".into());
+    });
+    world.remove::<Health>(b).unwrap();
+    world.remove::<Health>(a).unwrap();
+    let log = take_log(&mut world);
+    assert_eq!(log.iter().filter(|l| !l.starts_with("hook")).collect::<Vec<_>>(), ["a lost health"]);
+}
+
+#[test]
+fn an_observer_spawned_entity_can_despawn_later() {
+    let mut world = world_with_log();
+    world.add_observer(|trigger: Trigger<OnAdd, Corpse>, mut commands: Commands| {
+        commands.entity(trigger.target()).despawn();
+    });
+    let a = world.spawn(Health(1));
+    world.insert(a, Corpse).unwrap();
+    assert!(!world.contains(a), "despawned by the observer's command");
+    world.check_invariants().unwrap();
+}
+
+#[test]
+fn a_runaway_cycle_is_an_error_naming_the_event() {
+    let mut world = World::new();
+    world.add_observer(|_: Trigger<Ping>, mut commands: Commands| commands.trigger(Ping));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| world.trigger(Ping)));
+    let panic = result.expect_err("a cycle must be stopped");
+    let message = panic.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(message.contains("Ping"), "{message}");
+    world.check_invariants().unwrap();
+}
+
+#[test]
+fn a_runaway_cycle_through_hooks_is_stopped_too() {
+    #[derive(Component)]
+    #[component(on_add = again)]
+    struct Echo;
+    fn again(mut world: DeferredWorld, ctx: HookContext) {
+        world.commands().entity(ctx.entity).remove::<Echo>();
+        world.commands().entity(ctx.entity).insert(Echo);
+    }
+    let mut world = World::new();
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| world.spawn(Echo)));
+    assert!(result.is_err());
+    world.check_invariants().unwrap();
+}
+
+#[test]
+fn a_panicking_observer_leaves_the_world_consistent_and_keeps_observing() {
+    let mut world = world_with_log();
+    world.add_observer(|hit: Trigger<Hit>, mut log: ResMut<Log>| {
+        if hit.0 < 0 {
+            panic!("negative hit");
+        }
+        log.0.push(format!("hit {}", hit.0));
+    });
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| world.trigger(Hit(-1))));
+    assert!(result.is_err());
+    world.check_invariants().unwrap();
+    world.trigger(Hit(4));
+    assert_eq!(take_log(&mut world), ["hit 4"]);
+}
+
+#[test]
+fn a_trigger_parameter_outside_an_observer_is_refused_by_name() {
+    let mut world = World::new();
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let _ = world.run_system_once(|_: Trigger<Ping>| {});
+    }));
+    let panic = result.expect_err("a Trigger is only for observers");
+    let message = panic.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(message.contains("add_observer"), "{message}");
+}
+
+#[test]
+fn observers_keep_local_state_between_triggers() {
+    let mut world = world_with_log();
+    world.add_observer(|_: Trigger<Ping>, mut n: Local<u32>, mut log: ResMut<Log>| {
+        *n += 1;
+        log.0.push(n.to_string());
+    });
+    for _ in 0..3 {
+        world.trigger(Ping);
+    }
+    assert_eq!(take_log(&mut world), ["1", "2", "3"]);
+}
