@@ -8,6 +8,7 @@
 //!   same workload with `B` declared `#[component(storage = "sparse")]`.
 //! - `random_get`: 10,000 entities of (Position, Velocity); read every `Position` in a
 //!   shuffled order.
+//! - `despawn`: despawn 10,000 entities of the `simple_insert` shape, one by one.
 //!
 //! Run with `cargo bench --bench storage`.
 
@@ -171,5 +172,27 @@ fn random_get(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, simple_insert, add_remove, random_get);
+fn despawn(c: &mut Criterion) {
+    let mut group = c.benchmark_group("despawn");
+    group.bench_function("ecs", |b| {
+        b.iter_batched_ref(
+            || {
+                let mut world = World::new();
+                let entities: Vec<Entity> = world
+                    .spawn_batch((0..N).map(|_| (identity(), Position(UNIT_X), Rotation(UNIT_X), Velocity(UNIT_X))))
+                    .collect();
+                (world, entities)
+            },
+            |(world, entities)| {
+                for &entity in entities.iter() {
+                    world.despawn(entity).unwrap();
+                }
+            },
+            criterion::BatchSize::LargeInput,
+        )
+    });
+    group.finish();
+}
+
+criterion_group!(benches, simple_insert, add_remove, random_get, despawn);
 criterion_main!(benches);

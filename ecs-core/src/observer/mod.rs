@@ -173,7 +173,29 @@ struct EventObservers {
     /// Observers of a lifecycle event for given components, by component index.
     by_component: Vec<Vec<u32>>,
     /// Entity observers, by target.
-    by_target: HashMap<Entity, Vec<u32>>,
+    by_target: HashMap<Entity, Vec<u32>, core::hash::BuildHasherDefault<EntityHasher>>,
+}
+
+/// A hasher for `Entity` keys (two `u32`s): one multiply each, as FxHash does.
+/// Entity ids are not chosen by an adversary, so no protection from flooding
+/// is needed, and a trigger pays one hash instead of a SipHash round.
+#[derive(Default)]
+struct EntityHasher(u64);
+
+impl core::hash::Hasher for EntityHasher {
+    #[inline]
+    fn write_u32(&mut self, n: u32) {
+        self.0 = (self.0.rotate_left(5) ^ u64::from(n)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u32(u32::from(b));
+        }
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 /// Which list of an [`EventObservers`] to walk.
@@ -189,14 +211,21 @@ enum List {
 pub(crate) struct Observers {
     slots: Vec<Option<Slot>>,
     free: Vec<u32>,
-    events: HashMap<TypeId, EventObservers, core::hash::BuildHasherDefault<TypeIdHasher>>,
+    /// The index in `lists` of each observed event type.
+    events: HashMap<TypeId, usize, core::hash::BuildHasherDefault<TypeIdHasher>>,
+    lists: Vec<EventObservers>,
     /// The name of the event triggered last, for the runaway-cycle message.
     pub(crate) last_event: &'static str,
 }
 
 impl Observers {
     fn register(&mut self, slot: Slot) -> u32 {
-        let event = self.events.entry(slot.event).or_default();
+        let next = self.lists.len();
+        let event = *self.events.entry(slot.event).or_insert(next);
+        if event == next {
+            self.lists.push(EventObservers::default());
+        }
+        let event = &mut self.lists[event];
         let index = match self.free.pop() {
             Some(index) => index,
             None => {
@@ -228,7 +257,8 @@ impl Observers {
         };
         let slot = slot.take().expect("checked above");
         self.free.push(index);
-        let Some(event) = self.events.get_mut(&slot.event) else { return };
+        let Some(&event) = self.events.get(&slot.event) else { return };
+        let event = &mut self.lists[event];
         let forget = |list: &mut Vec<u32>| list.retain(|&i| i != index);
         match slot.target {
             Some(target) => {
@@ -250,15 +280,17 @@ impl Observers {
         }
     }
 
-    /// `true` when some observer watches the event type.
+    /// The index of the observers of an event type, if some observer ever
+    /// watched it.
     #[inline]
-    pub(crate) fn watches(&self, event: TypeId) -> bool {
-        self.events.contains_key(&event)
+    fn index_of(&self, event: TypeId) -> Option<usize> {
+        self.events.get(&event).copied()
     }
 
     /// The `i`th observer of a list, if any.
-    fn nth(&self, event: TypeId, list: List, i: usize) -> Option<u32> {
-        let event = self.events.get(&event)?;
+    #[inline]
+    fn nth(&self, event: usize, list: List, i: usize) -> Option<u32> {
+        let event = &self.lists[event];
         match list {
             List::Global => event.global.get(i),
             List::Component(c) => event.by_component.get(c.index())?.get(i),
@@ -391,33 +423,32 @@ impl World {
     /// those of its component, and the entity observers of its target. Call it
     /// within [`with_deferred`](World::with_deferred).
     pub(crate) fn run_observers(&mut self, ctx: &TriggerContext) {
-        if !self.observers.watches(ctx.event_type) {
-            return;
-        }
+        let Some(event) = self.observers.index_of(ctx.event_type) else { return };
         self.observers.last_event = ctx.event_name;
         if self.defer_depth() > MAX_TRIGGER_DEPTH {
+            let event = crate::names::short_name(ctx.event_name);
             panic!(
                 "observers and hooks kept triggering each other: {MAX_TRIGGER_DEPTH} triggers nested while \
                  triggering `{}`; an observer or hook of `{}` probably triggers it again (directly or through \
                  other events)",
-                ctx.event_name, ctx.event_name
+                event, event
             );
         }
-        self.run_list(ctx, List::Global);
+        self.run_list(ctx, event, List::Global);
         if let Some(component) = ctx.component {
-            self.run_list(ctx, List::Component(component));
+            self.run_list(ctx, event, List::Component(component));
         }
         if let Some(target) = ctx.target {
-            self.run_list(ctx, List::Target(target));
+            self.run_list(ctx, event, List::Target(target));
         }
     }
 
     /// Runs each observer of one list. The list is read again at every step:
     /// nothing an observer does synchronously can change it, but reading it
     /// afresh keeps that an optimisation, never a safety argument.
-    fn run_list(&mut self, ctx: &TriggerContext, list: List) {
+    fn run_list(&mut self, ctx: &TriggerContext, event: usize, list: List) {
         let mut i = 0;
-        while let Some(index) = self.observers.nth(ctx.event_type, list, i) {
+        while let Some(index) = self.observers.nth(event, list, i) {
             i += 1;
             let Some(slot) = self.observers.slots[index as usize].as_mut() else { continue };
             // An entity observer of a lifecycle event watches its components only.

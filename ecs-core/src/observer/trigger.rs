@@ -19,6 +19,8 @@ pub(crate) struct TriggerContext {
     /// Points at a value of the type `event_type` names.
     event: NonNull<()>,
     pub(crate) event_type: TypeId,
+    /// The event type's full path (shortened only for messages: a trigger is
+    /// too frequent to intern names).
     pub(crate) event_name: &'static str,
     pub(crate) target: Option<Entity>,
     pub(crate) component: Option<ComponentId>,
@@ -38,7 +40,7 @@ impl TriggerContext {
         Self {
             event: NonNull::from(event).cast(),
             event_type: TypeId::of::<E>(),
-            event_name: crate::names::type_name::<E>(),
+            event_name: core::any::type_name::<E>(),
             target,
             component,
             observer: Entity::PLACEHOLDER,

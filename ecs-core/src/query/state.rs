@@ -562,10 +562,11 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         ctx: FetchContext,
     ) -> Result<(Q::Fetch<'w>, usize), EcsError> {
         let location = world.location(entity).ok_or(EcsError::NoSuchEntity(entity))?;
-        let mismatch = EcsError::QueryMismatch { entity, query: crate::names::query_name::<Q, F>() };
+        // Made only on the error path: naming the query interns a string.
+        let mismatch = || EcsError::QueryMismatch { entity, query: crate::names::query_name::<Q, F>() };
         let index = match self.position.get(location.archetype.index()) {
             Some(&index) if index != NOT_MATCHED => index as usize,
-            _ => return Err(mismatch),
+            _ => return Err(mismatch()),
         };
         let archetype = world.archetypes().get(location.archetype).expect("live entity's archetype exists");
         let row = location.row.index();
@@ -577,7 +578,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             let fetch = Q::fetch_archetype(archetype, &mut columns, ctx);
             let filter = F::fetch_archetype(archetype, &mut columns, ctx);
             if !(Q::filter_row(&fetch, row) && F::filter(&filter, row)) {
-                return Err(mismatch);
+                return Err(mismatch());
             }
             Ok((fetch, row))
         }

@@ -83,7 +83,7 @@ impl World {
                 rounds += 1;
                 if rounds > MAX_OBSERVER_ROUNDS {
                     let dropped = core::mem::take(&mut self.deferred.queue);
-                    let event = self.observers.last_event;
+                    let event = crate::names::short_name(self.observers.last_event);
                     drop(dropped);
                     panic!(
                         "observers kept triggering each other: {MAX_OBSERVER_ROUNDS} rounds of commands, the last \
