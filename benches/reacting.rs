@@ -83,7 +83,8 @@ fn observers(c: &mut Criterion) {
     });
     group.bench_function("baseline_closure", |b| {
         let mut health = vec![Health(0)];
-        let mut handlers: Vec<Box<dyn FnMut(&mut [Health], usize, &Hit)>> =
+        type Handler = Box<dyn FnMut(&mut [Health], usize, &Hit)>;
+        let mut handlers: Vec<Handler> =
             vec![Box::new(|h: &mut [Health], target: usize, hit: &Hit| h[target].0 -= hit.0)];
         b.iter(|| {
             for _ in 0..TRIGGERS {

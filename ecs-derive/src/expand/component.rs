@@ -46,6 +46,7 @@ pub fn component(def: ComponentDef<'_>) -> TokenStream {
             quote_spanned! {function.span()=> #key: ::core::option::Option::Some(#function) }
         });
         quote! {
+            #[allow(clippy::needless_update, reason = "a component may declare all five hooks")]
             const HOOKS: #krate::component::ComponentHooks = #krate::component::ComponentHooks {
                 #(#fields,)*
                 ..#krate::component::ComponentHooks::NONE
