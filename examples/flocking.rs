@@ -229,7 +229,6 @@ fn catch(
     grid: Res<Grid>,
     params: Res<Params>,
     mut eaten: Local<HashSet<Entity>>,
-    mut counters: ResMut<Counters>,
     mut commands: Commands,
 ) {
     eaten.clear();
@@ -247,7 +246,6 @@ fn catch(
             commands.despawn(e);
             predator.hunger = 0.0;
             predator.catches += 1;
-            counters.caught += 1;
         }
     }
 }
@@ -384,6 +382,10 @@ fn main() {
         max_prey: args.prey + args.prey / 2,
     });
 
+    // Catches are counted where prey disappear, not by the hunters: an observer
+    // of the prey's despawn, whatever system (or command) despawns it.
+    world.add_observer(|_: Trigger<OnDespawn, Prey>, mut counters: ResMut<Counters>| counters.caught += 1);
+
     let mut schedule = Schedule::new();
     schedule
         .add_system(build_grid)
@@ -404,15 +406,16 @@ fn main() {
     let counters = world.get_resource::<Counters>().expect("inserted above");
     let archetypes = world.archetypes().iter().filter(|a| !a.is_empty()).count();
     let prey = world.query_filtered::<Entity, With<Prey>>().iter().count();
+    let predators = world.query_filtered::<Entity, With<Predator>>().iter().count();
     let fleeing = world.query::<&Fleeing>().iter().filter(|f| world.contains(f.from)).count();
     let best = world.query::<&Predator>().iter().map(|p| p.catches).max().unwrap_or(0);
     if let (Some(median), Some(worst)) = (frames.get(frames.len() / 2), frames.last()) {
         println!("frames: {}  median {:.2?}  worst {:.2?}", frames.len(), median, worst);
     }
     println!(
-        "entities: {} ({prey} prey, {} predators)  archetypes in use: {archetypes}",
+        "entities: {} ({prey} prey, {predators} predators, {} observer)  archetypes in use: {archetypes}",
         world.len(),
-        world.len() - prey
+        world.observer_count()
     );
     println!(
         "caught {}  born {}  started fleeing {}  stopped fleeing {}  fleeing now {fleeing}  best hunter {best}",

@@ -320,8 +320,10 @@ macro_rules! tick_filter {
                 // SAFETY: `row` is below the archetype's length (caller), so its ticks
                 // are initialised.
                 let ticks = unsafe { ticks.add(row).read() };
-                // An absent row's `added` is `ABSENT`, which is never newer.
-                ticks.added != Tick::ABSENT && ticks.$field.is_newer_than(fetch.ctx.last_run, fetch.ctx.this_run)
+                // An absent row (sparse columns only) has `added == ABSENT`, and its
+                // `changed` is stale: it must not pass.
+                (!is_sparse::<T>() || ticks.added != Tick::ABSENT)
+                    && ticks.$field.is_newer_than(fetch.ctx.last_run, fetch.ctx.this_run)
             }
         }
     };
