@@ -130,13 +130,17 @@ pub struct Column {
     /// detection: `ticks` is never allocated, written or read. (A sparse column
     /// always keeps them: they say which rows are present.)
     keeps_ticks: bool,
-    /// The newest `added` tick of any row (or newer): `Added` queries skip the
-    /// column when it is not in their window.
-    last_add: AtomicU32,
-    /// The newest `changed` tick of any row (or newer): `Changed` queries skip
-    /// the column when it is not in their window. Atomic because `Mut` items of
-    /// a parallel query stamp it from several threads (all with one tick).
-    last_change: AtomicU32,
+    /// The newest `added` and `changed` ticks of any row (or newer): `Added`
+    /// and `Changed` queries skip the column when they are not in their window.
+    summary: Summary,
+}
+
+/// A column's newest `added` and `changed` ticks, side by side so that a push
+/// (which sets both) is one store.
+#[repr(C, align(8))]
+struct Summary {
+    add: AtomicU32,
+    change: AtomicU32,
 }
 
 /// Which rows of a [`Column`] below its length hold a value.
@@ -184,8 +188,7 @@ impl Column {
             track_changes: AtomicBool::new(false),
             occupancy: Occupancy::Full,
             keeps_ticks: true,
-            last_add: AtomicU32::new(0),
-            last_change: AtomicU32::new(0),
+            summary: Summary { add: AtomicU32::new(0), change: AtomicU32::new(0) },
         }
     }
 
@@ -275,35 +278,37 @@ impl Column {
         self.ticks
     }
 
-    /// No row was added after this tick (see `last_add`).
+    /// No row was added after this tick (see `summary`).
     #[inline]
     pub fn last_add(&self) -> Tick {
-        Tick::new(self.last_add.load(Ordering::Relaxed))
+        Tick::new(self.summary.add.load(Ordering::Relaxed))
     }
 
-    /// No row was changed after this tick (see `last_change`).
+    /// No row was changed after this tick (see `summary`).
     #[inline]
     pub fn last_change(&self) -> Tick {
-        Tick::new(self.last_change.load(Ordering::Relaxed))
+        Tick::new(self.summary.change.load(Ordering::Relaxed))
     }
 
     /// The "last changed" summary, for writers that stamp rows through `&self`.
     #[inline]
     pub(crate) fn last_change_cell(&self) -> &AtomicU32 {
-        &self.last_change
+        &self.summary.change
     }
 
     /// Records that a row was added (and so changed) at `tick`.
     #[inline(always)]
     fn note_add(&mut self, tick: Tick) {
-        *self.last_add.get_mut() = tick.get();
-        *self.last_change.get_mut() = tick.get();
+        // Both halves hold the same tick: one 8-byte store, whatever the byte order.
+        // SAFETY: `Summary` is two `u32`s in 8 aligned bytes (`repr(C, align(8))`),
+        // and `&mut self` makes the access unique.
+        unsafe { core::ptr::addr_of_mut!(self.summary).cast::<u64>().write(u64::from(tick.get()) * 0x1_0000_0001) };
     }
 
     /// Records that a row was changed at `tick`.
     #[inline(always)]
     fn note_change(&mut self, tick: Tick) {
-        *self.last_change.get_mut() = tick.get();
+        *self.summary.change.get_mut() = tick.get();
     }
 
     #[inline]
@@ -524,7 +529,7 @@ impl Column {
             (
                 PtrMut::new(NonNull::new_unchecked(self.row_ptr(row))),
                 self.keeps_ticks.then(|| &mut *self.ticks.as_ptr().add(row)),
-                &*core::ptr::addr_of!(self.last_change),
+                &self.summary.change,
             )
         }
     }
@@ -627,15 +632,11 @@ impl Column {
             copy_item(self.row_ptr(row), dst.row_ptr(to), self.item.size());
             // Both columns store one component, so both keep ticks or neither does.
             if self.keeps_ticks {
-                let ticks = self.ticks.add(row).read();
-                dst.ticks.add(to).write(ticks);
-                // An absent row's `ABSENT` added tick is never newer than a summary.
-                if ticks.added.is_newer_than(dst.last_add(), now) {
-                    *dst.last_add.get_mut() = ticks.added.get();
-                }
-                if ticks.changed.is_newer_than(dst.last_change(), now) {
-                    *dst.last_change.get_mut() = ticks.changed.get();
-                }
+                dst.ticks.add(to).write(self.ticks.add(row).read());
+                // The moved row's ticks are at most `now`: claiming `now` for both
+                // summaries is one store and never hides a row from `Changed` or
+                // `Added` (it only makes them look at `dst` once).
+                dst.note_add(now);
             }
             dst.len = to + 1;
             self.swap_remove_forget(row);
@@ -680,8 +681,8 @@ impl Column {
         }
         let last_add = self.last_add().clamp_age(now);
         let last_change = self.last_change().clamp_age(now);
-        *self.last_add.get_mut() = last_add.get();
-        *self.last_change.get_mut() = last_change.get();
+        *self.summary.add.get_mut() = last_add.get();
+        *self.summary.change.get_mut() = last_change.get();
     }
 
     /// Checks the length against the capacity.

@@ -333,6 +333,7 @@ impl World {
     }
 
     /// [`despawn`](Self::despawn) without hooks, observers or removal logs.
+    #[inline]
     pub(super) fn despawn_unobserved(&mut self, entity: Entity) -> Result<(), EcsError> {
         let location = self.entities.free(entity).ok_or(EcsError::NoSuchEntity(entity))?;
         let archetype = self.archetypes.get_mut(location.archetype);
