@@ -34,7 +34,7 @@ unsafe impl QueryData for CountRows {
     }
     fn required(_: &(), _: &mut impl FnMut(ComponentId)) {}
     fn columns(_: &(), _: &Archetype, _: &mut Vec<CachedColumn>) {}
-    unsafe fn fetch_archetype<'w>(_: &'w Archetype, _: &mut &[CachedColumn], _: FetchContext) {}
+    unsafe fn fetch_archetype(_: &Archetype, _: &mut &[CachedColumn], _: FetchContext) {}
     unsafe fn filter_row(_: &(), _: usize) -> bool {
         VISITS.set(VISITS.get() + 1);
         true
