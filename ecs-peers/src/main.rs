@@ -1,7 +1,7 @@
 //! Runs the ecs_bench_suite workloads on ecs-core and its peers, side by side.
 //!
 //! ```text
-//! cargo run --release -p ecs-peers -- [--rounds N] [--out DIR] [--only WORKLOAD]
+//! cargo run --release -p ecs-peers -- [--rounds N] [--out DIR] [--only WORKLOAD[,WORKLOAD…]]
 //! ```
 //! For each workload, every crate's state is prepared first; then the crates take
 //! turns (in a rotating order, so machine drift hits all alike), each timing one
@@ -58,9 +58,13 @@ fn options() -> Options {
         match arg.as_str() {
             "--rounds" => options.rounds = args.next().and_then(|v| v.parse().ok()).expect("--rounds N"),
             "--out" => options.out = args.next().expect("--out DIR"),
-            "--only" => options.only = Some(args.next().expect("--only WORKLOAD")),
+            "--only" => options.only = Some(args.next().expect("--only WORKLOAD[,WORKLOAD...]")),
             "--help" | "-h" => {
-                println!("usage: ecs-peers [--rounds N (default 21)] [--out DIR (default docs)] [--only WORKLOAD]");
+                println!(
+                    "usage: ecs-peers [--rounds N (default 21)] [--out DIR (default docs)] [--only WORKLOAD[,WORKLOAD...]]"
+                );
+                let names: Vec<&str> = Workload::ALL.iter().map(|w| w.name()).collect();
+                println!("workloads: {}", names.join(", "));
                 std::process::exit(0);
             }
             other => panic!("unknown argument {other}; try --help"),
@@ -89,8 +93,15 @@ fn progress(done: usize, total: usize, label: &str) {
 
 fn main() {
     let options = options();
-    let workloads: Vec<Workload> =
-        Workload::ALL.into_iter().filter(|w| options.only.as_deref().is_none_or(|o| o == w.name())).collect();
+    let workloads: Vec<Workload> = Workload::ALL
+        .into_iter()
+        .filter(|w| options.only.as_deref().is_none_or(|o| o.split(',').any(|o| o == w.name())))
+        .collect();
+    if let Some(only) = &options.only {
+        for name in only.split(',') {
+            assert!(Workload::ALL.iter().any(|w| w.name() == name), "unknown workload {name}; try --help");
+        }
+    }
     let total = workloads.len() * options.rounds;
     let mut done = 0;
     let mut results: Vec<(Workload, Vec<Option<Cell>>)> = Vec::new();

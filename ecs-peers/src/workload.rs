@@ -25,11 +25,28 @@ pub enum Workload {
     Schedule,
     /// 100 systems, each over its own 10 entities: the scheduler's own overhead.
     TinySystems,
+    /// Buffered events: send 1,000,000 events of a `u32` payload, read them all
+    /// once with one cursor, then advance the double buffer (ecs `Events` +
+    /// `EventCursor`, bevy `Messages` + `MessageCursor`; baseline: one `Vec`).
+    Events,
+    /// One entity with `Health(i64)` and one global observer subtracting the
+    /// event's amount from its target's `Health` (through a query); trigger an
+    /// entity-targeted event with an `i64` payload 100,000 times (ecs `Trigger` +
+    /// `trigger_targets`, bevy `EntityEvent` + `On` + `trigger`, flecs an observer
+    /// of a custom payload event on `&mut Health`, emitted for the entity with
+    /// `world.event().add(Health).entity(e).emit(&Hit(1))`).
+    Observers,
+    /// 1,000,000 entities of `Value(u64)` over 100 archetypes (one of 100 `u8`
+    /// marker components each, 10,000 rows apiece; zero-sized markers would not
+    /// split ecs-core archetypes); write 10 rows (in 10 archetypes, other rows every
+    /// iteration) through tracked mutable access (`world.get_mut`), then sum what
+    /// a cached `Changed<Value>` query yields (asserted to be exactly those 10).
+    Changed,
 }
 
 impl Workload {
     /// Every workload, in table order.
-    pub const ALL: [Workload; 10] = [
+    pub const ALL: [Workload; 13] = [
         Workload::SimpleInsert,
         Workload::SimpleIter,
         Workload::FragmentedIter,
@@ -40,6 +57,9 @@ impl Workload {
         Workload::ManyArchetypes,
         Workload::Schedule,
         Workload::TinySystems,
+        Workload::Events,
+        Workload::Observers,
+        Workload::Changed,
     ];
 
     /// The ecs_bench_suite name.
@@ -55,8 +75,32 @@ impl Workload {
             Workload::ManyArchetypes => "many_archetypes",
             Workload::Schedule => "schedule",
             Workload::TinySystems => "tiny_systems",
+            Workload::Events => "events",
+            Workload::Observers => "observers",
+            Workload::Changed => "changed",
         }
     }
+}
+
+/// Events sent (and read) per iteration of `events`.
+pub const EVENTS: u32 = 1_000_000;
+
+/// Triggers per iteration of `observers`.
+pub const TRIGGERS: usize = 100_000;
+
+/// Rows per archetype in `changed` (100 archetypes).
+pub const CHANGED_PER_ARCHETYPE: usize = 10_000;
+
+/// Rows written per iteration of `changed`.
+pub const CHANGED_ROWS: usize = 10;
+
+/// The index (in spawn order: archetype after archetype) of the `k`-th row that
+/// `changed` writes in iteration `frame`: 10 rows at least 99,937 apart, so in
+/// 10 different archetypes, shifted by one every iteration.
+#[inline]
+pub fn changed_row(frame: usize, k: usize, len: usize) -> usize {
+    let step = len / CHANGED_ROWS + 7;
+    (frame + k * step) % len
 }
 
 /// A 4x4 matrix, row-major.

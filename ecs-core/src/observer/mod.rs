@@ -294,6 +294,7 @@ impl Observers {
         match list {
             List::Global => event.global.get(i),
             List::Component(c) => event.by_component.get(c.index())?.get(i),
+            List::Target(_) if event.by_target.is_empty() => None,
             List::Target(t) => event.by_target.get(&t)?.get(i),
         }
         .copied()

@@ -18,8 +18,7 @@ pub(crate) trait ObserverRunner: Send + Sync + 'static {
 impl<Marker: 'static, F: SystemParamFunction<Marker, Out = ()>> ObserverRunner for FunctionSystem<Marker, F> {
     fn run(&mut self, world: &mut World) {
         self.init(world);
-        // SAFETY: `&mut World` excludes every other access for the call.
-        unsafe { self.call(world) };
+        self.call_mut(world);
         // The world is deferring while observers run: the commands join its queue.
         self.apply_deferred(world);
     }

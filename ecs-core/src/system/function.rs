@@ -103,6 +103,22 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> FunctionSystem<Marker, F> 
         out
     }
 
+    /// [`call`](Self::call) with the world borrowed mutably (an observer's run):
+    /// the tick is taken with a plain add instead of a locked one.
+    #[inline]
+    pub(crate) fn call_mut(&mut self, world: &mut World) -> F::Out {
+        let (id, state) = self.state.as_mut().expect("initialized before running");
+        assert_eq!(*id, world.id(), "system `{}` was initialized for another world", self.meta.name());
+        self.meta.this_run = world.increment_change_tick_mut();
+        let world = &*world;
+        // SAFETY: `&mut World` excludes every other access for the call; the
+        // state is this world's.
+        let params = unsafe { <F::Param as SystemParam>::get_param(state, &self.meta, world) };
+        let out = self.func.run(params);
+        self.meta.last_run = self.meta.this_run;
+        out
+    }
+
     /// Applies the parameters' deferred work (commands).
     pub(crate) fn apply_deferred(&mut self, world: &mut World) {
         if let Some((_, state)) = &mut self.state {

@@ -71,5 +71,17 @@ pub fn runner(workload: Workload) -> Option<Runner> {
             let mut data = vec![vec![0.0f32; 10]; 100];
             Box::new(move || data.iter_mut().for_each(|v| v.iter_mut().for_each(|x| *x += 1.0)))
         }
+        Workload::Events => {
+            let mut events: Vec<u32> = Vec::new();
+            Box::new(move || {
+                events.clear();
+                for i in 0..EVENTS {
+                    events.push(i);
+                }
+                let sum = events.iter().fold(0u64, |sum, &e| sum + u64::from(e));
+                std::hint::black_box(sum);
+            })
+        }
+        Workload::Observers | Workload::Changed => return None,
     })
 }

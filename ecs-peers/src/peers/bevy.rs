@@ -1,6 +1,8 @@
 //! bevy_ecs: cached `QueryState`s, `spawn_batch`, `par_iter_mut`, its multi-threaded
-//! `Schedule`.
+//! `Schedule`; `Messages` + `MessageCursor`, a global observer of an
+//! `EntityEvent`, a cached `Changed` query.
 
+use bevy_ecs::message::MessageCursor;
 use bevy_ecs::prelude::*;
 
 use super::{Runner, hundred, twenty_six};
@@ -35,6 +37,20 @@ struct Frag<const N: usize>(f32);
 struct Tag<const N: usize>;
 #[derive(Component, Clone, Copy)]
 struct Tiny<const N: usize>(f32);
+#[derive(Message, Clone, Copy)]
+struct Small(u32);
+#[derive(Component)]
+struct Health(i64);
+#[derive(EntityEvent)]
+struct Hit {
+    entity: Entity,
+    amount: i64,
+}
+#[derive(Component, Clone, Copy)]
+struct Value(u64);
+/// Data (`u8`), not a tag: ecs-core's zero-sized tags do not split archetypes.
+#[derive(Component, Clone, Copy)]
+struct Marker<const N: usize>(u8);
 
 fn bodies(world: &mut World, n: usize) {
     world.spawn_batch((0..n).map(|_| (Transform(identity()), Position(UNIT_X), Rotation(UNIT_X), Velocity(UNIT_X))));
@@ -170,6 +186,59 @@ pub fn runner(workload: Workload) -> Option<Runner> {
             )* }; }
             hundred!(tiny_setup);
             Box::new(move || schedule.run(&mut world))
+        }
+        Workload::Events => {
+            let mut messages = Messages::<Small>::default();
+            let mut cursor = MessageCursor::<Small>::default();
+            Box::new(move || {
+                for i in 0..EVENTS {
+                    messages.write(Small(i));
+                }
+                let sum = cursor.read(&messages).fold(0u64, |sum, m| sum + u64::from(m.0));
+                messages.update();
+                std::hint::black_box(sum);
+            })
+        }
+        Workload::Observers => {
+            let mut world = World::new();
+            let target = world.spawn(Health(0)).id();
+            world.add_observer(|hit: On<Hit>, mut q: Query<&mut Health>| {
+                if let Ok(mut h) = q.get_mut(hit.entity) {
+                    h.0 -= hit.amount;
+                }
+            });
+            world.trigger(Hit { entity: target, amount: 1 });
+            assert_eq!(world.get::<Health>(target).map(|h| h.0), Some(-1), "the observer ran once");
+            Box::new(move || {
+                for _ in 0..TRIGGERS {
+                    world.trigger(Hit { entity: target, amount: 1 });
+                }
+            })
+        }
+        Workload::Changed => {
+            let mut world = World::new();
+            let mut entities: Vec<Entity> = Vec::new();
+            macro_rules! marked { ($($n:literal)*) => { $(
+                entities.extend(world.spawn_batch((0..CHANGED_PER_ARCHETYPE).map(|i| (Value(i as u64), Marker::<$n>(0)))));
+            )* }; }
+            hundred!(marked);
+            let mut changed = world.query_filtered::<&Value, Changed<Value>>();
+            // A `QueryState` run on a `&World` compares against the world's last
+            // change tick, which `clear_trackers` advances once a frame (as
+            // `App::update` does): the spawns are behind it from here on.
+            world.clear_trackers();
+            let mut frame = 0;
+            Box::new(move || {
+                frame += 1;
+                for k in 0..CHANGED_ROWS {
+                    let e = entities[changed_row(frame, k, entities.len())];
+                    world.get_mut::<Value>(e).unwrap().0 += 1;
+                }
+                let (count, sum) = changed.iter(&world).fold((0, 0u64), |(n, sum), v| (n + 1, sum + v.0));
+                assert_eq!(count, CHANGED_ROWS, "Changed<Value> yields exactly the rows written");
+                std::hint::black_box(sum);
+                world.clear_trackers();
+            })
         }
     })
 }

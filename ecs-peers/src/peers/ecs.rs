@@ -1,6 +1,8 @@
 //! ecs-core (this project): cached `QueryState`s, `spawn_batch`, `par_for_each`,
-//! `Schedule`, random access through a query borrow (as shipyard's `View`).
+//! `Schedule`, random access through a query borrow (as shipyard's `View`);
+//! `Events` + `EventCursor`, a global observer, a cached `Changed` query.
 
+use ecs_core::event::{EventCursor, Events};
 use ecs_core::prelude::*;
 
 use super::{Runner, hundred, twenty_six};
@@ -35,6 +37,17 @@ struct Frag<const N: usize>(f32);
 struct Tag<const N: usize>;
 #[derive(Component, Clone, Copy)]
 struct Tiny<const N: usize>(f32);
+#[derive(Event, Clone, Copy)]
+struct Small(u32);
+#[derive(Component)]
+struct Health(i64);
+#[derive(Event)]
+struct Hit(i64);
+#[derive(Component, Clone, Copy)]
+struct Value(u64);
+/// Data (`u8`), not a tag: ecs-core's zero-sized tags do not split archetypes.
+#[derive(Component, Clone, Copy)]
+struct Marker<const N: usize>(u8);
 
 fn bodies(world: &mut World, n: usize) {
     world.spawn_batch((0..n).map(|_| (Transform(identity()), Position(UNIT_X), Rotation(UNIT_X), Velocity(UNIT_X))));
@@ -162,6 +175,56 @@ pub fn runner(workload: Workload) -> Option<Runner> {
             )* }; }
             hundred!(tiny_setup);
             Box::new(move || schedule.run(&mut world))
+        }
+        Workload::Events => {
+            let mut events = Events::<Small>::default();
+            let mut cursor = EventCursor::<Small>::default();
+            Box::new(move || {
+                for i in 0..EVENTS {
+                    events.send(Small(i));
+                }
+                let sum = cursor.read(&events).fold(0u64, |sum, e| sum + u64::from(e.0));
+                events.update();
+                std::hint::black_box(sum);
+            })
+        }
+        Workload::Observers => {
+            let mut world = World::new();
+            let target = world.spawn(Health(0));
+            world.add_observer(|hit: Trigger<Hit>, mut q: ecs_core::system::Query<&mut Health>| {
+                if let Ok(h) = q.get_mut(hit.target()) {
+                    h.0 -= hit.0;
+                }
+            });
+            world.trigger_targets(Hit(1), target);
+            assert_eq!(world.get::<Health>(target).map(|h| h.0), Some(-1), "the observer ran once");
+            Box::new(move || {
+                for _ in 0..TRIGGERS {
+                    world.trigger_targets(Hit(1), target);
+                }
+            })
+        }
+        Workload::Changed => {
+            let mut world = World::new();
+            let mut entities: Vec<Entity> = Vec::new();
+            macro_rules! marked { ($($n:literal)*) => { $(
+                entities.extend(world.spawn_batch((0..CHANGED_PER_ARCHETYPE).map(|i| (Value(i as u64), Marker::<$n>(0)))));
+            )* }; }
+            hundred!(marked);
+            let mut changed = world.query_state_filtered::<&Value, Changed<Value>>();
+            // The first run sees every spawned row; from then on, only what was written since.
+            std::hint::black_box(changed.iter(&world).count());
+            let mut frame = 0;
+            Box::new(move || {
+                frame += 1;
+                for k in 0..CHANGED_ROWS {
+                    let e = entities[changed_row(frame, k, entities.len())];
+                    world.get_mut::<Value>(e).unwrap().0 += 1;
+                }
+                let (count, sum) = changed.iter(&world).fold((0, 0u64), |(n, sum), v| (n + 1, sum + v.0));
+                assert_eq!(count, CHANGED_ROWS, "Changed<Value> yields exactly the rows written");
+                std::hint::black_box(sum);
+            })
         }
     })
 }

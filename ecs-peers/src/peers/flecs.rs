@@ -1,5 +1,6 @@
 //! flecs (the C library) through `flecs_ecs`: cached queries (`new_query`),
-//! systems run by `world.progress()`, multi-threaded systems for heavy_compute.
+//! systems run by `world.progress()`, multi-threaded systems for heavy_compute,
+//! an observer of a custom payload event for `observers`.
 
 use flecs_ecs::prelude::*;
 
@@ -26,6 +27,11 @@ struct D(f32);
 struct E(f32);
 #[derive(Component, Clone, Copy)]
 struct Data(f32);
+#[derive(Component)]
+struct Health(i64);
+/// The event of `observers`, with its payload (flecs events are components).
+#[derive(Component)]
+struct Hit(i64);
 
 macro_rules! types {
     ($($name:ident)*) => { $(#[derive(Component, Clone, Copy)] struct $name(f32);)* };
@@ -102,7 +108,7 @@ pub fn runner(workload: Workload) -> Option<Runner> {
                 world.progress();
             })
         }
-        Workload::AddRemoveSparse => return None,
+        Workload::AddRemoveSparse | Workload::Events | Workload::Changed => return None,
         Workload::AddRemove => {
             let world = World::new();
             let entities: Vec<Entity> = (0..10_000).map(|_| world.entity().set(A(0.0)).id()).collect();
@@ -170,6 +176,20 @@ pub fn runner(workload: Workload) -> Option<Runner> {
             tiny_setup(&world);
             Box::new(move || {
                 world.progress();
+            })
+        }
+        Workload::Observers => {
+            let world = World::new();
+            let target = world.entity().set(Health(0)).id();
+            // The observer's query term (`&mut Health`) matches the event's id and
+            // hands the target's Health to the callback; the payload is `it.param()`.
+            world.observer::<Hit, &mut Health>().each_iter(|it, _, h| h.0 -= it.param().0);
+            world.event().add(Health::id()).entity(target).emit(&Hit(1));
+            assert_eq!(world.entity_from_id(target).get::<&Health>(|h| h.0), -1, "the observer ran once");
+            Box::new(move || {
+                for _ in 0..TRIGGERS {
+                    world.event().add(Health::id()).entity(target).emit(&Hit(1));
+                }
             })
         }
     })

@@ -123,6 +123,11 @@ pub fn runner(workload: Workload) -> Option<Runner> {
                 }
             })
         }
-        Workload::AddRemoveSparse | Workload::Schedule | Workload::TinySystems => return None,
+        Workload::AddRemoveSparse
+        | Workload::Schedule
+        | Workload::TinySystems
+        | Workload::Events
+        | Workload::Observers
+        | Workload::Changed => return None,
     })
 }

@@ -181,5 +181,6 @@ pub fn runner(workload: Workload) -> Option<Runner> {
             workload.add_to_world(&world).unwrap();
             Box::new(move || world.run_workload("tiny").unwrap())
         }
+        Workload::Events | Workload::Observers | Workload::Changed => return None,
     })
 }

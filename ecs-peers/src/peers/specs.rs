@@ -229,5 +229,6 @@ pub fn runner(workload: Workload) -> Option<Runner> {
             let mut dispatcher = builder.build();
             Box::new(move || dispatcher.dispatch(&world))
         }
+        Workload::Events | Workload::Observers | Workload::Changed => return None,
     })
 }
