@@ -64,7 +64,7 @@ unsafe fn tracked_fetch<'w, T: Component + ChangeTracked>(
     // SAFETY: forwarded: the entry was cached for this archetype.
     let column = unsafe { take_column::<T>(archetype, columns) };
     // A column without ticks (a hand-written `ChangeTracked` on a component
-    // that opted out) gives no rows: it passes as an absent sparse column.
+    // that opted out) gives no rows: `usable` is `false` and `filter_row` says so.
     let column = column.filter(|c| c.keeps_ticks());
     static NO_SUMMARY: AtomicU32 = AtomicU32::new(0);
     TrackedFetch {

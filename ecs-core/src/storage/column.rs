@@ -613,8 +613,8 @@ impl Column {
     }
 
     /// Moves `row` to the end of `dst`, without dropping, then swap-removes it here.
-    /// Ticks move with the value, and `dst`'s summaries take them in (relative to
-    /// `now`, the world's tick).
+    /// Ticks move with the value, and `dst`'s summaries are set to `now` (the
+    /// world's tick, at least as new as the moved row's ticks).
     ///
     /// # Safety
     /// `row < self.len()`, `dst` stores the same type, and `dst` has room for one more

@@ -93,26 +93,30 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> FunctionSystem<Marker, F> 
     /// call.
     #[inline]
     pub(crate) unsafe fn call(&mut self, world: &World) -> F::Out {
-        let (id, state) = self.state.as_mut().expect("the schedule initializes systems before running them");
-        assert_eq!(*id, world.id(), "system `{}` was initialized for another world", self.meta.name());
-        self.meta.this_run = world.increment_change_tick();
-        // SAFETY: the caller holds the system's access; the state is this world's.
-        let params = unsafe { <F::Param as SystemParam>::get_param(state, &self.meta, world) };
-        let out = self.func.run(params);
-        self.meta.last_run = self.meta.this_run;
-        out
+        let this_run = world.increment_change_tick();
+        // SAFETY: forwarded.
+        unsafe { self.call_at(world, this_run) }
     }
 
     /// [`call`](Self::call) with the world borrowed mutably (an observer's run):
     /// the tick is taken with a plain add instead of a locked one.
     #[inline]
     pub(crate) fn call_mut(&mut self, world: &mut World) -> F::Out {
-        let (id, state) = self.state.as_mut().expect("initialized before running");
+        let this_run = world.increment_change_tick_mut();
+        // SAFETY: `&mut World` excludes every other access for the call.
+        unsafe { self.call_at(world, this_run) }
+    }
+
+    /// One run at the tick `this_run`.
+    ///
+    /// # Safety
+    /// As for [`call`](Self::call).
+    #[inline]
+    unsafe fn call_at(&mut self, world: &World, this_run: crate::storage::Tick) -> F::Out {
+        let (id, state) = self.state.as_mut().expect("the schedule initializes systems before running them");
         assert_eq!(*id, world.id(), "system `{}` was initialized for another world", self.meta.name());
-        self.meta.this_run = world.increment_change_tick_mut();
-        let world = &*world;
-        // SAFETY: `&mut World` excludes every other access for the call; the
-        // state is this world's.
+        self.meta.this_run = this_run;
+        // SAFETY: the caller holds the system's access; the state is this world's.
         let params = unsafe { <F::Param as SystemParam>::get_param(state, &self.meta, world) };
         let out = self.func.run(params);
         self.meta.last_run = self.meta.this_run;

@@ -175,10 +175,10 @@ impl World {
     /// Runs `OnAdd` and `OnInsert` for a freshly spawned entity of bundle `B`.
     pub(super) fn after_spawn<B: Bundle>(&mut self, entity: Entity) {
         let bundle = self.bundle_id::<B>();
-        let components = self.bundles.get(bundle).components.clone();
-        if self.unobserved(&components) {
+        if self.unobserved(&self.bundles.get(bundle).components) {
             return;
         }
+        let components = self.bundles.get(bundle).components.clone();
         self.with_deferred(|world| {
             world.run_lifecycle(Lifecycle::Add, entity, &components);
             world.run_lifecycle(Lifecycle::Insert, entity, &components);
@@ -191,10 +191,10 @@ impl World {
     pub(super) fn insert_observed<B: Bundle>(&mut self, entity: Entity, bundle: B) -> Result<(), EcsError> {
         let location = self.entities.get(entity).ok_or(EcsError::NoSuchEntity(entity))?;
         let bundle_id = self.bundle_id::<B>();
-        let components = self.bundles.get(bundle_id).components.clone();
-        if self.unobserved(&components) {
+        if self.unobserved(&self.bundles.get(bundle_id).components) {
             return self.insert_unobserved(entity, bundle);
         }
+        let components = self.bundles.get(bundle_id).components.clone();
         let archetype = self.archetypes.get(location.archetype).expect("live archetype");
         let row = location.row.index();
         let (replaced, added): (Vec<ComponentId>, Vec<ComponentId>) =
@@ -215,10 +215,10 @@ impl World {
     pub(super) fn remove_observed<B: Bundle>(&mut self, entity: Entity) -> Result<B, EcsError> {
         let location = self.entities.get(entity).ok_or(EcsError::NoSuchEntity(entity))?;
         let bundle_id = self.bundle_id::<B>();
-        let components = self.bundles.get(bundle_id).components.clone();
-        if self.unobserved(&components) {
+        if self.unobserved(&self.bundles.get(bundle_id).components) {
             return self.remove_unobserved(entity);
         }
+        let components = self.bundles.get(bundle_id).components.clone();
         let archetype = self.archetypes.get(location.archetype).expect("live archetype");
         let row = location.row.index();
         if let Some(&missing) = components.iter().find(|&&c| !archetype.has_at(c, row)) {
@@ -235,10 +235,14 @@ impl World {
     #[cold]
     #[inline(never)]
     pub(super) fn despawn_observed(&mut self, entity: Entity) -> Result<(), EcsError> {
-        let components = self.components_of(entity).ok_or(EcsError::NoSuchEntity(entity))?;
-        if self.unobserved(&components) {
+        let location = self.entities.get(entity).ok_or(EcsError::NoSuchEntity(entity))?;
+        // Asked of the archetype's columns first, so that an unobserved despawn
+        // allocates nothing.
+        let archetype = self.archetypes.get(location.archetype).expect("live archetype");
+        if self.unobserved(archetype.components()) {
             return self.despawn_unobserved(entity);
         }
+        let components = self.components_of(entity).expect("alive, checked above");
         self.with_deferred(|world| {
             world.run_lifecycle(Lifecycle::Despawn, entity, &components);
             world.run_lifecycle(Lifecycle::Replace, entity, &components);
