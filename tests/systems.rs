@@ -524,3 +524,45 @@ fn a_constraint_across_a_sync_point_is_honoured_or_refused() {
     assert!(message.contains("::early") && message.contains("::late") && message.contains("sync point"), "{message}");
     assert!(log.lock().unwrap().is_empty(), "nothing ran");
 }
+
+/// A hand-written parameter with deferred work and the default `DEFERRED`:
+/// its `apply` runs even beside parameters that have none (which let systems
+/// and observers skip the call).
+struct CountApplies;
+
+// SAFETY: records no access and touches no world data in `get_param`.
+unsafe impl ecs_core::system::SystemParam for CountApplies {
+    type State = ();
+    type Item<'w> = CountApplies;
+    fn access(meta: &mut ecs_core::system::SystemMeta) {
+        meta.add_param("CountApplies", ecs_core::system::SystemAccess::default());
+    }
+    fn init_state(_: &mut World) {}
+    unsafe fn get_param<'w>(_: &'w mut (), _: &ecs_core::system::SystemMeta, _: &'w World) -> CountApplies {
+        CountApplies
+    }
+    fn apply(_: &mut (), world: &mut World) {
+        world.resource_mut::<Applied>().0 += 1;
+    }
+}
+
+#[derive(Default)]
+struct Applied(u32);
+
+#[test]
+fn a_hand_written_parameter_with_deferred_work_is_applied_beside_params_without() {
+    let mut world = World::new();
+    world.insert_resource(Applied::default());
+    world.spawn(Position(1.0));
+    let mut schedule = Schedule::new();
+    schedule.add_system(|_: CountApplies, q: Query<&Position>, _: Res<Applied>| assert_eq!(q.iter().count(), 1));
+    schedule.run(&mut world);
+    schedule.run(&mut world);
+    assert_eq!(world.get_resource::<Applied>().map(|a| a.0), Some(2));
+    world.add_observer(|_: Trigger<Ping>, _: CountApplies, _: Query<&Position>| {});
+    world.trigger(Ping);
+    assert_eq!(world.get_resource::<Applied>().map(|a| a.0), Some(3));
+}
+
+#[derive(Event)]
+struct Ping;

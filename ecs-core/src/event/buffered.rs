@@ -298,6 +298,7 @@ impl<E: Event> core::fmt::Debug for EventReader<'_, E> {
 // SAFETY: records a read of the resource `Events<E>` (through `Res`); the cursor
 // is the parameter's own state.
 unsafe impl<E: Event> SystemParam for EventReader<'_, E> {
+    const DEFERRED: bool = false;
     /// The cursor, and the state of the `Res` it reads through.
     type State = (EventCursor<E>, ());
     type Item<'w> = EventReader<'w, E>;
@@ -376,6 +377,7 @@ impl<E: Event> DerefMut for EventWriter<'_, E> {
 
 // SAFETY: records a write of the resource `Events<E>` (through `ResMut`).
 unsafe impl<E: Event> SystemParam for EventWriter<'_, E> {
+    const DEFERRED: bool = false;
     type State = ();
     type Item<'w> = EventWriter<'w, E>;
 

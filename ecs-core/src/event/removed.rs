@@ -111,6 +111,7 @@ impl<T: Component> RemovedComponents<'_, T> {
 // which need `&mut World`, so no system runs meanwhile; the cursor is the
 // parameter's own state.
 unsafe impl<T: Component> SystemParam for RemovedComponents<'_, T> {
+    const DEFERRED: bool = false;
     type State = (ComponentId, EventCursor<Removed>);
     type Item<'w> = RemovedComponents<'w, T>;
 

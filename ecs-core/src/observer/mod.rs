@@ -306,6 +306,29 @@ impl Observers {
     }
 }
 
+/// An observer's run in progress: when it ends, normally or by a panic, the
+/// world's outer trigger context comes back and the runner returns to its slot
+/// (unless the observer was despawned meanwhile). A guard rather than
+/// `catch_unwind`: the normal path costs only the restoring stores.
+struct Running<'w> {
+    world: &'w mut World,
+    index: u32,
+    observer: Entity,
+    runner: Option<Box<dyn ObserverRunner>>,
+    outer: Option<TriggerContext>,
+}
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        self.world.trigger_context = self.outer.take();
+        if let Some(Some(slot)) = self.world.observers.slots.get_mut(self.index as usize) {
+            if slot.entity == self.observer && slot.runner.is_none() {
+                slot.runner = self.runner.take();
+            }
+        }
+    }
+}
+
 /// The lifecycle kind of an event type, if it is one of the five.
 fn lifecycle_of(event: TypeId) -> Option<Lifecycle> {
     [
@@ -461,18 +484,11 @@ impl World {
             let observer = slot.entity;
             // Taken out while it runs (an observer never re-enters itself: its
             // own triggers go through commands).
-            let Some(mut runner) = slot.runner.take() else { continue };
+            let Some(runner) = slot.runner.take() else { continue };
             let outer = self.trigger_context.replace(ctx.for_observer(observer));
-            let result = std::panic::catch_unwind(core::panic::AssertUnwindSafe(|| runner.run(self)));
-            self.trigger_context = outer;
-            if let Some(Some(slot)) = self.observers.slots.get_mut(index as usize) {
-                if slot.entity == observer && slot.runner.is_none() {
-                    slot.runner = Some(runner);
-                }
-            }
-            if let Err(panic) = result {
-                std::panic::resume_unwind(panic);
-            }
+            let mut running = Running { world: self, index, observer, runner: Some(runner), outer };
+            let Running { world, runner, .. } = &mut running;
+            runner.as_mut().expect("set above").run(world);
         }
     }
 

@@ -144,6 +144,7 @@ impl<E: Event + core::fmt::Debug, B: Bundle> core::fmt::Debug for Trigger<'_, E,
 // SAFETY: records no access: the event is not part of the world, and the rest
 // of the trigger is plain data copied from the world's trigger context.
 unsafe impl<E: Event, B: Bundle> SystemParam for Trigger<'_, E, B> {
+    const DEFERRED: bool = false;
     type State = ();
     type Item<'w> = Trigger<'w, E, B>;
 
@@ -151,14 +152,10 @@ unsafe impl<E: Event, B: Bundle> SystemParam for Trigger<'_, E, B> {
         meta.add_param_named_by(crate::names::type_name::<Trigger<'static, E, B>>, SystemAccess::default());
     }
     fn init_state(_: &mut World) {}
+    #[inline]
     unsafe fn get_param<'w>(_: &'w mut (), meta: &SystemMeta, world: &'w World) -> Trigger<'w, E, B> {
         let Some(ctx) = world.trigger_context.as_ref().filter(|c| c.event_type == TypeId::of::<E>()) else {
-            panic!(
-                "system `{}` takes a `Trigger<{}>`, which only observers are given: add it with \
-                 `world.add_observer(…)` or `world.entity_mut(e)?.observe(…)`, not as a system",
-                meta.name(),
-                crate::names::type_name::<E>()
-            );
+            not_an_observer(meta.name(), crate::names::type_name::<E>())
         };
         // SAFETY: the context's pointer points at an `E` (its type id was checked
         // just now), which lives as long as the trigger call that set the context;
@@ -167,6 +164,16 @@ unsafe impl<E: Event, B: Bundle> SystemParam for Trigger<'_, E, B> {
         let event = unsafe { ctx.event.cast::<E>().as_ref() };
         Trigger { event, target: ctx.target, component: ctx.component, observer: ctx.observer, marker: PhantomData }
     }
+}
+
+/// The panic of a system given a [`Trigger`] outside an observer.
+#[cold]
+#[inline(never)]
+fn not_an_observer(system: &str, event: &str) -> ! {
+    panic!(
+        "system `{system}` takes a `Trigger<{event}>`, which only observers are given: add it with \
+         `world.add_observer(…)` or `world.entity_mut(e)?.observe(…)`, not as a system"
+    );
 }
 
 /// The entities [`World::trigger_targets`] triggers an event for: one `Entity`, an

@@ -539,28 +539,33 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
 
     /// # Safety
     /// As for `get_unchecked`.
+    #[inline]
     unsafe fn get_at<'w>(&self, world: &'w World, entity: Entity, ctx: FetchContext) -> Result<Q::Item<'w>, EcsError> {
-        // SAFETY: forwarded; the fetches are made once, checked, then fetched from.
+        // SAFETY: forwarded; the fetch is made once, checked, then fetched from.
         unsafe {
-            let (fetch, row) = self.locate(world, entity, ctx)?;
-            Q::mark_written(&fetch, row..row + 1);
-            Ok(Q::fetch(&fetch, row))
+            self.locate(world, entity, ctx, |fetch, row| {
+                Q::mark_written(fetch, row..row + 1);
+                Q::fetch(fetch, row)
+            })
         }
     }
 
-    /// The fetch of the archetype and the row of an entity the query yields,
-    /// without fetching its item.
+    /// Calls `then` with the fetch of the archetype and the row of an entity the
+    /// query yields. A continuation rather than a returned `(fetch, row)`: the
+    /// fetch then stays in registers instead of passing through a `Result`.
     ///
     /// # Safety
     /// The state is up to date with `world`, and the caller may read the ticks
     /// the query's row filters read (any of the query's access, or a shared world);
-    /// fetching from the returned fetch needs the query's whole access for `'w`.
-    unsafe fn locate<'w>(
+    /// fetching from the fetch needs the query's whole access for `'w`.
+    #[inline(always)]
+    unsafe fn locate<'w, R>(
         &self,
         world: &'w World,
         entity: Entity,
         ctx: FetchContext,
-    ) -> Result<(Q::Fetch<'w>, usize), EcsError> {
+        then: impl FnOnce(&Q::Fetch<'w>, usize) -> R,
+    ) -> Result<R, EcsError> {
         let location = world.location(entity).ok_or(EcsError::NoSuchEntity(entity))?;
         // Made only on the error path: naming the query interns a string.
         let mismatch = || EcsError::QueryMismatch { entity, query: crate::names::query_name::<Q, F>() };
@@ -580,7 +585,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             if !(Q::filter_row(&fetch, row) && F::filter(&filter, row)) {
                 return Err(mismatch());
             }
-            Ok((fetch, row))
+            Ok(then(&fetch, row))
         }
     }
 
@@ -734,15 +739,17 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         // Every entity is checked before any item is made (and stamped as written).
         for &entity in &entities {
             // SAFETY: forwarded.
-            unsafe { self.locate(world, entity, ctx)? };
+            unsafe { self.locate(world, entity, ctx, |_, _| ())? };
         }
         // SAFETY: each entity was located above, so it yields a row; the rows are
         // distinct (checked above) unless the query only reads (caller), so no two
         // items alias.
         Ok(entities.map(|entity| unsafe {
-            let (fetch, row) = self.locate(world, entity, ctx).expect("located above");
-            Q::mark_written(&fetch, row..row + 1);
-            Q::fetch(&fetch, row)
+            self.locate(world, entity, ctx, |fetch, row| {
+                Q::mark_written(fetch, row..row + 1);
+                Q::fetch(fetch, row)
+            })
+            .expect("located above")
         }))
     }
 

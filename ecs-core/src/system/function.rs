@@ -124,7 +124,11 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> FunctionSystem<Marker, F> 
     }
 
     /// Applies the parameters' deferred work (commands).
+    #[inline]
     pub(crate) fn apply_deferred(&mut self, world: &mut World) {
+        if !<F::Param as SystemParam>::DEFERRED {
+            return;
+        }
         if let Some((_, state)) = &mut self.state {
             <F::Param as SystemParam>::apply(state, world);
         }

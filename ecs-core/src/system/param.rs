@@ -48,6 +48,11 @@ pub unsafe trait SystemParam: Sized {
     /// for `'w`, and `state` was made for `world`.
     unsafe fn get_param<'w>(state: &'w mut Self::State, meta: &SystemMeta, world: &'w World) -> Self::Item<'w>;
 
+    /// Whether [`apply`](Self::apply) may have work to do. `false` promises that
+    /// `apply` does nothing, so systems and observers skip the call (an observer
+    /// runs once per trigger); the default `true` is always correct.
+    const DEFERRED: bool = true;
+
     /// Applies deferred work (commands) at a sync point.
     fn apply(_state: &mut Self::State, _world: &mut World) {}
 
@@ -309,6 +314,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
 // SAFETY: records the query's component access with its disjointness proof; items
 // come from the query state only.
 unsafe impl<Q: QueryData + 'static, F: QueryFilter + 'static> SystemParam for Query<'_, Q, F> {
+    const DEFERRED: bool = false;
     type State = QueryState<Q, F>;
     type Item<'w> = Query<'w, Q, F>;
 
@@ -321,6 +327,7 @@ unsafe impl<Q: QueryData + 'static, F: QueryFilter + 'static> SystemParam for Qu
         QueryState::new(world)
     }
 
+    #[inline]
     unsafe fn get_param<'w>(state: &'w mut QueryState<Q, F>, meta: &SystemMeta, world: &'w World) -> Query<'w, Q, F> {
         state.update_archetypes(world);
         state.set_last_run(meta.this_run);
@@ -445,6 +452,7 @@ fn res_mut<'w, T: Send + Sync + 'static>(
 
 // SAFETY: records a read of `T`; hands out a shared borrow of it.
 unsafe impl<T: Send + Sync + 'static> SystemParam for Res<'_, T> {
+    const DEFERRED: bool = false;
     type State = ();
     type Item<'w> = Res<'w, T>;
 
@@ -476,6 +484,7 @@ fn present<T: Send + Sync + 'static>(world: &World) -> Result<(), EcsError> {
 
 // SAFETY: as for `Res`, optional.
 unsafe impl<T: Send + Sync + 'static> SystemParam for Option<Res<'_, T>> {
+    const DEFERRED: bool = false;
     type State = ();
     type Item<'w> = Option<Res<'w, T>>;
 
@@ -491,6 +500,7 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for Option<Res<'_, T>> {
 // SAFETY: records a write of `T`; hands out the only borrow of it and its ticks
 // (the scheduler keeps every other user of `T` apart).
 unsafe impl<T: Send + Sync + 'static> SystemParam for ResMut<'_, T> {
+    const DEFERRED: bool = false;
     type State = ();
     type Item<'w> = ResMut<'w, T>;
 
@@ -510,6 +520,7 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for ResMut<'_, T> {
 
 // SAFETY: as for `ResMut`, optional.
 unsafe impl<T: Send + Sync + 'static> SystemParam for Option<ResMut<'_, T>> {
+    const DEFERRED: bool = false;
     type State = ();
     type Item<'w> = Option<ResMut<'w, T>>;
 
@@ -563,6 +574,7 @@ impl<T: Default + Send + Sync + 'static> DerefMut for Local<'_, T> {
 
 // SAFETY: touches only its own state.
 unsafe impl<T: Default + Send + Sync + 'static> SystemParam for Local<'_, T> {
+    const DEFERRED: bool = false;
     type State = T;
     type Item<'w> = Local<'w, T>;
 
@@ -602,6 +614,7 @@ unsafe impl SystemParam for Commands<'_> {
 
 // SAFETY: records a read of everything.
 unsafe impl SystemParam for &World {
+    const DEFERRED: bool = false;
     type State = ();
     type Item<'w> = &'w World;
 
@@ -624,6 +637,7 @@ macro_rules! tuple_param {
         unsafe impl<$($name: SystemParam),*> SystemParam for ($($name,)*) {
             type State = ($($name::State,)*);
             type Item<'w> = ($($name::Item<'w>,)*);
+            const DEFERRED: bool = false $(|| $name::DEFERRED)*;
 
             fn access(meta: &mut SystemMeta) {
                 $($name::access(meta);)*
@@ -631,11 +645,15 @@ macro_rules! tuple_param {
             fn init_state(world: &mut World) -> Self::State {
                 ($($name::init_state(world),)*)
             }
+            #[inline]
             unsafe fn get_param<'w>(state: &'w mut Self::State, meta: &SystemMeta, world: &'w World) -> Self::Item<'w> {
                 // SAFETY: forwarded; each element gets its own part of the state.
                 ($(unsafe { $name::get_param(&mut state.$index, meta, world) },)*)
             }
             fn apply(state: &mut Self::State, world: &mut World) {
+                if !Self::DEFERRED {
+                    return;
+                }
                 // Every element applies its deferred work even if one panics.
                 run_in_order(0 $(+ { let _ = $index; 1 })*, |i| match i {
                     $($index => $name::apply(&mut state.$index, world),)*

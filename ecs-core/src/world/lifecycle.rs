@@ -49,19 +49,23 @@ impl World {
     /// run when the outermost such operation returns. A panic in `f` leaves the
     /// depth as it was and is resumed (the queued commands run with the next
     /// operation).
+    #[inline]
     pub(crate) fn with_deferred<R>(&mut self, f: impl FnOnce(&mut World) -> R) -> R {
-        self.deferred.depth += 1;
-        let result = std::panic::catch_unwind(core::panic::AssertUnwindSafe(|| f(self)));
-        self.deferred.depth -= 1;
-        match result {
-            Ok(value) => {
-                if self.deferred.depth == 0 {
-                    self.flush_pending();
-                }
-                value
+        /// Leaves the operation, normally or by a panic.
+        struct Depth<'w>(&'w mut World);
+        impl Drop for Depth<'_> {
+            fn drop(&mut self) {
+                self.0.deferred.depth -= 1;
             }
-            Err(panic) => std::panic::resume_unwind(panic),
         }
+        self.deferred.depth += 1;
+        let depth = Depth(self);
+        let value = f(depth.0);
+        drop(depth);
+        if self.deferred.depth == 0 {
+            self.flush_pending();
+        }
+        value
     }
 
     /// Applies the commands hooks and observers queued, in rounds: those queued

@@ -32,6 +32,7 @@ pub fn system_param(def: SystemParamDef<'_>) -> TokenStream {
             unsafe impl<#lifetime> #s::SystemParam for #ident<#lifetime> {
                 type State = (#(<#tys as #s::SystemParam>::State,)*);
                 type Item<#w> = #ident<#w>;
+                const DEFERRED: bool = false #(|| <#tys as #s::SystemParam>::DEFERRED)*;
 
                 fn access(__meta: &mut #s::SystemMeta) {
                     #(<#tys as #s::SystemParam>::access(__meta);)*
@@ -47,6 +48,9 @@ pub fn system_param(def: SystemParamDef<'_>) -> TokenStream {
                     #ident { #(#gets)* }
                 }
                 fn apply(__state: &mut Self::State, __world: &mut #krate::World) {
+                    if !<Self as #s::SystemParam>::DEFERRED {
+                        return;
+                    }
                     // Every field applies its deferred work even if one panics; the
                     // first panic goes on afterwards.
                     #krate::__private::run_in_order(#count, |__i| match __i {
