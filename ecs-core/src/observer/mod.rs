@@ -59,7 +59,7 @@ mod trigger;
 
 pub(crate) use runner::ObserverRunner;
 pub use runner::{BoxedObserver, IntoObserverSystem};
-pub(crate) use trigger::TriggerContext;
+pub(crate) use trigger::{CurrentTrigger, TriggerContext};
 pub use trigger::{Trigger, TriggerTargets};
 
 use core::any::TypeId;
@@ -166,8 +166,9 @@ struct Slot {
 }
 
 /// The observers of one event type, by what they watch.
-#[derive(Default)]
 struct EventObservers {
+    /// The event type.
+    event: TypeId,
     /// Observers of every trigger of the event.
     global: Vec<u32>,
     /// Observers of a lifecycle event for given components, by component index.
@@ -214,6 +215,11 @@ pub(crate) struct Observers {
     /// The index in `lists` of each observed event type.
     events: HashMap<TypeId, usize, core::hash::BuildHasherDefault<TypeIdHasher>>,
     lists: Vec<EventObservers>,
+    /// The index in `lists` of the event looked up last: a game triggers the
+    /// same event many times in a row, and comparing one `TypeId` is cheaper
+    /// than a hash probe. Lists are never removed, so a stale index stays in
+    /// bounds and merely misses.
+    last_index: usize,
     /// The name of the event triggered last, for the runaway-cycle message.
     pub(crate) last_event: &'static str,
 }
@@ -223,7 +229,12 @@ impl Observers {
         let next = self.lists.len();
         let event = *self.events.entry(slot.event).or_insert(next);
         if event == next {
-            self.lists.push(EventObservers::default());
+            self.lists.push(EventObservers {
+                event: slot.event,
+                global: Vec::new(),
+                by_component: Vec::new(),
+                by_target: HashMap::default(),
+            });
         }
         let event = &mut self.lists[event];
         let index = match self.free.pop() {
@@ -283,8 +294,14 @@ impl Observers {
     /// The index of the observers of an event type, if some observer ever
     /// watched it.
     #[inline]
-    fn index_of(&self, event: TypeId) -> Option<usize> {
-        self.events.get(&event).copied()
+    fn index_of(&mut self, event: TypeId) -> Option<usize> {
+        let last = self.last_index;
+        if self.lists.get(last).is_some_and(|list| list.event == event) {
+            return Some(last);
+        }
+        let index = self.events.get(&event).copied()?;
+        self.last_index = index;
+        Some(index)
     }
 
     /// The `i`th observer of a list, if any.
@@ -315,10 +332,11 @@ struct Running<'w> {
     index: u32,
     observer: Entity,
     runner: Option<Box<dyn ObserverRunner>>,
-    outer: Option<TriggerContext>,
+    outer: Option<CurrentTrigger>,
 }
 
 impl Drop for Running<'_> {
+    #[inline]
     fn drop(&mut self) {
         self.world.trigger_context = self.outer.take();
         if let Some(Some(slot)) = self.world.observers.slots.get_mut(self.index as usize) {
@@ -485,7 +503,7 @@ impl World {
             // Taken out while it runs (an observer never re-enters itself: its
             // own triggers go through commands).
             let Some(runner) = slot.runner.take() else { continue };
-            let outer = self.trigger_context.replace(ctx.for_observer(observer));
+            let outer = self.trigger_context.replace(CurrentTrigger::new(ctx, observer));
             let mut running = Running { world: self, index, observer, runner: Some(runner), outer };
             let Running { world, runner, .. } = &mut running;
             runner.as_mut().expect("set above").run(world);

@@ -13,7 +13,7 @@ use crate::event::Event;
 use crate::system::{SystemAccess, SystemMeta, SystemParam};
 use crate::world::World;
 
-/// The trigger being handled: set on the world while an observer runs.
+/// A trigger being handled.
 #[derive(Clone, Copy)]
 pub(crate) struct TriggerContext {
     /// Points at a value of the type `event_type` names.
@@ -24,7 +24,6 @@ pub(crate) struct TriggerContext {
     pub(crate) event_name: &'static str,
     pub(crate) target: Option<Entity>,
     pub(crate) component: Option<ComponentId>,
-    observer: Entity,
 }
 
 // SAFETY: the pointer is only ever read as a shared `&E` (`E: Event` is `Sync`),
@@ -32,6 +31,31 @@ pub(crate) struct TriggerContext {
 unsafe impl Send for TriggerContext {}
 // SAFETY: as above.
 unsafe impl Sync for TriggerContext {}
+
+/// What the world holds while an observer runs: the trigger, by pointer (copying
+/// it for every observer would cost more than the observer's own work), and the
+/// observer.
+#[derive(Clone, Copy)]
+pub(crate) struct CurrentTrigger {
+    /// Valid while this value is the world's `trigger_context`: the trigger call
+    /// that set it borrows the context for as long, and restores the outer value
+    /// before returning or unwinding (`observer::Running`).
+    ctx: NonNull<TriggerContext>,
+    observer: Entity,
+}
+
+// SAFETY: points at a `TriggerContext`, which is `Send + Sync` (above), and is
+// only read.
+unsafe impl Send for CurrentTrigger {}
+// SAFETY: as above.
+unsafe impl Sync for CurrentTrigger {}
+
+impl CurrentTrigger {
+    /// `ctx`, handled by `observer`.
+    pub(crate) fn new(ctx: &TriggerContext, observer: Entity) -> Self {
+        Self { ctx: NonNull::from(ctx), observer }
+    }
+}
 
 impl TriggerContext {
     /// The context of triggering `event`, which must outlive every use of it
@@ -43,7 +67,6 @@ impl TriggerContext {
             event_name: core::any::type_name::<E>(),
             target,
             component,
-            observer: Entity::PLACEHOLDER,
         }
     }
 
@@ -56,13 +79,7 @@ impl TriggerContext {
             event_name,
             target: Some(entity),
             component: Some(component),
-            observer: Entity::PLACEHOLDER,
         }
-    }
-
-    /// This context as seen by the observer `observer`.
-    pub(crate) fn for_observer(&self, observer: Entity) -> Self {
-        Self { observer, ..*self }
     }
 }
 
@@ -154,15 +171,19 @@ unsafe impl<E: Event, B: Bundle> SystemParam for Trigger<'_, E, B> {
     fn init_state(_: &mut World) {}
     #[inline]
     unsafe fn get_param<'w>(_: &'w mut (), meta: &SystemMeta, world: &'w World) -> Trigger<'w, E, B> {
-        let Some(ctx) = world.trigger_context.as_ref().filter(|c| c.event_type == TypeId::of::<E>()) else {
+        let Some(current) = world.trigger_context else { not_an_observer(meta.name(), crate::names::type_name::<E>()) };
+        // SAFETY: the world's current trigger points at a live context (the
+        // invariant of `CurrentTrigger::ctx`).
+        let ctx = unsafe { current.ctx.as_ref() };
+        if ctx.event_type != TypeId::of::<E>() {
             not_an_observer(meta.name(), crate::names::type_name::<E>())
-        };
+        }
         // SAFETY: the context's pointer points at an `E` (its type id was checked
         // just now), which lives as long as the trigger call that set the context;
         // that call is running the observer this parameter is made for, and the
         // item cannot outlive the system's run.
         let event = unsafe { ctx.event.cast::<E>().as_ref() };
-        Trigger { event, target: ctx.target, component: ctx.component, observer: ctx.observer, marker: PhantomData }
+        Trigger { event, target: ctx.target, component: ctx.component, observer: current.observer, marker: PhantomData }
     }
 }
 

@@ -76,10 +76,18 @@ impl World {
     /// After [`MAX_OBSERVER_ROUNDS`] rounds (the observers are triggering each
     /// other without end; the rest of the queue is dropped), or with the first
     /// panic of a command.
+    #[inline]
     pub(crate) fn flush_pending(&mut self) {
         if self.deferred.flushing || self.deferred.depth > 0 || self.deferred.queue.is_empty() {
             return;
         }
+        self.flush_rounds();
+    }
+
+    /// The body of [`flush_pending`](Self::flush_pending), off the path of the
+    /// operations that queued nothing.
+    #[inline(never)]
+    fn flush_rounds(&mut self) {
         self.deferred.flushing = true;
         let result = std::panic::catch_unwind(core::panic::AssertUnwindSafe(|| {
             let mut rounds = 0;

@@ -74,7 +74,7 @@ pub struct World {
     /// Every observer (see `crate::observer`).
     pub(crate) observers: crate::observer::Observers,
     /// The trigger being handled, while an observer runs.
-    pub(crate) trigger_context: Option<crate::observer::TriggerContext>,
+    pub(crate) trigger_context: Option<crate::observer::CurrentTrigger>,
     /// Commands of hooks and observers, waiting for the operation in progress.
     pub(crate) deferred: lifecycle::Deferred,
     /// Entities that lost components, for `RemovedComponents`.
