@@ -64,6 +64,31 @@ pub enum EcsError {
     /// that is not in the world; the type name of the resource, in full
     /// (`core::any::type_name`); messages print its last path segment.
     MissingResource(&'static str),
+    /// A relationship (`ChildOf(target)`, …) was refused: its target is not
+    /// alive, is the entity itself, or is one of the entity's descendants (the
+    /// link would make a cycle). Nothing was changed.
+    InvalidRelationship {
+        /// The entity that would hold the relationship ([`Entity::PLACEHOLDER`]
+        /// for one being spawned).
+        entity: Entity,
+        /// The target it would point at.
+        target: Entity,
+        /// The relationship's type name, in full; messages print its last segment.
+        relationship: &'static str,
+        /// What is wrong with the link.
+        problem: RelationshipProblem,
+    },
+}
+
+/// Why a relationship was refused (see [`EcsError::InvalidRelationship`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RelationshipProblem {
+    /// The target is not alive.
+    DeadTarget,
+    /// The target is the entity itself.
+    SelfTarget,
+    /// The target is a descendant of the entity through the same relationship.
+    Cycle,
 }
 
 impl fmt::Display for EcsError {
@@ -97,6 +122,25 @@ impl fmt::Display for EcsError {
                  or take `Option<Res<…>>` where it may be missing",
                 short_name(resource)
             ),
+            Self::InvalidRelationship { entity, target, relationship, problem } => {
+                let relationship = short_name(relationship);
+                match problem {
+                    RelationshipProblem::DeadTarget => write!(
+                        f,
+                        "`{relationship}({target})` was refused: entity {target} does not exist (despawned or stale), \
+                         and a relationship may only point at a live entity"
+                    ),
+                    RelationshipProblem::SelfTarget => write!(
+                        f,
+                        "`{relationship}({target})` was refused on entity {entity}: an entity cannot be related to itself"
+                    ),
+                    RelationshipProblem::Cycle => write!(
+                        f,
+                        "`{relationship}({target})` was refused on entity {entity}: {target} is a descendant of {entity} \
+                         through `{relationship}`, so the link would make a cycle; unlink {target} first"
+                    ),
+                }
+            }
         }
     }
 }

@@ -52,6 +52,7 @@ mod names;
 pub mod observer;
 pub mod panics;
 pub mod query;
+pub mod relationship;
 mod resource;
 pub mod storage;
 pub mod system;
@@ -62,7 +63,7 @@ pub use bundle::Bundle;
 pub use component::{Component, ComponentId, ComponentInfo, StorageType};
 pub use ecs_derive::{Bundle, Component, Event, Query, QueryData, SystemParam, SystemSet};
 pub use entity::Entity;
-pub use error::EcsError;
+pub use error::{EcsError, RelationshipProblem};
 pub use event::Event;
 pub use query::{Added, Changed, Or, QueryState, With, Without};
 pub use world::{DeferredWorld, EntityRef, EntityWorldMut, Mut, Ref, World};
@@ -80,6 +81,7 @@ pub mod prelude {
     };
     pub use crate::observer::Trigger;
     pub use crate::query::{Added, Changed, Or, QueryState, With, Without};
+    pub use crate::relationship::{ChildOf, Children, RelationshipSources};
     pub use crate::system::{
         Condition, IntoSetConfig, IntoSystemConfig, Local, Query, Res, ResMut, Schedule, SystemSet, not,
         resource_added, resource_changed, resource_equals, resource_exists,

@@ -7,6 +7,7 @@
 
 mod expand;
 mod parse;
+mod relation;
 
 use proc_macro::TokenStream;
 
@@ -21,7 +22,7 @@ use proc_macro::TokenStream;
 /// not compile); `#[component(on_add = f, on_insert = g, on_replace = h,
 /// on_remove = i, on_despawn = j)]` declares hooks, each a
 /// `fn(DeferredWorld, HookContext)` (see `ecs_core::component::ComponentHooks`).
-#[proc_macro_derive(Component, attributes(component))]
+#[proc_macro_derive(Component, attributes(component, relationship, relationship_target, entities))]
 pub fn derive_component(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
     parse::component(&input).map_or_else(syn::Error::into_compile_error, expand::component).into()

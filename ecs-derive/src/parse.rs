@@ -17,6 +17,12 @@ pub struct ComponentDef<'a> {
     pub hooks: Vec<(Ident, Path)>,
     /// `false` for `#[component(changes = false)]`.
     pub changes: bool,
+    /// `#[component(immutable)]` (relationships and their targets always are).
+    pub immutable: bool,
+    /// The crate's own components: `#[diagnostic::do_not_recommend]` on the impl.
+    pub hidden: bool,
+    /// `#[relationship]`, `#[relationship_target]` and `#[entities]`.
+    pub entities: crate::relation::EntityFields,
 }
 
 /// A struct to implement `QueryData` for: one lifetime, named fields.
@@ -114,9 +120,40 @@ pub fn component(input: &DeriveInput) -> syn::Result<ComponentDef<'_>> {
         }
     }
     let attributes = errors.keep(component_attributes(input));
+    let entities = errors.keep(crate::relation::parse(input));
+    if let (Some(attributes), Some(entities)) = (&attributes, &entities) {
+        let reserved: &[&str] = match entities.relation {
+            crate::relation::Relation::None => &[],
+            crate::relation::Relation::Source { .. } => &["on_insert", "on_replace"],
+            crate::relation::Relation::Target { .. } => &["on_replace", "on_despawn"],
+        };
+        for (key, _) in &attributes.hooks {
+            if reserved.iter().any(|r| key == r) {
+                errors.push(Error::new(
+                    key.span(),
+                    format!(
+                        "`{key}` is taken by the relationship's upkeep (it keeps both sides in step); \
+                         observe `On{}` for this component instead",
+                        &key.to_string()[3..].split('_').map(|w| w[..1].to_uppercase() + &w[1..]).collect::<String>()
+                    ),
+                ));
+            }
+        }
+    }
     errors.finish()?;
-    let ComponentAttributes { krate, sparse, hooks, changes } = attributes.expect("no error");
-    Ok(ComponentDef { ident: &input.ident, generics: &input.generics, krate, sparse, hooks, changes })
+    let ComponentAttributes { krate, sparse, hooks, changes, immutable, hidden } = attributes.expect("no error");
+    let entities = entities.expect("no error");
+    Ok(ComponentDef {
+        ident: &input.ident,
+        generics: &input.generics,
+        krate,
+        sparse,
+        hooks,
+        changes,
+        immutable,
+        hidden,
+        entities,
+    })
 }
 
 pub fn bundle(input: &DeriveInput) -> syn::Result<BundleDef<'_>> {
@@ -305,6 +342,8 @@ struct ComponentAttributes {
     sparse: bool,
     hooks: Vec<(Ident, Path)>,
     changes: bool,
+    immutable: bool,
+    hidden: bool,
 }
 
 /// The hook keys of `#[component(...)]`, in the order bevy_ecs documents them.
@@ -314,7 +353,9 @@ fn component_attributes(input: &DeriveInput) -> syn::Result<ComponentAttributes>
     let mut sparse = false;
     let mut hooks: Vec<(Ident, Path)> = Vec::new();
     let mut changes = true;
-    let keys = "the keys are `crate = \"path\"`, `storage = \"table\" | \"sparse\"`, `changes = false` and the \
+    let mut immutable = false;
+    let mut hidden = false;
+    let keys = "the keys are `crate = \"path\"`, `storage = \"table\" | \"sparse\"`, `changes = false`, `immutable` and the \
                 hooks `on_add`, `on_insert`, `on_replace`, `on_remove`, `on_despawn` (each `= path::to_fn`)";
     let krate = attribute_with(input, "component", keys, |meta| {
         if let Some(key) = HOOK_KEYS.iter().find(|k| meta.path.is_ident(k)) {
@@ -329,6 +370,15 @@ fn component_attributes(input: &DeriveInput) -> syn::Result<ComponentAttributes>
                 )
             })?;
             hooks.push((ident, function));
+            return Ok(true);
+        }
+        // Unlisted: the crate's own components, kept out of users' error messages.
+        if meta.path.is_ident("__do_not_recommend") {
+            hidden = true;
+            return Ok(true);
+        }
+        if meta.path.is_ident("immutable") {
+            immutable = true;
             return Ok(true);
         }
         if meta.path.is_ident("changes") {
@@ -355,7 +405,7 @@ fn component_attributes(input: &DeriveInput) -> syn::Result<ComponentAttributes>
         };
         Ok(true)
     })?;
-    Ok(ComponentAttributes { krate, sparse, hooks, changes })
+    Ok(ComponentAttributes { krate, sparse, hooks, changes, immutable, hidden })
 }
 
 /// Reads `#[name(crate = path)]`, refusing any other key. Defaults to `::ecs_core`.

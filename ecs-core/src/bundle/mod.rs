@@ -101,6 +101,17 @@ pub unsafe trait Bundle: Send + Sync + 'static {
     #[doc(hidden)]
     const __HOOKED: bool = true;
 
+    /// `true` when a component of the bundle is a relationship, whose link is
+    /// checked before the bundle is spawned or inserted.
+    #[doc(hidden)]
+    const __LINKS: bool = false;
+
+    /// Checks the bundle's relationships (see `Component::__check_links`).
+    #[doc(hidden)]
+    fn __check_links(&self, _world: &crate::World, _entity: Option<crate::Entity>) -> Result<(), crate::EcsError> {
+        Ok(())
+    }
+
     /// Removes and drops whichever components of the bundle the live `entity`
     /// has, one at a time (for `EntityWorldMut::remove` when some are missing).
     #[doc(hidden)]
@@ -150,6 +161,13 @@ unsafe impl<C: Component> Bundle for C {
 
     const __HOOKED: bool = C::HOOKS.any();
 
+    const __LINKS: bool = C::__LINKS;
+
+    #[inline]
+    fn __check_links(&self, world: &crate::World, entity: Option<crate::Entity>) -> Result<(), crate::EcsError> {
+        C::__check_links(self, world, entity)
+    }
+
     fn __remove_present(world: &mut crate::World, entity: crate::Entity) {
         // Missing (or a dead entity): nothing to remove.
         drop(world.remove::<C>(entity));
@@ -168,6 +186,15 @@ macro_rules! tuple_bundle {
             }
 
             const __HOOKED: bool = false $(|| $name::__HOOKED)*;
+
+            const __LINKS: bool = false $(|| $name::__LINKS)*;
+
+            #[allow(unused_variables, non_snake_case, reason = "the empty tuple visits nothing")]
+            fn __check_links(&self, world: &crate::World, entity: Option<crate::Entity>) -> Result<(), crate::EcsError> {
+                let ($($name,)*) = self;
+                $($name.__check_links(world, entity)?;)*
+                Ok(())
+            }
 
             #[allow(unused_variables, reason = "the empty tuple visits nothing")]
             fn __remove_present(world: &mut crate::World, entity: crate::Entity) {

@@ -41,6 +41,11 @@ impl CommandQueue {
         self.commands.is_empty()
     }
 
+    /// Queues a command.
+    pub(crate) fn push(&mut self, command: impl FnOnce(&mut World) -> Result<(), EcsError> + Send + Sync + 'static) {
+        self.commands.push(Box::new(command));
+    }
+
     /// Moves every command of `other` to the end of this queue.
     pub fn append(&mut self, other: &mut CommandQueue) {
         self.commands.append(&mut other.commands);

@@ -68,6 +68,24 @@ pub trait Component: Send + Sync + 'static {
     /// write stamps them. `Changed`, `Added`, `Ref` and `Mut` then do not compile
     /// for it (they need [`ChangeTracked`]).
     const CHANGES: bool = true;
+
+    /// `true` for a relationship (the derive's `#[relationship]`): inserting it
+    /// checks the link first ([`__check_links`](Self::__check_links)).
+    #[doc(hidden)]
+    const __LINKS: bool = false;
+
+    /// Refuses a relationship to a dead entity, to `entity` itself or to one of
+    /// its descendants (`entity` is `None` for one being spawned).
+    #[doc(hidden)]
+    fn __check_links(&self, _world: &crate::World, _entity: Option<crate::Entity>) -> Result<(), crate::EcsError> {
+        Ok(())
+    }
+
+    /// Rewrites every [`Entity`](crate::Entity) the component holds through `map`:
+    /// what loading a saved world needs, where entities get new ids. The derive
+    /// maps the fields marked `#[entities]` and the entities of relationships;
+    /// the default holds none.
+    fn map_entities(&mut self, _map: &mut dyn FnMut(crate::Entity) -> crate::Entity) {}
 }
 
 /// A component whose changes are tracked: what `Changed<T>`, `Added<T>`, `Ref<T>`
@@ -84,6 +102,24 @@ pub trait Component: Send + Sync + 'static {
             or use `&{Self}` / `&mut {Self}`, which need none"
 )]
 pub trait ChangeTracked {}
+
+/// A component that may be changed in place: what `&mut T` in queries,
+/// [`Mut<T>`](crate::Mut) and `get_mut` need (with `Component`; not a supertrait,
+/// for the same reason as [`ChangeTracked`]). `#[derive(Component)]` implements it
+/// unless the component says `#[component(immutable)]`; relationship components
+/// (`ChildOf`) and their targets (`Children`) are immutable, so that their hooks
+/// see every change and keep both sides in step.
+///
+/// An immutable component still changes: [`insert`](crate::World::insert) a new
+/// value, which runs its `on_replace` and `on_insert` hooks.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is an immutable component",
+    label = "cannot be changed in place",
+    note = "insert a new `{Self}` instead (`world.insert(entity, value)` or `commands.entity(e).insert(value)`), \
+            which runs its hooks; relationships (`ChildOf`) and their targets (`Children`) are immutable so that \
+            both sides stay in step"
+)]
+pub trait MutableComponent {}
 
 /// How a component is stored. Choose per component type, by how it is used.
 ///

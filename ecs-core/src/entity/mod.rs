@@ -6,8 +6,10 @@
 //! matches its slot, so it can never reach the data of the entity that reuses the slot.
 
 mod entities;
+mod map;
 
 pub use entities::{Entities, EntityLocation};
+pub use map::MapEntities;
 
 use core::fmt;
 use core::num::NonZeroU32;

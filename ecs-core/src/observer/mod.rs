@@ -542,7 +542,7 @@ impl crate::world::EntityWorldMut<'_> {
         let target = self.id();
         let world = self.world_mut();
         let observer = world.spawn_observer::<E, B>(observer.into_runner().0, Some(target));
-        match world.get_mut::<ObservedBy>(target) {
+        match world.get_mut_internal::<ObservedBy>(target) {
             Some(mut observed) => observed.0.push(observer),
             None => {
                 world.insert(target, ObservedBy(vec![observer])).expect("the entity of an EntityWorldMut is alive");

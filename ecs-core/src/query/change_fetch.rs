@@ -13,7 +13,7 @@ use super::fetch::{
     require_component, take_column,
 };
 use crate::archetype::Archetype;
-use crate::component::{ChangeTracked, Component, ComponentId, component_id, is_sparse};
+use crate::component::{ChangeTracked, Component, ComponentId, MutableComponent, component_id, is_sparse};
 use crate::storage::ComponentTicks;
 use crate::world::{Mut, Ref, TicksMut};
 
@@ -95,7 +95,7 @@ unsafe fn tracked_row<T: Component + ChangeTracked>(fetch: &TrackedFetch<'_, T>,
 
 // SAFETY: records a write of `T`; caches one column, which it consumes; matches
 // only archetypes holding `T` (rows lacking it, or without ticks, are filtered).
-unsafe impl<'a, T: Component + ChangeTracked> QueryData for Mut<'a, T> {
+unsafe impl<'a, T: Component + ChangeTracked + MutableComponent> QueryData for Mut<'a, T> {
     type Item<'w> = Mut<'w, T>;
     type Slice<'w> = &'w mut [T];
     type Fetch<'w> = TrackedFetch<'w, T>;

@@ -12,7 +12,7 @@ use core::ptr::NonNull;
 
 use super::Access;
 use crate::archetype::Archetype;
-use crate::component::{Component, ComponentId, component_id, is_sparse};
+use crate::component::{Component, ComponentId, MutableComponent, component_id, is_sparse};
 use crate::entity::Entity;
 use crate::storage::{Column, ComponentTicks, Tick};
 
@@ -505,7 +505,7 @@ unsafe impl<'a, T: 'static> ReadOnlyQueryData for &'a T where &'a T: QueryData {
 
 // SAFETY: records a write of `T`; caches one column, which it consumes; matches only
 // archetypes holding `T`.
-unsafe impl<T: Component> QueryData for &mut T {
+unsafe impl<T: Component + MutableComponent> QueryData for &mut T {
     type Item<'w> = &'w mut T;
     type Slice<'w> = &'w mut [T];
     type Fetch<'w> = WriteFetch<'w, T>;

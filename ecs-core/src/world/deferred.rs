@@ -52,7 +52,7 @@ impl<'w> DeferredWorld<'w> {
 
     /// The entity's `T`, mutably, if it has one; marked changed when written
     /// through.
-    pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Option<Mut<'_, T>> {
+    pub fn get_mut<T: Component + crate::component::MutableComponent>(&mut self, entity: Entity) -> Option<Mut<'_, T>> {
         self.world.get_mut::<T>(entity)
     }
 

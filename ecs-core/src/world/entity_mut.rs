@@ -82,7 +82,7 @@ impl<'w> EntityWorldMut<'w> {
 
     /// The entity's `T` mutably, if it has one; marks it changed.
     #[inline]
-    pub fn get_mut<T: Component>(&mut self) -> Option<crate::Mut<'_, T>> {
+    pub fn get_mut<T: Component + crate::component::MutableComponent>(&mut self) -> Option<crate::Mut<'_, T>> {
         self.world.get_mut::<T>(self.entity)
     }
 
@@ -96,9 +96,14 @@ impl<'w> EntityWorldMut<'w> {
     /// already has (see [`World::insert`]).
     ///
     /// # Panics
-    /// When a replaced value's `Drop` panics (after the insert is complete).
+    /// When a replaced value's `Drop` panics (after the insert is complete), or
+    /// when the bundle holds a relationship that is refused (a dead target, the
+    /// entity itself, a cycle; [`World::insert`] returns that as an error).
+    #[track_caller]
     pub fn insert<B: Bundle>(&mut self, bundle: B) -> &mut Self {
-        self.world.insert(self.entity, bundle).expect("the entity of an EntityWorldMut is alive");
+        if let Err(error) = self.world.insert(self.entity, bundle) {
+            panic!("{error}");
+        }
         self
     }
 
@@ -187,7 +192,7 @@ impl World {
     /// assert_eq!(world.get_many_mut::<Fuel, 2>([a, a]).err(), Some(EcsError::AliasedMutability(a)));
     /// # Ok::<(), EcsError>(())
     /// ```
-    pub fn get_many_mut<T: Component, const N: usize>(
+    pub fn get_many_mut<T: Component + crate::component::MutableComponent, const N: usize>(
         &mut self,
         entities: [Entity; N],
     ) -> Result<[&mut T; N], EcsError> {

@@ -68,6 +68,15 @@ impl World {
         value
     }
 
+    /// Queues `f` to run once the operation in progress is complete, like a
+    /// hook's command (for the crate's own hooks, which hold the world itself).
+    pub(crate) fn defer(&mut self, f: impl FnOnce(&mut World) + Send + Sync + 'static) {
+        self.deferred.queue.push(move |world| {
+            f(world);
+            Ok(())
+        });
+    }
+
     /// Applies the commands hooks and observers queued, in rounds: those queued
     /// while a round is applied form the next. A no-op while an operation is in
     /// progress or a flush is already running (the running one picks them up).
@@ -178,7 +187,15 @@ impl World {
     /// [`spawn`](World::spawn) when some component has a lifecycle flag.
     #[cold]
     #[inline(never)]
+    #[track_caller]
     pub(super) fn spawn_observed<B: Bundle>(&mut self, bundle: B) -> Entity {
+        if B::__LINKS {
+            if let Err(error) = bundle.__check_links(self, None) {
+                panic!(
+                    "{error} (`spawn` cannot return the error: check the target, or spawn through commands, which report it)"
+                );
+            }
+        }
         let entity = self.spawn_unobserved(bundle);
         self.after_spawn::<B>(entity);
         entity
@@ -202,6 +219,9 @@ impl World {
     #[inline(never)]
     pub(super) fn insert_observed<B: Bundle>(&mut self, entity: Entity, bundle: B) -> Result<(), EcsError> {
         let location = self.entities.get(entity).ok_or(EcsError::NoSuchEntity(entity))?;
+        if B::__LINKS {
+            bundle.__check_links(self, Some(entity))?;
+        }
         let bundle_id = self.bundle_id::<B>();
         if self.unobserved(&self.bundles.get(bundle_id).components) {
             return self.insert_unobserved(entity, bundle);

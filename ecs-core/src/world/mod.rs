@@ -31,7 +31,7 @@ use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use crate::archetype::{ArchetypeId, Archetypes, Row};
 use crate::bundle::{Bundle, BundleId, BundleInfo, BundleKey, Bundles, SpawnTarget};
-use crate::component::{Component, Components, component_id, is_sparse};
+use crate::component::{Component, Components, MutableComponent, component_id, is_sparse};
 use crate::entity::{Entities, Entity, EntityLocation};
 use crate::error::EcsError;
 use crate::resource::Resources;
@@ -77,6 +77,8 @@ pub struct World {
     pub(crate) trigger_context: Option<crate::observer::CurrentTrigger>,
     /// Commands of hooks and observers, waiting for the operation in progress.
     pub(crate) deferred: lifecycle::Deferred,
+    /// Relationship links waiting for their target's list (see `relationship`).
+    pub(crate) pending_links: crate::relationship::PendingLinks,
     /// Entities that lost components, for `RemovedComponents`.
     pub(crate) removed: crate::event::RemovedLogs,
     /// How to update each registered event type's buffer.
@@ -130,6 +132,7 @@ impl World {
             change_tick: AtomicU32::new(1),
             last_tick_check: Tick::new(1),
             observers: Default::default(),
+            pending_links: Default::default(),
             trigger_context: None,
             deferred: Default::default(),
             removed: Default::default(),
@@ -251,7 +254,15 @@ impl World {
     /// assert_eq!(changed.iter(&world).collect::<Vec<_>>(), [ship]);
     /// ```
     #[inline]
-    pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Option<Mut<'_, T>> {
+    pub fn get_mut<T: Component + MutableComponent>(&mut self, entity: Entity) -> Option<Mut<'_, T>> {
+        self.get_mut_internal(entity)
+    }
+
+    /// [`get_mut`](Self::get_mut) for any component, immutable ones included: for
+    /// the crate's own upkeep of relationships and observers, which keeps their
+    /// rules.
+    #[inline]
+    pub(crate) fn get_mut_internal<T: Component>(&mut self, entity: Entity) -> Option<Mut<'_, T>> {
         let location = self.entities.get(entity)?;
         let this_run = self.change_tick();
         let column = self.archetypes.get_mut(location.archetype).column_mut(component_id::<T>())?;

@@ -22,7 +22,8 @@ impl World {
     /// Spawns an entity with the components of `bundle` and returns its handle.
     ///
     /// # Panics
-    /// When the bundle holds a component type twice (checked before anything is
+    /// When the bundle holds a component type twice, or a relationship whose
+    /// target is not alive (`ChildOf(despawned)`; checked before anything is
     /// written).
     ///
     /// # Example
@@ -34,6 +35,7 @@ impl World {
     /// assert!(world.has::<Speed>(e));
     /// ```
     #[inline]
+    #[track_caller]
     pub fn spawn<B: Bundle>(&mut self, bundle: B) -> Entity {
         // `B::__HOOKED`: hooks of components registered by this very call.
         if B::__HOOKED || self.components.lifecycle_active() {
@@ -95,6 +97,9 @@ impl World {
         self.entities.flush();
         if !self.entities.is_reserved(entity) {
             return Err(EcsError::NoSuchEntity(entity));
+        }
+        if B::__LINKS {
+            bundle.__check_links(self, None)?;
         }
         let bundle_id = self.bundle_id::<B>();
         let archetype = self.spawn_archetype(bundle_id);

@@ -15,6 +15,7 @@ pub fn bundle(def: BundleDef<'_>) -> TokenStream {
         quote_spanned! {ty.span()=> <#ty as #krate::Bundle>::register(__components, __ids); }
     });
     let tys: Vec<_> = fields.iter().map(|(_, ty)| *ty).collect();
+    let members: Vec<_> = fields.iter().map(|(member, _)| member).collect();
     let take = fields.iter().map(|(member, ty)| {
         quote_spanned! {ty.span()=> <#ty as #krate::Bundle>::take(self.#member, __f); }
     });
@@ -66,6 +67,17 @@ pub fn bundle(def: BundleDef<'_>) -> TokenStream {
                 }
 
                 const __HOOKED: bool = false #(|| <#tys as #krate::Bundle>::__HOOKED)*;
+
+                const __LINKS: bool = false #(|| <#tys as #krate::Bundle>::__LINKS)*;
+
+                fn __check_links(
+                    &self,
+                    __world: &#krate::World,
+                    __entity: ::core::option::Option<#krate::Entity>,
+                ) -> ::core::result::Result<(), #krate::EcsError> {
+                    #(<#tys as #krate::Bundle>::__check_links(&self.#members, __world, __entity)?;)*
+                    ::core::result::Result::Ok(())
+                }
 
                 fn __remove_present(__world: &mut #krate::World, __entity: #krate::Entity) {
                     #(<#tys as #krate::Bundle>::__remove_present(__world, __entity);)*

@@ -5,9 +5,17 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use crate::parse::ComponentDef;
+use crate::relation::{EntityFields, Relation};
 
 pub fn component(def: ComponentDef<'_>) -> TokenStream {
-    let ComponentDef { ident, generics, krate, sparse, hooks, changes } = def;
+    let ComponentDef { ident, generics, krate, sparse, mut hooks, changes, immutable, hidden, entities } = def;
+    let relation = relation_items(&krate, ident, generics, &entities, &mut hooks, hidden);
+    let immutable = immutable || !matches!(entities.relation, Relation::None);
+    let hidden = if hidden {
+        quote! { #[diagnostic::do_not_recommend] }
+    } else {
+        TokenStream::new()
+    };
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     let mut where_clause = where_clause.cloned().unwrap_or_else(|| syn::parse_quote!(where));
     let id_cell = if generics.params.is_empty() {
@@ -56,6 +64,7 @@ pub fn component(def: ComponentDef<'_>) -> TokenStream {
     let tracked = if changes {
         quote! {
             #[automatically_derived]
+            #hidden
             impl #impl_generics #krate::component::ChangeTracked for #ident #ty_generics #where_clause {}
         }
     } else {
@@ -66,16 +75,125 @@ pub fn component(def: ComponentDef<'_>) -> TokenStream {
     } else {
         quote! { const CHANGES: bool = false; }
     };
+    let mutable = if immutable {
+        TokenStream::new()
+    } else {
+        quote! {
+            #[automatically_derived]
+            impl #impl_generics #krate::component::MutableComponent for #ident #ty_generics #where_clause {}
+        }
+    };
+    let RelationItems { component_items, impls } = relation;
     quote! {
         const _: () = {
             #[automatically_derived]
+            #hidden
             #impl_head #where_clause {
                 #storage
                 #changes
                 #hooks
                 #id_cell
+                #component_items
             }
             #tracked
+            #mutable
+            #impls
         };
     }
+}
+
+/// What a relationship, a relationship target or `#[entities]` fields add: items
+/// inside the `Component` impl, and impls beside it.
+struct RelationItems {
+    component_items: TokenStream,
+    impls: TokenStream,
+}
+
+fn relation_items(
+    krate: &syn::Path,
+    ident: &syn::Ident,
+    generics: &syn::Generics,
+    entities: &EntityFields,
+    hooks: &mut Vec<(syn::Ident, syn::Path)>,
+    hidden: bool,
+) -> RelationItems {
+    let hidden = if hidden {
+        quote! { #[diagnostic::do_not_recommend] }
+    } else {
+        TokenStream::new()
+    };
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    let r = quote! { #krate::relationship };
+    let mut mapped: Vec<&syn::Member> = entities.entities.iter().collect();
+    let mut component_items = TokenStream::new();
+    let mut impls = TokenStream::new();
+    let mut hook = |key: &str, path: syn::Path| hooks.push((syn::Ident::new(key, ident.span()), path));
+    match &entities.relation {
+        Relation::None => {}
+        Relation::Source { target, field, others } => {
+            mapped.push(field);
+            hook("on_insert", syn::parse_quote!(#r::relationship_on_insert::<Self>));
+            hook("on_replace", syn::parse_quote!(#r::relationship_on_replace::<Self>));
+            component_items.extend(quote! {
+                const __LINKS: bool = true;
+                fn __check_links(
+                    &self,
+                    __world: &#krate::World,
+                    __entity: ::core::option::Option<#krate::Entity>,
+                ) -> ::core::result::Result<(), #krate::EcsError> {
+                    #r::check_link::<Self>(__world, __entity, self.#field)
+                }
+            });
+            let target_span = target.span();
+            impls.extend(quote_spanned! {target_span=>
+                #[automatically_derived]
+                // SAFETY: `get` reads the `Entity` field, nothing else.
+                #hidden
+                unsafe impl #impl_generics #r::Relationship for #ident #ty_generics #where_clause {
+                    type Target = #target;
+                    #[inline]
+                    fn get(&self) -> #krate::Entity {
+                        self.#field
+                    }
+                    #[allow(clippy::init_numbered_fields, reason = "the struct may be a tuple struct")]
+                    fn from(__target: #krate::Entity) -> Self {
+                        Self { #field: __target, #(#others: ::core::default::Default::default(),)* }
+                    }
+                }
+            });
+        }
+        Relation::Target { relationship, field, linked } => {
+            mapped.push(field);
+            hook("on_replace", syn::parse_quote!(#r::target_on_replace::<Self>));
+            hook("on_despawn", syn::parse_quote!(#r::target_on_despawn::<Self>));
+            let span = relationship.span();
+            impls.extend(quote_spanned! {span=>
+                #[automatically_derived]
+                #hidden
+                impl #impl_generics #r::RelationshipTarget for #ident #ty_generics #where_clause {
+                    type Relationship = #relationship;
+                    const LINKED_SPAWN: bool = #linked;
+                    #[inline]
+                    fn sources(&self) -> &#r::RelationshipSources {
+                        &self.#field
+                    }
+                    fn __sources_mut(&mut self) -> &mut #r::RelationshipSources {
+                        &mut self.#field
+                    }
+                    #[allow(clippy::init_numbered_fields, reason = "the struct may be a tuple struct")]
+                    fn __from_sources(__sources: #r::RelationshipSources) -> Self {
+                        Self { #field: __sources }
+                    }
+                }
+            });
+        }
+    }
+    if !mapped.is_empty() {
+        component_items.extend(quote! {
+            fn map_entities(&mut self, __map: &mut dyn ::core::ops::FnMut(#krate::Entity) -> #krate::Entity) {
+                #(#krate::entity::MapEntities::map_entities(&mut self.#mapped, __map);)*
+            }
+        });
+    }
+    RelationItems { component_items, impls }
 }

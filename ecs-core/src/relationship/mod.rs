@@ -1,0 +1,119 @@
+//! Relationships between entities: a component on the *source* entity names
+//! its *target* ([`ChildOf`]`(parent)`), and a component on the target lists
+//! its sources ([`Children`]), kept in step by hooks whichever way a link is
+//! made or broken. The parent/child hierarchy is one instance; declare others
+//! with the derive:
+//!
+//! ```
+//! use ecs_core::prelude::*;
+//!
+//! #[derive(Component)]
+//! #[relationship(target = Followers)]
+//! struct Following(Entity);
+//!
+//! #[derive(Component, Default)]
+//! #[relationship_target(relationship = Following, unlink)]
+//! struct Followers(RelationshipSources);
+//!
+//! let mut world = World::new();
+//! let star = world.spawn(());
+//! let fan = world.spawn(Following(star));
+//! assert_eq!(world.get::<Followers>(star).map(|f| f.0.to_vec()), Some(vec![fan]));
+//! world.despawn(star)?;
+//! // `unlink`: the fan stays, without its dangling link.
+//! assert!(world.contains(fan) && !world.has::<Following>(fan));
+//! # Ok::<(), EcsError>(())
+//! ```
+//!
+//! # Rules
+//! - The relationship component is the source of truth; the target component
+//!   lists its sources in the order they were linked, and cannot be edited by
+//!   hand (both are immutable components: change a link by inserting a new
+//!   relationship, which runs the hooks).
+//! - A link to a dead entity, to the entity itself, or to one of its own
+//!   descendants is refused with [`EcsError::InvalidRelationship`] and changes
+//!   nothing (`spawn`, which cannot return an error, panics; a command reports).
+//! - Despawning a target despawns its sources (linked despawn, the default;
+//!   the hierarchy's policy) or, with `unlink`, removes their relationship.
+//!   Removing the target component by hand unlinks its sources. Nothing is
+//!   left pointing at a dead entity.
+//! - Relationships do not fragment storage: `ChildOf` is one component type,
+//!   so children of different parents share an archetype.
+//! - While a hook or observer runs inside a structural change, a target that
+//!   had no list yet gets it when that change completes (the list is created by
+//!   a command, as every structural change made by a hook is).
+
+mod hierarchy;
+mod sources;
+mod traverse;
+mod upkeep;
+
+pub use hierarchy::{ChildOf, ChildSpawner, Children};
+pub use sources::RelationshipSources;
+pub use traverse::{Ancestors, Descendants, DescendantsBreadthFirst};
+pub(crate) use upkeep::PendingLinks;
+#[doc(hidden)]
+pub use upkeep::{check_link, relationship_on_insert, relationship_on_replace, target_on_despawn, target_on_replace};
+
+use crate::component::Component;
+use crate::entity::Entity;
+
+/// A component on a *source* entity that points at a *target* entity, with
+/// [`Target`](Self::Target) on the target listing every source. Derive it:
+/// `#[derive(Component)] #[relationship(target = Followers)] struct Following(Entity);`
+/// (a struct with one `Entity` field, or several fields with the target marked
+/// `#[relationship]`; the others need `Default` for [`from`](Self::from)).
+///
+/// # Safety
+/// [`get`](Self::get) returns the `Entity` stored in the component, the same
+/// value on every call for the same component value (a plain read of a field, no
+/// interior mutability). Hierarchy traversal that hands out mutable items in
+/// parallel relies on each entity having exactly one target. The derive upholds
+/// this.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a relationship",
+    label = "not a relationship component",
+    note = "declare it with `#[derive(Component)] #[relationship(target = TargetComponent)] struct {Self}(Entity);`"
+)]
+pub unsafe trait Relationship: Component + Sized {
+    /// The component on the target that lists the sources.
+    type Target: RelationshipTarget<Relationship = Self>;
+
+    /// The target entity.
+    fn get(&self) -> Entity;
+
+    /// A relationship pointing at `target` (other fields at their defaults).
+    fn from(target: Entity) -> Self;
+}
+
+/// The component on a *target* entity that lists the sources pointing at it
+/// through [`Relationship`](Self::Relationship). Derive it:
+/// `#[derive(Component, Default)] #[relationship_target(relationship = Following)] struct Followers(RelationshipSources);`
+/// Add `unlink` to keep the sources alive when the target is despawned (the
+/// default despawns them with it).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a relationship target",
+    label = "not the target side of a relationship",
+    note = "declare it with `#[derive(Component, Default)] #[relationship_target(relationship = YourRelationship)] \
+            struct {Self}(RelationshipSources);`"
+)]
+pub trait RelationshipTarget: Component + Sized {
+    /// The relationship on the sources.
+    type Relationship: Relationship<Target = Self>;
+
+    /// `true` when despawning the target despawns its sources (the default);
+    /// `false` (`unlink`) when it only removes their relationship.
+    const LINKED_SPAWN: bool;
+
+    /// The sources, in the order they were linked.
+    fn sources(&self) -> &RelationshipSources;
+
+    /// The list itself, for the world's upkeep. Changing it by hand makes it
+    /// disagree with the relationships; the derive provides it.
+    #[doc(hidden)]
+    fn __sources_mut(&mut self) -> &mut RelationshipSources;
+
+    /// A target listing `sources`, for the world's upkeep.
+    #[doc(hidden)]
+    fn __from_sources(sources: RelationshipSources) -> Self;
+}

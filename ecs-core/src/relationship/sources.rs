@@ -1,0 +1,150 @@
+//! [`RelationshipSources`]: the ordered list of entities that point at a target.
+
+use core::ops::Deref;
+
+use crate::entity::Entity;
+
+/// The entities related to a target, in the order they were linked: the
+/// contents of a relationship target such as [`Children`](super::Children).
+/// It derefs to `[Entity]`.
+///
+/// Only the world's relationship upkeep changes it; a user can make an empty one
+/// (`Default`) and read it, never fill it by hand, so it cannot disagree with the
+/// relationships it lists.
+///
+/// Unlinking is cheap at both ends: the list is a slice of a `Vec` that may start
+/// past index 0, so removing the first entity moves nothing, and a removal
+/// shifts whichever side of it is shorter. Draining a parent from the front or
+/// the back is O(1) per child.
+#[derive(Clone, Default)]
+pub struct RelationshipSources {
+    /// `entities[head..]` is the list; the slots before `head` are spare.
+    entities: Vec<Entity>,
+    head: usize,
+}
+
+impl RelationshipSources {
+    /// A list of the given entities (for the crate's upkeep).
+    pub(crate) fn from_vec(entities: Vec<Entity>) -> Self {
+        Self { entities, head: 0 }
+    }
+
+    /// Appends `entity`.
+    pub(crate) fn push(&mut self, entity: Entity) {
+        // Reuse the spare front before growing, once it is at least half.
+        if self.entities.len() == self.entities.capacity() && self.head > 0 && self.head * 2 >= self.entities.len() {
+            self.entities.drain(..self.head);
+            self.head = 0;
+        }
+        self.entities.push(entity);
+    }
+
+    /// Removes `entity` if listed (its first occurrence, searched from both ends
+    /// at once); `true` if it was.
+    pub(crate) fn remove(&mut self, entity: Entity) -> bool {
+        let Some(index) = self.position(entity) else { return false };
+        let at = self.head + index;
+        if index < self.len() - index - 1 {
+            // Shift the front part right by one over the removed slot.
+            self.entities.copy_within(self.head..at, self.head + 1);
+            self.head += 1;
+        } else {
+            self.entities.remove(at);
+        }
+        if self.head == self.entities.len() {
+            self.entities.clear();
+            self.head = 0;
+        }
+        true
+    }
+
+    /// Moves `entity` (which must be listed) to `index` (clamped to the end).
+    pub(crate) fn move_to(&mut self, entity: Entity, index: usize) {
+        if self.remove(entity) {
+            let at = self.head + index.min(self.len());
+            self.entities.insert(at, entity);
+        }
+    }
+
+    /// Rewrites each listed entity through `map` (for `MapEntities`).
+    pub(crate) fn for_each_mut(&mut self, map: &mut dyn FnMut(Entity) -> Entity) {
+        let head = self.head;
+        self.entities[head..].iter_mut().for_each(|e| *e = map(*e));
+    }
+
+    /// The index of `entity`, looking from both ends.
+    fn position(&self, entity: Entity) -> Option<usize> {
+        let list = &**self;
+        let (mut front, mut back) = (0, list.len());
+        while front < back {
+            if list[front] == entity {
+                return Some(front);
+            }
+            back -= 1;
+            if list[back] == entity {
+                return Some(back);
+            }
+            front += 1;
+        }
+        None
+    }
+}
+
+impl Deref for RelationshipSources {
+    type Target = [Entity];
+    #[inline]
+    fn deref(&self) -> &[Entity] {
+        &self.entities[self.head..]
+    }
+}
+
+impl core::fmt::Debug for RelationshipSources {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl PartialEq for RelationshipSources {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for RelationshipSources {}
+
+impl<'a> IntoIterator for &'a RelationshipSources {
+    type Item = &'a Entity;
+    type IntoIter = core::slice::Iter<'a, Entity>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn e(i: u32) -> Entity {
+        Entity::from_bits(u64::from(i) | 1 << 32).expect("non-zero generation")
+    }
+
+    #[test]
+    fn removals_at_either_end_and_inside_keep_the_order() {
+        let mut list = RelationshipSources::from_vec((0..8).map(e).collect());
+        assert!(list.remove(e(0)));
+        assert!(list.remove(e(7)));
+        assert!(list.remove(e(2)));
+        assert!(list.remove(e(5)));
+        assert!(!list.remove(e(5)));
+        assert_eq!(&*list, &[e(1), e(3), e(4), e(6)]);
+        list.push(e(9));
+        list.move_to(e(9), 0);
+        assert_eq!(&*list, &[e(9), e(1), e(3), e(4), e(6)]);
+        for i in [9, 1, 3, 4, 6] {
+            assert!(list.remove(e(i)));
+        }
+        assert!(list.is_empty());
+        list.push(e(1));
+        assert_eq!(&*list, &[e(1)]);
+    }
+}

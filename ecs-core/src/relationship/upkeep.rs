@@ -1,0 +1,165 @@
+//! The hooks that keep a relationship and its target in step, and the check
+//! that refuses a bad link before anything changes.
+
+use std::collections::HashMap;
+
+use super::{Relationship, RelationshipSources, RelationshipTarget};
+use crate::component::{ComponentId, HookContext, component_id};
+use crate::entity::Entity;
+use crate::error::{EcsError, RelationshipProblem};
+use crate::world::{DeferredWorld, World};
+
+/// Links made while their target had no list yet, by (target component, target):
+/// a hook cannot insert the list (a structural change), so it collects the
+/// sources here and queues one command per target that inserts the list with
+/// all of them. Unlinks before that command runs take sources back out, so the
+/// command finds exactly the live links.
+#[derive(Default)]
+pub(crate) struct PendingLinks {
+    by_target: HashMap<(ComponentId, Entity), Vec<Entity>>,
+}
+
+/// Refuses a link from `entity` (`None`: being spawned) to `target` through `R`
+/// when the target is dead, is the entity, or is one of its descendants.
+///
+/// # Errors
+/// [`EcsError::InvalidRelationship`] naming the problem.
+pub fn check_link<R: Relationship>(world: &World, entity: Option<Entity>, target: Entity) -> Result<(), EcsError> {
+    let refuse = |problem| EcsError::InvalidRelationship {
+        entity: entity.unwrap_or(Entity::PLACEHOLDER),
+        target,
+        relationship: core::any::type_name::<R>(),
+        problem,
+    };
+    if !world.contains(target) {
+        return Err(refuse(RelationshipProblem::DeadTarget));
+    }
+    let Some(entity) = entity else { return Ok(()) };
+    if entity == target {
+        return Err(refuse(RelationshipProblem::SelfTarget));
+    }
+    // Walk up from the target: meeting the entity means the target descends from it.
+    let mut ancestor = target;
+    while let Some(next) = world.get::<R>(ancestor).map(R::get) {
+        if next == entity {
+            return Err(refuse(RelationshipProblem::Cycle));
+        }
+        ancestor = next;
+    }
+    Ok(())
+}
+
+/// `on_insert` of a relationship: lists the source on its target.
+pub fn relationship_on_insert<R: Relationship>(mut world: DeferredWorld, ctx: HookContext) {
+    let source = ctx.entity;
+    let Some(target) = world.get::<R>(source).map(R::get) else { return };
+    let world = world.world_mut_internal();
+    if let Some(mut list) = world.get_mut_internal::<R::Target>(target) {
+        list.__sources_mut().push(source);
+        return;
+    }
+    let key = (component_id::<R::Target>(), target);
+    let pending = world.pending_links.by_target.entry(key).or_default();
+    pending.push(source);
+    if pending.len() == 1 {
+        world.defer(move |world| insert_pending::<R>(world, target));
+    }
+}
+
+/// `on_replace` of a relationship (also on remove and despawn): takes the source
+/// off its target's list. An emptied list is removed, as bevy_ecs does.
+pub fn relationship_on_replace<R: Relationship>(mut world: DeferredWorld, ctx: HookContext) {
+    let source = ctx.entity;
+    let Some(target) = world.get::<R>(source).map(R::get) else { return };
+    let world = world.world_mut_internal();
+    if let Some(mut list) = world.get_mut_internal::<R::Target>(target) {
+        let sources = list.__sources_mut();
+        sources.remove(source);
+        if sources.is_empty() {
+            world.defer(move |world| remove_if_empty::<R::Target>(world, target));
+        }
+        return;
+    }
+    if let Some(pending) = world.pending_links.by_target.get_mut(&(component_id::<R::Target>(), target)) {
+        if let Some(index) = pending.iter().rposition(|&e| e == source) {
+            pending.remove(index);
+        }
+    }
+}
+
+/// `on_replace` of a target (also on remove and despawn): every source loses its
+/// relationship, unless the target is being despawned with a linked despawn
+/// (then `on_despawn` despawns them).
+pub fn target_on_replace<T: RelationshipTarget>(mut world: DeferredWorld, ctx: HookContext) {
+    let target = ctx.entity;
+    let Some(sources) = world.get::<T>(target).map(|t| t.sources().to_vec()) else { return };
+    if sources.is_empty() {
+        return;
+    }
+    world.world_mut_internal().defer(move |world| {
+        for source in sources {
+            if linked_to::<T::Relationship>(world, source, target) {
+                let _ = world.remove::<T::Relationship>(source);
+            }
+        }
+    });
+}
+
+/// `on_despawn` of a target with a linked despawn: despawns its sources (and,
+/// through theirs, every descendant).
+pub fn target_on_despawn<T: RelationshipTarget>(mut world: DeferredWorld, ctx: HookContext) {
+    if !T::LINKED_SPAWN {
+        return;
+    }
+    let target = ctx.entity;
+    let Some(sources) = world.get::<T>(target).map(|t| t.sources().to_vec()) else { return };
+    world.world_mut_internal().defer(move |world| {
+        for source in sources {
+            if linked_to::<T::Relationship>(world, source, target) {
+                let _ = world.despawn(source);
+            }
+        }
+    });
+}
+
+/// `true` when `source` is alive and its `R` points at `target`.
+fn linked_to<R: Relationship>(world: &World, source: Entity, target: Entity) -> bool {
+    world.get::<R>(source).is_some_and(|r| r.get() == target)
+}
+
+/// The command of [`relationship_on_insert`] for a target without a list:
+/// inserts the list with the links collected meanwhile. A target that died
+/// meanwhile takes its sources with it (or unlinks them), as its despawn would
+/// have had the list existed.
+fn insert_pending<R: Relationship>(world: &mut World, target: Entity) {
+    let key = (component_id::<R::Target>(), target);
+    let Some(sources) = world.pending_links.by_target.remove(&key) else { return };
+    let sources: Vec<Entity> = sources.into_iter().filter(|&s| linked_to::<R>(world, s, target)).collect();
+    if sources.is_empty() {
+        return;
+    }
+    if !world.contains(target) {
+        for source in sources {
+            let _ = if <R::Target as RelationshipTarget>::LINKED_SPAWN {
+                world.despawn(source)
+            } else {
+                world.remove::<R>(source).map(drop)
+            };
+        }
+        return;
+    }
+    if let Some(mut list) = world.get_mut_internal::<R::Target>(target) {
+        let list = list.__sources_mut();
+        sources.into_iter().for_each(|s| list.push(s));
+        return;
+    }
+    let list = R::Target::__from_sources(RelationshipSources::from_vec(sources));
+    world.insert(target, list).expect("the target is alive (checked above)");
+}
+
+/// Removes an emptied target list, unless it was refilled meanwhile.
+fn remove_if_empty<T: RelationshipTarget>(world: &mut World, target: Entity) {
+    if world.get::<T>(target).is_some_and(|t| t.sources().is_empty()) {
+        let _ = world.remove::<T>(target);
+    }
+}

@@ -1,0 +1,176 @@
+//! `#[relationship(target = …)]`, `#[relationship_target(relationship = …)]` and
+//! `#[entities]` on a `#[derive(Component)]`: parsing and validation.
+
+use syn::spanned::Spanned;
+use syn::{Data, DeriveInput, Error, Fields, Member, Path, Type};
+
+/// What a component says about the entities it holds.
+pub enum Relation {
+    /// An ordinary component.
+    None,
+    /// `#[relationship(target = Target)]`: `field` is the target entity; the
+    /// struct's other fields are made with `Default`.
+    Source { target: Path, field: Member, others: Vec<Member> },
+    /// `#[relationship_target(relationship = R)]`: `field` holds the sources.
+    Target { relationship: Path, field: Member, linked: bool },
+}
+
+/// The component's relation and the fields marked `#[entities]`.
+pub struct EntityFields {
+    pub relation: Relation,
+    pub entities: Vec<Member>,
+}
+
+pub fn parse(input: &DeriveInput) -> syn::Result<EntityFields> {
+    let source = input.attrs.iter().find(|a| a.path().is_ident("relationship"));
+    let target = input.attrs.iter().find(|a| a.path().is_ident("relationship_target"));
+    let fields = match &input.data {
+        Data::Struct(data) => Some(&data.fields),
+        _ => None,
+    };
+    let mut entities = Vec::new();
+    if let Some(fields) = fields {
+        for (index, field) in fields.iter().enumerate() {
+            if field.attrs.iter().any(|a| a.path().is_ident("entities")) {
+                entities.push(member(field, index));
+            }
+        }
+    }
+    let relation = match (source, target) {
+        (Some(a), Some(_)) => {
+            return Err(Error::new(
+                a.span(),
+                "a component is either a relationship (`#[relationship]`) or a relationship target \
+                 (`#[relationship_target]`), not both",
+            ));
+        }
+        (Some(attr), None) => {
+            let fields = fields.ok_or_else(|| {
+                Error::new(input.ident.span(), "`#[relationship]` needs a struct holding the target `Entity`")
+            })?;
+            let mut target = None;
+            let listed = !matches!(attr.meta, syn::Meta::Path(_));
+            let parsed = if !listed {
+                Ok(())
+            } else {
+                attr.parse_nested_meta(|meta| {
+                    if meta.path.is_ident("target") {
+                        target = Some(meta.value()?.parse::<Path>()?);
+                        Ok(())
+                    } else {
+                        Err(meta.error(
+                            "unknown key in `#[relationship(...)]`; write `#[relationship(target = Followers)]`",
+                        ))
+                    }
+                })
+            };
+            parsed?;
+            let target = target.ok_or_else(|| {
+                Error::new(
+                    attr.span(),
+                    "`#[relationship]` is missing its target: write `#[relationship(target = Followers)]`, naming \
+                     the component that lists the sources on the target entity",
+                )
+            })?;
+            let (field, others) = relationship_field(input, fields)?;
+            Relation::Source { target, field, others }
+        }
+        (None, Some(attr)) => {
+            let fields = fields.ok_or_else(|| {
+                Error::new(input.ident.span(), "`#[relationship_target]` needs a struct holding `RelationshipSources`")
+            })?;
+            let mut relationship = None;
+            let mut linked = true;
+            let listed = !matches!(attr.meta, syn::Meta::Path(_));
+            let parsed = if !listed {
+                Ok(())
+            } else {
+                attr.parse_nested_meta(|meta| {
+                    if meta.path.is_ident("relationship") {
+                        relationship = Some(meta.value()?.parse::<Path>()?);
+                        Ok(())
+                    } else if meta.path.is_ident("unlink") {
+                        linked = false;
+                        Ok(())
+                    } else if meta.path.is_ident("linked_spawn") {
+                        linked = true;
+                        Ok(())
+                    } else {
+                        Err(meta.error(
+                            "unknown key in `#[relationship_target(...)]`; the keys are `relationship = Following`, \
+                         `linked_spawn` (the default: despawning the target despawns its sources) and `unlink` \
+                         (despawning the target only removes their relationship)",
+                        ))
+                    }
+                })
+            };
+            parsed?;
+            let relationship = relationship.ok_or_else(|| {
+                Error::new(
+                    attr.span(),
+                    "`#[relationship_target]` is missing its relationship: write \
+                     `#[relationship_target(relationship = Following)]`",
+                )
+            })?;
+            if fields.len() != 1 {
+                return Err(Error::new(
+                    fields.span(),
+                    "a relationship target holds exactly one field, the `RelationshipSources`: \
+                     `struct Followers(RelationshipSources);`",
+                ));
+            }
+            let field = member(fields.iter().next().expect("one field"), 0);
+            Relation::Target { relationship, field, linked }
+        }
+        (None, None) => Relation::None,
+    };
+    Ok(EntityFields { relation, entities })
+}
+
+/// The target field of a relationship: the only field, or the one marked
+/// `#[relationship]`; it must be an `Entity`.
+fn relationship_field(input: &DeriveInput, fields: &Fields) -> syn::Result<(Member, Vec<Member>)> {
+    let all: Vec<(Member, &syn::Field)> = fields.iter().enumerate().map(|(i, f)| (member(f, i), f)).collect();
+    let marked: Vec<usize> =
+        (0..all.len()).filter(|&i| all[i].1.attrs.iter().any(|a| a.path().is_ident("relationship"))).collect();
+    let chosen = match (all.len(), marked.as_slice()) {
+        (0, _) => {
+            return Err(Error::new(input.ident.span(), "a relationship holds its target: `struct Following(Entity);`"));
+        }
+        (1, _) => 0,
+        (_, [one]) => *one,
+        _ => {
+            return Err(Error::new(
+                fields.span(),
+                "a relationship with several fields marks its target field `#[relationship]` (exactly one)",
+            ));
+        }
+    };
+    let field = all[chosen].1;
+    if !is_entity(&field.ty) {
+        return Err(Error::new(
+            field.ty.span(),
+            "the target field of a relationship must be an `Entity` (the entity it points at); \
+             store other data in further fields and mark the target `#[relationship]`",
+        ));
+    }
+    let others = all.iter().enumerate().filter(|&(i, _)| i != chosen).map(|(_, (m, _))| m.clone()).collect();
+    Ok((all[chosen].0.clone(), others))
+}
+
+/// `Entity`, `ecs_core::Entity`, … by its last path segment.
+fn is_entity(ty: &Type) -> bool {
+    match ty {
+        Type::Path(path) => path.qself.is_none() && path.path.segments.last().is_some_and(|s| s.ident == "Entity"),
+        Type::Group(group) => is_entity(&group.elem),
+        Type::Paren(paren) => is_entity(&paren.elem),
+        _ => false,
+    }
+}
+
+fn member(field: &syn::Field, index: usize) -> Member {
+    match &field.ident {
+        Some(ident) => Member::Named(ident.clone()),
+        None => Member::Unnamed(syn::Index { index: index as u32, span: field.span() }),
+    }
+}

@@ -1,0 +1,333 @@
+//! Relationships and the hierarchy: both sides agree after every operation,
+//! bad links are refused without changes, despawns cascade, traversal orders.
+
+use std::collections::HashMap;
+
+use ecs_core::RelationshipProblem;
+use ecs_core::prelude::*;
+use proptest::prelude::*;
+
+mod common;
+use common::panic_message;
+
+#[derive(Component, Debug, PartialEq)]
+struct Name(u32);
+
+/// `ChildOf` and `Children` agree everywhere; no link points at a dead entity.
+fn assert_consistent(world: &World) {
+    let mut from_child_of: HashMap<Entity, Vec<Entity>> = HashMap::new();
+    let mut children_of = world.query_state::<(Entity, &ChildOf)>();
+    for (child, link) in children_of.iter(world) {
+        assert!(world.contains(link.0), "{child} points at dead {}", link.0);
+        from_child_of.entry(link.0).or_default().push(child);
+    }
+    let mut lists = world.query_state::<(Entity, &Children)>();
+    let mut seen = 0;
+    for (parent, children) in lists.iter(world) {
+        assert!(!children.is_empty(), "{parent} keeps an empty Children");
+        let mut listed = children.to_vec();
+        listed.sort();
+        let mut linked = from_child_of.get(&parent).cloned().unwrap_or_default();
+        linked.sort();
+        assert_eq!(listed, linked, "Children of {parent} disagree with ChildOf");
+        seen += 1;
+    }
+    assert_eq!(seen, from_child_of.len(), "a parent with children lacks Children");
+}
+
+#[test]
+fn links_are_kept_in_step_whichever_way_they_change() {
+    let mut world = World::new();
+    let (a, b) = (world.spawn(Name(0)), world.spawn(Name(1)));
+    let c1 = world.spawn((Name(2), ChildOf(a)));
+    let c2 = world.spawn(ChildOf(a));
+    let c3 = world.spawn(Name(3));
+    world.insert(c3, ChildOf(a)).unwrap();
+    assert_eq!(world.children(a), [c1, c2, c3]);
+    world.insert(c2, ChildOf(b)).unwrap(); // reparent: both sides
+    assert_eq!(world.children(a), [c1, c3]);
+    assert_eq!(world.children(b), [c2]);
+    world.remove::<ChildOf>(c1).unwrap();
+    assert_eq!(world.children(a), [c3]);
+    world.despawn(c3).unwrap();
+    assert!(!world.has::<Children>(a), "the emptied list is removed");
+    let c4 = world.spawn(Name(9));
+    world.entity_mut(a).unwrap().insert_child(0, c2).add_child(c1).insert_child(1, c4);
+    assert_eq!(world.children(a), [c2, c4, c1]);
+    assert_consistent(&world);
+    assert_eq!(world.parent(c2), Some(a));
+    assert!(!world.has::<Children>(b));
+}
+
+#[test]
+fn children_of_different_parents_share_one_archetype() {
+    let mut world = World::new();
+    let (a, b) = (world.spawn(()), world.spawn(()));
+    let x = world.spawn((Name(0), ChildOf(a)));
+    let y = world.spawn((Name(1), ChildOf(b)));
+    assert_eq!(world.location(x).unwrap().archetype, world.location(y).unwrap().archetype);
+}
+
+#[test]
+fn bad_links_are_refused_and_change_nothing() {
+    let mut world = World::new();
+    let root = world.spawn(());
+    let mid = world.spawn(ChildOf(root));
+    let leaf = world.spawn(ChildOf(mid));
+    let problem = |r: Result<(), EcsError>| match r {
+        Err(EcsError::InvalidRelationship { problem, .. }) => problem,
+        other => panic!("expected a refusal, got {other:?}"),
+    };
+    assert_eq!(problem(world.insert(root, ChildOf(leaf))), RelationshipProblem::Cycle);
+    assert_eq!(problem(world.insert(mid, ChildOf(mid))), RelationshipProblem::SelfTarget);
+    let dead = world.spawn(());
+    world.despawn(dead).unwrap();
+    assert_eq!(problem(world.insert(leaf, ChildOf(dead))), RelationshipProblem::DeadTarget);
+    let error = world.insert(root, (Name(1), ChildOf(leaf))).unwrap_err();
+    assert!(error.to_string().contains("cycle"), "{error}");
+    assert!(!world.has::<Name>(root), "a refused bundle inserts none of its components");
+    assert_eq!(world.parent(leaf), Some(mid));
+    assert_eq!(world.iter_ancestors(leaf).collect::<Vec<_>>(), [mid, root]);
+    assert_consistent(&world);
+    let message = panic_message(
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            world.spawn(ChildOf(dead));
+        }))
+        .unwrap_err(),
+    );
+    assert!(message.contains("does not exist"), "{message}");
+    assert_consistent(&world);
+}
+
+#[test]
+fn commands_report_refused_links() {
+    let mut world = World::new();
+    let errors = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = errors.clone();
+    world.set_command_error_handler(move |e| sink.lock().unwrap().push(e.to_string()));
+    let root = world.spawn(());
+    let child = world.spawn(ChildOf(root));
+    let mut queue = ecs_core::command::CommandQueue::default();
+    let mut commands = Commands::new(&mut queue, &world);
+    commands.entity(child).add_child(root);
+    let spawned = commands.spawn(Name(5)).id();
+    commands.entity(root).add_child(spawned).with_child(Name(6));
+    queue.apply(&mut world);
+    assert_eq!(errors.lock().unwrap().len(), 1, "{:?}", errors.lock().unwrap());
+    assert_eq!(world.children(root).len(), 3);
+    assert_consistent(&world);
+}
+
+#[test]
+fn despawning_a_parent_despawns_the_subtree_and_unlink_keeps_sources() {
+    let mut world = World::new();
+    let root = world.spawn(());
+    let mut leaves = Vec::new();
+    world.entity_mut(root).unwrap().with_children(|c| {
+        for _ in 0..3 {
+            c.spawn(Name(1)).with_children(|c| {
+                leaves.push(c.spawn(Name(2)).id());
+            });
+        }
+    });
+    assert_eq!(world.iter_descendants(root).count(), 6);
+    world.despawn(root).unwrap();
+    assert_eq!(world.len(), 0);
+    assert!(leaves.iter().all(|&l| !world.contains(l)));
+
+    #[derive(Component)]
+    #[relationship(target = Followers)]
+    struct Following(Entity);
+    #[derive(Component, Default)]
+    #[relationship_target(relationship = Following, unlink)]
+    struct Followers(RelationshipSources);
+    let star = world.spawn(());
+    let fans: Vec<Entity> = (0..3).map(|_| world.spawn(Following(star))).collect();
+    assert_eq!(&*world.get::<Followers>(star).unwrap().0, &fans[..]);
+    world.despawn(star).unwrap();
+    assert!(fans.iter().all(|&f| world.contains(f) && !world.has::<Following>(f)));
+}
+
+#[test]
+fn clear_and_spawn_batch_keep_the_hierarchy_consistent() {
+    let mut world = World::new();
+    let parent = world.spawn(());
+    let kids: Vec<Entity> = world.spawn_batch((0..100).map(|i| (Name(i), ChildOf(parent)))).collect();
+    assert_eq!(world.children(parent), &kids[..]);
+    world.despawn(kids[50]).unwrap();
+    assert_consistent(&world);
+    world.clear();
+    assert_eq!(world.len(), 0);
+}
+
+#[test]
+fn traversal_orders() {
+    let mut world = World::new();
+    let r = world.spawn(());
+    let a = world.spawn(ChildOf(r));
+    let b = world.spawn(ChildOf(r));
+    let a1 = world.spawn(ChildOf(a));
+    let b1 = world.spawn(ChildOf(b));
+    let a2 = world.spawn(ChildOf(a1));
+    assert_eq!(world.iter_descendants(r).collect::<Vec<_>>(), [a, a1, a2, b, b1]);
+    assert_eq!(world.iter_descendants_breadth_first(r).collect::<Vec<_>>(), [a, b, a1, b1, a2]);
+    assert_eq!(world.root_ancestor(a2), r);
+    assert_eq!(world.root_ancestor(r), r);
+    let mut found = Vec::new();
+    let mut schedule = Schedule::new();
+    let (tx, rx) = std::sync::mpsc::channel();
+    schedule.add_system(move |children: Query<&Children>, parents: Query<&ChildOf>| {
+        tx.send((children.iter_descendants(r).collect::<Vec<_>>(), parents.iter_ancestors(a2).collect::<Vec<_>>()))
+            .unwrap();
+    });
+    schedule.run(&mut world);
+    found.push(rx.recv().unwrap());
+    assert_eq!(found[0].0, [a, a1, a2, b, b1]);
+    assert_eq!(found[0].1, [a1, a, r]);
+}
+
+#[derive(Component)]
+#[component(on_despawn = explode)]
+struct Fragile;
+
+fn explode(_: DeferredWorld, _: HookContext) {
+    panic!("fragile");
+}
+
+#[test]
+fn a_panicking_hook_during_linked_despawn_leaves_the_world_consistent() {
+    let mut world = World::new();
+    let root = world.spawn(());
+    let mid = world.spawn((ChildOf(root), Fragile));
+    let leaf = world.spawn(ChildOf(mid));
+    let other = world.spawn(ChildOf(root));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| world.despawn(root)));
+    assert!(result.is_err());
+    // Whatever the panic interrupted, no link points at a dead entity.
+    assert_consistent(&world);
+    let _ = (leaf, other);
+}
+
+#[derive(Clone, Debug)]
+enum Op {
+    Spawn,
+    SpawnChild(usize),
+    Link(usize, usize),
+    Unlink(usize),
+    Despawn(usize),
+    CommandLink(usize, usize),
+    CommandDespawn(usize),
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        Just(Op::Spawn),
+        (0..64usize).prop_map(Op::SpawnChild),
+        (0..64usize, 0..64usize).prop_map(|(a, b)| Op::Link(a, b)),
+        (0..64usize).prop_map(Op::Unlink),
+        (0..64usize).prop_map(Op::Despawn),
+        (0..64usize, 0..64usize).prop_map(|(a, b)| Op::CommandLink(a, b)),
+        (0..64usize).prop_map(Op::CommandDespawn),
+    ]
+}
+
+/// The model: a map of parent links over live entities.
+#[derive(Default)]
+struct Model {
+    parent: HashMap<Entity, Option<Entity>>,
+}
+
+impl Model {
+    fn is_ancestor(&self, ancestor: Entity, mut of: Entity) -> bool {
+        while let Some(Some(p)) = self.parent.get(&of) {
+            if *p == ancestor {
+                return true;
+            }
+            of = *p;
+        }
+        false
+    }
+    fn link(&mut self, child: Entity, parent: Entity) -> bool {
+        let ok = self.parent.contains_key(&child)
+            && self.parent.contains_key(&parent)
+            && child != parent
+            && !self.is_ancestor(child, parent);
+        if ok {
+            self.parent.insert(child, Some(parent));
+        }
+        ok
+    }
+    fn despawn(&mut self, e: Entity) {
+        if self.parent.remove(&e).is_none() {
+            return;
+        }
+        let kids: Vec<Entity> = self.parent.iter().filter(|(_, p)| **p == Some(e)).map(|(c, _)| *c).collect();
+        kids.into_iter().for_each(|k| self.despawn(k));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+    #[test]
+    fn hierarchy_matches_a_model_of_parent_links(ops in proptest::collection::vec(op(), 1..80)) {
+        let mut world = World::new();
+        world.set_command_error_handler(|_| {});
+        let mut model = Model::default();
+        let mut handles: Vec<Entity> = Vec::new();
+        let pick = |handles: &Vec<Entity>, i: usize| (!handles.is_empty()).then(|| handles[i % handles.len()]);
+        for op in ops {
+            match op {
+                Op::Spawn => {
+                    let e = world.spawn(());
+                    model.parent.insert(e, None);
+                    handles.push(e);
+                }
+                Op::SpawnChild(p) => {
+                    let Some(p) = pick(&handles, p) else { continue };
+                    if model.parent.contains_key(&p) {
+                        let e = world.spawn(ChildOf(p));
+                        model.parent.insert(e, Some(p));
+                        handles.push(e);
+                    }
+                }
+                Op::Link(c, p) => {
+                    let (Some(c), Some(p)) = (pick(&handles, c), pick(&handles, p)) else { continue };
+                    let ok = model.link(c, p);
+                    prop_assert_eq!(world.set_parent(c, p).is_ok(), ok);
+                }
+                Op::Unlink(c) => {
+                    let Some(c) = pick(&handles, c) else { continue };
+                    if let Some(p) = model.parent.get_mut(&c) {
+                        *p = None;
+                    }
+                    let _ = world.remove_parent(c);
+                }
+                Op::Despawn(e) => {
+                    let Some(e) = pick(&handles, e) else { continue };
+                    model.despawn(e);
+                    let _ = world.despawn(e);
+                }
+                Op::CommandLink(c, p) => {
+                    let (Some(c), Some(p)) = (pick(&handles, c), pick(&handles, p)) else { continue };
+                    model.link(c, p);
+                    let mut queue = ecs_core::command::CommandQueue::default();
+                    Commands::new(&mut queue, &world).entity(p).add_child(c);
+                    queue.apply(&mut world);
+                }
+                Op::CommandDespawn(e) => {
+                    let Some(e) = pick(&handles, e) else { continue };
+                    model.despawn(e);
+                    let mut queue = ecs_core::command::CommandQueue::default();
+                    Commands::new(&mut queue, &world).despawn(e);
+                    queue.apply(&mut world);
+                }
+            }
+            assert_consistent(&world);
+            prop_assert_eq!(world.len(), model.parent.len());
+            for (&e, &p) in &model.parent {
+                prop_assert!(world.contains(e));
+                prop_assert_eq!(world.parent(e), p);
+            }
+        }
+    }
+}

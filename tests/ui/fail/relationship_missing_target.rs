@@ -1,0 +1,7 @@
+use ecs_core::prelude::*;
+
+#[derive(Component)]
+#[relationship]
+struct Following(Entity);
+
+fn main() {}
