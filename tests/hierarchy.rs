@@ -331,3 +331,16 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_list_moved_to_another_entity_claims_no_sources() {
+    let mut world = World::new();
+    let (p, q) = (world.spawn(()), world.spawn(()));
+    world.spawn(ChildOf(p));
+    world.spawn(ChildOf(p));
+    let list = world.remove::<Children>(p).unwrap();
+    assert_eq!(list.len(), 2);
+    world.insert(q, list).unwrap();
+    assert!(world.children(q).is_empty());
+    assert_consistent(&world);
+}

@@ -125,7 +125,7 @@ pub fn component(input: &DeriveInput) -> syn::Result<ComponentDef<'_>> {
         let reserved: &[&str] = match entities.relation {
             crate::relation::Relation::None => &[],
             crate::relation::Relation::Source { .. } => &["on_insert", "on_replace"],
-            crate::relation::Relation::Target { .. } => &["on_replace", "on_despawn"],
+            crate::relation::Relation::Target { .. } => &["on_insert", "on_replace", "on_despawn"],
         };
         for (key, _) in &attributes.hooks {
             if reserved.iter().any(|r| key == r) {

@@ -45,7 +45,7 @@ impl ChildOf {
 /// Despawning the parent despawns the children (and theirs). It derefs to
 /// `[Entity]` and cannot be edited by hand; reorder with
 /// [`EntityWorldMut::insert_child`].
-#[derive(crate::Component, Default, PartialEq, Eq)]
+#[derive(crate::Component, PartialEq, Eq)]
 #[component(__do_not_recommend)]
 #[relationship_target(relationship = ChildOf)]
 pub struct Children(RelationshipSources);

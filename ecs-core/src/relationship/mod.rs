@@ -53,7 +53,9 @@ pub use sources::RelationshipSources;
 pub use traverse::{Ancestors, Descendants, DescendantsBreadthFirst};
 pub(crate) use upkeep::PendingLinks;
 #[doc(hidden)]
-pub use upkeep::{check_link, relationship_on_insert, relationship_on_replace, target_on_despawn, target_on_replace};
+pub use upkeep::{
+    check_link, relationship_on_insert, relationship_on_replace, target_on_despawn, target_on_insert, target_on_replace,
+};
 
 use crate::component::Component;
 use crate::entity::Entity;

@@ -16,7 +16,9 @@ use crate::entity::Entity;
 /// past index 0, so removing the first entity moves nothing, and a removal
 /// shifts whichever side of it is shorter. Draining a parent from the front or
 /// the back is O(1) per child.
-#[derive(Clone, Default)]
+/// Not `Clone`: a copy inserted on another entity would list sources that do
+/// not point at it.
+#[derive(Default)]
 pub struct RelationshipSources {
     /// `entities[head..]` is the list; the slots before `head` are spare.
     entities: Vec<Entity>,

@@ -87,6 +87,28 @@ pub fn relationship_on_replace<R: Relationship>(mut world: DeferredWorld, ctx: H
     }
 }
 
+/// `on_insert` of a target: keeps only the sources that point at it. The
+/// world's own lists pass unchanged; a list taken from another entity (removed
+/// there, inserted here) or made empty by hand cannot claim sources it does not
+/// have.
+pub fn target_on_insert<T: RelationshipTarget>(mut world: DeferredWorld, ctx: HookContext) {
+    let target = ctx.entity;
+    let world = world.world_mut_internal();
+    let Some(listed) = world.get::<T>(target).map(|t| t.sources().to_vec()) else { return };
+    let stale: Vec<Entity> =
+        listed.iter().copied().filter(|&s| !linked_to::<T::Relationship>(world, s, target)).collect();
+    if !stale.is_empty() {
+        let mut list = world.get_mut_internal::<T>(target).expect("read above");
+        let sources = list.__sources_mut();
+        stale.into_iter().for_each(|s| {
+            sources.remove(s);
+        });
+    }
+    if world.get::<T>(target).is_some_and(|t| t.sources().is_empty()) {
+        world.defer(move |world| remove_if_empty::<T>(world, target));
+    }
+}
+
 /// `on_replace` of a target (also on remove and despawn): every source loses its
 /// relationship, unless the target is being despawned with a linked despawn
 /// (then `on_despawn` despawns them).

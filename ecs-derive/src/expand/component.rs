@@ -164,6 +164,7 @@ fn relation_items(
         }
         Relation::Target { relationship, field, linked } => {
             mapped.push(field);
+            hook("on_insert", syn::parse_quote!(#r::target_on_insert::<Self>));
             hook("on_replace", syn::parse_quote!(#r::target_on_replace::<Self>));
             hook("on_despawn", syn::parse_quote!(#r::target_on_despawn::<Self>));
             let span = relationship.span();
