@@ -344,3 +344,61 @@ fn a_list_moved_to_another_entity_claims_no_sources() {
     assert!(world.children(q).is_empty());
     assert_consistent(&world);
 }
+
+#[derive(Component, Clone, Copy)]
+struct LocalT(f32);
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+struct GlobalT(f32);
+
+/// A forest of `roots` trees, each a chain-and-fan of `depth` levels.
+fn forest(world: &mut World, roots: usize, depth: usize) -> Vec<Entity> {
+    let mut all = Vec::new();
+    for r in 0..roots {
+        let root = world.spawn((LocalT(r as f32), GlobalT(0.0)));
+        all.push(root);
+        let mut level = vec![root];
+        for d in 0..depth {
+            let mut next = Vec::new();
+            for (i, &p) in level.iter().enumerate() {
+                for k in 0..(1 + (i + d) % 2) {
+                    let e = world.spawn((LocalT((d * 10 + k) as f32), GlobalT(0.0), ChildOf(p)));
+                    all.push(e);
+                    next.push(e);
+                }
+            }
+            level = next;
+        }
+    }
+    all
+}
+
+#[test]
+fn propagate_and_par_propagate_agree_with_a_recursive_walk() {
+    let mut world = World::new();
+    let all = forest(&mut world, 17, 5);
+    // Expected: global = sum of locals from the root down, computed naively.
+    let expected: Vec<f32> = all
+        .iter()
+        .map(|&e| std::iter::once(e).chain(world.iter_ancestors(e)).map(|a| world.get::<LocalT>(a).unwrap().0).sum())
+        .collect();
+    for parallel in [false, true] {
+        for &e in &all {
+            world.insert(e, GlobalT(-1.0)).unwrap();
+        }
+        let mut schedule = Schedule::new();
+        schedule.add_system(move |mut q: Query<(&LocalT, &mut GlobalT)>| {
+            let f = |parent: Option<&f32>, (local, global): (&LocalT, &mut GlobalT)| {
+                global.0 = parent.copied().unwrap_or(0.0) + local.0;
+                Some(global.0)
+            };
+            if parallel {
+                q.par_propagate::<ChildOf, f32>(f);
+            } else {
+                q.propagate::<ChildOf, f32>(f);
+            }
+        });
+        schedule.run(&mut world);
+        let got: Vec<f32> = all.iter().map(|&e| world.get::<GlobalT>(e).unwrap().0).collect();
+        assert_eq!(got, expected, "parallel: {parallel}");
+    }
+}

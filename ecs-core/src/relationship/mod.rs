@@ -44,6 +44,7 @@
 //!   a command, as every structural change made by a hook is).
 
 mod hierarchy;
+mod propagate;
 mod sources;
 mod traverse;
 mod upkeep;

@@ -108,6 +108,12 @@ pub struct Query<'w, Q: QueryData, F: QueryFilter = ()> {
 }
 
 impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
+    /// The world, the state and the tick window, for the crate's own walks
+    /// (hierarchy propagation), which keep `Query`'s access rules.
+    pub(crate) fn parts(&self) -> (&'w World, &'w QueryState<Q, F>, FetchContext) {
+        (self.world, self.state, self.ctx)
+    }
+
     /// Iterates the matching entities (read-only queries).
     pub fn iter(&self) -> QueryIter<'_, '_, Q, F>
     where
