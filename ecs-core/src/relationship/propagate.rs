@@ -72,16 +72,21 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
     }
 }
 
-/// The query's entities without an `R`, in storage order.
+/// The query's entities without an `R`, in storage order: whole archetypes
+/// without the component, row by row only where `R` is sparse.
 fn roots<R: Relationship, Q: QueryData, F: QueryFilter>(world: &World, state: &QueryState<Q, F>) -> Vec<Entity> {
     let archetypes = world.archetypes();
-    state
-        .matched()
-        .iter()
-        .filter_map(|&id| archetypes.get(id))
-        .flat_map(|archetype| archetype.entities().iter().copied())
-        .filter(|&entity| world.get::<R>(entity).is_none())
-        .collect()
+    let relationship = crate::component::component_id::<R>();
+    let mut roots = Vec::new();
+    for archetype in state.matched().iter().filter_map(|&id| archetypes.get(id)) {
+        if !archetype.has(relationship) {
+            roots.extend_from_slice(archetype.entities());
+        } else if crate::component::is_sparse::<R>() {
+            let rows = archetype.entities().iter().enumerate();
+            roots.extend(rows.filter(|&(row, _)| !archetype.has_at(relationship, row)).map(|(_, &e)| e));
+        }
+    }
+    roots
 }
 
 /// Visits `root`'s tree depth-first, parents first, with an explicit stack (a
