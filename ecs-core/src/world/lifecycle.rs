@@ -104,6 +104,9 @@ impl World {
                 rounds += 1;
                 if rounds > MAX_OBSERVER_ROUNDS {
                     let dropped = core::mem::take(&mut self.deferred.queue);
+                    // Links waiting for a list whose command was just dropped would
+                    // otherwise wait forever.
+                    self.pending_links = Default::default();
                     let event = crate::names::short_name(self.observers.last_event);
                     drop(dropped);
                     panic!(
