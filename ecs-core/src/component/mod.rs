@@ -112,6 +112,13 @@ pub trait ChangeTracked {}
 ///
 /// An immutable component still changes: [`insert`](crate::World::insert) a new
 /// value, which runs its `on_replace` and `on_insert` hooks.
+///
+/// # Safety
+/// Implement it only for a component that is neither a [`Relationship`](crate::Relationship)
+/// nor a [`RelationshipTarget`](crate::RelationshipTarget) (the derive never does).
+/// The crate reads those two outside any query's declared access (hierarchy
+/// traversal and propagation), trusting that only structural changes, which
+/// hold the world exclusively, write them.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is an immutable component",
     label = "cannot be changed in place",
@@ -119,7 +126,7 @@ pub trait ChangeTracked {}
             which runs its hooks; relationships (`ChildOf`) and their targets (`Children`) are immutable so that \
             both sides stay in step"
 )]
-pub trait MutableComponent {}
+pub unsafe trait MutableComponent {}
 
 /// How a component is stored. Choose per component type, by how it is used.
 ///

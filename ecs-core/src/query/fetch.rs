@@ -132,6 +132,9 @@ pub const fn leading_table_column(items: &[(usize, bool)]) -> bool {
 ///   [`filter_row`](Self::filter_row) and [`run_end`](Self::run_end) read no
 ///   component data and write nothing (ticks at most are read), so that the crate
 ///   may count or locate rows holding only a shared borrow of the world.
+/// - A fetch writes only components that implement
+///   [`MutableComponent`](crate::component::MutableComponent): the crate reads
+///   immutable relationship components outside declared access.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be fetched by a query",
     label = "not a query item",

@@ -569,10 +569,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         let location = world.location(entity).ok_or(EcsError::NoSuchEntity(entity))?;
         // Made only on the error path: naming the query interns a string.
         let mismatch = || EcsError::QueryMismatch { entity, query: crate::names::query_name::<Q, F>() };
-        let index = match self.position.get(location.archetype.index()) {
-            Some(&index) if index != NOT_MATCHED => index as usize,
-            _ => return Err(mismatch()),
-        };
+        let Some(index) = self.matched_index(location.archetype) else { return Err(mismatch()) };
         let archetype = world.archetypes().get(location.archetype).expect("live entity's archetype exists");
         let row = location.row.index();
         let mut columns = self.columns_of(index);
@@ -616,6 +613,38 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         // SAFETY: the archetype matched and these are its cached entries, current
         // (the state is up to date); the access is the caller's.
         unsafe { Q::fetch_archetype(archetype, &mut columns, ctx) }
+    }
+
+    /// The index in [`matched`](Self::matched) of an archetype, if the query
+    /// matches it.
+    #[inline]
+    pub(crate) fn matched_index(&self, archetype: ArchetypeId) -> Option<usize> {
+        match self.position.get(archetype.index()) {
+            Some(&index) if index != NOT_MATCHED => Some(index as usize),
+            _ => None,
+        }
+    }
+
+    /// The data and filter fetches of the `index`-th matched archetype, for a
+    /// caller that decides rows itself (`Q::filter_row`, `F::filter`).
+    ///
+    /// # Safety
+    /// As for [`fetch_of`](Self::fetch_of).
+    pub(crate) unsafe fn fetches_of<'w>(
+        &self,
+        world: &'w World,
+        index: usize,
+        ctx: FetchContext,
+    ) -> (Q::Fetch<'w>, F::Fetch<'w>) {
+        let archetype = world.archetypes().get(self.matched[index]).expect("matched archetype exists");
+        let mut columns = self.columns_of(index);
+        // SAFETY: the archetype matched and these are its cached entries, current
+        // (the state is up to date); the access is the caller's. The filter's
+        // entries follow the data's, as in `locate`.
+        unsafe {
+            let fetch = Q::fetch_archetype(archetype, &mut columns, ctx);
+            (fetch, F::fetch_archetype(archetype, &mut columns, ctx))
+        }
     }
 
     /// Calls `f` with the matched-archetype index and row of each row the query

@@ -71,8 +71,10 @@ use crate::entity::Entity;
 /// [`get`](Self::get) returns the `Entity` stored in the component, the same
 /// value on every call for the same component value (a plain read of a field, no
 /// interior mutability). Hierarchy traversal that hands out mutable items in
-/// parallel relies on each entity having exactly one target. The derive upholds
-/// this.
+/// parallel relies on each entity having exactly one target. Neither `Self` nor
+/// [`Target`](Self::Target) implements
+/// [`MutableComponent`](crate::component::MutableComponent): traversal reads
+/// both outside any query's declared access. The derive upholds all of this.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a relationship",
     label = "not a relationship component",

@@ -5,8 +5,11 @@
 use rayon::prelude::*;
 
 use super::{Relationship, RelationshipTarget};
+use crate::archetype::ArchetypeId;
+use crate::component::component_id;
 use crate::entity::Entity;
 use crate::query::{FetchContext, QueryData, QueryFilter, QueryState};
+use crate::storage::Column;
 use crate::system::Query;
 use crate::world::World;
 
@@ -41,10 +44,11 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
     /// ```
     pub fn propagate<R: Relationship, S>(&mut self, f: impl for<'i> Fn(Option<&S>, Q::Item<'i>) -> Option<S>) {
         let (world, state, ctx) = self.parts();
+        let mut walker = Walker::<R, Q, F, S>::new(world, state, ctx);
         for root in roots::<R, Q, F>(world, state) {
-            // SAFETY: `&mut self` holds the query's access; `walk` hands out one
-            // item at a time, each dropped before the next is made.
-            unsafe { walk::<R, Q, F, S>(world, state, ctx, root, &f) };
+            // SAFETY: `&mut self` holds the query's access; the walker hands out
+            // one item at a time, each dropped before the next is made.
+            unsafe { walker.walk(root, &f) };
         }
     }
 
@@ -63,12 +67,15 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
     {
         let (world, state, ctx) = self.parts();
         let roots = roots::<R, Q, F>(world, state);
-        roots.par_iter().for_each(|&root| {
-            // SAFETY: `&mut self` holds the query's access; the trees are
-            // disjoint (see above), so tasks make items of distinct entities; in
-            // a task, one item at a time.
-            unsafe { walk::<R, Q, F, S>(world, state, ctx, root, &f) };
-        });
+        roots.par_iter().for_each_init(
+            || Walker::<R, Q, F, S>::new(world, state, ctx),
+            |walker, &root| {
+                // SAFETY: `&mut self` holds the query's access; the trees are
+                // disjoint (see above), so tasks make items of distinct entities;
+                // in a task, one item at a time.
+                unsafe { walker.walk(root, &f) };
+            },
+        );
     }
 }
 
@@ -76,7 +83,7 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
 /// without the component, row by row only where `R` is sparse.
 fn roots<R: Relationship, Q: QueryData, F: QueryFilter>(world: &World, state: &QueryState<Q, F>) -> Vec<Entity> {
     let archetypes = world.archetypes();
-    let relationship = crate::component::component_id::<R>();
+    let relationship = component_id::<R>();
     let mut roots = Vec::new();
     for archetype in state.matched().iter().filter_map(|&id| archetypes.get(id)) {
         if !archetype.has(relationship) {
@@ -89,60 +96,153 @@ fn roots<R: Relationship, Q: QueryData, F: QueryFilter>(world: &World, state: &Q
     roots
 }
 
-/// Visits `root`'s tree depth-first, parents first, with an explicit stack (a
-/// deep chain does not overflow the thread's stack).
-///
-/// # Safety
-/// The caller holds the query's whole access for the call, and no other live
-/// item of the query refers to an entity of this tree.
-unsafe fn walk<R: Relationship, Q: QueryData, F: QueryFilter, S>(
-    world: &World,
-    state: &QueryState<Q, F>,
+/// What a walk needs of one archetype, looked up the first time it meets a
+/// node stored there: nodes of a forest sit in a handful of archetypes, so
+/// each visit costs one entity lookup and a few loads.
+struct Lookup<'w, Q: QueryData, F: QueryFilter> {
+    /// The query's fetches, `None` when the query does not match the archetype.
+    fetches: Option<(Q::Fetch<'w>, F::Fetch<'w>)>,
+    /// The column of `R`, if the archetype has one.
+    links: Option<&'w Column>,
+    /// The column of `R::Target`, if the archetype has one.
+    sources: Option<&'w Column>,
+}
+
+/// Walks trees of one query, reusing its archetype lookups and its stack from
+/// tree to tree (one walker per thread).
+struct Walker<'w, 's, R: Relationship, Q: QueryData, F: QueryFilter, S> {
+    nodes: Nodes<'w, 's, R, Q, F>,
+    /// The path from the root: each node, its children still to visit, and the
+    /// value it passes them.
+    stack: Vec<(Entity, &'w [Entity], S)>,
+}
+
+/// Visits single nodes, through per-archetype lookups.
+struct Nodes<'w, 's, R: Relationship, Q: QueryData, F: QueryFilter> {
+    world: &'w World,
+    state: &'s QueryState<Q, F>,
     ctx: FetchContext,
-    root: Entity,
-    f: &impl for<'i> Fn(Option<&S>, Q::Item<'i>) -> Option<S>,
-) {
-    // SAFETY: forwarded; the item is dropped inside `f`'s call.
-    let Some(value) = (unsafe { visit(world, state, ctx, root, None, f) }) else { return };
-    let mut stack: Vec<(Entity, &[Entity], S)> = vec![(root, sources::<R>(world, root), value)];
-    while let Some((parent, children, _)) = stack.last_mut() {
-        let parent = *parent;
-        let Some((&child, rest)) = children.split_first() else {
-            stack.pop();
-            continue;
-        };
-        *children = rest;
-        // Only a child whose own link names this parent: what makes trees disjoint.
-        if world.get::<R>(child).map(R::get) != Some(parent) {
-            continue;
-        }
-        let value = &stack.last().expect("the parent's frame").2;
-        // SAFETY: as above.
-        if let Some(next) = unsafe { visit(world, state, ctx, child, Some(value), f) } {
-            stack.push((child, sources::<R>(world, child), next));
+    /// Archetype index -> 1 + index in `lookups` (0: not looked up yet).
+    slots: Vec<u32>,
+    lookups: Vec<Lookup<'w, Q, F>>,
+    marker: core::marker::PhantomData<fn() -> R>,
+}
+
+impl<'w, 's, R: Relationship, Q: QueryData, F: QueryFilter, S> Walker<'w, 's, R, Q, F, S> {
+    fn new(world: &'w World, state: &'s QueryState<Q, F>, ctx: FetchContext) -> Self {
+        let nodes =
+            Nodes { world, state, ctx, slots: Vec::new(), lookups: Vec::new(), marker: core::marker::PhantomData };
+        Self { nodes, stack: Vec::new() }
+    }
+
+    /// Visits `root`'s tree depth-first, parents first, with an explicit stack
+    /// (a deep chain does not overflow the thread's stack).
+    ///
+    /// # Safety
+    /// The caller holds the query's whole access for `'w`, and no other live
+    /// item of the query refers to an entity of this tree.
+    unsafe fn walk(&mut self, root: Entity, f: &impl for<'i> Fn(Option<&S>, Q::Item<'i>) -> Option<S>) {
+        let Self { nodes, stack } = self;
+        // SAFETY: forwarded; a root needs no link check.
+        let Some((value, children)) = (unsafe { nodes.visit(root, None, f) }) else { return };
+        stack.push((root, children, value));
+        while let Some((parent, children, _)) = stack.last_mut() {
+            let parent = *parent;
+            let Some((&child, rest)) = children.split_first() else {
+                stack.pop();
+                continue;
+            };
+            *children = rest;
+            let value = &stack.last().expect("the parent's frame").2;
+            // SAFETY: forwarded; `visit` checks that the child's own link names `parent`.
+            if let Some((next, grandchildren)) = unsafe { nodes.visit(child, Some((parent, value)), f) } {
+                stack.push((child, grandchildren, next));
+            }
         }
     }
 }
 
-/// Calls `f` with `entity`'s item, if the query matches it.
-///
-/// # Safety
-/// As for [`walk`].
-unsafe fn visit<Q: QueryData, F: QueryFilter, S>(
-    world: &World,
-    state: &QueryState<Q, F>,
-    ctx: FetchContext,
-    entity: Entity,
-    parent: Option<&S>,
-    f: &impl for<'i> Fn(Option<&S>, Q::Item<'i>) -> Option<S>,
-) -> Option<S> {
-    // SAFETY: forwarded from the caller: the access is held and no other item of
-    // this entity is live.
-    let item = unsafe { state.get_unchecked_with(world, entity, ctx) }.ok()?;
-    f(parent, item)
+impl<'w, 's, R: Relationship, Q: QueryData, F: QueryFilter> Nodes<'w, 's, R, Q, F> {
+    /// The lookup of `archetype`, made on first use.
+    ///
+    /// # Safety
+    /// The caller holds the query's whole access for `'w` (the fetches made
+    /// here are used for as long).
+    #[inline]
+    unsafe fn lookup(&mut self, archetype: ArchetypeId) -> &Lookup<'w, Q, F> {
+        let index = archetype.index();
+        if self.slots.len() <= index {
+            self.slots.resize(index + 1, 0);
+        }
+        if self.slots[index] == 0 {
+            let stored = self.world.archetypes().get(archetype).expect("a live entity's archetype exists");
+            let fetches = self.state.matched_index(archetype).map(|matched| {
+                // SAFETY: `matched` indexes the state's matched archetypes, the
+                // state is up to date (a system query's is, before its system
+                // runs), and the access is the caller's.
+                unsafe { self.state.fetches_of(self.world, matched, self.ctx) }
+            });
+            let links = stored.column(component_id::<R>());
+            let sources = stored.column(component_id::<R::Target>());
+            self.lookups.push(Lookup { fetches, links, sources });
+            self.slots[index] = self.lookups.len() as u32;
+        }
+        &self.lookups[self.slots[index] as usize - 1]
+    }
+
+    /// Calls `f` with `entity`'s item if the query matches it (and, for a child,
+    /// if its own `R` names `parent`), returning what `f` returned and the
+    /// entity's children.
+    ///
+    /// # Safety
+    /// As for [`Walker::walk`].
+    #[inline]
+    unsafe fn visit<S>(
+        &mut self,
+        entity: Entity,
+        parent: Option<(Entity, &S)>,
+        f: &impl for<'i> Fn(Option<&S>, Q::Item<'i>) -> Option<S>,
+    ) -> Option<(S, &'w [Entity])> {
+        let location = self.world.location(entity)?;
+        let row = location.row.index();
+        // SAFETY: forwarded.
+        let lookup = unsafe { self.lookup(location.archetype) };
+        let (fetch, filter) = lookup.fetches.as_ref()?;
+        if let Some((parent, _)) = parent {
+            // Only a child whose own link names this parent: what keeps trees
+            // disjoint, whatever the target's list says.
+            // SAFETY: `links` is `R`'s column; `R` is immutable, written only by
+            // structural changes, which the shared world excludes.
+            let link = unsafe { read::<R>(lookup.links, row) }?;
+            if link.get() != parent {
+                return None;
+            }
+        }
+        // SAFETY: the row is the live entity's, below the archetype's length;
+        // the fetches are this archetype's; the access and the uniqueness of the
+        // item are the caller's.
+        let item = unsafe {
+            if !(Q::filter_row(fetch, row) && F::filter(filter, row)) {
+                return None;
+            }
+            Q::mark_written(fetch, row..row + 1);
+            Q::fetch(fetch, row)
+        };
+        // SAFETY: as for `links`, for `R::Target` (immutable too).
+        let children = unsafe { read::<R::Target>(lookup.sources, row) }.map_or(&[][..], |t| t.sources());
+        let next = f(parent.map(|(_, value)| value), item)?;
+        Some((next, children))
+    }
 }
 
-/// The entities listed by `entity`'s `R::Target`.
-fn sources<R: Relationship>(world: &World, entity: Entity) -> &[Entity] {
-    world.get::<R::Target>(entity).map_or(&[], |t| t.sources())
+/// Row `row` of `column`, a column of `T`s, if it holds a value.
+///
+/// # Safety
+/// `column` stores `T`s, and nothing writes it while the reference lives.
+#[inline]
+unsafe fn read<T: 'static>(column: Option<&Column>, row: usize) -> Option<&T> {
+    let column = column?;
+    // SAFETY: `holds` checked the row is in bounds and holds a value; the
+    // caller vouches for the type and for no writer.
+    column.holds(row).then(|| unsafe { column.get_unchecked(row).deref::<T>() })
 }

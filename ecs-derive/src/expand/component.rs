@@ -80,7 +80,9 @@ pub fn component(def: ComponentDef<'_>) -> TokenStream {
     } else {
         quote! {
             #[automatically_derived]
-            impl #impl_generics #krate::component::MutableComponent for #ident #ty_generics #where_clause {}
+            // SAFETY: neither a relationship nor a relationship target (those
+            // are immutable, so this impl is not emitted for them).
+            unsafe impl #impl_generics #krate::component::MutableComponent for #ident #ty_generics #where_clause {}
         }
     };
     let RelationItems { component_items, impls } = relation;
