@@ -73,12 +73,33 @@ fn options() -> Options {
     options
 }
 
+thread_local! {
+    /// Time spent in [`untimed`] since the last [`take_untimed`].
+    static UNTIMED: std::cell::Cell<Duration> = const { std::cell::Cell::new(Duration::ZERO) };
+}
+
+/// Runs a runner's per-iteration set-up (building the tree `despawn_subtree`
+/// despawns) outside the measurement: its time is subtracted from the batch.
+pub fn untimed<R>(setup: impl FnOnce() -> R) -> R {
+    let start = Instant::now();
+    let result = setup();
+    let spent = start.elapsed();
+    UNTIMED.with(|u| u.set(u.get() + spent));
+    result
+}
+
+/// The time spent in [`untimed`] since the last call.
+fn take_untimed() -> Duration {
+    UNTIMED.with(|u| u.replace(Duration::ZERO))
+}
+
 /// Iterations per batch so that a batch takes about `target`.
 fn calibrate(runner: &mut Runner, target: Duration) -> usize {
     runner(); // warm up (first-run setup, caches)
+    take_untimed();
     let start = Instant::now();
     runner();
-    let once = start.elapsed().max(Duration::from_nanos(20));
+    let once = start.elapsed().saturating_sub(take_untimed()).max(Duration::from_nanos(20));
     (target.as_nanos() / once.as_nanos()).clamp(1, 100_000) as usize
 }
 
@@ -120,11 +141,12 @@ fn main() {
             for k in 0..CRATES.len() {
                 let c = (k + round) % CRATES.len();
                 if let Some((runner, n)) = &mut runners[c] {
+                    take_untimed();
                     let start = Instant::now();
                     for _ in 0..*n {
                         runner();
                     }
-                    samples[c].push(start.elapsed() / *n as u32);
+                    samples[c].push(start.elapsed().saturating_sub(take_untimed()) / *n as u32);
                 }
             }
             done += 1;

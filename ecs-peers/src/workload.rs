@@ -42,11 +42,27 @@ pub enum Workload {
     /// iteration) through tracked mutable access (`world.get_mut`), then sum what
     /// a cached `Changed<Value>` query yields (asserted to be exactly those 10).
     Changed,
+    /// A forest of 100,000 entities (1,000 trees of 100, depth 3–8; see
+    /// [`tree_shape`]), each with a local and a global 2D affine transform;
+    /// recompute every global from its parent's, parents first, trees in
+    /// parallel (ecs `Query::par_propagate`; bevy the `bevy_transform` way:
+    /// `par_iter_mut` over roots, then `get_unchecked` down `Children`, checking
+    /// each child's `ChildOf`; baseline: recursion over `Vec`-based trees, one thread).
+    PropagateFull,
+    /// The same forest; change 1% of the locals (1,000, random), then mark their
+    /// ancestors (walking `ChildOf`) and recompute only marked subtrees.
+    PropagateOnePercent,
+    /// Move 10,000 children, one insert of `ChildOf` each, from one parent to
+    /// another (and back on the next iteration).
+    Reparent,
+    /// Despawn the root of a 10,000-entity tree (10 children per node), which
+    /// despawns the whole tree; building the tree is not timed.
+    DespawnSubtree,
 }
 
 impl Workload {
     /// Every workload, in table order.
-    pub const ALL: [Workload; 13] = [
+    pub const ALL: [Workload; 17] = [
         Workload::SimpleInsert,
         Workload::SimpleIter,
         Workload::FragmentedIter,
@@ -60,6 +76,10 @@ impl Workload {
         Workload::Events,
         Workload::Observers,
         Workload::Changed,
+        Workload::PropagateFull,
+        Workload::PropagateOnePercent,
+        Workload::Reparent,
+        Workload::DespawnSubtree,
     ];
 
     /// The ecs_bench_suite name.
@@ -78,6 +98,10 @@ impl Workload {
             Workload::Events => "events",
             Workload::Observers => "observers",
             Workload::Changed => "changed",
+            Workload::PropagateFull => "propagate_full",
+            Workload::PropagateOnePercent => "propagate_1pct",
+            Workload::Reparent => "reparent",
+            Workload::DespawnSubtree => "despawn_subtree",
         }
     }
 }
@@ -176,4 +200,90 @@ pub fn shuffle<T>(items: &mut [T]) {
         state ^= state << 17;
         items.swap(i, (state % (i as u64 + 1)) as usize);
     }
+}
+
+/// A 2D affine transform, `[a, b, c, d, tx, ty]`: the local and global
+/// transforms of the hierarchy workloads.
+pub type Affine = [f32; 6];
+
+/// The identity transform.
+pub const IDENTITY: Affine = [1.0, 0.0, 0.0, 1.0, 0.0, 0.0];
+
+/// `parent * local`.
+#[inline]
+pub fn mul(p: &Affine, l: &Affine) -> Affine {
+    [
+        p[0] * l[0] + p[2] * l[1],
+        p[1] * l[0] + p[3] * l[1],
+        p[0] * l[2] + p[2] * l[3],
+        p[1] * l[2] + p[3] * l[3],
+        p[0] * l[4] + p[2] * l[5] + p[4],
+        p[1] * l[4] + p[3] * l[5] + p[5],
+    ]
+}
+
+/// Trees in the propagation forest.
+pub const TREES: usize = 1_000;
+
+/// Nodes per tree.
+pub const PER_TREE: usize = 100;
+
+/// Children moved per iteration of `reparent`; entities in `despawn_subtree`'s tree.
+pub const HIERARCHY_BATCH: usize = 10_000;
+
+/// Parent index of each node of tree `t` in the tree's own numbering (`None`
+/// for the root; a parent always comes before its children): a chain to
+/// depth 3–8, the rest hung under random nodes above that depth.
+pub fn tree_shape(t: usize, seed: &mut u64) -> Vec<Option<usize>> {
+    let depth = 3 + t % 6;
+    let mut parents = vec![None];
+    let mut depths = vec![0];
+    for d in 1..=depth {
+        parents.push(Some(d - 1));
+        depths.push(d);
+    }
+    while parents.len() < PER_TREE {
+        let candidate = (next(seed) >> 33) as usize % parents.len();
+        if depths[candidate] < depth {
+            parents.push(Some(candidate));
+            depths.push(depths[candidate] + 1);
+        }
+    }
+    parents
+}
+
+/// The whole forest: for each node in spawn order, its parent's index (global
+/// numbering) or `None` for a root.
+pub fn forest() -> Vec<Option<usize>> {
+    let mut seed = 7;
+    let mut all = Vec::with_capacity(TREES * PER_TREE);
+    for t in 0..TREES {
+        let base = all.len();
+        all.extend(tree_shape(t, &mut seed).into_iter().map(|p| p.map(|p| base + p)));
+    }
+    all
+}
+
+/// The local transform of node `i`.
+pub fn local(i: usize) -> Affine {
+    let a = i as f32 * 0.001;
+    [a.cos(), a.sin(), -a.sin(), a.cos(), 1.0, 0.5]
+}
+
+/// A linear congruential step, the same for every crate.
+#[inline]
+pub fn next(seed: &mut u64) -> u64 {
+    *seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    *seed
+}
+
+/// The nodes whose locals `propagate_1pct` changes in an iteration (1%).
+pub fn changed_nodes(seed: &mut u64, len: usize) -> impl Iterator<Item = usize> + '_ {
+    (0..len / 100).map(move |_| (next(seed) >> 33) as usize % len)
+}
+
+/// The parent of each node of `despawn_subtree`'s tree (node 0 is the root;
+/// 10 children per node, breadth first).
+pub fn subtree_parent(i: usize) -> usize {
+    (i - 1) / 10
 }

@@ -82,6 +82,95 @@ pub fn runner(workload: Workload) -> Option<Runner> {
                 std::hint::black_box(sum);
             })
         }
-        Workload::Observers | Workload::Changed => return None,
+        Workload::PropagateFull => {
+            let (mut nodes, roots) = vec_forest();
+            Box::new(move || {
+                for &root in &roots {
+                    propagate(&mut nodes, root, &IDENTITY);
+                }
+                std::hint::black_box(&nodes);
+            })
+        }
+        Workload::PropagateOnePercent => {
+            let (mut nodes, roots) = vec_forest();
+            let parents = forest();
+            for &root in &roots {
+                propagate(&mut nodes, root, &IDENTITY);
+            }
+            let mut marked = vec![false; nodes.len()];
+            let mut changed = vec![false; nodes.len()];
+            let mut list = Vec::new();
+            let mut seed = 11;
+            Box::new(move || {
+                for i in changed_nodes(&mut seed, nodes.len()) {
+                    nodes[i].local[4] += 0.01;
+                    changed[i] = true;
+                    let mut at = Some(i);
+                    while let Some(a) = at {
+                        if std::mem::replace(&mut marked[a], true) {
+                            break;
+                        }
+                        list.push(a);
+                        at = parents[a];
+                    }
+                }
+                for &root in &roots {
+                    propagate_dirty(&mut nodes, &marked, &changed, root, &IDENTITY, false);
+                }
+                for i in list.drain(..) {
+                    marked[i] = false;
+                    changed[i] = false;
+                }
+            })
+        }
+        Workload::Observers | Workload::Changed | Workload::Reparent | Workload::DespawnSubtree => return None,
     })
+}
+
+/// A node of the `Vec`-based forest: children by index.
+struct Node {
+    local: Affine,
+    global: Affine,
+    children: Vec<u32>,
+}
+
+fn vec_forest() -> (Vec<Node>, Vec<u32>) {
+    let mut nodes: Vec<Node> = Vec::with_capacity(TREES * PER_TREE);
+    let mut roots = Vec::with_capacity(TREES);
+    for (i, parent) in forest().into_iter().enumerate() {
+        nodes.push(Node { local: local(i), global: IDENTITY, children: Vec::new() });
+        match parent {
+            None => roots.push(i as u32),
+            Some(p) => nodes[p].children.push(i as u32),
+        }
+    }
+    (nodes, roots)
+}
+
+fn propagate(nodes: &mut [Node], index: u32, parent: &Affine) {
+    let node = &mut nodes[index as usize];
+    node.global = mul(parent, &node.local);
+    let global = node.global;
+    for i in 0..nodes[index as usize].children.len() {
+        let child = nodes[index as usize].children[i];
+        propagate(nodes, child, &global);
+    }
+}
+
+/// [`propagate`] of changed locals and what is below them, walking only
+/// marked subtrees (`changed` is cleared with `marked`: a changed node is marked).
+fn propagate_dirty(nodes: &mut [Node], marked: &[bool], changed: &[bool], index: u32, parent: &Affine, above: bool) {
+    let i = index as usize;
+    let recompute = above || changed[i];
+    if recompute {
+        nodes[i].global = mul(parent, &nodes[i].local);
+    }
+    if !(recompute || marked[i]) {
+        return;
+    }
+    let global = nodes[i].global;
+    for k in 0..nodes[i].children.len() {
+        let child = nodes[i].children[k];
+        propagate_dirty(nodes, marked, changed, child, &global, recompute);
+    }
 }

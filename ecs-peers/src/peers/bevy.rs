@@ -52,6 +52,152 @@ struct Value(u64);
 #[derive(Component, Clone, Copy)]
 struct Marker<const N: usize>(u8);
 
+#[derive(Component, Clone, Copy)]
+struct LocalT(Affine);
+#[derive(Component, Clone, Copy)]
+struct GlobalT(Affine);
+
+/// Which entities (by index) have a changed local at or below them this frame.
+#[derive(Resource, Default)]
+struct Dirty {
+    marked: Vec<bool>,
+    list: Vec<u32>,
+}
+
+/// The propagation forest; entities in [`forest`] order.
+fn forest_world() -> (World, Vec<Entity>) {
+    let mut world = World::new();
+    let mut all: Vec<Entity> = Vec::with_capacity(TREES * PER_TREE);
+    for (i, parent) in forest().into_iter().enumerate() {
+        let (l, g) = (LocalT(local(i)), GlobalT(IDENTITY));
+        all.push(match parent {
+            None => world.spawn((l, g)).id(),
+            Some(p) => world.spawn((l, g, ChildOf(all[p]))).id(),
+        });
+    }
+    (world, all)
+}
+
+/// Checks every global against its parent's global and its own local.
+fn check_forest(world: &World, all: &[Entity]) {
+    let parents = forest();
+    for (i, &e) in all.iter().enumerate() {
+        let parent = parents[i].map_or(IDENTITY, |p| world.get::<GlobalT>(all[p]).unwrap().0);
+        let expected = mul(&parent, &world.get::<LocalT>(e).unwrap().0);
+        assert_eq!(world.get::<GlobalT>(e).unwrap().0, expected, "node {i} propagated");
+    }
+}
+
+type Roots<'w, 's, L> = Query<'w, 's, (Entity, &'static Children, L, &'static mut GlobalT), Without<ChildOf>>;
+type Nodes<'w, 's, L> = Query<'w, 's, (L, &'static mut GlobalT, Option<&'static Children>), With<ChildOf>>;
+
+/// `bevy_transform`'s propagation: roots in parallel, then down `Children`
+/// with `get_unchecked`, each child's `ChildOf` checked against its parent.
+fn propagate_full(mut roots: Roots<&'static LocalT>, nodes: Nodes<&'static LocalT>, parents: Query<&'static ChildOf>) {
+    roots.par_iter_mut().for_each(|(entity, children, local, mut global)| {
+        global.0 = local.0;
+        for &child in children {
+            // SAFETY: a child is fetched only if its own `ChildOf` names the
+            // parent being walked, so each entity is reached from one root.
+            unsafe { descend_full(&global.0, &nodes, &parents, child, entity) };
+        }
+    });
+}
+
+/// # Safety
+/// No other item of `nodes` refers to `entity` or its descendants.
+unsafe fn descend_full(
+    parent_global: &Affine,
+    nodes: &Nodes<&'static LocalT>,
+    parents: &Query<&'static ChildOf>,
+    entity: Entity,
+    parent: Entity,
+) {
+    if parents.get(entity).map(|c| c.parent()) != Ok(parent) {
+        return;
+    }
+    // SAFETY: forwarded.
+    let Ok((local, mut global, children)) = (unsafe { nodes.get_unchecked(entity) }) else { return };
+    global.0 = mul(parent_global, &local.0);
+    for &child in children.into_iter().flatten() {
+        // SAFETY: forwarded.
+        unsafe { descend_full(&global.0, nodes, parents, child, entity) };
+    }
+}
+
+fn mark_dirty(changed: Query<Entity, Changed<LocalT>>, parents: Query<&ChildOf>, mut dirty: ResMut<Dirty>) {
+    let dirty = &mut *dirty;
+    for e in changed.iter() {
+        for a in std::iter::once(e).chain(parents.iter_ancestors::<ChildOf>(e)) {
+            let i = a.index_u32() as usize;
+            if dirty.marked.len() <= i {
+                dirty.marked.resize(i + 1, false);
+            }
+            if std::mem::replace(&mut dirty.marked[i], true) {
+                break;
+            }
+            dirty.list.push(a.index_u32());
+        }
+    }
+}
+
+/// [`propagate_full`] recomputing only changed locals and what is below them,
+/// and walking only subtrees with a change.
+fn propagate_dirty(
+    mut roots: Roots<Ref<'static, LocalT>>,
+    nodes: Nodes<Ref<'static, LocalT>>,
+    parents: Query<&'static ChildOf>,
+    mut dirty: ResMut<Dirty>,
+) {
+    let marked = &dirty.marked;
+    roots.par_iter_mut().for_each(|(entity, children, local, mut global)| {
+        let recompute = local.is_changed();
+        if recompute {
+            global.0 = local.0;
+        }
+        if !(recompute || marked.get(entity.index_u32() as usize).copied().unwrap_or(false)) {
+            return;
+        }
+        for &child in children {
+            // SAFETY: as in `propagate_full`.
+            unsafe { descend_dirty(&global.0, recompute, marked, &nodes, &parents, child, entity) };
+        }
+    });
+    let dirty = &mut *dirty;
+    for i in dirty.list.drain(..) {
+        dirty.marked[i as usize] = false;
+    }
+}
+
+/// # Safety
+/// As for [`descend_full`].
+unsafe fn descend_dirty(
+    parent_global: &Affine,
+    parent_recomputed: bool,
+    marked: &[bool],
+    nodes: &Nodes<Ref<'static, LocalT>>,
+    parents: &Query<&'static ChildOf>,
+    entity: Entity,
+    parent: Entity,
+) {
+    if parents.get(entity).map(|c| c.parent()) != Ok(parent) {
+        return;
+    }
+    // SAFETY: forwarded.
+    let Ok((local, mut global, children)) = (unsafe { nodes.get_unchecked(entity) }) else { return };
+    let recompute = parent_recomputed || local.is_changed();
+    if recompute {
+        global.0 = mul(parent_global, &local.0);
+    }
+    if !(recompute || marked.get(entity.index_u32() as usize).copied().unwrap_or(false)) {
+        return;
+    }
+    for &child in children.into_iter().flatten() {
+        // SAFETY: forwarded.
+        unsafe { descend_dirty(&global.0, recompute, marked, nodes, parents, child, entity) };
+    }
+}
+
 fn bodies(world: &mut World, n: usize) {
     world.spawn_batch((0..n).map(|_| (Transform(identity()), Position(UNIT_X), Rotation(UNIT_X), Velocity(UNIT_X))));
 }
@@ -238,6 +384,62 @@ pub fn runner(workload: Workload) -> Option<Runner> {
                 assert_eq!(count, CHANGED_ROWS, "Changed<Value> yields exactly the rows written");
                 std::hint::black_box(sum);
                 world.clear_trackers();
+            })
+        }
+        Workload::PropagateFull => {
+            let (mut world, all) = forest_world();
+            let mut schedule = Schedule::default();
+            schedule.add_systems(propagate_full);
+            schedule.run(&mut world);
+            check_forest(&world, &all);
+            Box::new(move || schedule.run(&mut world))
+        }
+        Workload::PropagateOnePercent => {
+            let (mut world, all) = forest_world();
+            world.insert_resource(Dirty::default());
+            let mut schedule = Schedule::default();
+            schedule.add_systems((mark_dirty, propagate_dirty).chain());
+            schedule.run(&mut world);
+            world.clear_trackers();
+            let check = all.clone();
+            let mut seed = 11;
+            let mut frame = move |world: &mut World| {
+                for i in changed_nodes(&mut seed, all.len()) {
+                    world.get_mut::<LocalT>(all[i]).unwrap().0[4] += 0.01;
+                }
+                schedule.run(world);
+                // What `App::update` does once a frame: later writes are newer
+                // than this frame's systems.
+                world.clear_trackers();
+            };
+            frame(&mut world);
+            check_forest(&world, &check);
+            Box::new(move || frame(&mut world))
+        }
+        Workload::Reparent => {
+            let mut world = World::new();
+            let (mut from, mut to) = (world.spawn_empty().id(), world.spawn_empty().id());
+            let kids: Vec<Entity> = world.spawn_batch((0..HIERARCHY_BATCH).map(|_| ChildOf(from))).collect();
+            Box::new(move || {
+                for &kid in &kids {
+                    world.entity_mut(kid).insert(ChildOf(to));
+                }
+                assert_eq!(world.get::<Children>(to).map(|c| c.len()), Some(HIERARCHY_BATCH));
+                core::mem::swap(&mut from, &mut to);
+            })
+        }
+        Workload::DespawnSubtree => {
+            let mut world = World::new();
+            Box::new(move || {
+                let (root, leaf) = crate::untimed(|| {
+                    let mut tree = vec![world.spawn_empty().id()];
+                    for i in 1..HIERARCHY_BATCH {
+                        tree.push(world.spawn((LocalT(IDENTITY), ChildOf(tree[subtree_parent(i)]))).id());
+                    }
+                    (tree[0], tree[HIERARCHY_BATCH - 1])
+                });
+                world.despawn(root);
+                assert!(world.get_entity(leaf).is_err(), "the whole tree is gone");
             })
         }
     })

@@ -49,6 +49,42 @@ struct Value(u64);
 #[derive(Component, Clone, Copy)]
 struct Marker<const N: usize>(u8);
 
+#[derive(Component, Clone, Copy)]
+struct LocalT(Affine);
+#[derive(Component, Clone, Copy)]
+struct GlobalT(Affine);
+
+/// Which entities (by index) have a changed local at or below them this frame.
+#[derive(Default)]
+struct Dirty {
+    marked: Vec<bool>,
+    list: Vec<u32>,
+}
+
+/// The propagation forest; entities in [`forest`] order.
+fn forest_world() -> (World, Vec<Entity>) {
+    let mut world = World::new();
+    let mut all: Vec<Entity> = Vec::with_capacity(TREES * PER_TREE);
+    for (i, parent) in forest().into_iter().enumerate() {
+        let (l, g) = (LocalT(local(i)), GlobalT(IDENTITY));
+        all.push(match parent {
+            None => world.spawn((l, g)),
+            Some(p) => world.spawn((l, g, ChildOf(all[p]))),
+        });
+    }
+    (world, all)
+}
+
+/// Checks every global against its parent's global and its own local.
+fn check_forest(world: &World, all: &[Entity]) {
+    let parents = forest();
+    for (i, &e) in all.iter().enumerate() {
+        let parent = parents[i].map_or(IDENTITY, |p| world.get::<GlobalT>(all[p]).unwrap().0);
+        let expected = mul(&parent, &world.get::<LocalT>(e).unwrap().0);
+        assert_eq!(world.get::<GlobalT>(e).unwrap().0, expected, "node {i} propagated");
+    }
+}
+
 fn bodies(world: &mut World, n: usize) {
     world.spawn_batch((0..n).map(|_| (Transform(identity()), Position(UNIT_X), Rotation(UNIT_X), Velocity(UNIT_X))));
 }
@@ -224,6 +260,99 @@ pub fn runner(workload: Workload) -> Option<Runner> {
                 let (count, sum) = changed.iter(&world).fold((0, 0u64), |(n, sum), v| (n + 1, sum + v.0));
                 assert_eq!(count, CHANGED_ROWS, "Changed<Value> yields exactly the rows written");
                 std::hint::black_box(sum);
+            })
+        }
+        Workload::PropagateFull => {
+            let (mut world, all) = forest_world();
+            let mut schedule = Schedule::new();
+            schedule.add_system(|mut nodes: ecs_core::system::Query<(&LocalT, &mut GlobalT)>| {
+                nodes.par_propagate::<ChildOf, Affine>(|parent, (local, global)| {
+                    global.0 = mul(parent.unwrap_or(&IDENTITY), &local.0);
+                    Some(global.0)
+                });
+            });
+            schedule.run(&mut world);
+            check_forest(&world, &all);
+            Box::new(move || schedule.run(&mut world))
+        }
+        Workload::PropagateOnePercent => {
+            let (mut world, all) = forest_world();
+            world.insert_resource(Dirty::default());
+            let mut schedule = Schedule::new();
+            schedule.add_system(
+                |changed: ecs_core::system::Query<Entity, Changed<LocalT>>,
+                 parents: ecs_core::system::Query<&ChildOf>,
+                 mut dirty: ResMut<Dirty>| {
+                    let dirty = &mut *dirty;
+                    for e in changed.iter() {
+                        for a in std::iter::once(e).chain(parents.iter_ancestors(e)) {
+                            let i = a.index() as usize;
+                            if dirty.marked.len() <= i {
+                                dirty.marked.resize(i + 1, false);
+                            }
+                            if std::mem::replace(&mut dirty.marked[i], true) {
+                                break;
+                            }
+                            dirty.list.push(a.index());
+                        }
+                    }
+                },
+            );
+            // Both take `ResMut<Dirty>`: they run in the order added.
+            schedule.add_system(
+                |mut nodes: ecs_core::system::Query<(Entity, Ref<LocalT>, Mut<GlobalT>)>, mut dirty: ResMut<Dirty>| {
+                    let marked = &dirty.marked;
+                    nodes.par_propagate::<ChildOf, (Affine, bool)>(|parent, (entity, local, mut global)| {
+                        let recompute = parent.is_some_and(|p| p.1) || local.is_changed();
+                        if recompute {
+                            global.0 = mul(parent.map_or(&IDENTITY, |p| &p.0), &local.0);
+                        }
+                        let below = marked.get(entity.index() as usize).copied().unwrap_or(false);
+                        (recompute || below).then_some((global.0, recompute))
+                    });
+                    let dirty = &mut *dirty;
+                    for i in dirty.list.drain(..) {
+                        dirty.marked[i as usize] = false;
+                    }
+                },
+            );
+            schedule.run(&mut world);
+            let check = all.clone();
+            let mut seed = 11;
+            let mut frame = move |world: &mut World| {
+                for i in changed_nodes(&mut seed, all.len()) {
+                    world.get_mut::<LocalT>(all[i]).unwrap().0[4] += 0.01;
+                }
+                schedule.run(world);
+            };
+            frame(&mut world);
+            check_forest(&world, &check);
+            Box::new(move || frame(&mut world))
+        }
+        Workload::Reparent => {
+            let mut world = World::new();
+            let (mut from, mut to) = (world.spawn(()), world.spawn(()));
+            let kids: Vec<Entity> = world.spawn_batch((0..HIERARCHY_BATCH).map(|_| ChildOf(from))).collect();
+            Box::new(move || {
+                for &kid in &kids {
+                    world.insert(kid, ChildOf(to)).unwrap();
+                }
+                assert_eq!(world.get::<Children>(to).map(|c| c.len()), Some(HIERARCHY_BATCH));
+                core::mem::swap(&mut from, &mut to);
+            })
+        }
+        Workload::DespawnSubtree => {
+            let mut world = World::new();
+            Box::new(move || {
+                let (root, leaf) = crate::untimed(|| {
+                    let mut tree = vec![world.spawn(())];
+                    for i in 1..HIERARCHY_BATCH {
+                        tree.push(world.spawn((LocalT(IDENTITY), ChildOf(tree[subtree_parent(i)]))));
+                    }
+                    (tree[0], tree[HIERARCHY_BATCH - 1])
+                });
+                world.despawn(root).unwrap();
+                assert!(!world.contains(leaf), "the whole tree is gone");
             })
         }
     })

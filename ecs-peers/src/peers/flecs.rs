@@ -108,7 +108,13 @@ pub fn runner(workload: Workload) -> Option<Runner> {
                 world.progress();
             })
         }
-        Workload::AddRemoveSparse | Workload::Events | Workload::Changed => return None,
+        Workload::AddRemoveSparse
+        | Workload::Events
+        | Workload::Changed
+        | Workload::PropagateFull
+        | Workload::PropagateOnePercent
+        | Workload::Reparent
+        | Workload::DespawnSubtree => return None,
         Workload::AddRemove => {
             let world = World::new();
             let entities: Vec<Entity> = (0..10_000).map(|_| world.entity().set(A(0.0)).id()).collect();

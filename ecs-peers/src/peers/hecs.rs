@@ -128,6 +128,10 @@ pub fn runner(workload: Workload) -> Option<Runner> {
         | Workload::TinySystems
         | Workload::Events
         | Workload::Observers
-        | Workload::Changed => return None,
+        | Workload::Changed
+        | Workload::PropagateFull
+        | Workload::PropagateOnePercent
+        | Workload::Reparent
+        | Workload::DespawnSubtree => return None,
     })
 }

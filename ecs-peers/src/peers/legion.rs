@@ -84,7 +84,14 @@ pub fn runner(workload: Workload) -> Option<Runner> {
             let mut q = <(Write<Position>, Write<Transform>)>::query();
             Box::new(move || q.par_for_each_mut(&mut world, |(p, t)| heavy(&mut t.0, &mut p.0)))
         }
-        Workload::AddRemoveSparse | Workload::Events | Workload::Observers | Workload::Changed => return None,
+        Workload::AddRemoveSparse
+        | Workload::Events
+        | Workload::Observers
+        | Workload::Changed
+        | Workload::PropagateFull
+        | Workload::PropagateOnePercent
+        | Workload::Reparent
+        | Workload::DespawnSubtree => return None,
         Workload::AddRemove => {
             let mut world = World::default();
             let entities: Vec<Entity> = world.extend((0..10_000).map(|_| (A(0.0),)).collect::<Vec<_>>()).to_vec();

@@ -181,6 +181,12 @@ pub fn runner(workload: Workload) -> Option<Runner> {
             workload.add_to_world(&world).unwrap();
             Box::new(move || world.run_workload("tiny").unwrap())
         }
-        Workload::Events | Workload::Observers | Workload::Changed => return None,
+        Workload::Events
+        | Workload::Observers
+        | Workload::Changed
+        | Workload::PropagateFull
+        | Workload::PropagateOnePercent
+        | Workload::Reparent
+        | Workload::DespawnSubtree => return None,
     })
 }

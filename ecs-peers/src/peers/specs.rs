@@ -229,6 +229,12 @@ pub fn runner(workload: Workload) -> Option<Runner> {
             let mut dispatcher = builder.build();
             Box::new(move || dispatcher.dispatch(&world))
         }
-        Workload::Events | Workload::Observers | Workload::Changed => return None,
+        Workload::Events
+        | Workload::Observers
+        | Workload::Changed
+        | Workload::PropagateFull
+        | Workload::PropagateOnePercent
+        | Workload::Reparent
+        | Workload::DespawnSubtree => return None,
     })
 }
