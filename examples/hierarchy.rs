@@ -225,7 +225,7 @@ fn main() {
     // The capture's command is applied at the sync point, so the propagation
     // that follows sees the new parent.
     schedule.add_system(capture).add_sync_point();
-    schedule.add_chain([advance.into_config(), propagate.into_config(), record.into_config()]);
+    schedule.add_chain((advance, propagate, record));
 
     let ancestry = |world: &World, e: Entity| -> Vec<&'static str> {
         std::iter::once(e).chain(world.iter_ancestors(e)).map(|a| name(world, a)).collect()

@@ -84,7 +84,8 @@ fn optional_resources_and_world_access() {
 }
 
 #[test]
-#[should_panic(expected = "system `systems::missing_resource_panics::uses_dt` needs the resource `systems::DeltaTime`")]
+#[should_panic(expected = "system `systems::missing_resource_panics::uses_dt` (added at tests/systems.rs:92:21) \
+                           needs the resource `systems::DeltaTime`")]
 fn missing_resource_panics() {
     fn uses_dt(_dt: Res<DeltaTime>) {}
     let mut world = World::new();

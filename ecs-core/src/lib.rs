@@ -66,7 +66,7 @@ pub use entity::Entity;
 pub use error::{EcsError, RelationshipProblem};
 pub use event::Event;
 pub use query::{Added, Changed, Or, QueryState, With, Without};
-pub use world::{DeferredWorld, EntityRef, EntityWorldMut, Mut, Ref, World};
+pub use world::{DeferredWorld, EntityRef, EntityWorldMut, FromWorld, Mut, Ref, World};
 
 /// Re-exported so that plain-old-data components can derive `Pod` and `Zeroable`.
 pub use bytemuck;
@@ -80,15 +80,15 @@ pub mod prelude {
         EventReader, EventWriter, Events, OnAdd, OnDespawn, OnInsert, OnRemove, OnReplace, RemovedComponents,
     };
     pub use crate::observer::Trigger;
-    pub use crate::query::{Added, Changed, Or, QueryState, With, Without};
+    pub use crate::query::{Added, Changed, Has, Or, QueryState, With, Without};
     pub use crate::relationship::{ChildOf, Children, RelationshipSources};
     pub use crate::system::{
-        Condition, IntoSetConfig, IntoSystemConfig, Local, Query, Res, ResMut, Schedule, SystemSet, not,
-        resource_added, resource_changed, resource_equals, resource_exists,
+        Condition, IntoSetConfig, IntoSystemConfig, IntoSystemConfigs, Local, Query, Res, ResMut, Schedule, SystemSet,
+        not, resource_added, resource_changed, resource_equals, resource_exists,
     };
     pub use crate::{
-        Bundle, Component, DeferredWorld, EcsError, Entity, EntityRef, EntityWorldMut, Event, Mut, Query, QueryData,
-        Ref, SystemParam, SystemSet, World,
+        Bundle, Component, DeferredWorld, EcsError, Entity, EntityRef, EntityWorldMut, Event, FromWorld, Mut, Query,
+        QueryData, Ref, SystemParam, SystemSet, World,
     };
 }
 

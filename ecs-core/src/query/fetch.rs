@@ -264,9 +264,11 @@ pub unsafe trait QueryData {
 /// # Safety
 /// [`QueryData::access`] records no write, and items give no mutable access.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` writes components, so it needs `&mut World`",
+    message = "`{Self}` writes components, so it must be iterated mutably",
     label = "this query is not read-only",
-    note = "use `world.query_mut::<…>()` (or a `QueryState` with `iter_mut`) for queries with `&mut T`"
+    note = "in a system, write `query.iter_mut()` (or `for item in &mut query`, `query.get_mut(entity)`) \
+            on a `mut query: Query<…>` parameter",
+    note = "on a `World`, use `world.query_mut::<…>()` (or a `QueryState` with `iter_mut(&mut world)`)"
 )]
 pub unsafe trait ReadOnlyQueryData: QueryData {}
 

@@ -20,6 +20,7 @@ mod change_fetch;
 mod combinations;
 mod fetch;
 mod filter;
+mod has;
 mod iter;
 mod par;
 mod state;
@@ -35,5 +36,6 @@ pub use fetch::{
     CachedColumn, EntityFetch, FetchContext, Presence, QueryData, ReadFetch, ReadOnlyQueryData, WriteFetch,
 };
 pub use filter::{Added, Changed, Or, QueryFilter, TickFetch, With, Without};
+pub use has::{Has, HasFetch, HasSlice};
 pub use iter::QueryIter;
 pub use state::QueryState;

@@ -68,18 +68,30 @@ impl SystemAccess {
 
     /// Why `self` and `other` cannot run at the same time, or `None` when they can.
     pub fn conflict(&self, other: &SystemAccess) -> Option<String> {
+        self.conflict_kind(other).map(|(why, _)| why)
+    }
+
+    /// [`conflict`](Self::conflict), with what kind of data is shared, which
+    /// decides the advice a message gives.
+    pub(crate) fn conflict_kind(&self, other: &SystemAccess) -> Option<(String, ConflictKind)> {
         let writes_any = |a: &SystemAccess| !a.is_read_only();
         if (self.world && writes_any(other)) || (other.world && writes_any(self)) {
-            return Some("`&World` reads everything another parameter writes".into());
+            return Some(("`&World` reads everything another parameter writes".into(), ConflictKind::World));
         }
         for &(id, name) in &self.resource_writes {
             if other.resource_writes.iter().chain(&other.resource_reads).any(|&(o, _)| o == id) {
-                return Some(format!("resource `{name}` is written by one and used by the other"));
+                return Some((
+                    format!("resource `{name}` is written by one and used by the other"),
+                    ConflictKind::Resource,
+                ));
             }
         }
         for &(id, name) in &other.resource_writes {
             if self.resource_reads.iter().any(|&(o, _)| o == id) {
-                return Some(format!("resource `{name}` is written by one and read by the other"));
+                return Some((
+                    format!("resource `{name}` is written by one and read by the other"),
+                    ConflictKind::Resource,
+                ));
             }
         }
         if self.disjoint(other) {
@@ -90,14 +102,31 @@ impl SystemAccess {
         };
         for &(id, name) in self.components.writes() {
             if touches(other, id) {
-                return Some(format!("component `{name}` is written by one and used by the other"));
+                return Some((
+                    format!("component `{name}` is written by one and used by the other"),
+                    ConflictKind::Component,
+                ));
             }
         }
         for &(id, name) in other.components.writes() {
             if touches(self, id) {
-                return Some(format!("component `{name}` is written by one and used by the other"));
+                return Some((
+                    format!("component `{name}` is written by one and used by the other"),
+                    ConflictKind::Component,
+                ));
             }
         }
         None
     }
+}
+
+/// What two conflicting accesses share.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ConflictKind {
+    /// `&World` beside a writer.
+    World,
+    /// A resource.
+    Resource,
+    /// A component.
+    Component,
 }

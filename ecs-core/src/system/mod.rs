@@ -28,7 +28,7 @@ pub use condition::{
 pub use function::{ExclusiveSystem, FunctionSystem, IntoSystem, SystemParamFunction};
 pub use param::{Local, Query, ReadOnlySystemParam, Res, ResMut, SystemParam, SystemParamItem};
 pub use run_once::{IsExclusiveOnce, RunSystemOnce};
-pub use schedule::{IntoSystemConfig, Schedule, SystemConfig};
+pub use schedule::{IntoSystemConfig, IntoSystemConfigs, Schedule, SystemConfig, SystemConfigs};
 pub use set::{IntoLabel, IntoSetConfig, IsSetLabel, IsSystemLabel, LabelToken, SetConfig, SystemSet};
 
 use core::any::TypeId;
@@ -41,6 +41,9 @@ use crate::world::World;
 #[derive(Debug)]
 pub struct SystemMeta {
     name: &'static str,
+    /// Where the system was made (the user's `add_system`), for messages about
+    /// mistakes found only when it runs.
+    location: &'static core::panic::Location<'static>,
     params: Vec<(ParamName, SystemAccess)>,
     access: SystemAccess,
     pub(crate) last_run: Tick,
@@ -48,9 +51,11 @@ pub struct SystemMeta {
 }
 
 impl SystemMeta {
+    #[track_caller]
     pub(crate) fn new(name: &'static str) -> Self {
         Self {
             name,
+            location: core::panic::Location::caller(),
             params: Vec::new(),
             access: SystemAccess::default(),
             last_run: Tick::new(0),
@@ -61,6 +66,12 @@ impl SystemMeta {
     /// The system's name (its function's path).
     pub fn name(&self) -> &'static str {
         self.name
+    }
+
+    /// Where the system was added (the `add_system` call, or wherever it was
+    /// turned into a system).
+    pub fn location(&self) -> &'static core::panic::Location<'static> {
+        self.location
     }
 
     /// Everything the system reads and writes.
@@ -88,10 +99,22 @@ impl SystemMeta {
     #[track_caller]
     fn add(&mut self, param: ParamName, access: SystemAccess) {
         for (other, earlier) in &self.params {
-            if let Some(why) = earlier.conflict(&access) {
+            if let Some((why, kind)) = earlier.conflict_kind(&access) {
+                let advice = match kind {
+                    access::ConflictKind::Component => {
+                        "prove them disjoint with `With`/`Without` filters, or merge them into one parameter"
+                    }
+                    access::ConflictKind::Resource => {
+                        "a system borrows a resource once: keep only the `ResMut` (it reads too, through \
+                         `*` or `.field`), or split the work into two systems"
+                    }
+                    access::ConflictKind::World => {
+                        "`&World` goes only with read-only parameters; for writes, take `&mut World` as the \
+                         system's only parameter (an exclusive system)"
+                    }
+                };
                 panic!(
-                    "system `{}` is refused: its parameters `{}` and `{}` conflict: {why}; \
-                     prove them disjoint with `With`/`Without` filters, or merge them into one parameter",
+                    "system `{}` is refused: its parameters `{}` and `{}` conflict: {why}; {advice}",
                     self.name,
                     other.get(),
                     param.get(),

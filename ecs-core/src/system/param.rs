@@ -36,6 +36,8 @@ pub unsafe trait SystemParam: Sized {
 
     /// Records the parameter's access in `meta`, which refuses a conflict with the
     /// system's earlier parameters. Needs no world: it runs when the system is made.
+    /// Tracks its caller, so that a refusal points at the user's `add_system`.
+    #[track_caller]
     fn access(meta: &mut SystemMeta);
 
     /// Makes the state, once the system meets its world.
@@ -105,6 +107,24 @@ pub struct Query<'w, Q: QueryData, F: QueryFilter = ()> {
     world: &'w World,
     state: &'w QueryState<Q, F>,
     ctx: FetchContext,
+}
+
+/// `for item in &query`: [`Query::iter`], for read-only queries.
+impl<'a, Q: ReadOnlyQueryData, F: QueryFilter> IntoIterator for &'a Query<'_, Q, F> {
+    type Item = Q::Item<'a>;
+    type IntoIter = QueryIter<'a, 'a, Q, F>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+/// `for item in &mut query`: [`Query::iter_mut`], for any query.
+impl<'a, Q: QueryData, F: QueryFilter> IntoIterator for &'a mut Query<'_, Q, F> {
+    type Item = Q::Item<'a>;
+    type IntoIter = QueryIter<'a, 'a, Q, F>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter_mut()
+    }
 }
 
 impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
@@ -438,9 +458,11 @@ impl<T: Send + Sync + 'static> DerefMut for ResMut<'_, T> {
 #[track_caller]
 fn missing_resource<T>(meta: &SystemMeta) -> ! {
     panic!(
-        "system `{}` needs the resource `{}`, which is not in the world; \
-         add it with `world.insert_resource(…)` or take `Option<Res<…>>`",
+        "system `{}` (added at {}) needs the resource `{}`, which is not in the world; \
+         add it with `world.insert_resource(…)` (or `world.init_resource::<…>()`) before running, \
+         or take `Option<Res<…>>`",
         meta.name(),
+        meta.location(),
         crate::names::type_name::<T>()
     )
 }

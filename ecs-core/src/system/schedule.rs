@@ -129,6 +129,187 @@ impl IntoSystemConfig<()> for SystemConfig {
     }
 }
 
+/// Several systems at once, for [`Schedule::add_systems`] and
+/// [`Schedule::add_chain`]: a tuple of up to 16 systems (each may carry its own
+/// `after`, `in_set`, `run_if`…), an array or `Vec` of [`SystemConfig`]s, or
+/// [`chain`](Self::chain)ed systems.
+///
+/// # Example
+/// ```
+/// # use ecs_core::prelude::*;
+/// #[derive(Default)] struct Log(String);
+/// fn input(mut log: ResMut<Log>) { log.0 += "input "; }
+/// fn physics(mut log: ResMut<Log>) { log.0 += "physics "; }
+/// fn render(mut log: ResMut<Log>) { log.0 += "render"; }
+/// let mut world = World::new();
+/// world.insert_resource(Log::default());
+/// let mut schedule = Schedule::new();
+/// // Conflicting systems run in insertion order anyway; `chain` makes the
+/// // order explicit, whatever their access.
+/// schedule.add_systems((input, physics, render).chain()); // bevy's spelling
+/// // or: schedule.add_chain((input, physics, render));
+/// schedule.run(&mut world);
+/// assert_eq!(world.resource::<Log>().0, "input physics render");
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a group of systems",
+    label = "expected a tuple of systems, or an array or `Vec` of `SystemConfig`s",
+    note = "write `(a, b, c)` (or `(a, b, c).chain()` to run them in that order); one system goes to `add_system`"
+)]
+pub trait IntoSystemConfigs<Marker>: Sized {
+    /// The systems, in the order given.
+    fn into_configs(self) -> SystemConfigs;
+
+    /// Runs the systems one after the other, in the order given (each after the
+    /// one before it), as [`Schedule::add_chain`] does.
+    fn chain(self) -> SystemConfigs {
+        let mut configs = self.into_configs();
+        configs.chained = true;
+        configs
+    }
+}
+
+/// Systems added together, made by [`IntoSystemConfigs`].
+pub struct SystemConfigs {
+    configs: Vec<SystemConfig>,
+    chained: bool,
+}
+
+impl IntoSystemConfigs<()> for SystemConfigs {
+    fn into_configs(self) -> SystemConfigs {
+        self
+    }
+}
+
+impl IntoSystemConfigs<()> for Vec<SystemConfig> {
+    fn into_configs(self) -> SystemConfigs {
+        SystemConfigs { configs: self, chained: false }
+    }
+}
+
+impl<const N: usize> IntoSystemConfigs<()> for [SystemConfig; N] {
+    fn into_configs(self) -> SystemConfigs {
+        SystemConfigs { configs: self.into(), chained: false }
+    }
+}
+
+macro_rules! tuple_configs {
+    ($(($system:ident, $marker:ident)),+) => {
+        impl<$($marker, $system: IntoSystemConfig<$marker>),+> IntoSystemConfigs<($($marker,)+)> for ($($system,)+) {
+            #[track_caller]
+            #[allow(non_snake_case, reason = "the bindings are named after the type parameters")]
+            fn into_configs(self) -> SystemConfigs {
+                let ($($system,)+) = self;
+                SystemConfigs { configs: vec![$($system.into_config()),+], chained: false }
+            }
+        }
+    };
+}
+
+tuple_configs!((S0, M0));
+tuple_configs!((S0, M0), (S1, M1));
+tuple_configs!((S0, M0), (S1, M1), (S2, M2));
+tuple_configs!((S0, M0), (S1, M1), (S2, M2), (S3, M3));
+tuple_configs!((S0, M0), (S1, M1), (S2, M2), (S3, M3), (S4, M4));
+tuple_configs!((S0, M0), (S1, M1), (S2, M2), (S3, M3), (S4, M4), (S5, M5));
+tuple_configs!((S0, M0), (S1, M1), (S2, M2), (S3, M3), (S4, M4), (S5, M5), (S6, M6));
+tuple_configs!((S0, M0), (S1, M1), (S2, M2), (S3, M3), (S4, M4), (S5, M5), (S6, M6), (S7, M7));
+tuple_configs!((S0, M0), (S1, M1), (S2, M2), (S3, M3), (S4, M4), (S5, M5), (S6, M6), (S7, M7), (S8, M8));
+tuple_configs!((S0, M0), (S1, M1), (S2, M2), (S3, M3), (S4, M4), (S5, M5), (S6, M6), (S7, M7), (S8, M8), (S9, M9));
+tuple_configs!(
+    (S0, M0),
+    (S1, M1),
+    (S2, M2),
+    (S3, M3),
+    (S4, M4),
+    (S5, M5),
+    (S6, M6),
+    (S7, M7),
+    (S8, M8),
+    (S9, M9),
+    (S10, M10)
+);
+tuple_configs!(
+    (S0, M0),
+    (S1, M1),
+    (S2, M2),
+    (S3, M3),
+    (S4, M4),
+    (S5, M5),
+    (S6, M6),
+    (S7, M7),
+    (S8, M8),
+    (S9, M9),
+    (S10, M10),
+    (S11, M11)
+);
+tuple_configs!(
+    (S0, M0),
+    (S1, M1),
+    (S2, M2),
+    (S3, M3),
+    (S4, M4),
+    (S5, M5),
+    (S6, M6),
+    (S7, M7),
+    (S8, M8),
+    (S9, M9),
+    (S10, M10),
+    (S11, M11),
+    (S12, M12)
+);
+tuple_configs!(
+    (S0, M0),
+    (S1, M1),
+    (S2, M2),
+    (S3, M3),
+    (S4, M4),
+    (S5, M5),
+    (S6, M6),
+    (S7, M7),
+    (S8, M8),
+    (S9, M9),
+    (S10, M10),
+    (S11, M11),
+    (S12, M12),
+    (S13, M13)
+);
+tuple_configs!(
+    (S0, M0),
+    (S1, M1),
+    (S2, M2),
+    (S3, M3),
+    (S4, M4),
+    (S5, M5),
+    (S6, M6),
+    (S7, M7),
+    (S8, M8),
+    (S9, M9),
+    (S10, M10),
+    (S11, M11),
+    (S12, M12),
+    (S13, M13),
+    (S14, M14)
+);
+tuple_configs!(
+    (S0, M0),
+    (S1, M1),
+    (S2, M2),
+    (S3, M3),
+    (S4, M4),
+    (S5, M5),
+    (S6, M6),
+    (S7, M7),
+    (S8, M8),
+    (S9, M9),
+    (S10, M10),
+    (S11, M11),
+    (S12, M12),
+    (S13, M13),
+    (S14, M14),
+    (S15, M15)
+);
+
 /// A system as a run needs it. What only planning reads is kept apart, in
 /// [`EntryPlan`]s, and adding a system allocates nothing besides the system:
 /// a run touches every entry and system, and with many tiny systems keeping
@@ -354,20 +535,34 @@ impl Schedule {
         self
     }
 
-    /// Adds systems that run one after the other, in the order given.
+    /// Adds several systems: `schedule.add_systems((a, b, c))`, or
+    /// `schedule.add_systems((a, b, c).chain())` to run them in that order. Each
+    /// is added as by [`add_system`](Self::add_system), in the order given.
+    ///
+    /// # Panics
+    /// As for [`add_system`](Self::add_system).
     #[track_caller]
-    pub fn add_chain(&mut self, systems: impl IntoIterator<Item = SystemConfig>) -> &mut Self {
+    pub fn add_systems<M>(&mut self, systems: impl IntoSystemConfigs<M>) -> &mut Self {
+        let SystemConfigs { configs, chained } = systems.into_configs();
         let mut previous = None;
-        for mut config in systems {
-            if let Some(label) = previous {
-                config.after.push(Label::System(label));
+        for mut config in configs {
+            if let Some(label) = previous.filter(|_| chained) {
+                config.after.push(label);
             }
-            previous = Some(config.system.label());
+            previous = Some(Label::System(config.system.label(), config.system.name()));
             self.order.push(Some(self.entries.len()));
             self.push(config);
         }
         self.plan = None;
         self
+    }
+
+    /// Adds systems that run one after the other, in the order given:
+    /// `schedule.add_chain((a, b, c))`, the same as
+    /// `schedule.add_systems((a, b, c).chain())`.
+    #[track_caller]
+    pub fn add_chain<M>(&mut self, systems: impl IntoSystemConfigs<M>) -> &mut Self {
+        self.add_systems(systems.chain())
     }
 
     /// Adds a sync point: commands of the systems added so far are applied here, and
@@ -388,6 +583,41 @@ impl Schedule {
         self.entries.is_empty()
     }
 
+    /// Plans the schedule and prepares its systems for `world`, which
+    /// [`run`](Self::run) otherwise does on its first run (and after systems are
+    /// added). Call it after adding the systems to have ordering mistakes
+    /// reported here rather than at the first run.
+    ///
+    /// # Panics
+    /// When the ordering constraints name a system that is not in the schedule
+    /// (the message names it and how to add it), form a cycle (it lists the
+    /// systems on it), or ask for an order that a sync point reverses.
+    ///
+    /// # Example
+    /// ```should_panic
+    /// # use ecs_core::prelude::*;
+    /// fn spawn_enemies() {}
+    /// fn aim() {}
+    /// let mut world = World::new();
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(aim.after(spawn_enemies)); // `spawn_enemies` never added
+    /// schedule.initialize(&mut world); // panics: ... after system `…spawn_enemies`, which is not in the schedule
+    /// ```
+    #[track_caller]
+    pub fn initialize(&mut self, world: &mut World) {
+        if self.plan.is_none() {
+            self.plan = Some(self.make_plan());
+            // Systems were added: each is initialized below.
+            self.initialized_for = None;
+        }
+        if self.initialized_for != Some(world.id()) {
+            for entry in &mut self.entries {
+                entry.initialize(world);
+            }
+            self.initialized_for = Some(world.id());
+        }
+    }
+
     /// Runs every system once, then applies all commands. The run starts by
     /// updating the world's event buffers (see
     /// [`set_updates_events`](Self::set_updates_events)).
@@ -400,22 +630,13 @@ impl Schedule {
     /// two systems reverses (the message names both). An explicit `before`/`after`
     /// always wins over the default of running conflicting systems in insertion
     /// order.
+    #[track_caller]
     pub fn run(&mut self, world: &mut World) {
         world.check_change_ticks_if_due();
         if self.updates_events {
             world.update_events();
         }
-        if self.plan.is_none() {
-            self.plan = Some(self.make_plan());
-            // Systems were added: each is initialized below.
-            self.initialized_for = None;
-        }
-        if self.initialized_for != Some(world.id()) {
-            for entry in &mut self.entries {
-                entry.initialize(world);
-            }
-            self.initialized_for = Some(world.id());
-        }
+        self.initialize(world);
         let mut plan = self.plan.take().expect("made above");
         self.runs = self.runs.wrapping_add(1);
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -495,6 +716,7 @@ impl Schedule {
     /// When a constraint names a system that is not in the schedule, asks for an
     /// order across a sync point that the sync point reverses, or the explicit
     /// constraints form a cycle.
+    #[track_caller]
     fn make_plan(&self) -> Vec<Step> {
         let segments = self.segments();
         let explicit = self.explicit_edges(&segments);
@@ -538,6 +760,7 @@ impl Schedule {
     ///
     /// # Panics
     /// As for [`make_plan`](Self::make_plan), naming both systems.
+    #[track_caller]
     fn explicit_edges(&self, segments: &[Segment]) -> Vec<(usize, usize)> {
         let mut segment_of = vec![0; self.entries.len()];
         for (s, segment) in segments.iter().enumerate() {
@@ -550,7 +773,7 @@ impl Schedule {
         let members = |label: &Label| -> Vec<usize> {
             (0..self.entries.len())
                 .filter(|&i| match label {
-                    Label::System(id) => self.entries[i].system.label() == *id,
+                    Label::System(id, _) => self.entries[i].system.label() == *id,
                     Label::Set(set) => sets_of[i].contains(set),
                 })
                 .collect()
@@ -574,24 +797,29 @@ impl Schedule {
                 match (label, set) {
                     // An empty set orders nothing, as an unused set would.
                     (Label::Set(_), _) => continue,
-                    (Label::System(_), Some(set)) => {
-                        panic!("set `{}` is ordered {relation} a system that is not in the schedule", set.name())
-                    }
-                    (Label::System(_), None) => panic!(
-                        "system `{}` is ordered {relation} a system that is not in the schedule",
-                        name(subjects[0])
+                    (Label::System(_, missing), Some(set)) => panic!(
+                        "set `{}` is ordered {relation} system `{missing}`, which is not in the schedule; \
+                         add it with `schedule.add_system({})`, or drop the constraint",
+                        set.name(),
+                        short_fn(missing),
+                    ),
+                    (Label::System(_, missing), None) => panic!(
+                        "system `{}` is ordered {relation} system `{missing}`, which is not in the schedule; \
+                         add it with `schedule.add_system({})`, or drop the constraint",
+                        name(subjects[0]),
+                        short_fn(missing),
                     ),
                 }
             }
             // How the constraint reads in messages.
             let who = set.map_or_else(|| "it".to_owned(), |set| format!("set `{}`", set.name()));
             let whom = match label {
-                Label::System(_) => format!("`{}`", name(targets[0])),
+                Label::System(..) => format!("`{}`", name(targets[0])),
                 Label::Set(target) => format!("set `{}`", target.name()),
             };
             let through = match (set, label) {
                 (Some(set), _) | (None, Label::Set(set)) => format!(" (through set `{}`)", set.name()),
-                (None, Label::System(_)) => String::new(),
+                (None, Label::System(..)) => String::new(),
             };
             for &subject in &subjects {
                 for &other in &targets {
@@ -646,6 +874,7 @@ impl Schedule {
     ///
     /// # Panics
     /// When the explicit constraints form a cycle, naming the systems on it.
+    #[track_caller]
     fn plan_segment(
         &self,
         segment: &[usize],
@@ -718,4 +947,10 @@ impl Schedule {
             path.push(pred);
         }
     }
+}
+
+/// The last segment of a function's path (`game::systems::movement` ->
+/// `movement`): what the user writes in `add_system`.
+fn short_fn(path: &str) -> &str {
+    path.rsplit("::").next().unwrap_or(path)
 }

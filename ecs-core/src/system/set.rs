@@ -76,10 +76,11 @@ impl Debug for InternedSet {
     }
 }
 
-/// What `before`/`after` refer to: a system (by its function's type) or a set.
+/// What `before`/`after` refer to: a system (by its function's type, with that
+/// type's path for messages) or a set.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Label {
-    System(TypeId),
+    System(TypeId, &'static str),
     Set(InternedSet),
 }
 
@@ -108,7 +109,7 @@ pub struct IsSetLabel;
 
 impl<M, S: IntoSystem<M> + 'static> IntoLabel<(IsSystemLabel, M)> for S {
     fn into_label(self) -> LabelToken {
-        LabelToken(Label::System(TypeId::of::<S>()))
+        LabelToken(Label::System(TypeId::of::<S>(), core::any::type_name::<S>()))
     }
 }
 

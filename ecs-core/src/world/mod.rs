@@ -313,6 +313,37 @@ impl World {
         self.resources.insert(value, now)
     }
 
+    /// Inserts `R`'s initial value (its `Default`, or [`FromWorld::from_world`])
+    /// unless an `R` is already stored, which is kept as it is: bevy's
+    /// `init_resource`.
+    ///
+    /// # Example
+    /// ```
+    /// # use ecs_core::prelude::*;
+    /// #[derive(Default)] struct Score(u32);
+    /// /// Made from what the world holds.
+    /// struct Spawned(usize);
+    /// impl FromWorld for Spawned {
+    ///     fn from_world(world: &mut World) -> Self { Spawned(world.len()) }
+    /// }
+    /// let mut world = World::new();
+    /// world.spawn(());
+    /// world.init_resource::<Score>();
+    /// world.resource_mut::<Score>().0 = 3;
+    /// world.init_resource::<Score>(); // already there: kept
+    /// world.init_resource::<Spawned>();
+    /// assert_eq!((world.resource::<Score>().0, world.resource::<Spawned>().0), (3, 1));
+    /// ```
+    pub fn init_resource<R: FromWorld + Send + Sync + 'static>(&mut self) {
+        if !self.contains_resource::<R>() {
+            let value = R::from_world(self);
+            // `from_world` may have inserted one itself; that one stays.
+            if !self.contains_resource::<R>() {
+                self.insert_resource(value);
+            }
+        }
+    }
+
     /// The resource of type `R`.
     ///
     /// # Panics
@@ -670,4 +701,18 @@ fn missing_resource<R>() -> ! {
          or use `get_resource` where it may be missing",
         crate::names::type_name::<R>()
     )
+}
+
+/// A value made from the world: what [`World::init_resource`] inserts. Every
+/// `Default` type is one; implement it for a resource whose first value depends
+/// on what the world holds.
+pub trait FromWorld {
+    /// The value, made from `world`.
+    fn from_world(world: &mut World) -> Self;
+}
+
+impl<T: Default> FromWorld for T {
+    fn from_world(_: &mut World) -> Self {
+        T::default()
+    }
 }
