@@ -222,11 +222,7 @@ macro_rules! presence_filter {
                 columns: &mut &[CachedColumn],
                 _: FetchContext,
             ) -> Self::Fetch<'w> {
-                is_sparse::<T>().then(|| {
-                    let (&cached, rest) = columns.split_first().expect("filter consumes the columns it cached");
-                    *columns = rest;
-                    Presence::resolve(archetype, cached)
-                })
+                is_sparse::<T>().then(|| Presence::resolve(archetype, super::fetch::next_column(columns)))
             }
             #[inline(always)]
             unsafe fn filter(fetch: &Self::Fetch<'_>, row: usize) -> bool {

@@ -4,7 +4,7 @@ use core::marker::PhantomData;
 use core::ops::Range;
 
 use super::Access;
-use super::fetch::{CachedColumn, FetchContext, Presence, QueryData, ReadOnlyQueryData};
+use super::fetch::{CachedColumn, FetchContext, Presence, QueryData, ReadOnlyQueryData, next_column};
 use crate::archetype::Archetype;
 use crate::component::{Component, ComponentId, component_id, is_sparse};
 
@@ -76,9 +76,7 @@ unsafe impl<T: Component> QueryData for Has<T> {
         _: FetchContext,
     ) -> Self::Fetch<'w> {
         if is_sparse::<T>() {
-            let (&cached, rest) = columns.split_first().expect("`Has` consumes the entry it cached");
-            *columns = rest;
-            HasFetch::Rows(Presence::resolve(archetype, cached))
+            HasFetch::Rows(Presence::resolve(archetype, next_column(columns)))
         } else {
             HasFetch::Archetype(archetype.has(component_id::<T>()))
         }

@@ -206,92 +206,16 @@ macro_rules! tuple_configs {
     };
 }
 
-tuple_configs!((S0, M0));
-tuple_configs!((S0, M0), (S1, M1));
-tuple_configs!((S0, M0), (S1, M1), (S2, M2));
-tuple_configs!((S0, M0), (S1, M1), (S2, M2), (S3, M3));
-tuple_configs!((S0, M0), (S1, M1), (S2, M2), (S3, M3), (S4, M4));
-tuple_configs!((S0, M0), (S1, M1), (S2, M2), (S3, M3), (S4, M4), (S5, M5));
-tuple_configs!((S0, M0), (S1, M1), (S2, M2), (S3, M3), (S4, M4), (S5, M5), (S6, M6));
-tuple_configs!((S0, M0), (S1, M1), (S2, M2), (S3, M3), (S4, M4), (S5, M5), (S6, M6), (S7, M7));
-tuple_configs!((S0, M0), (S1, M1), (S2, M2), (S3, M3), (S4, M4), (S5, M5), (S6, M6), (S7, M7), (S8, M8));
-tuple_configs!((S0, M0), (S1, M1), (S2, M2), (S3, M3), (S4, M4), (S5, M5), (S6, M6), (S7, M7), (S8, M8), (S9, M9));
-tuple_configs!(
-    (S0, M0),
-    (S1, M1),
-    (S2, M2),
-    (S3, M3),
-    (S4, M4),
-    (S5, M5),
-    (S6, M6),
-    (S7, M7),
-    (S8, M8),
-    (S9, M9),
-    (S10, M10)
-);
-tuple_configs!(
-    (S0, M0),
-    (S1, M1),
-    (S2, M2),
-    (S3, M3),
-    (S4, M4),
-    (S5, M5),
-    (S6, M6),
-    (S7, M7),
-    (S8, M8),
-    (S9, M9),
-    (S10, M10),
-    (S11, M11)
-);
-tuple_configs!(
-    (S0, M0),
-    (S1, M1),
-    (S2, M2),
-    (S3, M3),
-    (S4, M4),
-    (S5, M5),
-    (S6, M6),
-    (S7, M7),
-    (S8, M8),
-    (S9, M9),
-    (S10, M10),
-    (S11, M11),
-    (S12, M12)
-);
-tuple_configs!(
-    (S0, M0),
-    (S1, M1),
-    (S2, M2),
-    (S3, M3),
-    (S4, M4),
-    (S5, M5),
-    (S6, M6),
-    (S7, M7),
-    (S8, M8),
-    (S9, M9),
-    (S10, M10),
-    (S11, M11),
-    (S12, M12),
-    (S13, M13)
-);
-tuple_configs!(
-    (S0, M0),
-    (S1, M1),
-    (S2, M2),
-    (S3, M3),
-    (S4, M4),
-    (S5, M5),
-    (S6, M6),
-    (S7, M7),
-    (S8, M8),
-    (S9, M9),
-    (S10, M10),
-    (S11, M11),
-    (S12, M12),
-    (S13, M13),
-    (S14, M14)
-);
-tuple_configs!(
+/// `tuple_configs!` for every tuple length from the full list down to one.
+macro_rules! tuple_configs_down {
+    ($first:tt $(, $rest:tt)*) => {
+        tuple_configs!($first $(, $rest)*);
+        tuple_configs_down!($($rest),*);
+    };
+    () => {};
+}
+
+tuple_configs_down!(
     (S0, M0),
     (S1, M1),
     (S2, M2),
