@@ -78,6 +78,15 @@ pub enum EcsError {
         /// What is wrong with the link.
         problem: RelationshipProblem,
     },
+    /// [`World::snapshot`](crate::World::snapshot) found an entity holding a
+    /// component that is neither `Copy` nor `Clone` and not skipped.
+    NotSnapshottable {
+        /// The component's type name, in full; messages print its last segment.
+        component: &'static str,
+    },
+    /// [`World::restore`](crate::World::restore) was given a snapshot whose
+    /// taking failed or panicked part-way. Nothing was changed.
+    IncompleteSnapshot,
 }
 
 /// Why a relationship was refused (see [`EcsError::InvalidRelationship`]).
@@ -121,6 +130,20 @@ impl fmt::Display for EcsError {
                 "the resource `{}` is not in the world; add it with `world.insert_resource(…)`, \
                  or take `Option<Res<…>>` where it may be missing",
                 short_name(resource)
+            ),
+            Self::NotSnapshottable { component } => {
+                let component = short_name(component);
+                write!(
+                    f,
+                    "cannot snapshot the world: `{component}` is neither `Copy` nor `Clone`; derive `Clone` \
+                     (or `Clone, Copy`) for `{component}`, or leave it out of snapshots with \
+                     `#[component(snapshot = \"skip\")]` (a generic component says `#[component(snapshot = \"clone\")]`)"
+                )
+            }
+            Self::IncompleteSnapshot => write!(
+                f,
+                "this snapshot is incomplete (taking it failed or panicked part-way), so it cannot be restored; \
+                 take a new one"
             ),
             Self::InvalidRelationship { entity, target, relationship, problem } => {
                 let relationship = short_name(relationship);

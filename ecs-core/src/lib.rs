@@ -54,6 +54,7 @@ pub mod panics;
 pub mod query;
 pub mod relationship;
 mod resource;
+pub mod snapshot;
 pub mod storage;
 pub mod system;
 pub mod world;
@@ -102,6 +103,7 @@ struct ReadmeDoctests;
 pub mod __private {
     pub use crate::bundle::BundleKey;
     pub use crate::component::{ComponentIdCell, Components};
+    pub use crate::snapshot::{Probe, ProbeClone, ProbeCopy, ProbeNone};
     pub use crate::storage::OwningPtr;
 
     /// Calls `step(0)` … `step(count - 1)` in order, each even if an earlier one

@@ -131,6 +131,32 @@ impl Resources {
         Some((value, unsafe { &mut *entry.ticks.get() }))
     }
 
+    /// The resource of type `type_id`, type-erased, with its ticks (a snapshot).
+    pub fn get_erased(&self, type_id: TypeId) -> Option<(&(dyn Any + Send + Sync), ComponentTicks)> {
+        let entry = self.entries.get(&type_id)?;
+        // SAFETY: as in `get` and `ticks`.
+        Some(unsafe { (&**entry.value.get(), *entry.ticks.get()) })
+    }
+
+    /// Stores a type-erased value under `type_id` with exactly these ticks,
+    /// replacing any (a restore). `value` must be of the type `type_id` names.
+    pub fn put_erased(
+        &mut self,
+        type_id: TypeId,
+        name: &'static str,
+        value: Box<dyn Any + Send + Sync>,
+        ticks: ComponentTicks,
+    ) {
+        debug_assert_eq!((*value).type_id(), type_id);
+        let entry = Entry { value: UnsafeCell::new(value), ticks: UnsafeCell::new(ticks), name };
+        self.entries.insert(type_id, entry);
+    }
+
+    /// Removes the resource of type `type_id`, if any.
+    pub fn remove_erased(&mut self, type_id: TypeId) -> Option<Box<dyn Any + Send + Sync>> {
+        self.entries.remove(&type_id).map(|entry| entry.value.into_inner())
+    }
+
     pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
         self.entries.values().map(|e| e.name)
     }

@@ -23,6 +23,18 @@ pub struct ComponentDef<'a> {
     pub hidden: bool,
     /// `#[relationship]`, `#[relationship_target]` and `#[entities]`.
     pub entities: crate::relation::EntityFields,
+    /// `#[component(snapshot = "copy" | "clone" | "skip")]`, spanned at the value.
+    pub snapshot: Option<(Snapshot, proc_macro2::Span)>,
+    /// `#[component(pod)]`, spanned at the key.
+    pub pod: Option<proc_macro2::Span>,
+}
+
+/// A component's declared snapshot strategy.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Snapshot {
+    Copy,
+    Clone,
+    Skip,
 }
 
 /// A struct to implement `QueryData` for: one lifetime, named fields.
@@ -141,7 +153,8 @@ pub fn component(input: &DeriveInput) -> syn::Result<ComponentDef<'_>> {
         }
     }
     errors.finish()?;
-    let ComponentAttributes { krate, sparse, hooks, changes, immutable, hidden } = attributes.expect("no error");
+    let ComponentAttributes { krate, sparse, hooks, changes, immutable, hidden, snapshot, pod } =
+        attributes.expect("no error");
     let entities = entities.expect("no error");
     Ok(ComponentDef {
         ident: &input.ident,
@@ -153,6 +166,8 @@ pub fn component(input: &DeriveInput) -> syn::Result<ComponentDef<'_>> {
         immutable,
         hidden,
         entities,
+        snapshot,
+        pod,
     })
 }
 
@@ -344,6 +359,8 @@ struct ComponentAttributes {
     changes: bool,
     immutable: bool,
     hidden: bool,
+    snapshot: Option<(Snapshot, proc_macro2::Span)>,
+    pod: Option<proc_macro2::Span>,
 }
 
 /// The hook keys of `#[component(...)]`, in the order bevy_ecs documents them.
@@ -355,8 +372,10 @@ fn component_attributes(input: &DeriveInput) -> syn::Result<ComponentAttributes>
     let mut changes = true;
     let mut immutable = false;
     let mut hidden = false;
-    let keys = "the keys are `crate = \"path\"`, `storage = \"table\" | \"sparse\"`, `changes = false`, `immutable` and the \
-                hooks `on_add`, `on_insert`, `on_replace`, `on_remove`, `on_despawn` (each `= path::to_fn`)";
+    let mut snapshot = None;
+    let mut pod = None;
+    let keys = "the keys are `crate = \"path\"`, `storage = \"table\" | \"sparse\"`, `changes = false`, `immutable`, \
+                `snapshot = \"copy\" | \"clone\" | \"skip\"`, `pod` and the hooks `on_add`, `on_insert`, `on_replace`, `on_remove`, `on_despawn` (each `= path::to_fn`)";
     let krate = attribute_with(input, "component", keys, |meta| {
         if let Some(key) = HOOK_KEYS.iter().find(|k| meta.path.is_ident(k)) {
             let ident = meta.path.get_ident().expect("a hook key is an identifier").clone();
@@ -379,6 +398,29 @@ fn component_attributes(input: &DeriveInput) -> syn::Result<ComponentAttributes>
         }
         if meta.path.is_ident("immutable") {
             immutable = true;
+            return Ok(true);
+        }
+        if meta.path.is_ident("pod") {
+            pod = Some(meta.path.span());
+            return Ok(true);
+        }
+        if meta.path.is_ident("snapshot") {
+            let value = meta.value()?.parse::<syn::LitStr>()?;
+            let strategy = match value.value().as_str() {
+                "copy" => Snapshot::Copy,
+                "clone" => Snapshot::Clone,
+                "skip" => Snapshot::Skip,
+                other => {
+                    return Err(Error::new(
+                        value.span(),
+                        format!(
+                            "unknown snapshot strategy `{other}`; use `\"copy\"` (a `Copy` type, copied with \
+                             `memcpy`), `\"clone\"` (a `Clone` type) or `\"skip\"` (left out of snapshots)"
+                        ),
+                    ));
+                }
+            };
+            snapshot = Some((strategy, value.span()));
             return Ok(true);
         }
         if meta.path.is_ident("changes") {
@@ -405,7 +447,15 @@ fn component_attributes(input: &DeriveInput) -> syn::Result<ComponentAttributes>
         };
         Ok(true)
     })?;
-    Ok(ComponentAttributes { krate, sparse, hooks, changes, immutable, hidden })
+    if let (Some(pod_span), Some((strategy, _))) = (pod, snapshot) {
+        if strategy != Snapshot::Copy {
+            return Err(Error::new(
+                pod_span,
+                "`pod` components are copied with `memcpy`; remove `snapshot = …` or make it `\"copy\"`",
+            ));
+        }
+    }
+    Ok(ComponentAttributes { krate, sparse, hooks, changes, immutable, hidden, snapshot, pod })
 }
 
 /// Reads `#[name(crate = path)]`, refusing any other key. Defaults to `::ecs_core`.

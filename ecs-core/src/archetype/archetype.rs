@@ -314,6 +314,37 @@ impl Archetype {
         }
     }
 
+    /// Drops every row (panics of `Drop` caught into `panic`), keeping the
+    /// allocations.
+    pub(crate) fn clear_rows(&mut self, panic: &mut crate::storage::DeferredPanic) {
+        self.entities.clear();
+        for column in &mut self.columns {
+            column.clear(panic);
+        }
+    }
+
+    /// The last step of a restore, once every column holds `entities.len()` rows:
+    /// the entity column becomes `entities`, and every array grows to the
+    /// archetype's capacity (a column swapped in whole may be smaller).
+    pub(crate) fn restore_entities(&mut self, entities: &[Entity]) {
+        self.entities.clear();
+        self.entities.extend_from_slice(entities);
+        let capacity = self.capacity.max(entities.len());
+        for column in &mut self.columns {
+            column.grow_to(capacity);
+        }
+        if self.entities.capacity() < capacity {
+            self.entities.reserve_exact(capacity - self.entities.len());
+        }
+        self.capacity = capacity;
+    }
+
+    /// The columns, mutably (a restore rewrites them whole; it never adds or
+    /// removes one, so the component lookup stays right).
+    pub(crate) fn columns_mut(&mut self) -> &mut [Column] {
+        &mut self.columns
+    }
+
     /// Checks that all columns have as many rows as the entity column.
     pub(crate) fn check_invariants(&self) -> Result<(), String> {
         if self.entities.capacity() < self.capacity || self.columns.iter().any(|c| c.capacity() < self.capacity) {

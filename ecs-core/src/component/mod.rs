@@ -17,6 +17,8 @@ pub use registry::{ComponentIdCell, component_id};
 use core::alloc::Layout;
 use core::any::TypeId;
 
+use crate::snapshot::StrategyKind;
+pub use crate::snapshot::{SnapshotStrategy, Snapshotting};
 use crate::storage::OwningPtr;
 
 /// A type that can be stored in an entity.
@@ -86,6 +88,20 @@ pub trait Component: Send + Sync + 'static {
     /// maps the fields marked `#[entities]` and the entities of relationships;
     /// the default holds none.
     fn map_entities(&mut self, _map: &mut dyn FnMut(crate::Entity) -> crate::Entity) {}
+
+    /// How [`World::snapshot`](crate::World::snapshot) copies this component.
+    /// `#[derive(Component)]` decides it from the type: `Copy` types are copied
+    /// column-wise with `memcpy`, `Clone` types are cloned, others are
+    /// [unsupported](SnapshotStrategy::unsupported); `#[component(snapshot =
+    /// "skip")]` leaves the component out and `#[component(snapshot = "clone")]`
+    /// is what a generic component says. A hand-written impl is unsupported
+    /// unless it overrides this.
+    fn snapshot_strategy() -> SnapshotStrategy<Self>
+    where
+        Self: Sized,
+    {
+        SnapshotStrategy::unsupported()
+    }
 }
 
 /// A component whose changes are tracked: what `Changed<T>`, `Added<T>`, `Ref<T>`
@@ -213,6 +229,7 @@ pub struct ComponentInfo {
     sparse: bool,
     hooks: ComponentHooks,
     changes: bool,
+    snapshot: StrategyKind,
 }
 
 impl ComponentInfo {
@@ -227,7 +244,19 @@ impl ComponentInfo {
             sparse: is_sparse::<T>(),
             hooks: T::HOOKS,
             changes: T::CHANGES,
+            snapshot: T::snapshot_strategy().kind,
         }
+    }
+
+    /// How a snapshot copies the component (see [`SnapshotStrategy`]).
+    #[inline]
+    pub fn snapshotting(&self) -> Snapshotting {
+        self.snapshot.public()
+    }
+
+    #[inline]
+    pub(crate) fn snapshot_kind(&self) -> StrategyKind {
+        self.snapshot
     }
 
     /// The component's hooks.
@@ -318,6 +347,19 @@ impl Components {
             self.infos[id.index()] = Some(info);
         }
         id
+    }
+
+    /// Registers a component from its info (a snapshot restored into a world
+    /// that has not seen the type yet).
+    pub(crate) fn register_info(&mut self, info: &ComponentInfo) {
+        let id = info.id();
+        if self.get(id).is_none() {
+            if self.infos.len() <= id.index() {
+                self.infos.resize(id.index() + 1, None);
+            }
+            self.add_lifecycle(id, info.hooks.flags());
+            self.infos[id.index()] = Some(*info);
+        }
     }
 
     /// Sets lifecycle flags of a component (registered or not).

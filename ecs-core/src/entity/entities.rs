@@ -62,6 +62,23 @@ pub struct Entities {
     reserved: Vec<u32>,
 }
 
+/// A copy of an entity index, kept by a [`Snapshot`](crate::snapshot::Snapshot).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SavedEntities {
+    slots: Vec<Slot>,
+    free: Vec<u32>,
+    reserved: Vec<u32>,
+    live: u32,
+    pending: u32,
+}
+
+impl SavedEntities {
+    /// The number of live entities.
+    pub(crate) fn live(&self) -> u32 {
+        self.live
+    }
+}
+
 impl Entities {
     /// The number of live entities.
     #[inline]
@@ -261,6 +278,41 @@ impl Entities {
             return Err(format!("live count is {} but {live} slots are live", self.live));
         }
         Ok(())
+    }
+
+    /// Copies the whole index into `dst` (a snapshot), reusing its buffers.
+    pub(crate) fn save_into(&self, dst: &mut SavedEntities) {
+        dst.slots.clone_from(&self.slots);
+        dst.free.clone_from(&self.free);
+        dst.reserved.clone_from(&self.reserved);
+        dst.live = self.live;
+        dst.pending = self.pending.load(Ordering::Relaxed);
+    }
+
+    /// Replaces the index with a saved one, reusing this index's buffers. Live
+    /// slots' archetypes go through `map` (saved index -> archetype here), unless
+    /// it is `None` (the same ids).
+    pub(crate) fn restore_from(&mut self, src: &SavedEntities, map: Option<&[ArchetypeId]>) {
+        self.slots.clone_from(&src.slots);
+        self.free.clone_from(&src.free);
+        self.reserved.clone_from(&src.reserved);
+        self.live = src.live;
+        *self.pending.get_mut() = src.pending;
+        if let Some(map) = map {
+            for slot in &mut self.slots {
+                if slot.location.is_live() {
+                    slot.location.archetype = map[slot.location.archetype.index()];
+                }
+            }
+        }
+    }
+
+    /// Points every entity listed in `rows` (per saved archetype, in row order) at
+    /// its row: for a saved index whose archetypes were merged.
+    pub(crate) fn relocate(saved: &mut SavedEntities, archetype: ArchetypeId, entities: &[Entity]) {
+        for (row, entity) in entities.iter().enumerate() {
+            saved.slots[entity.index() as usize].location = EntityLocation { archetype, row: Row::new(row) };
+        }
     }
 
     #[cfg(test)]

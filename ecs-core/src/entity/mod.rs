@@ -8,6 +8,7 @@
 mod entities;
 mod map;
 
+pub(crate) use entities::SavedEntities;
 pub use entities::{Entities, EntityLocation};
 pub use map::MapEntities;
 

@@ -66,6 +66,18 @@ impl<E: Event> core::fmt::Debug for Events<E> {
     }
 }
 
+/// A copy of the buffer (what snapshots need for a registered `Events<E>`).
+impl<E: Event + Clone> Clone for Events<E> {
+    fn clone(&self) -> Self {
+        Self {
+            older: self.older.clone(),
+            older_start: self.older_start,
+            newer: self.newer.clone(),
+            newer_start: self.newer_start,
+        }
+    }
+}
+
 impl<E: Event> Events<E> {
     /// An empty buffer.
     pub const fn new() -> Self {

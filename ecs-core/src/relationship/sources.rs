@@ -31,6 +31,12 @@ impl RelationshipSources {
         Self { entities, head: 0 }
     }
 
+    /// A copy of the list, for a snapshot (which restores it together with the
+    /// relationships it mirrors).
+    pub(crate) fn duplicate(&self) -> Self {
+        Self::from_vec(self.to_vec())
+    }
+
     /// Appends `entity`.
     pub(crate) fn push(&mut self, entity: Entity) {
         // Reuse the spare front before growing, once it is at least half.

@@ -685,6 +685,136 @@ impl Column {
         *self.summary.change.get_mut() = last_change.get();
     }
 
+    /// An empty column of the same type, storage and tick-keeping.
+    pub(crate) fn empty_like(&self) -> Column {
+        let mut column = Self::from_layout(self.item, self.drop);
+        column.occupancy = self.occupancy;
+        column.keeps_ticks = self.keeps_ticks;
+        column
+    }
+
+    /// Makes this column a row-for-row copy of `src` (values, ticks, summary),
+    /// reusing its allocation: what a snapshot and a restore do for a `Copy`
+    /// component, one `memcpy` per array.
+    ///
+    /// # Safety
+    /// As for [`extend_copied`](Self::extend_copied).
+    pub(crate) unsafe fn copy_rows_from(&mut self, src: &Column) {
+        // `Copy` values need no drop: forgetting the rows is emptying the column.
+        self.len = 0;
+        // SAFETY: forwarded.
+        unsafe { self.extend_copied(src) };
+    }
+
+    /// Appends a copy of every row of `src` (values and ticks). Absent slots of a
+    /// sparse column are copied as the uninitialised bytes they are, never read
+    /// as values.
+    ///
+    /// # Safety
+    /// Both columns hold the same component type (made from the same
+    /// `ComponentInfo`, or one by [`empty_like`](Self::empty_like) of the other),
+    /// and it is `Copy`: it has no drop, and a bitwise copy is a copy.
+    pub(crate) unsafe fn extend_copied(&mut self, src: &Column) {
+        debug_assert!(self.item == src.item && self.drop.is_none() && self.occupancy == src.occupancy);
+        debug_assert!(self.keeps_ticks == src.keeps_ticks);
+        let start = self.len;
+        let end = start.checked_add(src.len).expect("column capacity overflow");
+        self.grow_to(end);
+        // SAFETY: `src` holds `len` rows and ticks (when kept); `self` was just grown
+        // to hold `end` rows; two columns never share an allocation. Values of a
+        // `Copy` type are duplicated by copying their bytes (caller).
+        unsafe {
+            core::ptr::copy_nonoverlapping(src.data.as_ptr(), self.row_ptr(start), src.len * self.item.size());
+            if self.keeps_ticks {
+                core::ptr::copy_nonoverlapping(src.ticks.as_ptr(), self.ticks.as_ptr().add(start), src.len);
+            }
+        }
+        self.len = end;
+        self.merge_summary(src, start == 0);
+    }
+
+    /// An empty column of the same type holding a clone of every row of this one
+    /// (absent rows stay absent), with the same ticks.
+    ///
+    /// # Safety
+    /// As for [`extend_cloned`](Self::extend_cloned).
+    pub(crate) unsafe fn cloned(&self, clone: crate::snapshot::CloneFn) -> Column {
+        let mut dst = self.empty_like();
+        // SAFETY: forwarded; `dst` has this column's type.
+        unsafe { dst.extend_cloned(self, clone) };
+        dst
+    }
+
+    /// Appends a clone of every value of `src` (absent rows stay absent), with
+    /// the same ticks. A panicking `clone` leaves this column holding the rows
+    /// appended so far, each complete; `src` is untouched.
+    ///
+    /// # Safety
+    /// Both columns hold the same component type, and `clone` clones a value of
+    /// it into an uninitialised slot.
+    pub(crate) unsafe fn extend_cloned(&mut self, src: &Column, clone: crate::snapshot::CloneFn) {
+        debug_assert!(self.item == src.item && self.occupancy == src.occupancy && self.keeps_ticks == src.keeps_ticks);
+        let start = self.len;
+        self.grow_to(start.checked_add(src.len).expect("column capacity overflow"));
+        for row in 0..src.len {
+            let to = start + row;
+            // SAFETY: `row < src.len`.
+            if unsafe { src.is_present(row) } {
+                // SAFETY: the row holds a value of the type; `self` has room for
+                // row `to` (grown above), whose slot is uninitialised; `clone`
+                // writes a value of the type there (caller).
+                unsafe { clone(src.get_unchecked(row), NonNull::new_unchecked(self.row_ptr(to))) };
+            }
+            if self.keeps_ticks {
+                // SAFETY: both tick arrays are allocated past the rows used; `src`'s
+                // rows below its length are written. An absent row copies `ABSENT`.
+                unsafe { self.ticks.add(to).write(*src.ticks.add(row).as_ptr()) };
+            }
+            // Counted only once written, so a panic in a later `clone` leaves the
+            // column dropping exactly the values it holds.
+            self.len = to + 1;
+        }
+        self.merge_summary(src, start == 0);
+    }
+
+    /// Takes `src`'s summary (`replace`), or keeps the newer of the two halves.
+    fn merge_summary(&mut self, src: &Column, replace: bool) {
+        let newer = |a: u32, b: u32| if replace || b.wrapping_sub(a) < 1 << 31 { b } else { a };
+        let (add, change) = (src.last_add().get(), src.last_change().get());
+        *self.summary.add.get_mut() = newer(*self.summary.add.get_mut(), add);
+        *self.summary.change.get_mut() = newer(*self.summary.change.get_mut(), change);
+    }
+
+    /// Swaps in `other`'s rows, allocation and summary, keeping this column's
+    /// `track_changes` flag (queries made before rely on it), and returns the old
+    /// contents as a column for the caller to drop.
+    pub(crate) fn replace_contents(&mut self, mut other: Column) -> Column {
+        debug_assert!(self.item == other.item && self.occupancy == other.occupancy);
+        core::mem::swap(self, &mut other);
+        self.track_changes.store(other.track_changes.load(Ordering::Relaxed), Ordering::Relaxed);
+        other
+    }
+
+    /// Empties a sparse column (dropping its values, panics deferred) and gives it
+    /// `rows` absent rows.
+    pub(crate) fn reset_absent(&mut self, rows: usize, panic: &mut DeferredPanic) {
+        self.clear(panic);
+        self.push_absent_rows(rows);
+    }
+
+    /// Appends `rows` absent rows to a sparse column.
+    ///
+    /// # Panics
+    /// When the column is not sparse (a full column has no absent rows).
+    pub(crate) fn push_absent_rows(&mut self, rows: usize) {
+        assert!(self.is_sparse(), "only a sparse column has absent rows");
+        self.grow_to(self.len.checked_add(rows).expect("column capacity overflow"));
+        for _ in 0..rows {
+            // SAFETY: grown to hold the rows; the column is sparse (asserted).
+            unsafe { self.push_absent() };
+        }
+    }
+
     /// Checks the length against the capacity.
     pub(crate) fn check_invariants(&self) -> Result<(), String> {
         if self.len > self.capacity {

@@ -41,6 +41,8 @@ pub trait SystemParamFunction<Marker>: Send + Sync + 'static {
 pub struct FunctionSystem<Marker, F: SystemParamFunction<Marker>> {
     func: F,
     state: Option<(WorldId, <F::Param as SystemParam>::State)>,
+    /// Where the world keeps this system's last run (none for a one-off run).
+    slot: Option<usize>,
     meta: SystemMeta,
     marker: PhantomData<fn() -> Marker>,
 }
@@ -62,18 +64,29 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> FunctionSystem<Marker, F> 
     pub(crate) fn new(func: F) -> Self {
         let mut meta = SystemMeta::new(system_name::<F>());
         <F::Param as SystemParam>::access(&mut meta);
-        FunctionSystem { func, state: None, meta, marker: PhantomData }
+        FunctionSystem { func, state: None, slot: None, meta, marker: PhantomData }
     }
 
     pub(crate) fn meta(&self) -> &SystemMeta {
         &self.meta
     }
 
-    /// Makes the parameters' state for `world`, unless it is made already.
+    /// Makes the parameters' state for `world`, unless it is made already, and
+    /// a slot in the world for the system's last run.
     pub(crate) fn init(&mut self, world: &mut World) {
+        self.init_with(world, true);
+    }
+
+    /// [`init`](Self::init) for a system run once: the world keeps no slot for it.
+    pub(crate) fn init_once(&mut self, world: &mut World) {
+        self.init_with(world, false);
+    }
+
+    fn init_with(&mut self, world: &mut World, slotted: bool) {
         if self.state.as_ref().is_none_or(|(id, _)| *id != world.id()) {
             self.state = Some((world.id(), <F::Param as SystemParam>::init_state(world)));
             self.meta.last_run = crate::storage::Tick::new(0);
+            self.slot = slotted.then(|| world.new_system_slot());
         }
     }
 
@@ -116,10 +129,17 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> FunctionSystem<Marker, F> 
         let (id, state) = self.state.as_mut().expect("the schedule initializes systems before running them");
         assert_eq!(*id, world.id(), "system `{}` was initialized for another world", self.meta.name());
         self.meta.this_run = this_run;
+        if let Some(slot) = self.slot {
+            // The world's record wins: a restore may have rewound it.
+            self.meta.last_run = world.system_last_run(slot);
+        }
         // SAFETY: the caller holds the system's access; the state is this world's.
         let params = unsafe { <F::Param as SystemParam>::get_param(state, &self.meta, world) };
         let out = self.func.run(params);
         self.meta.last_run = self.meta.this_run;
+        if let Some(slot) = self.slot {
+            world.set_system_last_run(slot, this_run);
+        }
         out
     }
 

@@ -40,7 +40,7 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> RunSystemOnce<(Marker, F::
         world.check_change_ticks_if_due();
         // A first run: everything reads as added and changed, as for a system's
         // first run in a schedule.
-        system.init(world);
+        system.init_once(world);
         system.validate(world)?;
         // SAFETY: `&mut World` excludes every other access; the state was just
         // made for this world.

@@ -15,6 +15,7 @@ mod entity_mut;
 mod entity_ref;
 mod lifecycle;
 mod query;
+mod snapshot;
 mod spawn_batch;
 mod structural;
 mod ticks;
@@ -83,6 +84,12 @@ pub struct World {
     pub(crate) removed: crate::event::RemovedLogs,
     /// How to update each registered event type's buffer.
     pub(crate) event_updates: Vec<(core::any::TypeId, EventUpdate)>,
+    /// Resources snapshots include (see `register_snapshot_resource`).
+    snapshot_resources: Vec<crate::snapshot::ResourceSaver>,
+    /// Each system's last run, by the slot it got when initialized for this
+    /// world: kept here, not in the system, so that a snapshot holds it and a
+    /// restore makes change detection report what it reported the first time.
+    system_ticks: Vec<AtomicU32>,
 }
 
 /// Updates one registered event type's buffer.
@@ -119,6 +126,26 @@ impl core::fmt::Debug for World {
 }
 
 impl World {
+    /// A slot for a system's last-run tick (see `system_ticks`), starting at 0
+    /// (a first run sees everything as added and changed).
+    pub(crate) fn new_system_slot(&mut self) -> usize {
+        self.system_ticks.push(AtomicU32::new(0));
+        self.system_ticks.len() - 1
+    }
+
+    /// When the system holding `slot` last ran.
+    #[inline]
+    pub(crate) fn system_last_run(&self, slot: usize) -> Tick {
+        Tick::new(self.system_ticks[slot].load(Ordering::Relaxed))
+    }
+
+    /// Records a run of the system holding `slot`. Only that system writes its
+    /// slot, so systems running side by side never touch the same one.
+    #[inline]
+    pub(crate) fn set_system_last_run(&self, slot: usize, tick: Tick) {
+        self.system_ticks[slot].store(tick.get(), Ordering::Relaxed);
+    }
+
     /// An empty world.
     pub fn new() -> Self {
         Self {
@@ -137,6 +164,8 @@ impl World {
             deferred: Default::default(),
             removed: Default::default(),
             event_updates: Vec::new(),
+            snapshot_resources: Vec::new(),
+            system_ticks: Vec::new(),
         }
     }
 

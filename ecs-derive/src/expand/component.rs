@@ -4,11 +4,13 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use crate::parse::ComponentDef;
+use crate::parse::{ComponentDef, Snapshot};
 use crate::relation::{EntityFields, Relation};
 
 pub fn component(def: ComponentDef<'_>) -> TokenStream {
-    let ComponentDef { ident, generics, krate, sparse, mut hooks, changes, immutable, hidden, entities } = def;
+    let ComponentDef { ident, generics, krate, sparse, mut hooks, changes, immutable, hidden, entities, snapshot, pod } =
+        def;
+    let is_target = matches!(entities.relation, Relation::Target { .. });
     let relation = relation_items(&krate, ident, generics, &entities, &mut hooks, hidden);
     let immutable = immutable || !matches!(entities.relation, Relation::None);
     let hidden = if hidden {
@@ -85,6 +87,7 @@ pub fn component(def: ComponentDef<'_>) -> TokenStream {
             unsafe impl #impl_generics #krate::component::MutableComponent for #ident #ty_generics #where_clause {}
         }
     };
+    let snapshot = snapshot_strategy(&krate, &generics.params.is_empty(), is_target, snapshot, pod, &mut where_clause);
     let RelationItems { component_items, impls } = relation;
     quote! {
         const _: () = {
@@ -96,11 +99,58 @@ pub fn component(def: ComponentDef<'_>) -> TokenStream {
                 #hooks
                 #id_cell
                 #component_items
+                #snapshot
             }
             #tracked
             #mutable
             #impls
         };
+    }
+}
+
+/// `Component::snapshot_strategy`: the declared strategy, or for an undeclared
+/// one, the first of copy / clone / unsupported the type allows (see
+/// `ecs_core::snapshot::strategy`). A generic component declaring one gets the
+/// matching bound on its impl.
+fn snapshot_strategy(
+    krate: &syn::Path,
+    concrete: &bool,
+    is_target: bool,
+    snapshot: Option<(Snapshot, proc_macro2::Span)>,
+    pod: Option<proc_macro2::Span>,
+    where_clause: &mut syn::WhereClause,
+) -> TokenStream {
+    let s = quote! { #krate::component::SnapshotStrategy };
+    let mut bound = |span: proc_macro2::Span, bound: TokenStream| {
+        if !*concrete {
+            where_clause.predicates.push(syn::parse_quote_spanned!(span=> Self: #bound));
+        }
+    };
+    let body = match (snapshot, pod) {
+        (_, Some(span)) => {
+            bound(span, quote! { #krate::bytemuck::Pod });
+            quote_spanned! {span=> #s::pod() }
+        }
+        (Some((Snapshot::Skip, span)), None) => quote_spanned! {span=> #s::skip() },
+        (Some((Snapshot::Copy, span)), None) => {
+            bound(span, quote! { ::core::marker::Copy });
+            quote_spanned! {span=> #s::copy() }
+        }
+        (Some((Snapshot::Clone, span)), None) => {
+            bound(span, quote! { ::core::clone::Clone });
+            quote_spanned! {span=> #s::cloned() }
+        }
+        (None, None) if is_target => quote! { #s::relationship_target() },
+        (None, None) => quote! {
+            #[allow(unused_imports)]
+            use #krate::__private::{ProbeClone as _, ProbeCopy as _, ProbeNone as _};
+            (&&&#krate::__private::Probe::<Self>::NEW).__snapshot_strategy()
+        },
+    };
+    quote! {
+        fn snapshot_strategy() -> #s<Self> {
+            #body
+        }
     }
 }
 
