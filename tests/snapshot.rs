@@ -367,6 +367,7 @@ enum Op {
     SetX(usize, f32),
     Snapshot,
     Restore,
+    Swap,
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -378,6 +379,7 @@ fn op() -> impl Strategy<Value = Op> {
         2 => (any::<usize>(), -10.0f32..10.0).prop_map(|(i, v)| Op::SetX(i, v)),
         1 => Just(Op::Snapshot),
         1 => Just(Op::Restore),
+        1 => Just(Op::Swap),
     ]
 }
 
@@ -459,9 +461,62 @@ proptest! {
                         live = saved_live.clone();
                     }
                 }
+                Op::Swap => {
+                    if let Some((snapshot, models, saved_live, order)) = &mut saved {
+                        let before_models: Vec<(Entity, Model)> = live.iter().map(|&e| (e, observe(&world, e))).collect();
+                        let before_order: Vec<Entity> = world.iter().map(|e| e.id()).collect();
+                        world.swap_snapshot(snapshot).unwrap();
+                        for (e, model) in models.iter() {
+                            prop_assert_eq!(&observe(&world, *e), model);
+                        }
+                        let now: Vec<Entity> = world.iter().map(|e| e.id()).collect();
+                        prop_assert_eq!(&now, &*order, "iteration order is the snapshot's");
+                        // The snapshot now holds the state before the swap.
+                        let restored_live = core::mem::replace(saved_live, live.clone());
+                        *models = before_models;
+                        *order = before_order;
+                        live = restored_live;
+                    }
+                }
                 _ => {}
             }
             world.check_invariants().map_err(TestCaseError::fail)?;
         }
     }
+}
+
+#[test]
+fn swapping_trades_places_and_falls_back_when_the_layout_differs() {
+    let mut world = World::new();
+    let a = world.spawn((Position { x: 1.0, y: 0.0 }, Name("a".into())));
+    let mut snapshot = world.snapshot().unwrap();
+    world.get_mut::<Name>(a).unwrap().0 = "changed".into();
+    let b = world.spawn(Velocity(2.0));
+    world.swap_snapshot(&mut snapshot).unwrap();
+    world.check_invariants().unwrap();
+    assert_eq!(world.get::<Name>(a), Some(&Name("a".into())));
+    assert!(!world.contains(b));
+    world.swap_snapshot(&mut snapshot).unwrap();
+    world.check_invariants().unwrap();
+    assert_eq!(world.get::<Name>(a), Some(&Name("changed".into())));
+    assert_eq!(world.get::<Velocity>(b), Some(&Velocity(2.0)));
+
+    // A sparse column added since (the layout differs): restored all the same.
+    world.insert(a, Stunned(1)).unwrap();
+    world.swap_snapshot(&mut snapshot).unwrap();
+    world.check_invariants().unwrap();
+    assert_eq!(world.get::<Name>(a), Some(&Name("a".into())));
+    assert!(!world.has::<Stunned>(a) && !world.contains(b));
+    world.swap_snapshot(&mut snapshot).unwrap();
+    assert_eq!(world.get::<Stunned>(a), Some(&Stunned(1)));
+    assert_eq!(world.get::<Velocity>(b), Some(&Velocity(2.0)));
+
+    // Into a new world: the fallback. The snapshot held the state before the
+    // last swap: `a` without `Stunned`, no `b`.
+    let mut fresh = World::new();
+    fresh.swap_snapshot(&mut snapshot).unwrap();
+    fresh.check_invariants().unwrap();
+    assert_eq!(fresh.get::<Name>(a), Some(&Name("a".into())));
+    assert!(!fresh.has::<Stunned>(a) && !fresh.contains(b));
+    assert!(snapshot.is_empty(), "the snapshot holds the new world's former (empty) state");
 }

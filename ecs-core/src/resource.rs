@@ -152,6 +152,14 @@ impl Resources {
         self.entries.insert(type_id, entry);
     }
 
+    /// Removes the resource of type `type_id`, if any, with its ticks.
+    pub fn remove_erased_with_ticks(
+        &mut self,
+        type_id: TypeId,
+    ) -> Option<(Box<dyn Any + Send + Sync>, ComponentTicks)> {
+        self.entries.remove(&type_id).map(|entry| (entry.value.into_inner(), entry.ticks.into_inner()))
+    }
+
     /// Removes the resource of type `type_id`, if any.
     pub fn remove_erased(&mut self, type_id: TypeId) -> Option<Box<dyn Any + Send + Sync>> {
         self.entries.remove(&type_id).map(|entry| entry.value.into_inner())

@@ -339,6 +339,16 @@ impl Archetype {
         self.capacity = capacity;
     }
 
+    /// Exchanges the entity column with `entities`, once every column was
+    /// swapped with a saved one of as many rows; the capacity becomes what every
+    /// array can hold (swapped-in arrays may be smaller, and are not grown: a
+    /// swap copies nothing).
+    pub(crate) fn swap_entities(&mut self, entities: &mut Vec<Entity>) {
+        core::mem::swap(&mut self.entities, entities);
+        debug_assert!(self.columns.iter().all(|c| c.len() == self.entities.len()));
+        self.capacity = self.columns.iter().map(Column::capacity).fold(self.entities.capacity(), usize::min);
+    }
+
     /// The columns, mutably (a restore rewrites them whole; it never adds or
     /// removes one, so the component lookup stays right).
     pub(crate) fn columns_mut(&mut self) -> &mut [Column] {

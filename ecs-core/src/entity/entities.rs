@@ -307,6 +307,15 @@ impl Entities {
         }
     }
 
+    /// Exchanges the index with a saved one (same archetype ids).
+    pub(crate) fn swap_with(&mut self, saved: &mut SavedEntities) {
+        core::mem::swap(&mut self.slots, &mut saved.slots);
+        core::mem::swap(&mut self.free, &mut saved.free);
+        core::mem::swap(&mut self.reserved, &mut saved.reserved);
+        core::mem::swap(&mut self.live, &mut saved.live);
+        core::mem::swap(self.pending.get_mut(), &mut saved.pending);
+    }
+
     /// Points every entity listed in `rows` (per saved archetype, in row order) at
     /// its row: for a saved index whose archetypes were merged.
     pub(crate) fn relocate(saved: &mut SavedEntities, archetype: ArchetypeId, entities: &[Entity]) {

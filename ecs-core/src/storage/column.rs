@@ -795,6 +795,17 @@ impl Column {
         other
     }
 
+    /// Exchanges rows, allocations and summaries with `other` (a saved column of
+    /// the same component); each keeps its own `track_changes` flag.
+    pub(crate) fn swap_contents(&mut self, other: &mut Column) {
+        debug_assert!(self.item == other.item && self.occupancy == other.occupancy);
+        debug_assert!(self.keeps_ticks == other.keeps_ticks);
+        let (mine, theirs) = (self.track_changes.load(Ordering::Relaxed), other.track_changes.load(Ordering::Relaxed));
+        core::mem::swap(self, other);
+        self.track_changes.store(mine, Ordering::Relaxed);
+        other.track_changes.store(theirs, Ordering::Relaxed);
+    }
+
     /// Empties a sparse column (dropping its values, panics deferred) and gives it
     /// `rows` absent rows.
     pub(crate) fn reset_absent(&mut self, rows: usize, panic: &mut DeferredPanic) {

@@ -277,6 +277,88 @@ impl World {
         Ok(())
     }
 
+    /// Exchanges the world's state with the snapshot's: the world is restored
+    /// as by [`restore`](Self::restore), and `snapshot` now holds what the world
+    /// held (as if taken just before). Nothing is copied when the snapshot was
+    /// taken from this world (or one built the same way) and no component is
+    /// skipped: columns, the entity index and resources trade places, so a
+    /// rollback that takes a snapshot every frame and swaps one back in pays for
+    /// one copy per frame, not two. Otherwise it takes a snapshot and restores,
+    /// with the same result.
+    ///
+    /// # Errors
+    /// As for [`restore`](Self::restore) (an incomplete snapshot), and as for
+    /// [`snapshot`](Self::snapshot) when the fallback cannot save the world's
+    /// state; nothing changes then.
+    ///
+    /// # Example
+    /// ```
+    /// use ecs_core::prelude::*;
+    /// #[derive(Component, Clone, Copy, Debug, PartialEq)] struct Hp(u32);
+    /// let mut world = World::new();
+    /// let e = world.spawn(Hp(3));
+    /// let mut snapshot = world.snapshot()?;
+    /// world.get_mut::<Hp>(e).unwrap().0 = 1;
+    /// world.swap_snapshot(&mut snapshot)?;
+    /// assert_eq!(world.get::<Hp>(e), Some(&Hp(3)));
+    /// world.swap_snapshot(&mut snapshot)?;        // and back
+    /// assert_eq!(world.get::<Hp>(e), Some(&Hp(1)));
+    /// # Ok::<(), EcsError>(())
+    /// ```
+    pub fn swap_snapshot(&mut self, snapshot: &mut Snapshot) -> Result<(), EcsError> {
+        if !snapshot.complete {
+            return Err(EcsError::IncompleteSnapshot);
+        }
+        if !self.swappable(snapshot) {
+            let current = self.snapshot()?;
+            self.restore(snapshot)?;
+            *snapshot = current;
+            return Ok(());
+        }
+        for (archetype, saved) in self.archetypes.iter_mut().zip(&mut snapshot.archetypes) {
+            for (column, saved_column) in archetype.columns_mut().iter_mut().zip(&mut saved.columns) {
+                column.swap_contents(&mut saved_column.column);
+            }
+            archetype.swap_entities(&mut saved.entities);
+        }
+        // Archetypes made since the snapshot are empty (`swappable`): they stay so.
+        self.entities.swap_with(&mut snapshot.entities);
+        let tick = self.change_tick();
+        self.change_tick.store(snapshot.change_tick.get(), core::sync::atomic::Ordering::Relaxed);
+        snapshot.change_tick = tick;
+        core::mem::swap(&mut self.last_tick_check, &mut snapshot.last_tick_check);
+        for (tick, saved) in self.system_ticks.iter_mut().zip(&mut snapshot.system_ticks) {
+            core::mem::swap(tick.get_mut(), saved);
+        }
+        let older = self.system_ticks.len().min(snapshot.system_ticks.len());
+        snapshot.system_ticks.extend(self.system_ticks[older..].iter_mut().map(|t| *t.get_mut()));
+        for saved in &mut snapshot.resources {
+            let type_id = saved.saver.type_id;
+            let current = self.resources.remove_erased_with_ticks(type_id);
+            if let Some((value, ticks)) = saved.value.take() {
+                self.resources.put_erased(type_id, saved.saver.name, value, ticks);
+            }
+            saved.value = current;
+        }
+        Ok(())
+    }
+
+    /// `true` when `swap_snapshot` can trade places: the snapshot's archetypes
+    /// are this world's first ones with exactly the same columns, the world's
+    /// later archetypes are empty, every component is kept, and the snapshot
+    /// lists this world's registered resources.
+    fn swappable(&self, snapshot: &Snapshot) -> bool {
+        snapshot.archetypes.len() <= self.archetypes.len()
+            && self.archetypes.iter().skip(snapshot.archetypes.len()).all(Archetype::is_empty)
+            && self.archetypes.iter().zip(&snapshot.archetypes).all(|(archetype, saved)| {
+                saved.key[..] == archetype.key()[..]
+                    && saved.columns.len() == archetype.components().len()
+                    && saved.columns.iter().map(|c| c.info.id()).eq(archetype.components().iter().copied())
+            })
+            && snapshot.resources.len() == self.snapshot_resources.len()
+            && snapshot.resources.iter().zip(&self.snapshot_resources).all(|(s, r)| s.saver.type_id == r.type_id)
+    }
+
     /// Clones of the saved resources, made before the world changes.
     fn prepare_resources(&self, snapshot: &Snapshot) -> Vec<Option<(Box<dyn Any + Send + Sync>, ComponentTicks)>> {
         snapshot
