@@ -34,6 +34,12 @@
 //! snapshot are valid after a restore; handles of entities spawned after it are
 //! stale.
 //!
+//! Each system's last run is kept by the world, in a slot the system gets when
+//! it is first initialized for that world. Restored into a new world, the
+//! saved slots go to the systems initialized there next, in order: a schedule
+//! built the same way takes up where the snapshotted one was, so a replay in a
+//! new world (or a new process) sees the same changes too.
+//!
 //! Not held: observers, hooks, event readers' and `Local` state (they belong to
 //! systems and observers), `RemovedComponents` logs, and resources that were not
 //! registered (a restore leaves those as they are). A restore runs no hooks and

@@ -90,6 +90,9 @@ pub struct World {
     /// world: kept here, not in the system, so that a snapshot holds it and a
     /// restore makes change detection report what it reported the first time.
     system_ticks: Vec<AtomicU32>,
+    /// The next slot to hand out; slots below `system_ticks.len()` and above
+    /// this one were restored from a snapshot for systems not yet initialized.
+    next_system_slot: usize,
 }
 
 /// Updates one registered event type's buffer.
@@ -129,8 +132,12 @@ impl World {
     /// A slot for a system's last-run tick (see `system_ticks`), starting at 0
     /// (a first run sees everything as added and changed).
     pub(crate) fn new_system_slot(&mut self) -> usize {
-        self.system_ticks.push(AtomicU32::new(0));
-        self.system_ticks.len() - 1
+        let slot = self.next_system_slot;
+        self.next_system_slot += 1;
+        if slot == self.system_ticks.len() {
+            self.system_ticks.push(AtomicU32::new(0));
+        }
+        slot
     }
 
     /// When the system holding `slot` last ran.
@@ -166,6 +173,7 @@ impl World {
             event_updates: Vec::new(),
             snapshot_resources: Vec::new(),
             system_ticks: Vec::new(),
+            next_system_slot: 0,
         }
     }
 

@@ -1,6 +1,7 @@
 //! Taking and restoring [`Snapshot`]s (see `crate::snapshot` for the contract).
 
 use core::any::Any;
+use core::sync::atomic::AtomicU32;
 
 use super::World;
 use crate::archetype::{Archetype, ArchetypeId};
@@ -263,6 +264,11 @@ impl World {
         for (tick, &saved) in self.system_ticks.iter_mut().zip(&snapshot.system_ticks) {
             *tick.get_mut() = saved;
         }
+        // Slots this world has not handed out yet go to the systems initialized
+        // next, in order: a schedule built the same way in a new world (or a new
+        // process) takes up the snapshotted systems' last runs.
+        let handed_out = self.system_ticks.len();
+        self.system_ticks.extend(snapshot.system_ticks.iter().skip(handed_out).map(|&t| AtomicU32::new(t)));
         for (saved, value) in snapshot.resources.iter().zip(resources) {
             let old = match value {
                 Some((value, ticks)) => {
@@ -327,6 +333,11 @@ impl World {
         self.change_tick.store(snapshot.change_tick.get(), core::sync::atomic::Ordering::Relaxed);
         snapshot.change_tick = tick;
         core::mem::swap(&mut self.last_tick_check, &mut snapshot.last_tick_check);
+        // As in `restore`, slots the snapshot has beyond this world's wait for
+        // the systems initialized next; the snapshot gets "never ran" for them.
+        while self.system_ticks.len() < snapshot.system_ticks.len() {
+            self.system_ticks.push(AtomicU32::new(0));
+        }
         for (tick, saved) in self.system_ticks.iter_mut().zip(&mut snapshot.system_ticks) {
             core::mem::swap(tick.get_mut(), saved);
         }
