@@ -240,3 +240,48 @@ fn user_mistakes_panic_at_the_users_line() {
         assert!(file.ends_with("newcomer.rs"), "a panic points into the crate: {file}");
     }
 }
+
+#[test]
+fn add_systems_takes_a_single_system_as_bevy_users_write_it() {
+    #[derive(Default)]
+    struct Runs(u32);
+    fn count(mut runs: ResMut<Runs>) {
+        runs.0 += 1;
+    }
+    let mut world = World::new();
+    world.init_resource::<Runs>();
+    let mut schedule = Schedule::new();
+    schedule.add_systems(count);
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Runs>().0, 1);
+}
+
+/// What the `Changed` docs promise, access by access.
+#[test]
+fn changed_reports_what_its_docs_say_for_each_kind_of_access() {
+    #[derive(Component)]
+    struct Hp(u32);
+    #[derive(Component)]
+    struct Tag;
+    let mut world = World::new();
+    let a = world.spawn(Hp(1));
+    let b = world.spawn(Hp(1));
+    let mut changed = world.query_state_filtered::<Entity, Changed<Hp>>();
+    assert_eq!(changed.iter(&world).count(), 2, "spawned: added, and so changed");
+
+    // `Mut<T>`: only when written.
+    let _ = world.get_mut::<Hp>(a).unwrap().0;
+    assert_eq!(changed.iter(&world).count(), 0, "a read through `Mut` is not a change");
+    world.get_mut::<Hp>(a).unwrap().0 = 2;
+    assert_eq!(changed.iter(&world).collect::<Vec<_>>(), [a]);
+
+    // `&mut T` items: every row handed out, once a `Changed<Hp>` query exists.
+    world.query_mut::<&mut Hp>().for_each(|_| {});
+    assert_eq!(changed.iter(&world).count(), 2, "handed out as `&mut`, written or not");
+
+    // Moving to another archetype keeps the ticks; replacing by insert is a change.
+    world.insert(b, Tag).unwrap();
+    assert_eq!(changed.iter(&world).count(), 0, "an archetype move is not a change");
+    world.insert(b, Hp(5)).unwrap();
+    assert_eq!(changed.iter(&world).collect::<Vec<_>>(), [b]);
+}

@@ -15,9 +15,78 @@
 //! - [`bundle`]: [`Bundle`], a group of components spawned or inserted together.
 //! - [`query`]: typed queries over the archetypes: items, filters, cached state.
 //! - [`world`]: [`World`], the typed API over all of the above.
+//! - [`system`]: systems (plain functions of [`Query`](system::Query),
+//!   [`Res`](system::Res), [`Commands`](command::Commands), …) and the
+//!   [`Schedule`](system::Schedule) that runs them, in parallel where their
+//!   access allows.
+//! - [`command`]: [`Commands`](command::Commands), structural changes queued by
+//!   systems and applied at the schedule's sync points.
 //! - [`event`] and [`observer`]: reacting to change — events triggered for
 //!   observers or buffered for readers, component hooks, removal logs.
+//! - [`relationship`]: `ChildOf`/`Children` hierarchies and user-declared
+//!   relationships, kept consistent on both sides.
+//! - [`snapshot`]: saving and restoring a whole world, for rollback, with the
+//!   determinism contract.
 //! - [`panics`]: what happens when user code panics, and which traits are trusted.
+//! - [`guide`]: coming from bevy_ecs or hecs.
+//!
+//! # A tour
+//! Entities are spawned from bundles, systems are plain functions, a schedule
+//! runs them each frame, and commands change entities between systems:
+//! ```
+//! use ecs_core::prelude::*;
+//!
+//! #[derive(Component, Clone, Copy, Debug, PartialEq)]
+//! struct Position(f32, f32);
+//! #[derive(Component, Clone, Copy)]
+//! struct Velocity(f32, f32);
+//! #[derive(Component)]
+//! struct Fuel(f32);
+//! /// A resource: any `Send + Sync + 'static` type.
+//! struct Gravity(f32);
+//!
+//! // A system: its parameters say what it reads and writes.
+//! fn fall(gravity: Res<Gravity>, mut query: Query<&mut Velocity>) {
+//!     for velocity in &mut query {
+//!         velocity.1 -= gravity.0;
+//!     }
+//! }
+//!
+//! fn movement(mut query: Query<(&mut Position, &Velocity)>) {
+//!     for (position, velocity) in &mut query {
+//!         position.0 += velocity.0;
+//!         position.1 += velocity.1;
+//!     }
+//! }
+//!
+//! // Structural changes from a system go through `Commands`, applied after it.
+//! fn burn(mut query: Query<(Entity, &mut Fuel)>, mut commands: Commands) {
+//!     for (entity, fuel) in &mut query {
+//!         fuel.0 -= 1.0;
+//!         if fuel.0 <= 0.0 {
+//!             commands.entity(entity).remove::<Fuel>();
+//!         }
+//!     }
+//! }
+//!
+//! let mut world = World::new();
+//! world.insert_resource(Gravity(0.5));
+//! let rocket = world.spawn((Position(0.0, 0.0), Velocity(1.0, 2.0), Fuel(2.0)));
+//! let rock = world.spawn((Position(5.0, 5.0), Velocity(0.0, 0.0)));
+//!
+//! let mut schedule = Schedule::new();
+//! schedule.add_systems((fall, movement, burn).chain());
+//! for _ in 0..2 {
+//!     schedule.run(&mut world);
+//! }
+//! assert_eq!(world.get::<Position>(rocket), Some(&Position(2.0, 2.5)));
+//! assert_eq!(world.get::<Position>(rock), Some(&Position(0.0 + 5.0, 5.0 - 1.5)));
+//! assert!(!world.has::<Fuel>(rocket), "out of fuel after two frames");
+//!
+//! // Queries also run directly on the world.
+//! let moving = world.query::<&Velocity>().iter().filter(|v| v.0 != 0.0).count();
+//! assert_eq!(moving, 1);
+//! ```
 //!
 //! # Example
 //! ```
@@ -48,6 +117,7 @@ pub mod component;
 pub mod entity;
 mod error;
 pub mod event;
+pub mod guide;
 mod names;
 pub mod observer;
 pub mod panics;

@@ -316,9 +316,58 @@ pub fn system_param(input: &DeriveInput) -> syn::Result<SystemParamDef<'_>> {
     if let Some(param) = input.generics.type_params().next() {
         errors.push(Error::new(param.span(), "`SystemParam` structs cannot have type parameters"));
     }
+    for field in &named.named {
+        for reference in borrowed_query_items(&field.ty) {
+            let lifetime = reference.lifetime.as_ref().expect("filtered on a named lifetime");
+            let mutability = if reference.mutability.is_some() { "mut " } else { "" };
+            let item = reference.elem.to_token_stream().to_string();
+            errors.push(Error::new(
+                lifetime.span(),
+                format!(
+                    "query items in a `SystemParam` struct borrow for `'static`: write `&'static {mutability}{item}` \
+                     (the query's own `{lifetime}` already carries the borrow of the world; the item type only names \
+                     what is fetched)"
+                ),
+            ));
+        }
+    }
     errors.finish()?;
     let fields = named.named.iter().map(|f| (f.ident.as_ref().expect("named field"), &f.ty)).collect();
     Ok(SystemParamDef { ident: &input.ident, lifetime, krate: krate.expect("no error"), fields })
+}
+
+/// The references with a named lifetime other than `'static` inside the type
+/// arguments of a `Query<…>` (at any depth: tuples, `Option`, filters).
+fn borrowed_query_items(ty: &Type) -> Vec<&syn::TypeReference> {
+    fn collect<'a>(ty: &'a Type, in_query: bool, out: &mut Vec<&'a syn::TypeReference>) {
+        match ty {
+            Type::Reference(reference) => {
+                if in_query && reference.lifetime.as_ref().is_some_and(|l| l.ident != "static") {
+                    out.push(reference);
+                }
+                collect(&reference.elem, in_query, out);
+            }
+            Type::Tuple(tuple) => tuple.elems.iter().for_each(|t| collect(t, in_query, out)),
+            Type::Paren(inner) => collect(&inner.elem, in_query, out),
+            Type::Group(inner) => collect(&inner.elem, in_query, out),
+            Type::Path(path) => {
+                for segment in &path.path.segments {
+                    let query = in_query || segment.ident == "Query";
+                    if let syn::PathArguments::AngleBracketed(args) = &segment.arguments {
+                        for arg in &args.args {
+                            if let syn::GenericArgument::Type(t) = arg {
+                                collect(t, query, out);
+                            }
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    collect(ty, false, &mut out);
+    out
 }
 
 /// For `&'a T`, `&'a mut T` or `Option<…>` of them: the reference and `T` as written.

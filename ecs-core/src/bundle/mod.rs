@@ -51,7 +51,8 @@ use crate::storage::OwningPtr;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a bundle",
     label = "`{Self}` is neither a component nor a bundle",
-    note = "derive `Component` for a single component, or `Bundle` for a struct of components"
+    note = "derive `Component` for a single component, or `Bundle` for a struct of components; \
+            in a tuple, every element must be a component or a bundle: check each for `#[derive(Component)]`"
 )]
 pub unsafe trait Bundle: Send + Sync + 'static {
     /// Registers each component with `components` and reports its id, in order.
@@ -178,6 +179,9 @@ macro_rules! tuple_bundle {
     ($($name:ident),*) => {
         // SAFETY: each element is visited in tuple order in every method, and each
         // element's own `Bundle` impl upholds the contract for its part.
+        // Not listed in errors: "the following tuples implement `Bundle`" says
+        // nothing a user of a tuple with a non-component in it can act on.
+        #[diagnostic::do_not_recommend]
         unsafe impl<$($name: Bundle),*> Bundle for ($($name,)*) {
             #[inline]
             #[allow(unused_variables, reason = "the empty tuple visits nothing")]

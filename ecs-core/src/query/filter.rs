@@ -154,9 +154,25 @@ pub struct Or<T>(PhantomData<fn() -> T>);
 /// ```
 pub struct Added<T>(PhantomData<fn() -> T>);
 
-/// Entities whose `T` was written through `&mut T`, or added, since the query last ran
-/// (in a system: since the system last ran). Handing out `&mut T` counts as a
-/// write, used or not.
+/// Entities whose `T` was added or changed since the query last ran (in a
+/// system: since the system last ran).
+///
+/// What counts as a change, by the kind of access:
+///
+/// | access | marks `T` changed |
+/// |---|---|
+/// | `world.spawn`, `insert` of a `T` the entity lacked | yes (added, and so changed) |
+/// | `insert` replacing an existing `T` | yes |
+/// | `Mut<T>` item, `world.get_mut`, `EntityWorldMut::get_mut` | only when written (`DerefMut`), not when only read |
+/// | `&mut T` item (`for`, `for_each`, `par_for_each`, `get_mut`, chunks) | every row handed out, written or not, once some `Changed<T>` query exists in the world; rows handed out before any existed are not marked |
+/// | `&T`, `Ref<T>`, `Has<T>`, `With<T>` | never |
+/// | a `T` moved to another archetype (insert or remove of another component) | no: it keeps its ticks |
+/// | `World::restore` | the ticks the snapshot saved (and every system's last run with them) |
+///
+/// Use `Mut<T>` where a loop writes only some of the rows it visits, so that
+/// `Changed<T>` reports exactly those; `&mut T` is the faster item when a loop
+/// writes (nearly) every row. A component declared `#[component(changes =
+/// false)]` keeps no ticks and cannot be used with `Changed`.
 ///
 /// # Example
 /// ```

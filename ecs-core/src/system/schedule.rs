@@ -154,7 +154,7 @@ impl IntoSystemConfig<()> for SystemConfig {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a group of systems",
     label = "expected a tuple of systems, or an array or `Vec` of `SystemConfig`s",
-    note = "write `(a, b, c)` (or `(a, b, c).chain()` to run them in that order); one system goes to `add_system`"
+    note = "write one system, or `(a, b, c)` (or `(a, b, c).chain()` to run them in that order)"
 )]
 pub trait IntoSystemConfigs<Marker>: Sized {
     /// The systems, in the order given.
@@ -178,6 +178,17 @@ pub struct SystemConfigs {
 impl IntoSystemConfigs<()> for SystemConfigs {
     fn into_configs(self) -> SystemConfigs {
         self
+    }
+}
+
+/// The marker of [`IntoSystemConfigs`] for one system: `add_systems(movement)`.
+#[doc(hidden)]
+pub struct IsSingleSystem<M>(core::marker::PhantomData<fn() -> M>);
+
+impl<M, S: IntoSystemConfig<M>> IntoSystemConfigs<IsSingleSystem<M>> for S {
+    #[track_caller]
+    fn into_configs(self) -> SystemConfigs {
+        SystemConfigs { configs: vec![self.into_config()], chained: false }
     }
 }
 
