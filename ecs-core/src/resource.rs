@@ -139,17 +139,19 @@ impl Resources {
     }
 
     /// Stores a type-erased value under `type_id` with exactly these ticks,
-    /// replacing any (a restore). `value` must be of the type `type_id` names.
+    /// and returns the value it replaces, for the caller to drop (a restore
+    /// drops it where a panicking `Drop` cannot interrupt it). `value` must be
+    /// of the type `type_id` names.
     pub fn put_erased(
         &mut self,
         type_id: TypeId,
         name: &'static str,
         value: Box<dyn Any + Send + Sync>,
         ticks: ComponentTicks,
-    ) {
+    ) -> Option<Box<dyn Any + Send + Sync>> {
         debug_assert_eq!((*value).type_id(), type_id);
         let entry = Entry { value: UnsafeCell::new(value), ticks: UnsafeCell::new(ticks), name };
-        self.entries.insert(type_id, entry);
+        self.entries.insert(type_id, entry).map(|old| old.value.into_inner())
     }
 
     /// Removes the resource of type `type_id`, if any, with its ticks.

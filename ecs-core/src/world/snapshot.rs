@@ -271,10 +271,7 @@ impl World {
         self.system_ticks.extend(snapshot.system_ticks.iter().skip(handed_out).map(|&t| AtomicU32::new(t)));
         for (saved, value) in snapshot.resources.iter().zip(resources) {
             let old = match value {
-                Some((value, ticks)) => {
-                    self.resources.put_erased(saved.saver.type_id, saved.saver.name, value, ticks);
-                    None
-                }
+                Some((value, ticks)) => self.resources.put_erased(saved.saver.type_id, saved.saver.name, value, ticks),
                 None => self.resources.remove_erased(saved.saver.type_id),
             };
             defer_panic(&mut panic, || drop(old));
@@ -347,7 +344,9 @@ impl World {
             let type_id = saved.saver.type_id;
             let current = self.resources.remove_erased_with_ticks(type_id);
             if let Some((value, ticks)) = saved.value.take() {
-                self.resources.put_erased(type_id, saved.saver.name, value, ticks);
+                // Removed just above: nothing is replaced.
+                let replaced = self.resources.put_erased(type_id, saved.saver.name, value, ticks);
+                debug_assert!(replaced.is_none());
             }
             saved.value = current;
         }
