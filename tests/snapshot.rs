@@ -520,3 +520,36 @@ fn swapping_trades_places_and_falls_back_when_the_layout_differs() {
     assert!(!fresh.has::<Stunned>(a) && !fresh.contains(b));
     assert!(snapshot.is_empty(), "the snapshot holds the new world's former (empty) state");
 }
+
+#[derive(Component, Clone, Debug, PartialEq)]
+#[component(storage = "sparse")]
+struct SparseName(String);
+
+#[derive(Component, Clone, Debug, PartialEq)]
+#[component(storage = "sparse")]
+struct SparseList(Vec<u32>);
+
+/// A world whose archetype got its sparse columns in the other order: each
+/// saved column must land in the column of its own component.
+#[test]
+fn restore_matches_columns_by_component_whatever_their_order() {
+    let mut world = World::new();
+    let e = world.spawn(Position { x: 1.0, y: 1.0 });
+    world.insert(e, SparseName("name".into())).unwrap();
+    world.insert(e, SparseList(vec![1, 2, 3])).unwrap();
+    let snapshot = world.snapshot().unwrap();
+
+    let mut other = World::new();
+    let f = other.spawn(Position { x: 0.0, y: 0.0 });
+    other.insert(f, SparseList(vec![9])).unwrap();
+    other.insert(f, SparseName("other".into())).unwrap();
+    other.restore(&snapshot).unwrap();
+    other.check_invariants().unwrap();
+    assert_eq!(other.get::<SparseName>(e), Some(&SparseName("name".into())));
+    assert_eq!(other.get::<SparseList>(e), Some(&SparseList(vec![1, 2, 3])));
+    // And a swap between two worlds of different column orders falls back.
+    let mut swapped = world.snapshot().unwrap();
+    other.swap_snapshot(&mut swapped).unwrap();
+    other.check_invariants().unwrap();
+    assert_eq!(other.get::<SparseList>(e), Some(&SparseList(vec![1, 2, 3])));
+}

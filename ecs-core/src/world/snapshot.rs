@@ -232,25 +232,31 @@ impl World {
         if !snapshot.complete {
             return Err(EcsError::IncompleteSnapshot);
         }
-        // Everything user code can do (clone) is done before the world changes.
-        let mut prepared: Vec<Column> = Vec::new();
-        for saved in &snapshot.archetypes {
-            for column in &saved.columns {
-                if let StrategyKind::Clone(clone) = column.info.snapshot_kind() {
-                    // SAFETY: the clone function is this component type's, which the
-                    // saved column holds (saved from a column of that component).
-                    prepared.push(unsafe { column.column.cloned(clone) });
-                }
-            }
-        }
+        // Everything user code can do (clone) is done before the world changes:
+        // per saved archetype, per saved column, the clone (for cloned ones).
+        let mut prepared: Vec<Vec<Option<Column>>> = snapshot
+            .archetypes
+            .iter()
+            .map(|saved| {
+                saved
+                    .columns
+                    .iter()
+                    .map(|column| match column.info.snapshot_kind() {
+                        // SAFETY: the clone function is this component type's, which
+                        // the saved column holds (saved from a column of it).
+                        StrategyKind::Clone(clone) => Some(unsafe { column.column.cloned(clone) }),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .collect();
         let resources = self.prepare_resources(snapshot);
         let mut panic: DeferredPanic = None;
         let map = self.map_saved_archetypes(snapshot);
         let mut restored = vec![false; self.archetypes.len()];
-        let mut prepared = prepared.into_iter();
-        for (saved, &id) in snapshot.archetypes.iter().zip(&map) {
+        for ((saved, &id), prepared) in snapshot.archetypes.iter().zip(&map).zip(&mut prepared) {
             restored[id.index()] = true;
-            restore_archetype(self.archetypes.get_mut(id), saved, &mut prepared, &mut panic);
+            restore_archetype(self.archetypes.get_mut(id), saved, prepared, &mut panic);
         }
         for (archetype, restored) in self.archetypes.iter_mut().zip(restored) {
             if !restored {
@@ -427,26 +433,30 @@ impl World {
 }
 
 /// Rewrites one archetype from its saved rows: `Copy` columns copied into the
-/// world's allocations, cloned ones swapped in from `prepared` (in saved
-/// column order), sparse columns the snapshot lacks made absent.
+/// world's allocations, cloned ones swapped in from `prepared` (indexed like
+/// the saved columns: the world's column order may differ, its sparse columns
+/// having been added in another order), sparse columns the snapshot lacks made
+/// absent.
 fn restore_archetype(
     archetype: &mut Archetype,
     saved: &SavedArchetype,
-    prepared: &mut impl Iterator<Item = Column>,
+    prepared: &mut [Option<Column>],
     panic: &mut DeferredPanic,
 ) {
     let rows = saved.entities.len();
     let components: Vec<ComponentId> = archetype.components().to_vec();
     for (column, component) in archetype.columns_mut().iter_mut().zip(components) {
-        match saved.columns.iter().find(|c| c.info.id() == component) {
-            Some(saved_column) => match saved_column.info.snapshot_kind() {
+        let position = saved.columns.iter().position(|c| c.info.id() == component);
+        match position.map(|p| (p, &saved.columns[p])) {
+            Some((position, saved_column)) => match saved_column.info.snapshot_kind() {
                 StrategyKind::Copy => {
                     // SAFETY: the world column and the saved one hold the same
                     // component (same id, same process-wide registry), a `Copy` type.
                     unsafe { column.copy_rows_from(&saved_column.column) };
                 }
                 StrategyKind::Clone(_) => {
-                    let fresh = prepared.next().expect("one prepared column per cloned saved column");
+                    // The clone of this very saved column: same component as `column`.
+                    let fresh = prepared[position].take().expect("prepared once for each cloned saved column");
                     let old = column.replace_contents(fresh);
                     defer_panic(panic, || drop(old));
                 }
