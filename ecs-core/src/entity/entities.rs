@@ -77,6 +77,14 @@ impl SavedEntities {
     pub(crate) fn live(&self) -> u32 {
         self.live
     }
+
+    /// Points every entity of `entities` (a saved archetype's rows, in order)
+    /// at its row of `archetype`: for a saved index whose archetypes were merged.
+    pub(crate) fn relocate(&mut self, archetype: ArchetypeId, entities: &[Entity]) {
+        for (row, entity) in entities.iter().enumerate() {
+            self.slots[entity.index() as usize].location = EntityLocation { archetype, row: Row::new(row) };
+        }
+    }
 }
 
 impl Entities {
@@ -314,14 +322,6 @@ impl Entities {
         core::mem::swap(&mut self.reserved, &mut saved.reserved);
         core::mem::swap(&mut self.live, &mut saved.live);
         core::mem::swap(self.pending.get_mut(), &mut saved.pending);
-    }
-
-    /// Points every entity listed in `rows` (per saved archetype, in row order) at
-    /// its row: for a saved index whose archetypes were merged.
-    pub(crate) fn relocate(saved: &mut SavedEntities, archetype: ArchetypeId, entities: &[Entity]) {
-        for (row, entity) in entities.iter().enumerate() {
-            saved.slots[entity.index() as usize].location = EntityLocation { archetype, row: Row::new(row) };
-        }
     }
 
     #[cfg(test)]

@@ -53,9 +53,11 @@
 //! component that is none of these refuses the snapshot with
 //! [`EcsError::NotSnapshottable`](crate::EcsError::NotSnapshottable) naming it.
 //!
-//! [`World::snapshot_into`] and [`World::restore`] reuse the allocations they find
-//! (the snapshot's and the world's), so a rollback loop that snapshots and
-//! restores every frame allocates nothing once warmed up.
+//! [`World::snapshot_into`] and [`World::restore`] reuse the column arrays and
+//! the entity index they find (the snapshot's and the world's), and
+//! [`World::swap_snapshot`] trades them: a rollback loop copies component data
+//! into existing arrays, and allocates only small per-archetype bookkeeping and
+//! the clones of `Clone` components and resources.
 //!
 //! # Determinism
 //! Iteration order is a function of the sequence of operations that built the

@@ -785,16 +785,6 @@ impl Column {
         *self.summary.change.get_mut() = newer(*self.summary.change.get_mut(), change);
     }
 
-    /// Swaps in `other`'s rows, allocation and summary, keeping this column's
-    /// `track_changes` flag (queries made before rely on it), and returns the old
-    /// contents as a column for the caller to drop.
-    pub(crate) fn replace_contents(&mut self, mut other: Column) -> Column {
-        debug_assert!(self.item == other.item && self.occupancy == other.occupancy);
-        core::mem::swap(self, &mut other);
-        self.track_changes.store(other.track_changes.load(Ordering::Relaxed), Ordering::Relaxed);
-        other
-    }
-
     /// Exchanges rows, allocations and summaries with `other` (a saved column of
     /// the same component); each keeps its own `track_changes` flag.
     pub(crate) fn swap_contents(&mut self, other: &mut Column) {

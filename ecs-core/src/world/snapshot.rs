@@ -6,7 +6,6 @@ use core::sync::atomic::AtomicU32;
 use super::World;
 use crate::archetype::{Archetype, ArchetypeId};
 use crate::component::ComponentId;
-use crate::entity::Entities;
 use crate::error::EcsError;
 use crate::snapshot::{ResourceSaver, SavedArchetype, SavedColumn, SavedResource, Snapshot, StrategyKind};
 use crate::storage::{Column, ComponentTicks, DeferredPanic, defer_panic, resume_deferred};
@@ -44,7 +43,7 @@ impl World {
 
     /// [`snapshot`](Self::snapshot) into an existing snapshot, reusing its
     /// allocations where the world's archetypes match the ones it holds (a
-    /// rollback loop taking one every frame allocates nothing once warm).
+    /// rollback loop taking one every frame reuses every column array once warm).
     ///
     /// # Errors
     /// As for [`snapshot`](Self::snapshot); `snapshot` is then left as it was.
@@ -180,7 +179,7 @@ impl World {
         }
         self.entities.save_into(&mut snapshot.entities);
         for (index, group) in saved.iter().enumerate() {
-            Entities::relocate(&mut snapshot.entities, ArchetypeId::new(index), &group.entities);
+            snapshot.entities.relocate(ArchetypeId::new(index), &group.entities);
         }
         snapshot.archetypes = saved;
     }
@@ -444,8 +443,9 @@ fn restore_archetype(
     panic: &mut DeferredPanic,
 ) {
     let rows = saved.entities.len();
-    let components: Vec<ComponentId> = archetype.components().to_vec();
-    for (column, component) in archetype.columns_mut().iter_mut().zip(components) {
+    for index in 0..archetype.components().len() {
+        let component = archetype.components()[index];
+        let column = &mut archetype.columns_mut()[index];
         let position = saved.columns.iter().position(|c| c.info.id() == component);
         match position.map(|p| (p, &saved.columns[p])) {
             Some((position, saved_column)) => match saved_column.info.snapshot_kind() {
@@ -457,7 +457,8 @@ fn restore_archetype(
                 StrategyKind::Clone(_) => {
                     // The clone of this very saved column: same component as `column`.
                     let fresh = prepared[position].take().expect("prepared once for each cloned saved column");
-                    let old = column.replace_contents(fresh);
+                    let mut old = fresh;
+                    column.swap_contents(&mut old);
                     defer_panic(panic, || drop(old));
                 }
                 StrategyKind::Skip | StrategyKind::Unsupported => unreachable!("never saved"),
