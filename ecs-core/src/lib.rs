@@ -124,6 +124,8 @@ pub mod panics;
 pub mod query;
 pub mod relationship;
 mod resource;
+#[cfg(feature = "serde")]
+pub mod serialize;
 pub mod snapshot;
 pub mod storage;
 pub mod system;

@@ -314,6 +314,31 @@ impl Archetype {
         }
     }
 
+    /// Appends rows for `entities`: each column takes every row of the column
+    /// `sources` lists for its component (moved out, left empty), and a sparse
+    /// column `sources` lacks gets absent rows.
+    ///
+    /// # Safety
+    /// Every column in `sources` holds the same component type as this
+    /// archetype's column of that component (made from the same
+    /// `ComponentInfo`), with `entities.len()` rows; `sources` has one for
+    /// every table component.
+    #[cfg(feature = "serde")]
+    pub(crate) unsafe fn append_rows(&mut self, entities: &[Entity], sources: &mut [(ComponentId, &mut Column)]) {
+        self.reserve(entities.len());
+        for (column, &component) in self.columns.iter_mut().zip(&self.components) {
+            match sources.iter_mut().find(|(id, _)| *id == component).map(|(_, c)| &mut **c) {
+                Some(src) => {
+                    debug_assert_eq!(src.len(), entities.len());
+                    // SAFETY: the same component type (caller).
+                    unsafe { column.append_moved(src) };
+                }
+                None => column.push_absent_rows(entities.len()),
+            }
+        }
+        self.entities.extend_from_slice(entities);
+    }
+
     /// Drops every row (panics of `Drop` caught into `panic`), keeping the
     /// allocations.
     pub(crate) fn clear_rows(&mut self, panic: &mut crate::storage::DeferredPanic) {

@@ -288,6 +288,78 @@ impl Entities {
         Ok(())
     }
 
+    /// The index as a save records it: the number of slots, the free list
+    /// (each slot with the generation it hands out next, in free-list order)
+    /// and every other slot not live in a saved archetype (`saved` says which
+    /// archetypes are saved), as retired.
+    #[cfg(feature = "serde")]
+    pub(crate) fn save_layout(&self, saved: impl Fn(ArchetypeId) -> bool) -> (u32, Vec<Entity>, Vec<Entity>) {
+        let entity = |index: u32| Entity::new(index, self.slots[index as usize].generation);
+        let free: Vec<Entity> = self.free.iter().map(|&index| entity(index)).collect();
+        let mut on_free_list = vec![false; self.slots.len()];
+        self.free.iter().for_each(|&index| on_free_list[index as usize] = true);
+        let retired = (0..self.slots.len() as u32)
+            .filter(|&index| {
+                let location = self.slots[index as usize].location;
+                let saved_live = location.is_live() && saved(location.archetype);
+                !(on_free_list[index as usize] || saved_live)
+            })
+            .map(entity)
+            .collect();
+        (self.slots.len() as u32, free, retired)
+    }
+
+    /// `true` when no entity is live and no handle is reserved: a load keeps
+    /// the saved ids only then.
+    #[cfg(feature = "serde")]
+    pub(crate) fn is_unused(&self) -> bool {
+        self.live == 0
+            && self.pending.load(Ordering::Relaxed) == 0
+            && self.reserved.iter().all(|&index| self.slots[index as usize].location != EntityLocation::RESERVED)
+    }
+
+    /// Replaces the index by `slots` dead slots: `free` on the free list in
+    /// that order and `retired` off it, each with its generation; the others
+    /// get theirs from [`place`](Self::place). The caller has checked that
+    /// every slot below `slots` is listed exactly once.
+    #[cfg(feature = "serde")]
+    pub(crate) fn load_layout(&mut self, slots: u32, free: &[Entity], retired: &[Entity]) {
+        self.slots.clear();
+        self.slots.resize(slots as usize, Slot { generation: NonZeroU32::MIN, location: EntityLocation::FREE });
+        for &entity in free.iter().chain(retired) {
+            self.slots[entity.index() as usize].generation = entity.generation();
+        }
+        self.free.clear();
+        self.free.extend(free.iter().map(|e| e.index()));
+        self.reserved.clear();
+        self.live = 0;
+        *self.pending.get_mut() = 0;
+    }
+
+    /// Makes `entity`'s dead slot (from [`load_layout`](Self::load_layout)) live
+    /// at `location`, with `entity`'s generation.
+    #[cfg(feature = "serde")]
+    pub(crate) fn place(&mut self, entity: Entity, location: EntityLocation) {
+        let slot = &mut self.slots[entity.index() as usize];
+        debug_assert!(!slot.location.is_live());
+        *slot = Slot { generation: entity.generation(), location };
+        self.live += 1;
+    }
+
+    /// The handles the next `count` calls to [`alloc`](Self::alloc) will
+    /// return, without allocating (no reservation may be pending).
+    #[cfg(feature = "serde")]
+    pub(crate) fn peek_allocs(&self, count: usize) -> Vec<Entity> {
+        debug_assert_eq!(self.pending.load(Ordering::Relaxed), 0);
+        let reused =
+            self.free.iter().rev().take(count).map(|&index| Entity::new(index, self.slots[index as usize].generation));
+        let fresh = (self.slots.len()..).take(count.saturating_sub(self.free.len())).map(|index| {
+            let index = u32::try_from(index).ok().filter(|&i| i != u32::MAX).expect("entity index space exhausted");
+            Entity::new(index, NonZeroU32::MIN)
+        });
+        reused.chain(fresh).collect()
+    }
+
     /// Copies the whole index into `dst` (a snapshot), reusing its buffers.
     pub(crate) fn save_into(&self, dst: &mut SavedEntities) {
         dst.slots.clone_from(&self.slots);

@@ -7,6 +7,8 @@
 
 mod entities;
 mod map;
+#[cfg(feature = "serde")]
+mod serde;
 
 pub(crate) use entities::SavedEntities;
 pub use entities::{Entities, EntityLocation};

@@ -45,6 +45,8 @@
 
 mod hierarchy;
 mod propagate;
+#[cfg(feature = "serde")]
+mod serde;
 mod sources;
 mod traverse;
 mod upkeep;

@@ -322,7 +322,6 @@ impl Column {
     ///
     /// # Panics
     /// When the byte size would overflow `isize::MAX`.
-    #[cfg(test)]
     #[inline]
     pub(crate) fn reserve(&mut self, additional: usize) {
         if self.capacity - self.len < additional {
@@ -350,7 +349,6 @@ impl Column {
         self.capacity = capacity;
     }
 
-    #[cfg(test)]
     /// Moves `value` in as a new last row, growing if needed.
     ///
     /// # Safety
@@ -775,6 +773,77 @@ impl Column {
             self.len = to + 1;
         }
         self.merge_summary(src, start == 0);
+    }
+
+    /// Moves every row of `src` (values and ticks) to the end of this column;
+    /// `src` is left empty, its values now owned here. Absent slots of a
+    /// sparse column move as the uninitialised bytes they are.
+    ///
+    /// # Safety
+    /// Both columns hold the same component type (made from the same
+    /// `ComponentInfo`).
+    pub(crate) unsafe fn append_moved(&mut self, src: &mut Column) {
+        debug_assert!(self.item == src.item && self.occupancy == src.occupancy && self.keeps_ticks == src.keeps_ticks);
+        let start = self.len;
+        let end = start.checked_add(src.len).expect("column capacity overflow");
+        self.grow_to(end);
+        // SAFETY: `src` holds `len` rows and ticks (when kept); `self` was just
+        // grown to hold `end` rows; two columns never share an allocation. A
+        // bitwise copy followed by forgetting the source is a move.
+        unsafe {
+            core::ptr::copy_nonoverlapping(src.data.as_ptr(), self.row_ptr(start), src.len * self.item.size());
+            if self.keeps_ticks {
+                core::ptr::copy_nonoverlapping(src.ticks.as_ptr(), self.ticks.as_ptr().add(start), src.len);
+            }
+        }
+        self.len = end;
+        // The values are owned here now: `src` must not drop them.
+        src.len = 0;
+        self.merge_summary(src, start == 0);
+    }
+
+    /// Empties the column without dropping its values.
+    ///
+    /// # Safety
+    /// Every value was moved out (the column no longer owns any).
+    pub(crate) unsafe fn forget_rows(&mut self) {
+        self.len = 0;
+    }
+
+    /// A mutable pointer to the value in `row`, `None` when the row is out of
+    /// range or absent.
+    pub(crate) fn get_row_mut(&mut self, row: usize) -> Option<PtrMut<'_>> {
+        // SAFETY: the row holds a value (checked), and `&mut self` makes the
+        // pointer unique for its lifetime.
+        self.holds(row).then(|| unsafe { PtrMut::new(NonNull::new_unchecked(self.row_ptr(row))) })
+    }
+
+    /// Gives every present row the ticks `ticks` yields, in order (a load's
+    /// saved ticks; `added` is never made absent), or `now` when `ticks` runs
+    /// out; the summary becomes the newest of them as seen from `now`.
+    pub(crate) fn load_ticks(&mut self, mut ticks: impl Iterator<Item = ComponentTicks>, now: Tick) {
+        if !self.keeps_ticks {
+            return;
+        }
+        let (mut add, mut change) = (None::<Tick>, None::<Tick>);
+        let newer = |a: Option<Tick>, b: Tick| match a {
+            Some(a) if now.get().wrapping_sub(a.get()) <= now.get().wrapping_sub(b.get()) => Some(a),
+            _ => Some(b),
+        };
+        for row in 0..self.len {
+            // SAFETY: `row < len`.
+            if !unsafe { self.is_present(row) } {
+                continue;
+            }
+            let pair = ticks.next().unwrap_or(ComponentTicks::new(now));
+            let pair = ComponentTicks { added: pair.added.stamp(), changed: pair.changed };
+            // SAFETY: `row < len`, so its tick slot is allocated and written.
+            unsafe { self.ticks.add(row).write(pair) };
+            add = newer(add, pair.added);
+            change = newer(change, pair.changed);
+        }
+        *self.summary.add.get_mut() = add.map_or(0, Tick::get);
+        *self.summary.change.get_mut() = change.map_or(0, Tick::get);
     }
 
     /// Takes `src`'s summary (`replace`), or keeps the newer of the two halves.

@@ -14,6 +14,8 @@ mod deferred;
 mod entity_mut;
 mod entity_ref;
 mod lifecycle;
+#[cfg(feature = "serde")]
+mod load;
 mod query;
 mod snapshot;
 mod spawn_batch;

@@ -1,0 +1,476 @@
+//! The column format: per archetype, the component names, the entities, and
+//! each component's values in a run with their change ticks. Compact and
+//! exact: a world loaded from it into a new world is the saved world, ticks
+//! and systems' last runs included.
+//!
+//! Layout in serde's data model (tuples are fixed-size, sequences carry a
+//! length): `(version, change_tick, last_tick_check, [system_tick],
+//! slots, [free entity], [retired entity], [archetype])`, an archetype being
+//! `([name], [entity], [(values, [(added, changed)])])`, where `values` is
+//! `[value]` for a table component and `[(row, value)]` for a sparse one (the
+//! rows holding a value, in order), and
+//! ticks are listed for the rows holding a value (none when the component keeps
+//! no ticks).
+
+use core::fmt;
+
+use serde::de::{DeserializeSeed, Deserializer, Error as _, IgnoredAny, SeqAccess, Visitor};
+use serde::ser::{Error as _, SerializeSeq, SerializeTuple};
+use serde::{Serialize, Serializer};
+
+use super::FORMAT_VERSION;
+use super::error::LoadError;
+use super::plan::{PlannedArchetype, plan};
+use super::registry::SerializeRegistry;
+use super::save::{LoadedArchetype, LoadedColumn, SavedTicks, WorldSave};
+use super::validate;
+use super::values::{Context, ValueOut, ValueSeed};
+use crate::component::ComponentId;
+use crate::entity::Entity;
+use crate::storage::{Column, ComponentTicks, Tick};
+use crate::world::World;
+
+/// A world in the column format, ready for any serde serializer: made by
+/// [`SerializeRegistry::columns`]. Serializing fails, naming it, when an
+/// entity holds a component that is neither registered nor skipped.
+pub struct Columns<'a> {
+    registry: &'a SerializeRegistry,
+    world: &'a World,
+}
+
+impl SerializeRegistry {
+    /// `world` in the column format (see [`crate::serialize`]): serialize the
+    /// result with any serde format.
+    ///
+    /// # Example
+    /// ```
+    /// use ecs_core::prelude::*;
+    /// use ecs_core::serialize::SerializeRegistry;
+    /// #[derive(Component, Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+    /// struct Hp(u32);
+    /// let registry = SerializeRegistry::new().register::<Hp>("Hp");
+    /// let mut world = World::new();
+    /// let e = world.spawn(Hp(3));
+    /// let bytes = serde_json::to_vec(&registry.columns(&world)).unwrap();
+    /// let mut loaded = World::new();
+    /// loaded.load(registry.load_columns(&mut serde_json::Deserializer::from_slice(&bytes))?);
+    /// assert_eq!(loaded.get::<Hp>(e), Some(&Hp(3)));
+    /// # Ok::<(), ecs_core::serialize::LoadError>(())
+    /// ```
+    pub fn columns<'a>(&'a self, world: &'a World) -> Columns<'a> {
+        Columns { registry: self, world }
+    }
+
+    /// Parses and checks a save in the column format, without touching any
+    /// world; [`World::load`] puts the result into one.
+    ///
+    /// # Errors
+    /// A [`LoadError`] naming what is wrong (see [`crate::serialize`]).
+    pub fn load_columns<'de, D: Deserializer<'de>>(&self, deserializer: D) -> Result<WorldSave, LoadError> {
+        let context = Context::new(self);
+        let result = deserializer.deserialize_tuple(8, SaveVisitor { context: &context });
+        let mut save = context.finish(result)?;
+        validate::check(&mut save)?;
+        Ok(save)
+    }
+}
+
+impl Serialize for Columns<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let plan = plan(self.registry, self.world).map_err(S::Error::custom)?;
+        let (change_tick, last_tick_check, system_ticks) = self.world.saved_ticks();
+        let mut out = serializer.serialize_tuple(8)?;
+        out.serialize_element(&FORMAT_VERSION)?;
+        out.serialize_element(&change_tick)?;
+        out.serialize_element(&last_tick_check)?;
+        out.serialize_element(&system_ticks)?;
+        out.serialize_element(&plan.slots)?;
+        out.serialize_element(&plan.free)?;
+        out.serialize_element(&plan.retired)?;
+        let archetypes: Vec<ArchetypeOut<'_>> =
+            plan.archetypes.iter().map(|planned| ArchetypeOut { registry: self.registry, planned }).collect();
+        out.serialize_element(&archetypes)?;
+        out.end()
+    }
+}
+
+struct ArchetypeOut<'a> {
+    registry: &'a SerializeRegistry,
+    planned: &'a PlannedArchetype<'a>,
+}
+
+impl Serialize for ArchetypeOut<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = serializer.serialize_tuple(3)?;
+        let names: Vec<&str> =
+            self.planned.columns.iter().map(|&(_, entry)| self.registry.entry(entry).name.as_str()).collect();
+        out.serialize_element(&names)?;
+        out.serialize_element(self.planned.archetype.entities())?;
+        let columns: Vec<ColumnOut<'_>> = self
+            .planned
+            .columns
+            .iter()
+            .map(|&(column, entry)| ColumnOut { registry: self.registry, column, entry })
+            .collect();
+        out.serialize_element(&columns)?;
+        out.end()
+    }
+}
+
+struct ColumnOut<'a> {
+    registry: &'a SerializeRegistry,
+    /// A column of the entry's component.
+    column: &'a Column,
+    entry: usize,
+}
+
+impl Serialize for ColumnOut<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let entry = self.registry.entry(self.entry);
+        let column = self.column;
+        let value = |row: usize| column.get(row).map(|value| ValueOut { entry, value });
+        let mut out = serializer.serialize_tuple(2)?;
+        let present = (0..column.len()).filter(|&row| column.holds(row)).count();
+        if column.is_sparse() {
+            let rows = || (0..column.len()).filter_map(|row| Some((row as u32, value(row)?)));
+            out.serialize_element(&SeqOf(present, rows))?;
+        } else {
+            out.serialize_element(&SeqOf(present, || (0..column.len()).filter_map(value)))?;
+        }
+        let ticks = column.ticks();
+        let pairs = move || {
+            (0..ticks.len())
+                .filter(|&row| column.holds(row))
+                .map(|row| (ticks[row].added.get(), ticks[row].changed.get()))
+        };
+        out.serialize_element(&SeqOf(if ticks.is_empty() { 0 } else { present }, pairs))?;
+        out.end()
+    }
+}
+
+/// A sequence of `.0` items made by calling `.1` (compact formats need the
+/// length up front, which a filtering iterator does not tell).
+struct SeqOf<F>(usize, F);
+
+impl<F, I> Serialize for SeqOf<F>
+where
+    F: Fn() -> I,
+    I: Iterator,
+    I::Item: Serialize,
+{
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = serializer.serialize_seq(Some(self.0))?;
+        for item in (self.1)() {
+            out.serialize_element(&item)?;
+        }
+        out.end()
+    }
+}
+
+struct SaveVisitor<'a, 'r> {
+    context: &'a Context<'r>,
+}
+
+fn missing<E: serde::de::Error>(what: &str) -> E {
+    E::custom(format_args!("the save ends before its {what}"))
+}
+
+impl<'de> Visitor<'de> for SaveVisitor<'_, '_> {
+    type Value = WorldSave;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a world in the column format")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<WorldSave, A::Error> {
+        let version: u32 = seq.next_element()?.ok_or_else(|| missing("format version"))?;
+        if version > FORMAT_VERSION {
+            return Err(self.context.fail(LoadError::NewerVersion { found: version, supported: FORMAT_VERSION }));
+        }
+        if version == 0 {
+            return Err(A::Error::custom("format version 0: not a save of this crate"));
+        }
+        let change_tick: u32 = seq.next_element()?.ok_or_else(|| missing("change tick"))?;
+        let last_tick_check: u32 = seq.next_element()?.ok_or_else(|| missing("tick check"))?;
+        let system_ticks: Vec<u32> = seq.next_element()?.ok_or_else(|| missing("system ticks"))?;
+        let slots: u32 = seq.next_element()?.ok_or_else(|| missing("slot count"))?;
+        let free: Vec<Entity> = seq.next_element()?.ok_or_else(|| missing("free list"))?;
+        let retired: Vec<Entity> = seq.next_element()?.ok_or_else(|| missing("retired slots"))?;
+        let now = Tick::new(change_tick);
+        let archetypes = seq
+            .next_element_seed(ArchetypesSeed { context: self.context, now })?
+            .ok_or_else(|| missing("archetypes"))?;
+        let ticks = Some(SavedTicks { change_tick, last_tick_check, system_ticks });
+        Ok(WorldSave { slots, free, retired, archetypes, ticks })
+    }
+}
+
+struct ArchetypesSeed<'a, 'r> {
+    context: &'a Context<'r>,
+    now: Tick,
+}
+
+impl<'de> DeserializeSeed<'de> for ArchetypesSeed<'_, '_> {
+    type Value = Vec<LoadedArchetype>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ArchetypesSeed<'_, '_> {
+    type Value = Vec<LoadedArchetype>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a sequence of archetypes")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut archetypes = Vec::new();
+        while let Some(archetype) = seq.next_element_seed(ArchetypeSeed { context: self.context, now: self.now })? {
+            archetypes.push(archetype);
+        }
+        Ok(archetypes)
+    }
+}
+
+struct ArchetypeSeed<'a, 'r> {
+    context: &'a Context<'r>,
+    now: Tick,
+}
+
+impl<'de> DeserializeSeed<'de> for ArchetypeSeed<'_, '_> {
+    type Value = LoadedArchetype;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_tuple(3, self)
+    }
+}
+
+impl<'de> Visitor<'de> for ArchetypeSeed<'_, '_> {
+    type Value = LoadedArchetype;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an archetype: component names, entities, columns")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let names: Vec<String> = seq.next_element()?.ok_or_else(|| missing("component names"))?;
+        let mut entries = Vec::with_capacity(names.len());
+        for name in &names {
+            let entry = self.context.entry::<A::Error>(name)?;
+            if entries.contains(&entry) {
+                return Err(self.context.fail(LoadError::DuplicateComponent(name.clone())));
+            }
+            entries.push(entry);
+        }
+        let entities: Vec<Entity> = seq.next_element()?.ok_or_else(|| missing("entities"))?;
+        let columns = seq
+            .next_element_seed(ColumnsSeed {
+                context: self.context,
+                entries: &entries,
+                rows: entities.len(),
+                now: self.now,
+            })?
+            .ok_or_else(|| missing("columns"))?;
+        let key = key_of(&columns);
+        Ok(LoadedArchetype { key, entities, columns })
+    }
+}
+
+/// The archetype key of these columns: their table components, sorted.
+pub(crate) fn key_of(columns: &[LoadedColumn]) -> Box<[ComponentId]> {
+    let mut key: Vec<ComponentId> = columns.iter().filter(|c| !c.info.is_sparse()).map(|c| c.info.id()).collect();
+    key.sort_unstable();
+    key.into()
+}
+
+/// An empty loaded column for registry entry `entry`.
+pub(crate) fn loaded_column(registry: &SerializeRegistry, entry: usize) -> LoadedColumn {
+    let entry = registry.entry(entry);
+    LoadedColumn {
+        name: entry.name.clone(),
+        info: entry.info,
+        column: Column::new(&entry.info),
+        map_entities: entry.map_entities,
+        relation: entry.relation,
+    }
+}
+
+struct ColumnsSeed<'a, 'r> {
+    context: &'a Context<'r>,
+    entries: &'a [usize],
+    rows: usize,
+    now: Tick,
+}
+
+impl<'de> DeserializeSeed<'de> for ColumnsSeed<'_, '_> {
+    type Value = Vec<LoadedColumn>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ColumnsSeed<'_, '_> {
+    type Value = Vec<LoadedColumn>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} columns", self.entries.len())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut columns = Vec::with_capacity(self.entries.len());
+        for &entry in self.entries {
+            let mut loaded = loaded_column(self.context.registry, entry);
+            let seed =
+                ColumnSeed { context: self.context, entry, column: &mut loaded.column, rows: self.rows, now: self.now };
+            seq.next_element_seed(seed)?.ok_or_else(|| A::Error::invalid_length(columns.len(), &self))?;
+            columns.push(loaded);
+        }
+        if seq.next_element::<IgnoredAny>()?.is_some() {
+            return Err(A::Error::invalid_length(self.entries.len() + 1, &self));
+        }
+        Ok(columns)
+    }
+}
+
+struct ColumnSeed<'a, 'r> {
+    context: &'a Context<'r>,
+    entry: usize,
+    /// Made from the entry's `ComponentInfo`.
+    column: &'a mut Column,
+    rows: usize,
+    now: Tick,
+}
+
+impl<'de> DeserializeSeed<'de> for ColumnSeed<'_, '_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_tuple(2, self)
+    }
+}
+
+impl<'de> Visitor<'de> for ColumnSeed<'_, '_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a column: values and ticks")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let entry = self.context.registry.entry(self.entry);
+        let values =
+            ValuesSeed { context: self.context, entry: self.entry, column: &mut *self.column, rows: self.rows };
+        seq.next_element_seed(values)?.ok_or_else(|| missing("values"))?;
+        let ticks: Vec<(u32, u32)> = seq.next_element()?.ok_or_else(|| missing("ticks"))?;
+        let present = (0..self.column.len()).filter(|&row| self.column.holds(row)).count();
+        if !ticks.is_empty() && ticks.len() != present {
+            return Err(A::Error::custom(format_args!(
+                "component `{}` has {present} values but {} ticks",
+                entry.name,
+                ticks.len()
+            )));
+        }
+        let ticks = ticks
+            .into_iter()
+            .map(|(added, changed)| ComponentTicks { added: Tick::new(added), changed: Tick::new(changed) });
+        self.column.load_ticks(ticks, self.now);
+        Ok(())
+    }
+}
+
+struct ValuesSeed<'a, 'r> {
+    context: &'a Context<'r>,
+    entry: usize,
+    /// Made from the entry's `ComponentInfo`.
+    column: &'a mut Column,
+    rows: usize,
+}
+
+impl<'de> DeserializeSeed<'de> for ValuesSeed<'_, '_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ValuesSeed<'_, '_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} values", self.rows)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let entry = self.context.registry.entry(self.entry);
+        if self.column.is_sparse() {
+            // `(row, value)` for the rows holding one, rows increasing.
+            loop {
+                let seed = SparseRow {
+                    value: ValueSeed { context: self.context, entry, column: &mut *self.column, entity: None },
+                    rows: self.rows,
+                };
+                if seq.next_element_seed(seed)?.is_none() {
+                    break;
+                }
+            }
+            let absent = self.rows - self.column.len();
+            self.column.push_absent_rows(absent);
+            return Ok(());
+        }
+        // Grown as values arrive, never from a count the input claims.
+        for row in 0..self.rows {
+            let value = ValueSeed { context: self.context, entry, column: &mut *self.column, entity: None };
+            if seq.next_element_seed(value)?.is_none() {
+                return Err(A::Error::custom(format_args!(
+                    "component `{}` has {row} values for {} entities",
+                    entry.name, self.rows
+                )));
+            }
+        }
+        if seq.next_element::<IgnoredAny>()?.is_some() {
+            return Err(A::Error::custom(format_args!("component `{}` has more values than entities", entry.name)));
+        }
+        Ok(())
+    }
+}
+
+/// One row of a sparse column: its index, then its value; the rows skipped
+/// since the last one are absent.
+struct SparseRow<'a, 'r> {
+    value: ValueSeed<'a, 'r>,
+    rows: usize,
+}
+
+impl<'de> DeserializeSeed<'de> for SparseRow<'_, '_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_tuple(2, self)
+    }
+}
+
+impl<'de> Visitor<'de> for SparseRow<'_, '_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a row and its value")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let row: u32 = seq.next_element()?.ok_or_else(|| missing("row"))?;
+        let (row, filled) = (row as usize, self.value.column.len());
+        if row < filled || row >= self.rows {
+            return Err(A::Error::custom(format_args!(
+                "component `{}`: row {row} is out of order or beyond the {} entities",
+                self.value.entry.name, self.rows
+            )));
+        }
+        self.value.column.push_absent_rows(row - filled);
+        seq.next_element_seed(self.value)?.ok_or_else(|| missing("value"))?;
+        Ok(())
+    }
+}

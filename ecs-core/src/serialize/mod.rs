@@ -1,0 +1,110 @@
+//! Saving and loading worlds through serde (feature `serde`, off by default).
+//!
+//! Components opt in under a stable name in a [`SerializeRegistry`], so that
+//! reordering, renaming or adding types does not break old saves. Two formats
+//! carry the same world over any serde format:
+//! - **rows** ([`SerializeRegistry::rows`]): entity → its components by name; made
+//!   to be read and edited (JSON, RON);
+//! - **columns** ([`SerializeRegistry::columns`]): per archetype, each component's
+//!   values in a run, with change ticks and each system's last run; compact
+//!   (postcard, bincode) and exact.
+//!
+//! Loading is two steps: [`SerializeRegistry::load_rows`] /
+//! [`load_columns`](SerializeRegistry::load_columns) parse and check a save
+//! into a [`WorldSave`] without touching any world, and [`World::load`] puts it
+//! into one, which cannot fail.
+//!
+//! ```
+//! use ecs_core::prelude::*;
+//! use ecs_core::serialize::SerializeRegistry;
+//!
+//! #[derive(Component, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+//! struct Position { x: f32, y: f32 }
+//! #[derive(Component, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+//! struct Target(#[entities] Entity);
+//!
+//! let registry = SerializeRegistry::new()
+//!     .register::<Position>("Position")
+//!     .register::<Target>("Target");
+//! let mut world = World::new();
+//! let a = world.spawn(Position { x: 1.0, y: 2.0 });
+//! let b = world.spawn((Position { x: 3.0, y: 4.0 }, Target(a)));
+//!
+//! let json = serde_json::to_string(&registry.rows(&world)).unwrap();
+//! assert!(json.contains(r#""1v1":{"Position":{"x":3.0,"y":4.0},"Target":"0v1"}"#));
+//!
+//! // Into a new world: the same ids.
+//! let save = registry.load_rows(&mut serde_json::Deserializer::from_str(&json))?;
+//! let mut loaded = World::new();
+//! loaded.load(save);
+//! assert_eq!(loaded.get::<Target>(b), Some(&Target(a)));
+//!
+//! // Into a world that has entities: new ids, references remapped.
+//! let save = registry.load_rows(&mut serde_json::Deserializer::from_str(&json))?;
+//! let map = loaded.load(save);
+//! let (a2, b2) = (map.get(a).unwrap(), map.get(b).unwrap());
+//! assert_ne!(b2, b);
+//! assert_eq!(loaded.get::<Target>(b2), Some(&Target(a2)));
+//! # Ok::<(), ecs_core::serialize::LoadError>(())
+//! ```
+//!
+//! # What is saved
+//! Every entity holding only registered (or [skipped](SerializeRegistry::skip))
+//! components, with its id; the entity index's slots (which are free, in which
+//! order, which are retired), so that a world loaded into a new world hands
+//! out the same ids afterwards; and, in the column format, change ticks and
+//! each system's last run, as a [`Snapshot`](crate::snapshot::Snapshot) holds
+//! them. Saving a world in which an entity holds a component that is neither
+//! registered nor skipped fails, naming it. Observers are not saved (their
+//! entities are left out, their slots kept retired); neither are resources,
+//! events or removal logs.
+//!
+//! The hierarchy (`ChildOf`, `Children`) is registered by
+//! [`SerializeRegistry::new`]; other relationships are registered with
+//! [`register_relationship`](SerializeRegistry::register_relationship), which
+//! saves the target side as its list of sources, so that a loaded world keeps
+//! each list's order.
+//!
+//! # What a load does
+//! - Into a world with no entity (and no handle reserved by commands): every
+//!   entity keeps its id, and the entity index is the saved one. Loaded into a
+//!   new world, the result iterates exactly like the saved world and allocates
+//!   the same ids afterwards (see [`crate::snapshot`] for the determinism
+//!   contract); the column format also restores change ticks, the world's tick
+//!   and systems' last runs, so `Changed<T>` reports what it would have.
+//! - Into a world that has entities (observers count): each saved entity gets a
+//!   new id, and every entity held by a loaded component (fields marked
+//!   `#[entities]`, relationships) is rewritten to match; [`World::load`]
+//!   returns the [`EntityMap`] from saved ids to new ones. Loaded values are
+//!   stamped as added now.
+//! - Hooks and observers do not run: a load puts a consistent state in place,
+//!   as a [`restore`](crate::World::restore) does.
+//!
+//! # Bad input
+//! Every check happens while parsing, before any world is touched, and fails
+//! with a [`LoadError`] naming what is wrong: data the serde format cannot read
+//! (truncated, malformed), a save from a newer format version, an unknown
+//! component name, a value that does not deserialize, a duplicate entity or
+//! component, an entity reference to an entity the save does not hold, an entity
+//! index whose slots do not add up, relationships whose two sides disagree or
+//! form a cycle. A load that fails changes nothing.
+
+mod column;
+mod error;
+mod plan;
+mod registry;
+mod row;
+mod save;
+mod validate;
+mod values;
+
+pub use column::Columns;
+pub use error::LoadError;
+pub use registry::SerializeRegistry;
+pub use row::Rows;
+pub use save::{EntityMap, WorldSave};
+
+/// The format version this build writes, and the newest it reads. Saves carry
+/// it first; a save from a newer version is refused with
+/// [`LoadError::NewerVersion`] instead of being misread.
+pub const FORMAT_VERSION: u32 = 1;

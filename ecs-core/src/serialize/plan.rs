@@ -1,0 +1,65 @@
+//! What a save of a world holds, decided before anything is written: the
+//! archetypes and columns saved (each with its registry entry) and the entity
+//! index's slots. Shared by both formats.
+
+use crate::archetype::Archetype;
+use crate::entity::Entity;
+use crate::storage::Column;
+use crate::world::World;
+
+use super::registry::SerializeRegistry;
+
+pub(crate) struct SavePlan<'w> {
+    pub(crate) slots: u32,
+    pub(crate) free: Vec<Entity>,
+    pub(crate) retired: Vec<Entity>,
+    pub(crate) archetypes: Vec<PlannedArchetype<'w>>,
+}
+
+pub(crate) struct PlannedArchetype<'w> {
+    pub(crate) archetype: &'w Archetype,
+    /// The saved columns, each with the index of its registry entry, in the
+    /// archetype's order.
+    pub(crate) columns: Vec<(&'w Column, usize)>,
+}
+
+impl SavePlan<'_> {
+    pub(crate) fn entity_count(&self) -> usize {
+        self.archetypes.iter().map(|a| a.archetype.len()).sum()
+    }
+}
+
+/// The plan, or a message naming the first component that is neither
+/// registered nor skipped and that some entity holds.
+pub(crate) fn plan<'w>(registry: &SerializeRegistry, world: &'w World) -> Result<SavePlan<'w>, String> {
+    let mut archetypes = Vec::new();
+    let mut saved = vec![false; world.archetypes().len()];
+    'archetypes: for archetype in world.archetypes().iter() {
+        if archetype.components().iter().any(|&c| registry.is_machinery(c)) {
+            continue;
+        }
+        let mut columns = Vec::new();
+        for (column, &component) in archetype.columns().iter().zip(archetype.components()) {
+            match registry.by_component(component) {
+                Some(entry) => columns.push((column, entry)),
+                None if registry.is_skipped(component) => {}
+                // An empty archetype is left out rather than refused: nothing
+                // would be lost. So is an empty sparse column.
+                None if archetype.is_empty() => continue 'archetypes,
+                None if column.is_sparse() && (0..column.len()).all(|row| !column.holds(row)) => {}
+                None => {
+                    let name = world.components().name(component);
+                    return Err(format!(
+                        "component `{}` is not registered for saving: register it with \
+                         `SerializeRegistry::register::<{0}>(\"Name\")`, or leave it out with `.skip::<{0}>()`",
+                        crate::names::short_name(name)
+                    ));
+                }
+            }
+        }
+        saved[archetype.id().index()] = true;
+        archetypes.push(PlannedArchetype { archetype, columns });
+    }
+    let (slots, free, retired) = world.entities().save_layout(|archetype| saved[archetype.index()]);
+    Ok(SavePlan { slots, free, retired, archetypes })
+}

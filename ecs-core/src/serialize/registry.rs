@@ -1,0 +1,281 @@
+//! [`SerializeRegistry`]: which components a save holds, under which names.
+
+use std::collections::{HashMap, HashSet};
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::component::{Component, ComponentId, ComponentInfo, component_id};
+use crate::entity::Entity;
+use crate::relationship::{ChildOf, Relationship, RelationshipSources, RelationshipTarget};
+use crate::storage::{Column, OwningPtr, Ptr, PtrMut, Tick};
+
+/// The components a save holds, each under a stable name, and the components
+/// it leaves out. Build it once, the same way for saving and loading.
+///
+/// [`new`](Self::new) knows the hierarchy (`ChildOf` and `Children`, under those
+/// names); add your components with [`register`](Self::register), your
+/// relationships with [`register_relationship`](Self::register_relationship),
+/// and leave components out with [`skip`](Self::skip). See the
+/// [module docs](super) for an example.
+pub struct SerializeRegistry {
+    entries: Vec<Entry>,
+    by_name: HashMap<String, usize>,
+    by_component: HashMap<ComponentId, usize>,
+    skipped: HashSet<ComponentId>,
+    /// Entities holding one of these are not saved at all (observers).
+    machinery: HashSet<ComponentId>,
+}
+
+/// How one registered component is written, read and remapped.
+pub(crate) struct Entry {
+    pub(crate) name: String,
+    pub(crate) info: ComponentInfo,
+    /// The value behind a pointer to a `T`, as something serde can write.
+    pub(crate) serialize: for<'a> unsafe fn(Ptr<'a>) -> &'a dyn erased_serde::Serialize,
+    /// Reads one value and pushes it onto a column of `T` (stamped `tick`).
+    pub(crate) deserialize: DeserializeFn,
+    /// `Component::map_entities` of the `T` behind the pointer.
+    pub(crate) map_entities: unsafe fn(PtrMut<'_>, &mut dyn FnMut(Entity) -> Entity),
+    pub(crate) relation: Relation,
+}
+
+/// # Safety
+/// The column holds values of the entry's component type.
+pub(crate) type DeserializeFn = for<'a, 'de> unsafe fn(
+    &'a mut dyn erased_serde::Deserializer<'de>,
+    &'a mut Column,
+    Tick,
+) -> Result<(), erased_serde::Error>;
+
+/// The part a component plays in a relationship, for the checks of a load.
+#[derive(Clone, Copy)]
+pub(crate) enum Relation {
+    None,
+    /// A relationship: the entity it points at.
+    Source {
+        target: ComponentId,
+        get: unsafe fn(Ptr<'_>) -> Entity,
+    },
+    /// A relationship target: the entities listed.
+    Target {
+        source: ComponentId,
+        sources: for<'a> unsafe fn(Ptr<'a>) -> &'a [Entity],
+    },
+}
+
+impl Default for SerializeRegistry {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl core::fmt::Debug for SerializeRegistry {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("SerializeRegistry")
+            .field("components", &self.entries.iter().map(|e| e.name.as_str()).collect::<Vec<_>>())
+            .field("skipped", &self.skipped.len())
+            .finish()
+    }
+}
+
+impl SerializeRegistry {
+    /// A registry that knows the hierarchy: [`ChildOf`] as `"ChildOf"` and
+    /// [`Children`](crate::relationship::Children) as `"Children"`.
+    pub fn new() -> Self {
+        let mut registry = Self {
+            entries: Vec::new(),
+            by_name: HashMap::new(),
+            by_component: HashMap::new(),
+            skipped: HashSet::new(),
+            machinery: HashSet::new(),
+        };
+        registry.machinery.insert(component_id::<crate::observer::Observer>());
+        registry.skipped.insert(component_id::<crate::observer::ObservedBy>());
+        registry.register_relationship::<ChildOf>("ChildOf", "Children")
+    }
+
+    /// Saves and loads component `T` under `name`. The name, not the type, is
+    /// what a save records: keep it when the type is renamed or moved.
+    ///
+    /// Entities the component holds must be declared (`#[entities]` on the
+    /// field) so that a load into a world with entities can remap them.
+    ///
+    /// # Panics
+    /// When `name` or `T` is already registered, or `T` is a relationship
+    /// (register those with [`register_relationship`](Self::register_relationship)).
+    pub fn register<T: Component + Serialize + DeserializeOwned>(mut self, name: &str) -> Self {
+        assert!(
+            !T::__LINKS,
+            "`{}` is a relationship: register it with `register_relationship::<{0}>(\"{name}\", \"TargetName\")`, \
+             which saves its target side too",
+            crate::names::type_name::<T>()
+        );
+        self.add(name, entry_of::<T>(name, Relation::None));
+        self
+    }
+
+    /// Saves and loads relationship `R` under `source_name` and its target
+    /// component (`R::Target`, such as `Children`) under `target_name`, as the
+    /// list of its sources in order. Loading checks that the two sides agree
+    /// and that the links form no cycle.
+    ///
+    /// # Panics
+    /// When a name or a type is already registered.
+    pub fn register_relationship<R>(mut self, source_name: &str, target_name: &str) -> Self
+    where
+        R: Relationship + Serialize + DeserializeOwned,
+    {
+        let target = component_id::<R::Target>();
+        let source = component_id::<R>();
+        self.add(source_name, entry_of::<R>(source_name, Relation::Source { target, get: relationship_target::<R> }));
+        let entry = Entry {
+            name: target_name.to_owned(),
+            info: ComponentInfo::of::<R::Target>(),
+            serialize: serialize_sources::<R::Target>,
+            deserialize: deserialize_sources::<R::Target>,
+            map_entities: map_entities::<R::Target>,
+            relation: Relation::Target { source, sources: listed_sources::<R::Target> },
+        };
+        self.add(target_name, entry);
+        self
+    }
+
+    /// Leaves component `T` out of saves: entities holding it are saved
+    /// without it (caches, handles to the outside world, render state).
+    ///
+    /// # Panics
+    /// When `T` is registered.
+    pub fn skip<T: Component>(mut self) -> Self {
+        let id = component_id::<T>();
+        assert!(
+            !self.by_component.contains_key(&id),
+            "`{}` is registered: it cannot be skipped too",
+            crate::names::type_name::<T>()
+        );
+        self.skipped.insert(id);
+        self
+    }
+
+    fn add(&mut self, name: &str, entry: Entry) {
+        let id = entry.info.id();
+        assert!(
+            !self.by_name.contains_key(name),
+            "the name \"{name}\" is already registered: each component needs a name of its own"
+        );
+        assert!(
+            !self.by_component.contains_key(&id),
+            "`{}` is already registered, as \"{}\"",
+            entry.info.name(),
+            self.entries[self.by_component[&id]].name
+        );
+        self.skipped.remove(&id);
+        self.by_name.insert(name.to_owned(), self.entries.len());
+        self.by_component.insert(id, self.entries.len());
+        self.entries.push(entry);
+    }
+
+    pub(crate) fn entry(&self, index: usize) -> &Entry {
+        &self.entries[index]
+    }
+
+    pub(crate) fn by_name(&self, name: &str) -> Option<usize> {
+        self.by_name.get(name).copied()
+    }
+
+    pub(crate) fn by_component(&self, id: ComponentId) -> Option<usize> {
+        self.by_component.get(&id).copied()
+    }
+
+    pub(crate) fn is_skipped(&self, id: ComponentId) -> bool {
+        self.skipped.contains(&id)
+    }
+
+    /// `true` for components whose entities are runtime machinery, never saved.
+    pub(crate) fn is_machinery(&self, id: ComponentId) -> bool {
+        self.machinery.contains(&id)
+    }
+}
+
+fn entry_of<T: Component + Serialize + DeserializeOwned>(name: &str, relation: Relation) -> Entry {
+    Entry {
+        name: name.to_owned(),
+        info: ComponentInfo::of::<T>(),
+        serialize: serialize_value::<T>,
+        deserialize: deserialize_value::<T>,
+        map_entities: map_entities::<T>,
+        relation,
+    }
+}
+
+/// # Safety
+/// `ptr` points at a valid `T`.
+unsafe fn serialize_value<T: Serialize + 'static>(ptr: Ptr<'_>) -> &dyn erased_serde::Serialize {
+    // SAFETY: forwarded from the caller.
+    unsafe { ptr.deref::<T>() }
+}
+
+/// # Safety
+/// `ptr` points at a valid `T`.
+unsafe fn serialize_sources<T: RelationshipTarget>(ptr: Ptr<'_>) -> &dyn erased_serde::Serialize {
+    // SAFETY: forwarded from the caller.
+    unsafe { ptr.deref::<T>() }.sources()
+}
+
+/// # Safety
+/// `column` holds `T`s.
+unsafe fn deserialize_value<T: Component + DeserializeOwned>(
+    deserializer: &mut dyn erased_serde::Deserializer<'_>,
+    column: &mut Column,
+    tick: Tick,
+) -> Result<(), erased_serde::Error> {
+    let value: T = erased_serde::deserialize(deserializer)?;
+    // SAFETY: `column` holds `T`s (caller).
+    unsafe { push(column, value, tick) };
+    Ok(())
+}
+
+/// # Safety
+/// `column` holds `T`s.
+unsafe fn deserialize_sources<T: RelationshipTarget>(
+    deserializer: &mut dyn erased_serde::Deserializer<'_>,
+    column: &mut Column,
+    tick: Tick,
+) -> Result<(), erased_serde::Error> {
+    let sources: Vec<Entity> = erased_serde::deserialize(deserializer)?;
+    // SAFETY: `column` holds `T`s (caller).
+    unsafe { push(column, T::__from_sources(RelationshipSources::from_vec(sources)), tick) };
+    Ok(())
+}
+
+/// Pushes `value` onto `column`.
+///
+/// # Safety
+/// `column` holds `T`s.
+unsafe fn push<T: Component>(column: &mut Column, value: T, tick: Tick) {
+    debug_assert_eq!(column.item_layout(), core::alloc::Layout::new::<T>());
+    // SAFETY: the column holds `T`s (caller), and `make` hands over an owned,
+    // valid `T`.
+    OwningPtr::make(value, |ptr| unsafe { column.push(ptr, tick) });
+}
+
+/// # Safety
+/// `ptr` points at a valid `T`, not aliased.
+unsafe fn map_entities<T: Component>(ptr: PtrMut<'_>, map: &mut dyn FnMut(Entity) -> Entity) {
+    // SAFETY: forwarded from the caller.
+    unsafe { ptr.deref_mut::<T>() }.map_entities(map);
+}
+
+/// # Safety
+/// `ptr` points at a valid `R`.
+unsafe fn relationship_target<R: Relationship>(ptr: Ptr<'_>) -> Entity {
+    // SAFETY: forwarded from the caller.
+    unsafe { ptr.deref::<R>() }.get()
+}
+
+/// # Safety
+/// `ptr` points at a valid `T`.
+unsafe fn listed_sources<T: RelationshipTarget>(ptr: Ptr<'_>) -> &[Entity] {
+    // SAFETY: forwarded from the caller.
+    unsafe { ptr.deref::<T>() }.sources()
+}

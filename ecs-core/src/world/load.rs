@@ -1,0 +1,146 @@
+//! [`World::load`]: putting a parsed, checked save into a world.
+
+use core::sync::atomic::{AtomicU32, Ordering};
+
+use super::World;
+use crate::archetype::ArchetypeId;
+use crate::entity::{Entity, EntityLocation};
+use crate::serialize::{EntityMap, WorldSave};
+use crate::storage::{ComponentTicks, Tick};
+
+impl World {
+    /// Loads a save made by [`SerializeRegistry::load_rows`](crate::serialize::SerializeRegistry::load_rows)
+    /// or [`load_columns`](crate::serialize::SerializeRegistry::load_columns).
+    ///
+    /// Into a world with no entity (and no handle reserved by commands), every
+    /// entity keeps its saved id and the entity index becomes the saved one; a
+    /// column save also brings back change ticks, the world's tick and each
+    /// system's last run. Into a world that has entities, each saved entity gets
+    /// a new id and the entities held by loaded components are rewritten to
+    /// match. Either way, the returned map says where each saved entity went.
+    /// Hooks and observers do not run (see [`crate::serialize`]).
+    ///
+    /// The save was checked when it was parsed, so a load cannot fail.
+    ///
+    /// # Panics
+    /// Re-raises a panic of a component's `map_entities` (hand-written
+    /// [`MapEntities`](crate::entity::MapEntities)); the world is then unchanged.
+    pub fn load(&mut self, save: WorldSave) -> EntityMap {
+        if self.entities.is_unused() { self.load_keeping_ids(save) } else { self.load_remapped(save) }
+    }
+
+    fn load_keeping_ids(&mut self, mut save: WorldSave) -> EntityMap {
+        let now = match &save.ticks {
+            Some(ticks) => Tick::new(ticks.change_tick),
+            None => self.change_tick(),
+        };
+        if save.ticks.is_none() {
+            restamp(&mut save, now);
+        }
+        self.entities.load_layout(save.slots, &save.free, &save.retired);
+        let mut pairs = Vec::with_capacity(save.len());
+        self.append_archetypes(&mut save, |entities, entity, location| {
+            entities.place(entity, location);
+            pairs.push((entity, entity));
+            entity
+        });
+        if let Some(ticks) = &save.ticks {
+            self.change_tick.store(ticks.change_tick, Ordering::Relaxed);
+            self.last_tick_check = Tick::new(ticks.last_tick_check);
+            for (tick, &saved) in self.system_ticks.iter_mut().zip(&ticks.system_ticks) {
+                *tick.get_mut() = saved;
+            }
+            // As for a restore: slots not handed out yet go to the systems
+            // initialized next.
+            let handed_out = self.system_ticks.len();
+            self.system_ticks.extend(ticks.system_ticks.iter().skip(handed_out).map(|&t| AtomicU32::new(t)));
+        }
+        EntityMap::new(pairs, save.slots)
+    }
+
+    fn load_remapped(&mut self, mut save: WorldSave) -> EntityMap {
+        self.entities.flush();
+        let saved: Vec<Entity> = save.entities().collect();
+        let fresh = self.entities.peek_allocs(saved.len());
+        let map = EntityMap::new(saved.into_iter().zip(fresh).collect(), save.slots);
+        // Rewrite references while the values are still the save's: a panic in
+        // user code here leaves the world as it was.
+        for archetype in &mut save.archetypes {
+            for loaded in &mut archetype.columns {
+                for row in 0..archetype.entities.len() {
+                    let Some(value) = loaded.column.get_row_mut(row) else { continue };
+                    let mut remap = |e: Entity| map.get(e).unwrap_or(e);
+                    // SAFETY: the value is of the column's type, the type this
+                    // `map_entities` was made for (one registry entry made both).
+                    unsafe { (loaded.map_entities)(value, &mut remap) };
+                }
+            }
+        }
+        restamp(&mut save, self.change_tick());
+        let mut allocated = 0;
+        self.append_archetypes(&mut save, |entities, _, location| {
+            allocated += 1;
+            entities.alloc(location)
+        });
+        debug_assert_eq!(allocated, map.len());
+        debug_assert!(map.iter().all(|(_, e)| self.entities.contains(e)));
+        map
+    }
+
+    /// Appends every saved archetype's rows to the archetype with its key
+    /// (created in the saved order where missing), with the entity `place`
+    /// gives each row, and points the entity index at them.
+    fn append_archetypes(
+        &mut self,
+        save: &mut WorldSave,
+        mut place: impl FnMut(&mut crate::entity::Entities, Entity, EntityLocation) -> Entity,
+    ) {
+        for loaded in &mut save.archetypes {
+            for column in &loaded.columns {
+                self.components.register_info(&column.info);
+            }
+            let id: ArchetypeId = self.archetypes.get_or_create(&loaded.key, &self.components);
+            for column in &loaded.columns {
+                if column.info.is_sparse() {
+                    self.archetypes.add_sparse_column(id, &column.info);
+                }
+            }
+            let archetype = self.archetypes.get_mut(id);
+            let first_row = archetype.len();
+            let entities: Vec<Entity> = loaded
+                .entities
+                .iter()
+                .enumerate()
+                .map(|(offset, &saved)| {
+                    let location =
+                        EntityLocation { archetype: id, row: crate::archetype::Row::new(first_row + offset) };
+                    place(&mut self.entities, saved, location)
+                })
+                .collect();
+            let mut columns: Vec<_> = loaded.columns.iter_mut().map(|c| (c.info.id(), &mut c.column)).collect();
+            // SAFETY: each loaded column was made from its component's
+            // `ComponentInfo` (the registry entry's; `LoadedColumn`'s invariant),
+            // the same component as the archetype's column of that id, with a row
+            // per entity (checked while parsing); the key is the loaded table
+            // components (the archetype was found by it) and sparse columns were
+            // added above.
+            unsafe { archetype.append_rows(&entities, &mut columns) };
+        }
+    }
+}
+
+/// Stamps every loaded value as added and changed at `now`.
+fn restamp(save: &mut WorldSave, now: Tick) {
+    for column in save.archetypes.iter_mut().flat_map(|a| &mut a.columns) {
+        column.column.load_ticks(core::iter::repeat(ComponentTicks::new(now)), now);
+    }
+}
+
+impl World {
+    /// The world's tick, when stored ticks were last clamped, and every
+    /// system's last run: what the column format saves besides components.
+    pub(crate) fn saved_ticks(&self) -> (u32, u32, Vec<u32>) {
+        let systems = self.system_ticks.iter().map(|t| t.load(Ordering::Relaxed)).collect();
+        (self.change_tick().get(), self.last_tick_check.get(), systems)
+    }
+}

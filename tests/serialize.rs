@@ -1,0 +1,200 @@
+//! Saving and loading worlds (`ecs_core::serialize`): both formats round-trip
+//! every kind of component, keep ids into an empty world, remap them into a
+//! busy one, and refuse bad input without touching the world.
+
+use ecs_core::prelude::*;
+use ecs_core::serialize::{LoadError, SerializeRegistry, WorldSave};
+use serde::{Deserialize, Serialize};
+
+#[derive(Component, Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+struct Position {
+    x: f32,
+    y: f32,
+}
+
+#[derive(Component, Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+struct Velocity(f32);
+
+#[derive(Component, Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct Name(String);
+
+#[derive(Component, Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[component(storage = "sparse")]
+struct Stunned(u8);
+
+#[derive(Component, Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+struct Frozen;
+
+#[derive(Component, Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+struct Target(#[entities] Entity);
+
+#[derive(Component, Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct Squad(#[entities] Vec<Entity>);
+
+/// Not registered, and skipped.
+#[derive(Component, Debug)]
+struct Cache(#[allow(dead_code)] u64);
+
+fn registry() -> SerializeRegistry {
+    SerializeRegistry::new()
+        .register::<Position>("Position")
+        .register::<Velocity>("Velocity")
+        .register::<Name>("Name")
+        .register::<Stunned>("Stunned")
+        .register::<Frozen>("Frozen")
+        .register::<Target>("Target")
+        .register::<Squad>("Squad")
+        .skip::<Cache>()
+}
+
+/// Every entity in iteration order with what it holds, in words.
+fn dump(world: &World) -> Vec<String> {
+    world
+        .iter()
+        .map(|e| {
+            format!(
+                "{} {:?} {:?} {:?} {:?} {} {:?} {:?} {:?} {:?}",
+                e.id(),
+                e.get::<Position>(),
+                e.get::<Velocity>(),
+                e.get::<Name>(),
+                e.get::<Stunned>(),
+                e.contains::<Frozen>(),
+                e.get::<Target>(),
+                e.get::<Squad>(),
+                e.get::<ChildOf>(),
+                e.get::<Children>().map(|c| c.to_vec()),
+            )
+        })
+        .collect()
+}
+
+/// A world with every kind of component, a hierarchy, despawned slots and
+/// references between entities.
+fn sample() -> World {
+    let mut world = World::new();
+    let a = world.spawn((Position { x: 1.0, y: 2.0 }, Velocity(0.5)));
+    let b = world.spawn((Position { x: 3.0, y: 4.0 }, Name("b".into()), Stunned(2)));
+    let gone = world.spawn(Frozen);
+    let c = world.spawn((Name("c".into()), Target(a), Frozen, Cache(9)));
+    world.spawn((Squad(vec![a, b, c]), Stunned(1)));
+    let child = world.spawn((Position { x: 0.0, y: 0.0 }, ChildOf(b)));
+    world.spawn((Velocity(1.0), ChildOf(b)));
+    world.spawn(ChildOf(child));
+    world.despawn(gone).unwrap();
+    world.spawn(());
+    let gone = world.spawn(Velocity(9.0));
+    world.despawn(gone).unwrap();
+    world
+}
+
+fn json_rows(world: &World) -> String {
+    serde_json::to_string(&registry().rows(world)).unwrap()
+}
+
+fn load_json_rows(json: &str) -> Result<WorldSave, LoadError> {
+    registry().load_rows(&mut serde_json::Deserializer::from_str(json))
+}
+
+fn postcard_columns(world: &World) -> Vec<u8> {
+    postcard::to_allocvec(&registry().columns(world)).unwrap()
+}
+
+fn load_postcard_columns(bytes: &[u8]) -> Result<WorldSave, LoadError> {
+    registry().load_columns(&mut postcard::Deserializer::from_bytes(bytes))
+}
+
+#[test]
+fn rows_round_trip_into_a_new_world_with_the_same_ids() {
+    let mut world = sample();
+    let json = json_rows(&world);
+    let mut loaded = World::new();
+    let map = loaded.load(load_json_rows(&json).unwrap());
+    loaded.check_invariants().unwrap();
+    assert_eq!(dump(&loaded), dump(&world));
+    assert!(map.iter().all(|(saved, now)| saved == now));
+    assert_eq!(loaded.spawn(()), world.spawn(()), "the next id is the same");
+    assert_eq!(loaded.spawn(()), world.spawn(()));
+}
+
+#[test]
+fn columns_round_trip_into_a_new_world_with_the_same_ids() {
+    let mut world = sample();
+    let bytes = postcard_columns(&world);
+    let mut loaded = World::new();
+    loaded.load(load_postcard_columns(&bytes).unwrap());
+    loaded.check_invariants().unwrap();
+    assert_eq!(dump(&loaded), dump(&world));
+    assert_eq!(loaded.spawn(()), world.spawn(()));
+    // And through a self-describing format too.
+    let json = serde_json::to_string(&registry().columns(&world)).unwrap();
+    let mut loaded = World::new();
+    loaded.load(registry().load_columns(&mut serde_json::Deserializer::from_str(&json)).unwrap());
+    assert_eq!(dump(&loaded), dump(&world));
+}
+
+#[test]
+fn loading_into_a_busy_world_remaps_every_reference() {
+    let world = sample();
+    let mut busy = World::new();
+    let mine = busy.spawn(Name("mine".into()));
+    let save = load_postcard_columns(&postcard_columns(&world)).unwrap();
+    let map = busy.load(save);
+    busy.check_invariants().unwrap();
+    assert_eq!(busy.len(), world.len() + 1);
+    assert_eq!(busy.get::<Name>(mine), Some(&Name("mine".into())));
+    for (saved, now) in map.iter() {
+        assert!(busy.contains(now));
+        let mapped = |e: Entity| map.get(e).unwrap();
+        assert_eq!(busy.get::<Target>(now).map(|t| t.0), world.get::<Target>(saved).map(|t| mapped(t.0)));
+        assert_eq!(
+            busy.get::<Squad>(now).map(|s| s.0.clone()),
+            world.get::<Squad>(saved).map(|s| s.0.iter().copied().map(mapped).collect())
+        );
+        assert_eq!(busy.parent(now), world.parent(saved).map(mapped));
+        assert_eq!(busy.children(now), world.children(saved).iter().copied().map(mapped).collect::<Vec<_>>());
+        assert_eq!(busy.get::<Position>(now), world.get::<Position>(saved));
+    }
+    // The hierarchy's hooks work on loaded entities.
+    let (_, root) = map.iter().find(|&(s, _)| !world.children(s).is_empty()).unwrap();
+    busy.despawn(root).unwrap();
+    busy.check_invariants().unwrap();
+}
+
+#[test]
+fn an_unregistered_component_refuses_the_save_naming_it() {
+    #[derive(Component, Debug)]
+    struct Secret;
+    let mut world = World::new();
+    world.spawn((Position { x: 0.0, y: 0.0 }, Secret));
+    let error = serde_json::to_string(&registry().rows(&world)).unwrap_err().to_string();
+    assert!(error.contains("Secret") && error.contains("register"), "{error}");
+}
+
+#[test]
+fn bad_input_is_refused_and_changes_nothing() {
+    let world = sample();
+    let json = json_rows(&world);
+    let mut target = World::new();
+    let e = target.spawn(Name("keep".into()));
+    let before = dump(&target);
+    type Expect = fn(&LoadError) -> bool;
+    let cases: Vec<(String, Expect)> = vec![
+        (json[..json.len() / 2].to_owned(), |e| matches!(e, LoadError::Format(_) | LoadError::InvalidValue { .. })),
+        (json.replace("\"Velocity\"", "\"Speed\""), |e| matches!(e, LoadError::UnknownComponent(n) if n == "Speed")),
+        (
+            json.replace("\"b\"", "17"),
+            |e| matches!(e, LoadError::InvalidValue { component, .. } if component == "Name"),
+        ),
+        (json.replace("\"version\":1", "\"version\":2"), |e| matches!(e, LoadError::NewerVersion { found: 2, .. })),
+        (json.replace("\"Target\":\"0v1\"", "\"Target\":\"40v1\""), |e| matches!(e, LoadError::DanglingEntity { .. })),
+        (json.replace("\"1v1\":{", "\"0v1\":{"), |e| matches!(e, LoadError::DuplicateEntity(_))),
+    ];
+    for (input, expected) in cases {
+        let error = load_json_rows(&input).expect_err(&input);
+        assert!(expected(&error), "{error:?} for {input}");
+        assert!(!error.to_string().is_empty());
+        assert_eq!(dump(&target), before);
+    }
+    assert_eq!(target.get::<Name>(e), Some(&Name("keep".into())));
+}
