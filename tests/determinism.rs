@@ -2,33 +2,37 @@
 //! by a schedule (spawns, despawns, inserts, removes, queries, commands, change
 //! detection) gives the same world hash when it is replayed from a snapshot,
 //! from a snapshot restored into a new world, when it is built twice by the same
-//! operations, and whatever the number of threads running `par_for_each_mut`.
+//! operations, whatever the number of threads running `par_for_each_mut`, and
+//! when it is saved (column format) and loaded into a new world, in this
+//! process or in a fresh one.
 
 use std::hash::{DefaultHasher, Hash, Hasher};
 
 use ecs_core::prelude::*;
+use ecs_core::serialize::SerializeRegistry;
+use serde::{Deserialize, Serialize};
 
-#[derive(Component, Clone, Copy, Debug, PartialEq)]
+#[derive(Component, Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 struct Position(f32, f32);
 
-#[derive(Component, Clone, Copy, Debug, PartialEq)]
+#[derive(Component, Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 struct Velocity(f32, f32);
 
-#[derive(Component, Clone, Copy, Debug, PartialEq)]
+#[derive(Component, Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 struct Health(u32);
 
-#[derive(Component, Clone, Debug, PartialEq)]
+#[derive(Component, Clone, Debug, PartialEq, Serialize, Deserialize)]
 struct Label(String);
 
-#[derive(Component, Clone, Copy, Debug, PartialEq)]
+#[derive(Component, Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[component(storage = "sparse")]
 struct Burning(u8);
 
-#[derive(Component, Clone, Copy, Debug, PartialEq)]
+#[derive(Component, Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 struct Shielded;
 
 /// The simulation's random numbers: a resource, so snapshots hold its state.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 struct Rng(u64);
 
 impl Rng {
@@ -46,7 +50,7 @@ impl Rng {
 }
 
 /// How many entities `Changed<Position>` reported, frame after frame.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 struct ChangedLog(Vec<usize>);
 
 fn movement(mut query: Query<(&mut Position, &Velocity)>) {
@@ -203,4 +207,68 @@ fn par_for_each_results_do_not_depend_on_the_thread_count() {
     };
     assert_eq!(hash_with(1), hash_with(2));
     assert_eq!(hash_with(1), hash_with(4));
+}
+
+fn save_registry() -> SerializeRegistry {
+    SerializeRegistry::new()
+        .register::<Position>("Position")
+        .register::<Velocity>("Velocity")
+        .register::<Health>("Health")
+        .register::<Label>("Label")
+        .register::<Burning>("Burning")
+        .register::<Shielded>("Shielded")
+        .register_resource::<Rng>("Rng")
+        .register_resource::<ChangedLog>("ChangedLog")
+}
+
+/// A new world loaded from a column save, run `frames` frames by a new
+/// schedule: its hash and the next id it hands out.
+fn replay_save(bytes: &[u8], frames: usize) -> (u64, Entity) {
+    let save = save_registry().load_columns(&mut postcard::Deserializer::from_bytes(bytes)).unwrap();
+    let mut world = World::new();
+    world.load(save);
+    world.check_invariants().unwrap();
+    let mut schedule = simulation();
+    run(&mut world, &mut schedule, frames);
+    (hash(&world), world.spawn(()))
+}
+
+/// The variable that makes [`child_process_replays_a_save`] do its work.
+const REPLAY_SAVE: &str = "ECS_DETERMINISM_REPLAY_SAVE";
+
+#[test]
+fn a_replay_from_a_save_ends_in_the_same_world_in_this_process_and_in_a_fresh_one() {
+    let mut world = new_world(19);
+    let mut schedule = simulation();
+    run(&mut world, &mut schedule, 30);
+    let bytes = postcard::to_allocvec(&save_registry().columns(&world)).unwrap();
+    run(&mut world, &mut schedule, 40);
+    let expected = (hash(&world), world.spawn(()));
+    assert!(world.len() > 20, "the simulation keeps a population: {}", world.len());
+
+    assert_eq!(replay_save(&bytes, 40), expected, "loaded in this process");
+
+    let path = std::env::temp_dir().join(format!("ecs-determinism-{}.save", std::process::id()));
+    std::fs::write(&path, &bytes).unwrap();
+    let output = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "child_process_replays_a_save", "--nocapture", "--test-threads=1"])
+        .env(REPLAY_SAVE, &path)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&path);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "the child failed: {stdout}{}", String::from_utf8_lossy(&output.stderr));
+    let line =
+        stdout.lines().find_map(|l| l.split_once("replayed: ").map(|(_, r)| r)).expect("the child printed its result");
+    assert_eq!(line, format!("{} {}", expected.0, expected.1.to_bits()), "loaded in a fresh process");
+}
+
+/// The fresh process of the test above: run by it with the save's path in
+/// `ECS_DETERMINISM_REPLAY_SAVE`; without the variable (a plain `cargo test`)
+/// there is nothing to replay.
+#[test]
+fn child_process_replays_a_save() {
+    let Some(path) = std::env::var_os(REPLAY_SAVE) else { return };
+    let (hash, next) = replay_save(&std::fs::read(path).unwrap(), 40);
+    println!("replayed: {hash} {}", next.to_bits());
 }

@@ -5,7 +5,8 @@
 //!
 //! Layout in serde's data model (tuples are fixed-size, sequences carry a
 //! length): `(version, change_tick, last_tick_check, [system_tick],
-//! slots, [free entity], [retired entity], [archetype])`, an archetype being
+//! slots, [free entity], [retired entity], [archetype], {resource name: value})`,
+//! an archetype being
 //! `([name], [entity], [(values, [(added, changed)])])`, where `values` is
 //! `[value]` for a table component and `[(row, value)]` for a sparse one (the
 //! rows holding a value, in order), and
@@ -22,6 +23,7 @@ use super::FORMAT_VERSION;
 use super::error::LoadError;
 use super::plan::{PlannedArchetype, plan};
 use super::registry::SerializeRegistry;
+use super::resources::{ResourcesOut, ResourcesSeed};
 use super::save::{LoadedArchetype, LoadedColumn, SavedTicks, WorldSave};
 use super::validate;
 use super::values::{Context, ValueOut, ValueSeed};
@@ -68,7 +70,7 @@ impl SerializeRegistry {
     /// A [`LoadError`] naming what is wrong (see [`crate::serialize`]).
     pub fn load_columns<'de, D: Deserializer<'de>>(&self, deserializer: D) -> Result<WorldSave, LoadError> {
         let context = Context::new(self);
-        let result = deserializer.deserialize_tuple(8, SaveVisitor { context: &context });
+        let result = deserializer.deserialize_tuple(9, SaveVisitor { context: &context });
         let mut save = context.finish(result)?;
         validate::check(&mut save)?;
         Ok(save)
@@ -79,7 +81,7 @@ impl Serialize for Columns<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let plan = plan(self.registry, self.world).map_err(S::Error::custom)?;
         let (change_tick, last_tick_check, system_ticks) = self.world.saved_ticks();
-        let mut out = serializer.serialize_tuple(8)?;
+        let mut out = serializer.serialize_tuple(9)?;
         out.serialize_element(&FORMAT_VERSION)?;
         out.serialize_element(&change_tick)?;
         out.serialize_element(&last_tick_check)?;
@@ -90,6 +92,7 @@ impl Serialize for Columns<'_> {
         let archetypes: Vec<ArchetypeOut<'_>> =
             plan.archetypes.iter().map(|planned| ArchetypeOut { registry: self.registry, planned }).collect();
         out.serialize_element(&archetypes)?;
+        out.serialize_element(&ResourcesOut { registry: self.registry, world: self.world })?;
         out.end()
     }
 }
@@ -200,8 +203,10 @@ impl<'de> Visitor<'de> for SaveVisitor<'_, '_> {
         let archetypes = seq
             .next_element_seed(ArchetypesSeed { context: self.context, now })?
             .ok_or_else(|| missing("archetypes"))?;
+        let resources =
+            seq.next_element_seed(ResourcesSeed { context: self.context })?.ok_or_else(|| missing("resources"))?;
         let ticks = Some(SavedTicks { change_tick, last_tick_check, system_ticks });
-        Ok(WorldSave { slots, free, retired, archetypes, ticks })
+        Ok(WorldSave { slots, free, retired, archetypes, ticks, resources })
     }
 }
 

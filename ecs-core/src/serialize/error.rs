@@ -3,7 +3,6 @@
 use core::fmt;
 
 use crate::entity::Entity;
-use crate::names::short_name;
 
 /// Why a save could not be loaded. Loading checks everything before it touches
 /// a world, so a load that fails changes nothing.
@@ -22,9 +21,11 @@ pub enum LoadError {
     },
     /// The save names a component the registry does not know.
     UnknownComponent(String),
-    /// A component value did not deserialize.
+    /// The save names a resource the registry does not know.
+    UnknownResource(String),
+    /// A component or resource value did not deserialize.
     InvalidValue {
-        /// The component's stable name.
+        /// The component's (or resource's) stable name.
         component: String,
         /// The entity holding it, when the format says (the row format does).
         entity: Option<Entity>,
@@ -33,7 +34,7 @@ pub enum LoadError {
     },
     /// An entity appears twice (or its slot is also listed as free or retired).
     DuplicateEntity(Entity),
-    /// A component, or an archetype, lists the same component twice.
+    /// An entity, an archetype or the resources list the same name twice.
     DuplicateComponent(String),
     /// A component holds an entity the save does not hold.
     DanglingEntity {
@@ -66,6 +67,11 @@ impl fmt::Display for LoadError {
                 "the save holds component `{name}`, which the registry does not know: register it with \
                  `SerializeRegistry::register::<T>(\"{name}\")`"
             ),
+            LoadError::UnknownResource(name) => write!(
+                f,
+                "the save holds resource `{name}`, which the registry does not know: register it with \
+                 `SerializeRegistry::register_resource::<R>(\"{name}\")`"
+            ),
             LoadError::InvalidValue { component, entity: Some(entity), message } => {
                 write!(f, "component `{component}` of entity {entity} did not deserialize: {message}")
             }
@@ -73,7 +79,7 @@ impl fmt::Display for LoadError {
                 write!(f, "a value of component `{component}` did not deserialize: {message}")
             }
             LoadError::DuplicateEntity(entity) => write!(f, "entity {entity} appears twice in the save"),
-            LoadError::DuplicateComponent(name) => write!(f, "component `{}` is listed twice", short_name(name)),
+            LoadError::DuplicateComponent(name) => write!(f, "`{name}` is listed twice"),
             LoadError::DanglingEntity { entity, component, target } => write!(
                 f,
                 "component `{component}` of entity {entity} refers to entity {target}, which the save does not hold"

@@ -93,6 +93,7 @@ mod column;
 mod error;
 mod plan;
 mod registry;
+mod resources;
 mod row;
 mod save;
 mod validate;

@@ -10,6 +10,8 @@ use crate::entity::Entity;
 use crate::relationship::{ChildOf, Relationship, RelationshipSources, RelationshipTarget};
 use crate::storage::{Column, OwningPtr, Ptr, PtrMut, Tick};
 
+use super::resources::ResourceEntry;
+
 /// The components a save holds, each under a stable name, and the components
 /// it leaves out. Build it once, the same way for saving and loading.
 ///
@@ -25,6 +27,7 @@ pub struct SerializeRegistry {
     skipped: HashSet<ComponentId>,
     /// Entities holding one of these are not saved at all (observers).
     machinery: HashSet<ComponentId>,
+    resources: Vec<ResourceEntry>,
 }
 
 /// How one registered component is written, read and remapped.
@@ -89,6 +92,7 @@ impl SerializeRegistry {
             by_component: HashMap::new(),
             skipped: HashSet::new(),
             machinery: HashSet::new(),
+            resources: Vec::new(),
         };
         registry.machinery.insert(component_id::<crate::observer::Observer>());
         registry.skipped.insert(component_id::<crate::observer::ObservedBy>());
@@ -141,6 +145,30 @@ impl SerializeRegistry {
         self
     }
 
+    /// Saves and loads resource `R` under `name`: a save holds it when the
+    /// world has it, and a load inserts it (replacing the world's). Resources
+    /// not registered are neither saved nor touched by a load.
+    ///
+    /// # Panics
+    /// When `name` or `R` is already registered as a resource.
+    pub fn register_resource<R>(mut self, name: &str) -> Self
+    where
+        R: Serialize + DeserializeOwned + Send + Sync + 'static,
+    {
+        assert!(
+            self.resource_by_name(name).is_none(),
+            "the resource name \"{name}\" is already registered: each resource needs a name of its own"
+        );
+        let type_id = core::any::TypeId::of::<R>();
+        assert!(
+            !self.resources.iter().any(|r| r.type_id == type_id),
+            "resource `{}` is already registered",
+            crate::names::type_name::<R>()
+        );
+        self.resources.push(ResourceEntry::of::<R>(name));
+        self
+    }
+
     /// Leaves component `T` out of saves: entities holding it are saved
     /// without it (caches, handles to the outside world, render state).
     ///
@@ -185,6 +213,14 @@ impl SerializeRegistry {
 
     pub(crate) fn by_component(&self, id: ComponentId) -> Option<usize> {
         self.by_component.get(&id).copied()
+    }
+
+    pub(crate) fn resources(&self) -> &[ResourceEntry] {
+        &self.resources
+    }
+
+    pub(crate) fn resource_by_name(&self, name: &str) -> Option<usize> {
+        self.resources.iter().position(|r| r.name == name)
     }
 
     pub(crate) fn is_skipped(&self, id: ComponentId) -> bool {

@@ -4,9 +4,10 @@
 //! added at the load).
 //!
 //! Layout in serde's data model: a struct `WorldRows { version, slots, free,
-//! retired, entities }`, `entities` being a map from entity to a map from
-//! component name to value. In JSON:
-//! `{"version":1,"slots":2,"free":[],"retired":[],"entities":{"0v1":{"Hp":3},"1v1":{}}}`.
+//! retired, resources, entities }`, `resources` being a map from resource name
+//! to value and `entities` a map from entity to a map from component name to
+//! value. In JSON: `{"version":1,"slots":2,"free":[],"retired":[],"resources":{},
+//! "entities":{"0v1":{"Hp":3},"1v1":{}}}`.
 
 use core::fmt;
 use std::collections::HashMap;
@@ -20,6 +21,7 @@ use super::column::{key_of, loaded_column};
 use super::error::LoadError;
 use super::plan::{SavePlan, plan};
 use super::registry::SerializeRegistry;
+use super::resources::{LoadedResource, ResourcesOut, ResourcesSeed};
 use super::save::{LoadedArchetype, LoadedColumn, WorldSave};
 use super::validate;
 use super::values::{Context, ValueOut, ValueSeed};
@@ -28,7 +30,7 @@ use crate::entity::Entity;
 use crate::storage::OwningPtr;
 use crate::world::World;
 
-const FIELDS: &[&str] = &["version", "slots", "free", "retired", "entities"];
+const FIELDS: &[&str] = &["version", "slots", "free", "retired", "resources", "entities"];
 
 /// A world in the row format, ready for any serde serializer: made by
 /// [`SerializeRegistry::rows`]. Serializing fails, naming it, when an entity
@@ -68,6 +70,7 @@ impl Serialize for Rows<'_> {
         out.serialize_field("slots", &plan.slots)?;
         out.serialize_field("free", &plan.free)?;
         out.serialize_field("retired", &plan.retired)?;
+        out.serialize_field("resources", &ResourcesOut { registry: self.registry, world: self.world })?;
         out.serialize_field("entities", &EntitiesOut { registry: self.registry, plan: &plan })?;
         out.end()
     }
@@ -113,6 +116,7 @@ struct Parsed {
     slots: u32,
     free: Vec<Entity>,
     retired: Vec<Entity>,
+    resources: Vec<LoadedResource>,
     rows: ReadRows,
 }
 
@@ -186,7 +190,14 @@ impl Parsed {
             // SAFETY: every value was moved out above.
             unsafe { pool.column.forget_rows() };
         }
-        WorldSave { slots: self.slots, free: self.free, retired: self.retired, archetypes, ticks: None }
+        WorldSave {
+            slots: self.slots,
+            free: self.free,
+            retired: self.retired,
+            archetypes,
+            ticks: None,
+            resources: self.resources,
+        }
     }
 }
 
@@ -223,10 +234,12 @@ impl<'de> Visitor<'de> for SaveVisitor<'_, '_> {
         let slots = seq.next_element()?.ok_or_else(|| missing("slots"))?;
         let free = seq.next_element()?.ok_or_else(|| missing("free"))?;
         let retired = seq.next_element()?.ok_or_else(|| missing("retired"))?;
+        let resources =
+            seq.next_element_seed(ResourcesSeed { context: self.context })?.ok_or_else(|| missing("resources"))?;
         let mut rows = ReadRows::default();
         seq.next_element_seed(EntitiesSeed { context: self.context, rows: &mut rows })?
             .ok_or_else(|| missing("entities"))?;
-        Ok(Parsed { slots, free, retired, rows })
+        Ok(Parsed { slots, free, retired, resources, rows })
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Parsed, A::Error> {
@@ -238,7 +251,7 @@ impl<'de> Visitor<'de> for SaveVisitor<'_, '_> {
         }
         let version: u32 = map.next_value()?;
         self.check_version(version)?;
-        let (mut slots, mut free, mut retired) = (None, None, None);
+        let (mut slots, mut free, mut retired, mut resources) = (None, None, None, None);
         let mut rows = None;
         while let Some(field) = map.next_key::<Field>()? {
             match field {
@@ -246,6 +259,9 @@ impl<'de> Visitor<'de> for SaveVisitor<'_, '_> {
                 Field::Slots if slots.is_none() => slots = Some(map.next_value()?),
                 Field::Free if free.is_none() => free = Some(map.next_value()?),
                 Field::Retired if retired.is_none() => retired = Some(map.next_value()?),
+                Field::Resources if resources.is_none() => {
+                    resources = Some(map.next_value_seed(ResourcesSeed { context: self.context })?);
+                }
                 Field::Entities if rows.is_none() => {
                     let mut read = ReadRows::default();
                     map.next_value_seed(EntitiesSeed { context: self.context, rows: &mut read })?;
@@ -261,6 +277,7 @@ impl<'de> Visitor<'de> for SaveVisitor<'_, '_> {
             slots: slots.ok_or_else(|| missing("slots"))?,
             free: free.ok_or_else(|| missing("free"))?,
             retired: retired.ok_or_else(|| missing("retired"))?,
+            resources: resources.ok_or_else(|| missing("resources"))?,
             rows: rows.ok_or_else(|| missing("entities"))?,
         })
     }
@@ -272,6 +289,7 @@ enum Field {
     Slots,
     Free,
     Retired,
+    Resources,
     Entities,
     /// A field a newer minor revision may add: skipped.
     Ignored,
@@ -291,6 +309,7 @@ impl<'de> Deserialize<'de> for Field {
                     "slots" => Field::Slots,
                     "free" => Field::Free,
                     "retired" => Field::Retired,
+                    "resources" => Field::Resources,
                     "entities" => Field::Entities,
                     _ => Field::Ignored,
                 })
@@ -301,7 +320,8 @@ impl<'de> Deserialize<'de> for Field {
                     1 => Field::Slots,
                     2 => Field::Free,
                     3 => Field::Retired,
-                    4 => Field::Entities,
+                    4 => Field::Resources,
+                    5 => Field::Entities,
                     _ => Field::Ignored,
                 })
             }

@@ -22,6 +22,7 @@ pub struct WorldSave {
     pub(crate) archetypes: Vec<LoadedArchetype>,
     /// The column format's ticks; `None` for the row format.
     pub(crate) ticks: Option<SavedTicks>,
+    pub(crate) resources: Vec<super::resources::LoadedResource>,
 }
 
 /// The rows of one saved archetype (two records may share a key: a load

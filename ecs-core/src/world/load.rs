@@ -17,7 +17,8 @@ impl World {
     /// column save also brings back change ticks, the world's tick and each
     /// system's last run. Into a world that has entities, each saved entity gets
     /// a new id and the entities held by loaded components are rewritten to
-    /// match. Either way, the returned map says where each saved entity went.
+    /// match. Either way, the returned map says where each saved entity went,
+    /// and the saved resources are inserted (replacing the world's).
     /// Hooks and observers do not run (see [`crate::serialize`]).
     ///
     /// The save was checked when it was parsed, so a load cannot fail.
@@ -25,8 +26,13 @@ impl World {
     /// # Panics
     /// Re-raises a panic of a component's `map_entities` (hand-written
     /// [`MapEntities`](crate::entity::MapEntities)); the world is then unchanged.
-    pub fn load(&mut self, save: WorldSave) -> EntityMap {
-        if self.entities.is_unused() { self.load_keeping_ids(save) } else { self.load_remapped(save) }
+    pub fn load(&mut self, mut save: WorldSave) -> EntityMap {
+        let resources = core::mem::take(&mut save.resources);
+        let map = if self.entities.is_unused() { self.load_keeping_ids(save) } else { self.load_remapped(save) };
+        for resource in resources {
+            (resource.insert)(self, resource.value);
+        }
+        map
     }
 
     fn load_keeping_ids(&mut self, mut save: WorldSave) -> EntityMap {
