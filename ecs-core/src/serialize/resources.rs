@@ -18,11 +18,15 @@ pub(crate) struct ResourceEntry {
     pub(crate) name: String,
     pub(crate) type_id: core::any::TypeId,
     pub(crate) serialize: fn(&World) -> Option<&dyn erased_serde::Serialize>,
-    pub(crate) deserialize: for<'a, 'de> fn(
-        &'a mut dyn erased_serde::Deserializer<'de>,
-    ) -> Result<Box<dyn Any + Send + Sync>, erased_serde::Error>,
+    pub(crate) deserialize: ReadResource,
     pub(crate) insert: fn(&mut World, Box<dyn Any + Send + Sync>),
 }
+
+/// Reads one resource value.
+type ReadResource =
+    for<'a, 'de> fn(&'a mut dyn erased_serde::Deserializer<'de>) -> Result<BoxedResource, erased_serde::Error>;
+
+type BoxedResource = Box<dyn Any + Send + Sync>;
 
 /// A resource read from a save, waiting for `World::load`.
 pub(crate) struct LoadedResource {
