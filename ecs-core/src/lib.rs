@@ -25,6 +25,8 @@
 //!   observers or buffered for readers, component hooks, removal logs.
 //! - [`relationship`]: `ChildOf`/`Children` hierarchies and user-declared
 //!   relationships, kept consistent on both sides.
+//! - `serialize` (feature `serde`): saving worlds to files and loading them,
+//!   keeping or remapping entity ids.
 //! - [`snapshot`]: saving and restoring a whole world, for rollback, with the
 //!   determinism contract.
 //! - [`panics`]: what happens when user code panics, and which traits are trusted.
