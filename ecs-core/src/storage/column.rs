@@ -713,14 +713,28 @@ impl Column {
     /// `ComponentInfo`, or one by [`empty_like`](Self::empty_like) of the other),
     /// and it is `Copy`: it has no drop, and a bitwise copy is a copy.
     pub(crate) unsafe fn extend_copied(&mut self, src: &Column) {
-        debug_assert!(self.item == src.item && self.drop.is_none() && self.occupancy == src.occupancy);
+        debug_assert!(self.drop.is_none());
+        // SAFETY: the same type (caller); for a `Copy` type the bitwise copy is a
+        // copy, and `src` keeps its values.
+        unsafe { self.append_bits(src) };
+    }
+
+    /// Appends the bytes of every row of `src` (values and ticks), leaving
+    /// `src` as it is: the caller decides whether that copied or moved them.
+    ///
+    /// # Safety
+    /// Both columns hold the same component type (made from the same
+    /// `ComponentInfo`, or one by [`empty_like`](Self::empty_like) of the other).
+    unsafe fn append_bits(&mut self, src: &Column) {
+        debug_assert!(self.item == src.item && self.occupancy == src.occupancy);
         debug_assert!(self.keeps_ticks == src.keeps_ticks);
         let start = self.len;
         let end = start.checked_add(src.len).expect("column capacity overflow");
         self.grow_to(end);
         // SAFETY: `src` holds `len` rows and ticks (when kept); `self` was just grown
-        // to hold `end` rows; two columns never share an allocation. Values of a
-        // `Copy` type are duplicated by copying their bytes (caller).
+        // to hold `end` rows; two columns never share an allocation. Absent slots
+        // of a sparse column are copied as the uninitialised bytes they are, never
+        // read as values.
         unsafe {
             core::ptr::copy_nonoverlapping(src.data.as_ptr(), self.row_ptr(start), src.len * self.item.size());
             if self.keeps_ticks {
@@ -783,23 +797,11 @@ impl Column {
     /// Both columns hold the same component type (made from the same
     /// `ComponentInfo`).
     pub(crate) unsafe fn append_moved(&mut self, src: &mut Column) {
-        debug_assert!(self.item == src.item && self.occupancy == src.occupancy && self.keeps_ticks == src.keeps_ticks);
-        let start = self.len;
-        let end = start.checked_add(src.len).expect("column capacity overflow");
-        self.grow_to(end);
-        // SAFETY: `src` holds `len` rows and ticks (when kept); `self` was just
-        // grown to hold `end` rows; two columns never share an allocation. A
-        // bitwise copy followed by forgetting the source is a move.
-        unsafe {
-            core::ptr::copy_nonoverlapping(src.data.as_ptr(), self.row_ptr(start), src.len * self.item.size());
-            if self.keeps_ticks {
-                core::ptr::copy_nonoverlapping(src.ticks.as_ptr(), self.ticks.as_ptr().add(start), src.len);
-            }
-        }
-        self.len = end;
-        // The values are owned here now: `src` must not drop them.
+        // SAFETY: the same type (caller).
+        unsafe { self.append_bits(src) };
+        // The values are owned here now: a bitwise copy followed by forgetting
+        // the source is a move, so `src` must not drop them.
         src.len = 0;
-        self.merge_summary(src, start == 0);
     }
 
     /// Empties the column without dropping its values.
