@@ -186,7 +186,7 @@ fn bad_input_is_refused_and_changes_nothing() {
             json.replace("\"b\"", "17"),
             |e| matches!(e, LoadError::InvalidValue { component, .. } if component == "Name"),
         ),
-        (json.replace("\"version\":1", "\"version\":2"), |e| matches!(e, LoadError::NewerVersion { found: 2, .. })),
+        (json.replace("\"version\":2", "\"version\":3"), |e| matches!(e, LoadError::NewerVersion { found: 3, .. })),
         (json.replace("\"Target\":\"0v1\"", "\"Target\":\"40v1\""), |e| matches!(e, LoadError::DanglingEntity { .. })),
         (json.replace("\"1v1\":{", "\"0v1\":{"), |e| matches!(e, LoadError::DuplicateEntity(_))),
     ];
@@ -314,4 +314,122 @@ proptest! {
         let mut busy = sample();
         load_or_refuse(&mut busy, load_json_rows(&text));
     }
+}
+
+/// Plain old data: compact column saves write these columns as their bytes.
+#[derive(Component, Clone, Copy, Debug, PartialEq, Serialize, Deserialize, bytemuck::Pod, bytemuck::Zeroable)]
+#[component(pod)]
+#[repr(C)]
+struct Body {
+    mass: f32,
+    hits: u32,
+}
+
+/// The same name and size as `Body`, but not `pod`.
+#[derive(Component, Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+struct FakeBody {
+    mass: f32,
+    hits: u32,
+}
+
+/// `pod`, but of another size than `Body`.
+#[derive(Component, Clone, Copy, Debug, PartialEq, Serialize, Deserialize, bytemuck::Pod, bytemuck::Zeroable)]
+#[component(pod)]
+#[repr(C)]
+struct WideBody {
+    mass: f64,
+    hits: u64,
+}
+
+fn bodies() -> World {
+    let mut world = World::new();
+    // 3,000 names (24 bytes in memory each) take three byte strings.
+    world.spawn_batch(
+        (0..3_000u32).map(|i| (Body { mass: i as f32 * 0.5, hits: i }, Velocity(i as f32), Name(format!("n{i}")))),
+    );
+    world.spawn((Body { mass: -1.0, hits: 7 }, Stunned(3)));
+    world
+}
+
+fn body_registry() -> SerializeRegistry {
+    registry().register::<Body>("Body")
+}
+
+#[test]
+fn pod_columns_round_trip_as_their_bytes_and_others_in_chunks() {
+    let mut world = bodies();
+    let tick = world.change_tick();
+    // Change a few values later, so the ticks are not one run.
+    world.increment_change_tick();
+    let changed: Vec<Entity> = world.query::<Entity>().iter().step_by(97).collect();
+    for &e in &changed {
+        world.get_mut::<Velocity>(e).unwrap().0 += 1.0;
+    }
+    let bytes = postcard::to_allocvec(&body_registry().columns(&world)).unwrap();
+    // The `Body` column is in the save byte for byte.
+    let raw: Vec<u8> = (0..4u32).flat_map(|i| [(i as f32 * 0.5).to_le_bytes(), i.to_le_bytes()].concat()).collect();
+    assert!(bytes.windows(raw.len()).any(|w| w == raw), "the pod column is saved as it is in memory");
+    let mut loaded = World::new();
+    loaded.load(body_registry().load_columns(&mut postcard::Deserializer::from_bytes(&bytes)).unwrap());
+    loaded.check_invariants().unwrap();
+    assert_eq!(dump(&loaded), dump(&world));
+    let bodies = |w: &World| w.iter().map(|e| e.get::<Body>().copied()).collect::<Vec<_>>();
+    assert_eq!(bodies(&loaded), bodies(&world));
+    // Ticks came through: exactly the changed velocities are newer than `tick`.
+    let mut expected = changed.clone();
+    expected.sort();
+    assert_eq!(changed_since(&mut loaded, tick), expected);
+    assert_eq!(changed_since(&mut world, tick), expected);
+}
+
+/// The entities whose `Velocity` changed after `tick` (small ticks, no wrap).
+fn changed_since(world: &mut World, tick: ecs_core::storage::Tick) -> Vec<Entity> {
+    let entities: Vec<Entity> = world.iter().map(|e| e.id()).collect();
+    let mut found: Vec<Entity> = entities
+        .into_iter()
+        .filter(|&e| world.get_mut::<Velocity>(e).and_then(|v| v.last_changed()).is_some_and(|t| t.get() > tick.get()))
+        .collect();
+    found.sort();
+    found
+}
+
+#[test]
+fn raw_bytes_for_a_type_that_is_not_pod_or_of_another_size_are_refused() {
+    let bytes = postcard::to_allocvec(&body_registry().columns(&bodies())).unwrap();
+    let mut target = World::new();
+    let e = target.spawn(Name("keep".into()));
+    let before = dump(&target);
+    let not_pod = registry().register::<FakeBody>("Body");
+    let error = not_pod.load_columns(&mut postcard::Deserializer::from_bytes(&bytes)).err().unwrap();
+    assert!(
+        matches!(&error, LoadError::InvalidValue { component, message, .. } if component == "Body" && message.contains("raw bytes")),
+        "{error:?}"
+    );
+    let wide = registry().register::<WideBody>("Body");
+    let error = wide.load_columns(&mut postcard::Deserializer::from_bytes(&bytes)).err().unwrap();
+    assert!(
+        matches!(&error, LoadError::InvalidValue { component, message, .. } if component == "Body" && message.contains("bytes of values")),
+        "{error:?}"
+    );
+    assert_eq!(dump(&target), before);
+    assert_eq!(target.get::<Name>(e), Some(&Name("keep".into())));
+}
+
+#[test]
+fn a_column_with_too_few_or_too_many_values_is_refused() {
+    // A world of one `Velocity` column, saved, then loaded by a registry that
+    // reads it as `Position` (two floats per value): half as many values.
+    let mut world = World::new();
+    world.spawn_batch((0..10).map(|i| (Velocity(i as f32),)));
+    let bytes = postcard::to_allocvec(&registry().columns(&world)).unwrap();
+    let swapped = SerializeRegistry::new().register::<Position>("Velocity");
+    let error = swapped.load_columns(&mut postcard::Deserializer::from_bytes(&bytes)).err().unwrap();
+    assert!(matches!(&error, LoadError::InvalidValue { component, .. } if component == "Velocity"), "{error:?}");
+    // And a `Position` column read as `Velocity`: values left over.
+    let mut world = World::new();
+    world.spawn_batch((0..10).map(|i| (Position { x: i as f32, y: 0.0 },)));
+    let bytes = postcard::to_allocvec(&registry().columns(&world)).unwrap();
+    let swapped = SerializeRegistry::new().register::<Velocity>("Position");
+    let error = swapped.load_columns(&mut postcard::Deserializer::from_bytes(&bytes)).err().unwrap();
+    assert!(matches!(&error, LoadError::InvalidValue { component, .. } if component == "Position"), "{error:?}");
 }

@@ -58,11 +58,23 @@ pub enum Workload {
     /// Despawn the root of a 10,000-entity tree (10 children per node), which
     /// despawns the whole tree; building the tree is not timed.
     DespawnSubtree,
+    /// Save [`SAVED`] entities of (Transform, Position, Rotation, Velocity) in
+    /// the crate's column format through postcard into a `Vec<u8>`, then load
+    /// the bytes into a new world (ecs `SerializeRegistry::columns` +
+    /// `load_columns` + `World::load`, the components plain serde types, not
+    /// `#[component(pod)]`; hecs `serialize::column` with a context naming the
+    /// four types; baseline: the `Vec` of tuples through postcard and back).
+    SaveLoad,
+    /// `save_load` with ecs-core's four components declared
+    /// `#[component(pod)]`, whose columns a compact save writes as their bytes;
+    /// hecs and the baseline run their `save_load` code (they have no such
+    /// path).
+    SaveLoadPod,
 }
 
 impl Workload {
     /// Every workload, in table order.
-    pub const ALL: [Workload; 17] = [
+    pub const ALL: [Workload; 19] = [
         Workload::SimpleInsert,
         Workload::SimpleIter,
         Workload::FragmentedIter,
@@ -80,6 +92,8 @@ impl Workload {
         Workload::PropagateOnePercent,
         Workload::Reparent,
         Workload::DespawnSubtree,
+        Workload::SaveLoad,
+        Workload::SaveLoadPod,
     ];
 
     /// The ecs_bench_suite name.
@@ -102,9 +116,14 @@ impl Workload {
             Workload::PropagateOnePercent => "propagate_1pct",
             Workload::Reparent => "reparent",
             Workload::DespawnSubtree => "despawn_subtree",
+            Workload::SaveLoad => "save_load",
+            Workload::SaveLoadPod => "save_load_pod",
         }
     }
 }
+
+/// Entities saved and loaded per iteration of `save_load`.
+pub const SAVED: usize = 100_000;
 
 /// Events sent (and read) per iteration of `events`.
 pub const EVENTS: u32 = 1_000_000;

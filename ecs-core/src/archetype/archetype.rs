@@ -325,9 +325,18 @@ impl Archetype {
     /// every table component.
     #[cfg(feature = "serde")]
     pub(crate) unsafe fn append_rows(&mut self, entities: &[Entity], sources: &mut [(ComponentId, &mut Column)]) {
-        self.reserve(entities.len());
+        // An empty archetype takes the loaded columns whole (their allocations
+        // included) rather than copying every row into its own.
+        let take = self.entities.is_empty();
+        if !take {
+            self.reserve(entities.len());
+        }
         for (column, &component) in self.columns.iter_mut().zip(&self.components) {
             match sources.iter_mut().find(|(id, _)| *id == component).map(|(_, c)| &mut **c) {
+                Some(src) if take => {
+                    debug_assert_eq!(src.len(), entities.len());
+                    column.swap_contents(src);
+                }
                 Some(src) => {
                     debug_assert_eq!(src.len(), entities.len());
                     // SAFETY: the same component type (caller).
@@ -337,6 +346,15 @@ impl Archetype {
             }
         }
         self.entities.extend_from_slice(entities);
+        if take {
+            // Every array back to one capacity, the archetype's invariant.
+            let capacity = self.capacity.max(entities.len());
+            for column in &mut self.columns {
+                column.grow_to(capacity);
+            }
+            self.entities.reserve_exact(capacity - self.entities.len());
+            self.capacity = capacity;
+        }
     }
 
     /// Drops every row (panics of `Drop` caught into `panic`), keeping the

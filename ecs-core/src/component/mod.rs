@@ -89,6 +89,14 @@ pub trait Component: Send + Sync + 'static {
     /// the default holds none.
     fn map_entities(&mut self, _map: &mut dyn FnMut(crate::Entity) -> crate::Entity) {}
 
+    /// `false` when [`map_entities`](Self::map_entities) is the default, which
+    /// holds no entity: a load then skips the component's values when it
+    /// checks and remaps entity references. The derive sets it; it stays `true`
+    /// for a hand-written impl (a `false` beside an overridden `map_entities`
+    /// only leaves that component's references unchecked and unmapped).
+    #[doc(hidden)]
+    const __MAPS_ENTITIES: bool = true;
+
     /// How [`World::snapshot`](crate::World::snapshot) copies this component.
     /// `#[derive(Component)]` decides it from the type: `Copy` types are copied
     /// column-wise with `memcpy`, `Clone` types are cloned, others are

@@ -89,7 +89,9 @@
 //! index whose slots do not add up, relationships whose two sides disagree or
 //! form a cycle. A load that fails changes nothing.
 
+mod codec;
 mod column;
+mod compact;
 mod error;
 mod plan;
 mod registry;
@@ -108,4 +110,8 @@ pub use save::{EntityMap, WorldSave};
 /// The format version this build writes, and the newest it reads. Saves carry
 /// it first; a save from a newer version is refused with
 /// [`LoadError::NewerVersion`] instead of being misread.
-pub const FORMAT_VERSION: u32 = 1;
+///
+/// Version 2 changed the column format in compact formats (values and ticks
+/// as byte strings, see [`SerializeRegistry::columns`]); row saves of version
+/// 1 read as they are.
+pub const FORMAT_VERSION: u32 = 2;

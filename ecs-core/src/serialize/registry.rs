@@ -7,8 +7,10 @@ use serde::de::DeserializeOwned;
 
 use crate::component::{Component, ComponentId, ComponentInfo, component_id};
 use crate::entity::Entity;
-use crate::relationship::{ChildOf, Relationship, RelationshipSources, RelationshipTarget};
-use crate::storage::{Column, OwningPtr, Ptr, PtrMut, Tick};
+use crate::relationship::{ChildOf, Relationship, RelationshipTarget};
+use crate::storage::{Column, Ptr, PtrMut, Tick};
+
+use super::codec::{self, DecodeError, Form, Plain, Sources};
 
 use super::resources::ResourceEntry;
 
@@ -38,8 +40,17 @@ pub(crate) struct Entry {
     pub(crate) serialize: for<'a> unsafe fn(Ptr<'a>) -> &'a dyn erased_serde::Serialize,
     /// Reads one value and pushes it onto a column of `T` (stamped `tick`).
     pub(crate) deserialize: DeserializeFn,
-    /// `Component::map_entities` of the `T` behind the pointer.
-    pub(crate) map_entities: unsafe fn(PtrMut<'_>, &mut dyn FnMut(Entity) -> Entity),
+    /// Appends the compact encoding of some rows of a column of `T` (see [`super::codec`]).
+    pub(crate) encode: EncodeFn,
+    /// Appends the values one byte string of a compact encoding holds to a
+    /// column of `T`, up to a number of rows.
+    pub(crate) decode: DecodeFn,
+    /// `T` is `bytemuck::Pod` (`#[component(pod)]`): compact saves write its
+    /// table columns as their bytes.
+    pub(crate) pod: bool,
+    /// `Component::map_entities` of the `T` behind the pointer; `None` when
+    /// `T` holds no entity (`Component::__MAPS_ENTITIES`).
+    pub(crate) map_entities: Option<MapEntitiesFn>,
     pub(crate) relation: Relation,
 }
 
@@ -50,6 +61,18 @@ pub(crate) type DeserializeFn = for<'a, 'de> unsafe fn(
     &'a mut Column,
     Tick,
 ) -> Result<(), erased_serde::Error>;
+
+/// # Safety
+/// The column holds values of the entry's component type.
+pub(crate) type EncodeFn = unsafe fn(&Column, core::ops::Range<usize>, &mut Vec<u8>) -> Result<(), String>;
+
+/// # Safety
+/// The column holds values of the entry's component type.
+pub(crate) type DecodeFn = unsafe fn(&[u8], &mut Column, usize, Tick) -> Result<(), DecodeError>;
+
+/// # Safety
+/// The pointer points at a valid value of the entry's type, not aliased.
+pub(crate) type MapEntitiesFn = unsafe fn(PtrMut<'_>, &mut dyn FnMut(Entity) -> Entity);
 
 /// The part a component plays in a relationship, for the checks of a load.
 #[derive(Clone, Copy)]
@@ -137,8 +160,11 @@ impl SerializeRegistry {
             name: target_name.to_owned(),
             info: ComponentInfo::of::<R::Target>(),
             serialize: serialize_sources::<R::Target>,
-            deserialize: deserialize_sources::<R::Target>,
-            map_entities: map_entities::<R::Target>,
+            deserialize: deserialize_as::<Sources<R::Target>>,
+            encode: codec::encode::<Sources<R::Target>>,
+            decode: codec::decode::<Sources<R::Target>>,
+            pod: false,
+            map_entities: Some(map_entities::<R::Target>),
             relation: Relation::Target { source, sources: listed_sources::<R::Target> },
         };
         self.add(target_name, entry);
@@ -238,8 +264,11 @@ fn entry_of<T: Component + Serialize + DeserializeOwned>(name: &str, relation: R
         name: name.to_owned(),
         info: ComponentInfo::of::<T>(),
         serialize: serialize_value::<T>,
-        deserialize: deserialize_value::<T>,
-        map_entities: map_entities::<T>,
+        deserialize: deserialize_as::<Plain<T>>,
+        encode: codec::encode::<Plain<T>>,
+        decode: codec::decode::<Plain<T>>,
+        pod: T::snapshot_strategy().pod,
+        map_entities: T::__MAPS_ENTITIES.then_some(map_entities::<T> as MapEntitiesFn),
         relation,
     }
 }
@@ -259,40 +288,16 @@ unsafe fn serialize_sources<T: RelationshipTarget>(ptr: Ptr<'_>) -> &dyn erased_
 }
 
 /// # Safety
-/// `column` holds `T`s.
-unsafe fn deserialize_value<T: Component + DeserializeOwned>(
+/// `column` holds `F::Component`s.
+unsafe fn deserialize_as<F: Form>(
     deserializer: &mut dyn erased_serde::Deserializer<'_>,
     column: &mut Column,
     tick: Tick,
 ) -> Result<(), erased_serde::Error> {
-    let value: T = erased_serde::deserialize(deserializer)?;
-    // SAFETY: `column` holds `T`s (caller).
-    unsafe { push(column, value, tick) };
+    let value = F::read(deserializer)?;
+    // SAFETY: `column` holds `F::Component`s (caller).
+    unsafe { codec::push(column, value, tick) };
     Ok(())
-}
-
-/// # Safety
-/// `column` holds `T`s.
-unsafe fn deserialize_sources<T: RelationshipTarget>(
-    deserializer: &mut dyn erased_serde::Deserializer<'_>,
-    column: &mut Column,
-    tick: Tick,
-) -> Result<(), erased_serde::Error> {
-    let sources: Vec<Entity> = erased_serde::deserialize(deserializer)?;
-    // SAFETY: `column` holds `T`s (caller).
-    unsafe { push(column, T::__from_sources(RelationshipSources::from_vec(sources)), tick) };
-    Ok(())
-}
-
-/// Pushes `value` onto `column`.
-///
-/// # Safety
-/// `column` holds `T`s.
-unsafe fn push<T: Component>(column: &mut Column, value: T, tick: Tick) {
-    debug_assert_eq!(column.item_layout(), core::alloc::Layout::new::<T>());
-    // SAFETY: the column holds `T`s (caller), and `make` hands over an owned,
-    // valid `T`.
-    OwningPtr::make(value, |ptr| unsafe { column.push(ptr, tick) });
 }
 
 /// # Safety

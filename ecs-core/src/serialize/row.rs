@@ -6,7 +6,7 @@
 //! Layout in serde's data model: a struct `WorldRows { version, slots, free,
 //! retired, resources, entities }`, `resources` being a map from resource name
 //! to value and `entities` a map from entity to a map from component name to
-//! value. In JSON: `{"version":1,"slots":2,"free":[],"retired":[],"resources":{},
+//! value. In JSON: `{"version":2,"slots":2,"free":[],"retired":[],"resources":{},
 //! "entities":{"0v1":{"Hp":3},"1v1":{}}}`.
 
 use core::fmt;

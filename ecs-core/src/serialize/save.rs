@@ -40,7 +40,8 @@ pub(crate) struct LoadedColumn {
     pub(crate) info: ComponentInfo,
     /// Made from `info`, so of its type: every unsafe use relies on it.
     pub(crate) column: Column,
-    pub(crate) map_entities: unsafe fn(crate::storage::PtrMut<'_>, &mut dyn FnMut(Entity) -> Entity),
+    /// `None` for a component that holds no entity.
+    pub(crate) map_entities: Option<super::registry::MapEntitiesFn>,
     pub(crate) relation: Relation,
 }
 

@@ -58,6 +58,7 @@ fn is_live(live: &[Option<NonZeroU32>], entity: Entity) -> bool {
 fn check_references(save: &mut WorldSave, live: &[Option<NonZeroU32>]) -> Result<(), LoadError> {
     for archetype in &mut save.archetypes {
         for loaded in &mut archetype.columns {
+            let Some(map_entities) = loaded.map_entities else { continue };
             for (row, &entity) in archetype.entities.iter().enumerate() {
                 let Some(value) = loaded.column.get_row_mut(row) else { continue };
                 let mut dangling = None;
@@ -69,7 +70,7 @@ fn check_references(save: &mut WorldSave, live: &[Option<NonZeroU32>]) -> Result
                 };
                 // SAFETY: `value` is a value of the column's type, which is the
                 // type `map_entities` was made for (both from one registry entry).
-                unsafe { (loaded.map_entities)(value, &mut check) };
+                unsafe { map_entities(value, &mut check) };
                 if let Some(target) = dangling {
                     return Err(LoadError::DanglingEntity { entity, component: loaded.name.clone(), target });
                 }

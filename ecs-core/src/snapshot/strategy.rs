@@ -67,6 +67,9 @@ impl StrategyKind {
 /// [`Component::snapshot_strategy`]: crate::Component::snapshot_strategy
 pub struct SnapshotStrategy<T: ?Sized> {
     pub(crate) kind: StrategyKind,
+    /// Set only by [`pod`](Self::pod), which demands `T: bytemuck::Pod`: the
+    /// proof that a column of `T` may be read and written as plain bytes.
+    pub(crate) pod: bool,
     // Invariant, like `ComponentIdCell`: a strategy of one type never coerces into
     // a strategy of another.
     _type: PhantomData<fn(T) -> T>,
@@ -80,7 +83,7 @@ impl<T: ?Sized> core::fmt::Debug for SnapshotStrategy<T> {
 
 impl<T: ?Sized> SnapshotStrategy<T> {
     const fn of(kind: StrategyKind) -> Self {
-        Self { kind, _type: PhantomData }
+        Self { kind, pod: false, _type: PhantomData }
     }
 
     /// Leave the component out of snapshots.
@@ -109,9 +112,10 @@ impl<T: Copy + 'static> SnapshotStrategy<T> {
 
 impl<T: crate::bytemuck::Pod> SnapshotStrategy<T> {
     /// Copy the column byte for byte, for a plain-old-data type
-    /// (`#[component(pod)]`).
+    /// (`#[component(pod)]`). Compact saves (feature `serde`) also write such a
+    /// column as its bytes.
     pub const fn pod() -> Self {
-        Self::of(StrategyKind::Copy)
+        Self { kind: StrategyKind::Copy, pod: true, _type: PhantomData }
     }
 }
 

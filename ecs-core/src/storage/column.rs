@@ -745,6 +745,47 @@ impl Column {
         self.merge_summary(src, start == 0);
     }
 
+    /// The bytes of every row's value, in row order.
+    ///
+    /// # Safety
+    /// Every row holds a value (not a sparse column), and the column's type has
+    /// no padding or otherwise uninitialised bytes (it is `bytemuck::Pod`).
+    #[cfg(feature = "serde")]
+    pub(crate) unsafe fn value_bytes(&self) -> &[u8] {
+        debug_assert!(!self.is_sparse());
+        // SAFETY: `data` holds `len` initialised values (every row holds one,
+        // caller) of `item.size()` bytes each, none of them padding (caller);
+        // for zero-sized items the slice is empty.
+        unsafe { core::slice::from_raw_parts(self.data.as_ptr(), self.len * self.item.size()) }
+    }
+
+    /// Appends `rows` rows whose values are `bytes`, in order, stamped `tick`.
+    ///
+    /// # Safety
+    /// The column is not sparse, `bytes.len() == rows * item size`, and any bytes
+    /// are a valid value of the column's type (it is `bytemuck::Pod`).
+    #[cfg(feature = "serde")]
+    pub(crate) unsafe fn extend_from_bytes(&mut self, rows: usize, bytes: &[u8], tick: Tick) {
+        debug_assert!(!self.is_sparse() && bytes.len() == rows * self.item.size());
+        let start = self.len;
+        let end = start.checked_add(rows).expect("column capacity overflow");
+        self.grow_to(end);
+        // SAFETY: grown to hold `end` rows just above; `bytes` has exactly `rows`
+        // values' worth of bytes (caller) and lives outside the column; any bytes
+        // are a valid value (caller). The byte slice may be unaligned, which a
+        // byte copy does not mind.
+        unsafe { core::ptr::copy_nonoverlapping(bytes.as_ptr(), self.row_ptr(start), bytes.len()) };
+        if self.keeps_ticks {
+            for row in start..end {
+                // SAFETY: `row < end <= capacity`, so the tick slot is allocated
+                // (and 8-aligned, as every tick slot).
+                unsafe { write_ticks(self.ticks.add(row), tick.stamp()) };
+            }
+            self.note_add(tick.stamp());
+        }
+        self.len = end;
+    }
+
     /// An empty column of the same type holding a clone of every row of this one
     /// (absent rows stay absent), with the same ticks.
     ///
@@ -823,7 +864,13 @@ impl Column {
     /// Gives every present row the ticks `ticks` yields, in order (a load's
     /// saved ticks; `added` is never made absent), or `now` when `ticks` runs
     /// out; the summary becomes the newest of them as seen from `now`.
-    pub(crate) fn load_ticks(&mut self, mut ticks: impl Iterator<Item = ComponentTicks>, now: Tick) {
+    pub(crate) fn load_ticks(&mut self, ticks: impl Iterator<Item = ComponentTicks>, now: Tick) {
+        self.load_tick_runs(ticks.map(|pair| (1, pair)), now);
+    }
+
+    /// [`load_ticks`](Self::load_ticks) from runs: `(n, pair)` gives the next
+    /// `n` present rows the ticks `pair`.
+    pub(crate) fn load_tick_runs(&mut self, runs: impl Iterator<Item = (usize, ComponentTicks)>, now: Tick) {
         if !self.keeps_ticks {
             return;
         }
@@ -832,17 +879,28 @@ impl Column {
             Some(a) if now.get().wrapping_sub(a.get()) <= now.get().wrapping_sub(b.get()) => Some(a),
             _ => Some(b),
         };
-        for row in 0..self.len {
-            // SAFETY: `row < len`.
-            if !unsafe { self.is_present(row) } {
-                continue;
-            }
-            let pair = ticks.next().unwrap_or(ComponentTicks::new(now));
+        let mut row = 0;
+        let fill = ComponentTicks::new(now);
+        for (mut length, pair) in runs.chain(core::iter::once((usize::MAX, fill))) {
             let pair = ComponentTicks { added: pair.added.stamp(), changed: pair.changed };
-            // SAFETY: `row < len`, so its tick slot is allocated and written.
-            unsafe { self.ticks.add(row).write(pair) };
-            add = newer(add, pair.added);
-            change = newer(change, pair.changed);
+            let mut wrote = false;
+            while length > 0 && row < self.len {
+                // SAFETY: `row < len`.
+                if unsafe { self.is_present(row) } {
+                    // SAFETY: `row < len`, so its tick slot is allocated and written.
+                    unsafe { self.ticks.add(row).write(pair) };
+                    length -= 1;
+                    wrote = true;
+                }
+                row += 1;
+            }
+            if wrote {
+                add = newer(add, pair.added);
+                change = newer(change, pair.changed);
+            }
+            if row == self.len {
+                break;
+            }
         }
         *self.summary.add.get_mut() = add.map_or(0, Tick::get);
         *self.summary.change.get_mut() = change.map_or(0, Tick::get);

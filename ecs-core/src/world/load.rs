@@ -73,12 +73,13 @@ impl World {
         // user code here leaves the world as it was.
         for archetype in &mut save.archetypes {
             for loaded in &mut archetype.columns {
+                let Some(map_entities) = loaded.map_entities else { continue };
                 for row in 0..archetype.entities.len() {
                     let Some(value) = loaded.column.get_row_mut(row) else { continue };
                     let mut remap = |e: Entity| map.get(e).unwrap_or(e);
                     // SAFETY: the value is of the column's type, the type this
                     // `map_entities` was made for (one registry entry made both).
-                    unsafe { (loaded.map_entities)(value, &mut remap) };
+                    unsafe { map_entities(value, &mut remap) };
                 }
             }
         }

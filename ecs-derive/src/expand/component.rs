@@ -241,7 +241,10 @@ fn relation_items(
             });
         }
     }
-    if !mapped.is_empty() {
+    if mapped.is_empty() {
+        // Lets a load skip the component when it looks for entities to remap.
+        component_items.extend(quote! { const __MAPS_ENTITIES: bool = false; });
+    } else {
         component_items.extend(quote! {
             fn map_entities(&mut self, __map: &mut dyn ::core::ops::FnMut(#krate::Entity) -> #krate::Entity) {
                 #(#krate::entity::MapEntities::map_entities(&mut self.#mapped, __map);)*

@@ -123,6 +123,15 @@ pub fn runner(workload: Workload) -> Option<Runner> {
                 }
             })
         }
+        Workload::SaveLoad | Workload::SaveLoadPod => {
+            type Body = (Mat4, [f32; 3], [f32; 3], [f32; 3]);
+            let bodies: Vec<Body> = vec![(identity(), UNIT_X, UNIT_X, UNIT_X); SAVED];
+            Box::new(move || {
+                let bytes = postcard::to_allocvec(&bodies).unwrap();
+                let loaded: Vec<Body> = postcard::from_bytes(&bytes).unwrap();
+                assert_eq!(loaded.len(), SAVED);
+            })
+        }
         Workload::Observers | Workload::Changed | Workload::Reparent | Workload::DespawnSubtree => return None,
     })
 }

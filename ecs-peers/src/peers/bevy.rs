@@ -442,5 +442,8 @@ pub fn runner(workload: Workload) -> Option<Runner> {
                 assert!(world.get_entity(leaf).is_err(), "the whole tree is gone");
             })
         }
+        // bevy_ecs alone has no serialization of a world (bevy_scene goes through
+        // reflection and the asset system).
+        Workload::SaveLoad | Workload::SaveLoadPod => return None,
     })
 }

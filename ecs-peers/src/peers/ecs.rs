@@ -2,19 +2,23 @@
 //! `Schedule`, random access through a query borrow (as shipyard's `View`);
 //! `Events` + `EventCursor`, a global observer, a cached `Changed` query.
 
+use bytemuck::{Pod, Zeroable};
 use ecs_core::event::{EventCursor, Events};
 use ecs_core::prelude::*;
+use ecs_core::serialize::SerializeRegistry;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 
 use super::{Runner, hundred, twenty_six};
 use crate::workload::*;
 
-#[derive(Component, Clone, Copy)]
+#[derive(Component, Clone, Copy, Serialize, Deserialize)]
 struct Transform(Mat4);
-#[derive(Component, Clone, Copy)]
+#[derive(Component, Clone, Copy, Serialize, Deserialize)]
 struct Position([f32; 3]);
-#[derive(Component, Clone, Copy)]
+#[derive(Component, Clone, Copy, Serialize, Deserialize)]
 struct Rotation([f32; 3]);
-#[derive(Component, Clone, Copy)]
+#[derive(Component, Clone, Copy, Serialize, Deserialize)]
 struct Velocity([f32; 3]);
 #[derive(Component, Clone, Copy)]
 struct A(f32);
@@ -355,5 +359,57 @@ pub fn runner(workload: Workload) -> Option<Runner> {
                 assert!(!world.contains(leaf), "the whole tree is gone");
             })
         }
+        Workload::SaveLoad => save_load::<Transform, Position, Rotation, Velocity>(|| {
+            (Transform(identity()), Position(UNIT_X), Rotation(UNIT_X), Velocity(UNIT_X))
+        }),
+        Workload::SaveLoadPod => save_load::<pod::Transform, pod::Position, pod::Rotation, pod::Velocity>(|| {
+            (pod::Transform(identity()), pod::Position(UNIT_X), pod::Rotation(UNIT_X), pod::Velocity(UNIT_X))
+        }),
+    })
+}
+
+/// The components of `save_load_pod`: plain old data.
+mod pod {
+    use super::*;
+
+    #[derive(Component, Clone, Copy, Pod, Zeroable, Serialize, Deserialize)]
+    #[component(pod)]
+    #[repr(transparent)]
+    pub struct Transform(pub Mat4);
+    #[derive(Component, Clone, Copy, Pod, Zeroable, Serialize, Deserialize)]
+    #[component(pod)]
+    #[repr(transparent)]
+    pub struct Position(pub [f32; 3]);
+    #[derive(Component, Clone, Copy, Pod, Zeroable, Serialize, Deserialize)]
+    #[component(pod)]
+    #[repr(transparent)]
+    pub struct Rotation(pub [f32; 3]);
+    #[derive(Component, Clone, Copy, Pod, Zeroable, Serialize, Deserialize)]
+    #[component(pod)]
+    #[repr(transparent)]
+    pub struct Velocity(pub [f32; 3]);
+}
+
+/// `save_load` over four registered component types.
+fn save_load<A, B, C, D>(make: fn() -> (A, B, C, D)) -> Runner
+where
+    A: Component + Serialize + DeserializeOwned,
+    B: Component + Serialize + DeserializeOwned,
+    C: Component + Serialize + DeserializeOwned,
+    D: Component + Serialize + DeserializeOwned,
+{
+    let registry = SerializeRegistry::new()
+        .register::<A>("Transform")
+        .register::<B>("Position")
+        .register::<C>("Rotation")
+        .register::<D>("Velocity");
+    let mut world = World::new();
+    world.spawn_batch((0..SAVED).map(|_| make()));
+    Box::new(move || {
+        let bytes = postcard::to_allocvec(&registry.columns(&world)).unwrap();
+        let save = registry.load_columns(&mut postcard::Deserializer::from_bytes(&bytes)).unwrap();
+        let mut loaded = World::new();
+        loaded.load(save);
+        assert_eq!(loaded.len(), SAVED);
     })
 }

@@ -114,7 +114,9 @@ pub fn runner(workload: Workload) -> Option<Runner> {
         | Workload::PropagateFull
         | Workload::PropagateOnePercent
         | Workload::Reparent
-        | Workload::DespawnSubtree => return None,
+        | Workload::DespawnSubtree
+        | Workload::SaveLoad
+        | Workload::SaveLoadPod => return None,
         Workload::AddRemove => {
             let world = World::new();
             let entities: Vec<Entity> = (0..10_000).map(|_| world.entity().set(A(0.0)).id()).collect();

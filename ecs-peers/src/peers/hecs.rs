@@ -1,19 +1,25 @@
 //! hecs: `spawn_batch`, `PreparedQuery`, batched parallel iteration with rayon. It
 //! has no scheduler.
 
-use hecs::{Entity, PreparedQuery, World};
+use std::any::TypeId;
+
+use hecs::serialize::column::{
+    DeserializeContext, SerializeContext, deserialize_column, try_serialize, try_serialize_id,
+};
+use hecs::{Archetype, ColumnBatchBuilder, ColumnBatchType, Entity, PreparedQuery, World};
 use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
 
 use super::{Runner, twenty_six};
 use crate::workload::*;
 
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Serialize, Deserialize)]
 struct Transform(Mat4);
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Serialize, Deserialize)]
 struct Position([f32; 3]);
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Serialize, Deserialize)]
 struct Rotation([f32; 3]);
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Serialize, Deserialize)]
 struct Velocity([f32; 3]);
 #[derive(Clone, Copy)]
 struct A(f32);
@@ -133,5 +139,101 @@ pub fn runner(workload: Workload) -> Option<Runner> {
         | Workload::PropagateOnePercent
         | Workload::Reparent
         | Workload::DespawnSubtree => return None,
+        Workload::SaveLoad | Workload::SaveLoadPod => {
+            let mut world = World::new();
+            bodies(&mut world, SAVED);
+            Box::new(move || {
+                let mut serializer = postcard::Serializer { output: postcard::ser_flavors::AllocVec::new() };
+                hecs::serialize::column::serialize(&world, &mut Saving, &mut serializer).unwrap();
+                let bytes = postcard::ser_flavors::Flavor::finalize(serializer.output).unwrap();
+                let mut loading = Loading(Vec::new());
+                let mut deserializer = postcard::Deserializer::from_bytes(&bytes);
+                let loaded = hecs::serialize::column::deserialize(&mut loading, &mut deserializer).unwrap();
+                assert_eq!(loaded.len() as usize, SAVED);
+            })
+        }
     })
+}
+
+/// The four component types of `save_load`, as the hecs docs name them.
+#[derive(Clone, Copy, Serialize, Deserialize)]
+enum Saved {
+    Transform,
+    Position,
+    Rotation,
+    Velocity,
+}
+
+struct Saving;
+
+impl SerializeContext for Saving {
+    fn component_count(&self, archetype: &Archetype) -> usize {
+        let saved =
+            [TypeId::of::<Transform>(), TypeId::of::<Position>(), TypeId::of::<Rotation>(), TypeId::of::<Velocity>()];
+        archetype.component_types().filter(|t| saved.contains(t)).count()
+    }
+
+    fn serialize_component_ids<S: serde::ser::SerializeTuple>(
+        &mut self,
+        archetype: &Archetype,
+        mut out: S,
+    ) -> Result<S::Ok, S::Error> {
+        try_serialize_id::<Transform, _, _>(archetype, &Saved::Transform, &mut out)?;
+        try_serialize_id::<Position, _, _>(archetype, &Saved::Position, &mut out)?;
+        try_serialize_id::<Rotation, _, _>(archetype, &Saved::Rotation, &mut out)?;
+        try_serialize_id::<Velocity, _, _>(archetype, &Saved::Velocity, &mut out)?;
+        out.end()
+    }
+
+    fn serialize_components<S: serde::ser::SerializeTuple>(
+        &mut self,
+        archetype: &Archetype,
+        mut out: S,
+    ) -> Result<S::Ok, S::Error> {
+        try_serialize::<Transform, _>(archetype, &mut out)?;
+        try_serialize::<Position, _>(archetype, &mut out)?;
+        try_serialize::<Rotation, _>(archetype, &mut out)?;
+        try_serialize::<Velocity, _>(archetype, &mut out)?;
+        out.end()
+    }
+}
+
+/// The components of the archetype being loaded.
+struct Loading(Vec<Saved>);
+
+impl DeserializeContext for Loading {
+    fn deserialize_component_ids<'de, A: serde::de::SeqAccess<'de>>(
+        &mut self,
+        mut seq: A,
+    ) -> Result<ColumnBatchType, A::Error> {
+        self.0.clear();
+        let mut batch = ColumnBatchType::new();
+        while let Some(id) = seq.next_element()? {
+            match id {
+                Saved::Transform => batch.add::<Transform>(),
+                Saved::Position => batch.add::<Position>(),
+                Saved::Rotation => batch.add::<Rotation>(),
+                Saved::Velocity => batch.add::<Velocity>(),
+            };
+            self.0.push(id);
+        }
+        Ok(batch)
+    }
+
+    fn deserialize_components<'de, A: serde::de::SeqAccess<'de>>(
+        &mut self,
+        entity_count: u32,
+        mut seq: A,
+        batch: &mut ColumnBatchBuilder,
+    ) -> Result<(), A::Error> {
+        for id in &self.0 {
+            match id {
+                Saved::Transform => deserialize_column::<Transform, _>(entity_count, &mut seq, batch)?,
+                Saved::Position => deserialize_column::<Position, _>(entity_count, &mut seq, batch)?,
+                Saved::Rotation => deserialize_column::<Rotation, _>(entity_count, &mut seq, batch)?,
+                Saved::Velocity => deserialize_column::<Velocity, _>(entity_count, &mut seq, batch)?,
+            }
+        }
+        Ok(())
+    }
 }

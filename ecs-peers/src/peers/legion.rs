@@ -91,7 +91,9 @@ pub fn runner(workload: Workload) -> Option<Runner> {
         | Workload::PropagateFull
         | Workload::PropagateOnePercent
         | Workload::Reparent
-        | Workload::DespawnSubtree => return None,
+        | Workload::DespawnSubtree
+        | Workload::SaveLoad
+        | Workload::SaveLoadPod => return None,
         Workload::AddRemove => {
             let mut world = World::default();
             let entities: Vec<Entity> = world.extend((0..10_000).map(|_| (A(0.0),)).collect::<Vec<_>>()).to_vec();

@@ -235,6 +235,8 @@ pub fn runner(workload: Workload) -> Option<Runner> {
         | Workload::PropagateFull
         | Workload::PropagateOnePercent
         | Workload::Reparent
-        | Workload::DespawnSubtree => return None,
+        | Workload::DespawnSubtree
+        | Workload::SaveLoad
+        | Workload::SaveLoadPod => return None,
     })
 }

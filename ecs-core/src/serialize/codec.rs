@@ -1,0 +1,259 @@
+//! The compact encoding of a column, used by the column format in formats
+//! that are not human-readable (postcard, bincode, …).
+//!
+//! A registry entry is made where its component type is known, but a save is
+//! written through a serde serializer the entry cannot name: handing every
+//! value to that serializer type-erased (`erased_serde`) costs a virtual call
+//! per field in and out, many times the work itself. So in compact formats a
+//! column's values travel as byte strings, which the entry writes and reads
+//! with a serializer it does know, fully inlined. A column is
+//! `(kind, values, ticks)`:
+//!
+//! - kind [`ENCODED`]: `values` is a sequence of byte strings, each holding
+//!   a count of values, then the values in row order, all in the
+//!   [postcard](https://postcard.jamesmunns.com/wire-format) wire format (for a
+//!   sparse column, each preceded by its row as a postcard `u32`); portable
+//!   across machines. The values are cut into strings of about [`CHUNK`] bytes
+//!   so that the buffer they are written into stays small, whatever the
+//!   column's size;
+//! - kind [`RAW`]: `values` is one byte string, the column as it is in memory,
+//!   for a table column of a `#[component(pod)]` type written by a
+//!   little-endian machine: no encoding at all on the way out, one `memcpy` on
+//!   the way in. A big-endian machine writes [`ENCODED`] instead and refuses to
+//!   read [`RAW`], naming the component;
+//! - `ticks`: runs of values with equal change ticks, each
+//!   `(length, added, changed)`; a column whose values were all written
+//!   together is one run.
+//!
+//! Human-readable formats (JSON, RON) keep one serde value per component value
+//! and per tick, so a save stays readable there.
+
+use core::marker::PhantomData;
+use core::ops::Range;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::component::Component;
+use crate::entity::Entity;
+use crate::relationship::{RelationshipSources, RelationshipTarget};
+use crate::storage::{Column, OwningPtr, Tick};
+
+/// The kind of a column whose values are in the postcard encoding.
+pub(crate) const ENCODED: u8 = 0;
+/// The kind of a `Pod` table column saved as its bytes, little-endian.
+pub(crate) const RAW: u8 = 1;
+
+/// About how many bytes of values one byte string of an [`ENCODED`] column
+/// holds: small enough for the buffer to stay in the allocator's small sizes.
+pub(crate) const CHUNK: usize = 32 * 1024;
+
+/// What stops a decode: the row, when one value is at fault, and why.
+pub(crate) struct DecodeError {
+    pub(crate) row: Option<usize>,
+    pub(crate) message: String,
+}
+
+impl DecodeError {
+    fn at(row: usize, message: impl core::fmt::Display) -> Self {
+        Self { row: Some(row), message: message.to_string() }
+    }
+
+    fn whole(message: impl core::fmt::Display) -> Self {
+        Self { row: None, message: message.to_string() }
+    }
+}
+
+/// How values of a component are written: as themselves, or (for a
+/// relationship target) as the list of their sources.
+pub(crate) trait Form: 'static {
+    type Component: Component;
+    fn write<S: Serializer>(value: &Self::Component, serializer: S) -> Result<S::Ok, S::Error>;
+    fn read<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Self::Component, D::Error>;
+}
+
+/// A component written as itself.
+pub(crate) struct Plain<T>(PhantomData<fn(T) -> T>);
+
+impl<T: Component + Serialize + DeserializeOwned> Form for Plain<T> {
+    type Component = T;
+
+    #[inline]
+    fn write<S: Serializer>(value: &T, serializer: S) -> Result<S::Ok, S::Error> {
+        value.serialize(serializer)
+    }
+
+    #[inline]
+    fn read<'de, D: Deserializer<'de>>(deserializer: D) -> Result<T, D::Error> {
+        T::deserialize(deserializer)
+    }
+}
+
+/// A relationship target written as the ordered list of its sources.
+pub(crate) struct Sources<T>(PhantomData<fn(T) -> T>);
+
+impl<T: RelationshipTarget> Form for Sources<T> {
+    type Component = T;
+
+    fn write<S: Serializer>(value: &T, serializer: S) -> Result<S::Ok, S::Error> {
+        value.sources().serialize(serializer)
+    }
+
+    fn read<'de, D: Deserializer<'de>>(deserializer: D) -> Result<T, D::Error> {
+        let sources = Vec::<Entity>::deserialize(deserializer)?;
+        Ok(T::__from_sources(RelationshipSources::from_vec(sources)))
+    }
+}
+
+struct Written<'a, F: Form>(&'a F::Component);
+
+impl<F: Form> Serialize for Written<'_, F> {
+    #[inline]
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        F::write(self.0, serializer)
+    }
+}
+
+/// postcard's output, appended to a `Vec` the caller owns (and reuses).
+struct Appended<'a>(&'a mut Vec<u8>);
+
+impl postcard::ser_flavors::Flavor for Appended<'_> {
+    type Output = ();
+
+    #[inline]
+    fn try_extend(&mut self, data: &[u8]) -> postcard::Result<()> {
+        self.0.extend_from_slice(data);
+        Ok(())
+    }
+
+    #[inline]
+    fn try_push(&mut self, data: u8) -> postcard::Result<()> {
+        self.0.push(data);
+        Ok(())
+    }
+
+    fn finalize(self) -> postcard::Result<()> {
+        Ok(())
+    }
+}
+
+/// Appends the [`ENCODED`] form of the values of `column`'s rows `rows` to
+/// `out`: their count, then the values.
+///
+/// # Safety
+/// `column` holds values of `F::Component`.
+pub(crate) unsafe fn encode<F: Form>(column: &Column, rows: Range<usize>, out: &mut Vec<u8>) -> Result<(), String> {
+    let mut serializer = postcard::Serializer { output: Appended(out) };
+    let sparse = column.is_sparse();
+    let count = if sparse { rows.clone().filter(|&row| column.holds(row)).count() } else { rows.len() };
+    (count as u32).serialize(&mut serializer).map_err(|e| e.to_string())?;
+    for row in rows {
+        let Some(value) = column.get(row) else { continue };
+        if sparse {
+            (row as u32).serialize(&mut serializer).map_err(|e| e.to_string())?;
+        }
+        // SAFETY: the column holds `F::Component`s (caller).
+        let value = unsafe { value.deref::<F::Component>() };
+        Written::<F>(value).serialize(&mut serializer).map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+/// Appends every value one byte string of an [`ENCODED`] column holds to
+/// `column`, stamped `tick`, never past `rows` rows. A sparse column gets
+/// absent rows up to each row that holds a value.
+///
+/// # Safety
+/// `column` holds values of `F::Component`.
+pub(crate) unsafe fn decode<F: Form>(
+    bytes: &[u8],
+    column: &mut Column,
+    rows: usize,
+    tick: Tick,
+) -> Result<(), DecodeError> {
+    let mut deserializer = postcard::Deserializer::from_bytes(bytes);
+    let count = u32::deserialize(&mut deserializer).map_err(DecodeError::whole)? as usize;
+    let room = rows - column.len();
+    if count > room {
+        return Err(DecodeError::whole(format_args!("it has more values than the {rows} entities")));
+    }
+    if column.is_sparse() {
+        for _ in 0..count {
+            let (row, at) = (column.len(), u32::deserialize(&mut deserializer).map_err(DecodeError::whole)? as usize);
+            if at < row || at >= rows {
+                return Err(DecodeError::whole(format_args!("row {at} is out of order or beyond the {rows} entities")));
+            }
+            column.push_absent_rows(at - row);
+            let value = F::read(&mut deserializer).map_err(|e| DecodeError::at(at, e))?;
+            // SAFETY: the column holds `F::Component`s (caller).
+            unsafe { push(column, value, tick) };
+        }
+    } else {
+        // `count` fits in the rows left (checked above), which the entity list
+        // already read bounds.
+        column.reserve(count);
+        for _ in 0..count {
+            let row = column.len();
+            let value = F::read(&mut deserializer).map_err(|e| DecodeError::at(row, e))?;
+            // SAFETY: room for `count` values was reserved above and one is
+            // pushed per turn; the slot is written right away, with a value
+            // of the column's type (caller).
+            unsafe { column.push_slot(tick).cast::<F::Component>().write(value) };
+        }
+    }
+    let rest = deserializer.finalize().map_err(DecodeError::whole)?;
+    if !rest.is_empty() {
+        return Err(DecodeError::whole(format_args!("{} bytes follow its values", rest.len())));
+    }
+    Ok(())
+}
+
+/// Appends `values`, the bytes of a [`RAW`] column, to the empty `column`:
+/// `rows` values, stamped `tick`.
+pub(crate) fn decode_raw(values: &[u8], column: &mut Column, rows: usize, pod: bool, tick: Tick) -> Result<(), String> {
+    if !pod || column.is_sparse() {
+        return Err("its values are raw bytes, but it is not a `#[component(pod)]` table component".to_owned());
+    }
+    if cfg!(target_endian = "big") {
+        return Err(
+            "its values are the raw bytes of a little-endian machine, which this big-endian machine cannot read"
+                .to_owned(),
+        );
+    }
+    let size = column.item_layout().size();
+    if rows.checked_mul(size) != Some(values.len()) {
+        return Err(format!("{} bytes of values for {rows} entities of {size} bytes each", values.len()));
+    }
+    // SAFETY: a table column, `values` holds `rows` values' bytes (checked
+    // above), and `pod` says the type is `bytemuck::Pod` (the registry entry's
+    // flag, set only by `SnapshotStrategy::pod`): any bytes are a value.
+    unsafe { column.extend_from_bytes(rows, values, tick) };
+    Ok(())
+}
+
+/// The change ticks of `column`'s values as runs of equal pairs:
+/// `(length, added, changed)`, in row order.
+pub(crate) fn tick_runs(column: &Column) -> impl Iterator<Item = (u32, u32, u32)> + '_ {
+    let ticks = column.ticks();
+    let mut pairs = (0..ticks.len()).filter(|&row| column.holds(row)).map(|row| ticks[row]).peekable();
+    core::iter::from_fn(move || {
+        let pair = pairs.next()?;
+        let mut length = 1u32;
+        while pairs.next_if_eq(&pair).is_some() {
+            length += 1;
+        }
+        Some((length, pair.added.get(), pair.changed.get()))
+    })
+}
+
+/// Pushes `value` onto `column`.
+///
+/// # Safety
+/// `column` holds `T`s.
+#[inline]
+pub(crate) unsafe fn push<T: Component>(column: &mut Column, value: T, tick: Tick) {
+    debug_assert_eq!(column.item_layout(), core::alloc::Layout::new::<T>());
+    // SAFETY: the column holds `T`s (caller), and `make` hands over an owned,
+    // valid `T`.
+    OwningPtr::make(value, |ptr| unsafe { column.push(ptr, tick) });
+}
