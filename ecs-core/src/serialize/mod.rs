@@ -80,6 +80,17 @@
 //! - Hooks and observers do not run: a load puts a consistent state in place,
 //!   as a [`restore`](crate::World::restore) does.
 //!
+//! # Speed
+//! In compact formats (postcard, bincode: any serializer that is not
+//! human-readable) the column format writes each component's values with
+//! code made for that component type (postcard's encoding, inlined) and hands
+//! the format byte strings, instead of one type-erased call per field; a
+//! table column of a `#[component(pod)]` type is written as its bytes and
+//! read back with one `memcpy` (on little-endian machines, which refuse to
+//! misread a big-endian save and say so). Human-readable formats keep one
+//! serde value per component value, readable and editable, at the cost of the
+//! erased calls. The row format is made to be read, not to be fast.
+//!
 //! # Bad input
 //! Every check happens while parsing, before any world is touched, and fails
 //! with a [`LoadError`] naming what is wrong: data the serde format cannot read
