@@ -347,7 +347,7 @@ impl Archetype {
         }
         self.entities.extend_from_slice(entities);
         if take {
-            // Every array back to one capacity, the archetype's invariant.
+            // Every array holds at least the archetype's capacity (its invariant).
             let capacity = self.capacity.max(entities.len());
             for column in &mut self.columns {
                 column.grow_to(capacity);
