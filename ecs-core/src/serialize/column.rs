@@ -137,7 +137,6 @@ impl Serialize for ColumnOut<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let entry = self.registry.entry(self.entry);
         let column = self.column;
-        let present = (0..column.len()).filter(|&row| column.holds(row)).count();
         if !serializer.is_human_readable() {
             let mut out = serializer.serialize_tuple(3)?;
             if entry.pod && !column.is_sparse() && cfg!(target_endian = "little") {
@@ -153,6 +152,7 @@ impl Serialize for ColumnOut<'_> {
             out.serialize_element(&SeqOf(runs, || codec::tick_runs(column)))?;
             return out.end();
         }
+        let present = (0..column.len()).filter(|&row| column.holds(row)).count();
         let mut out = serializer.serialize_tuple(2)?;
         let value = |row: usize| column.get(row).map(|value| ValueOut { entry, value });
         if column.is_sparse() {

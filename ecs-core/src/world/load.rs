@@ -6,7 +6,7 @@ use super::World;
 use crate::archetype::ArchetypeId;
 use crate::entity::{Entity, EntityLocation};
 use crate::serialize::{EntityMap, WorldSave};
-use crate::storage::{ComponentTicks, Tick};
+use crate::storage::Tick;
 
 impl World {
     /// Loads a save made by [`SerializeRegistry::load_rows`](crate::serialize::SerializeRegistry::load_rows)
@@ -139,7 +139,8 @@ impl World {
 /// Stamps every loaded value as added and changed at `now`.
 fn restamp(save: &mut WorldSave, now: Tick) {
     for column in save.archetypes.iter_mut().flat_map(|a| &mut a.columns) {
-        column.column.load_ticks(core::iter::repeat(ComponentTicks::new(now)), now);
+        // No runs: every present row gets `now`.
+        column.column.load_tick_runs(core::iter::empty(), now);
     }
 }
 
