@@ -68,7 +68,7 @@ fn advance(mut bodies: Query<(&mut Orbit, &mut Local)>) {
 }
 
 /// Parents before children: a body's scene position is its parent's plus its own
-/// offset. One rayon task per star system.
+/// offset. The star systems are spread over the worker pool.
 fn propagate(mut bodies: Query<(&Local, &mut Global)>) {
     bodies.par_propagate::<ChildOf, [f32; 2]>(|parent, (local, global)| {
         let [px, py] = parent.copied().unwrap_or_default();

@@ -713,7 +713,7 @@ fn the_tracker_flags_a_writer_beside_a_reader_and_sees_readers_run_together() {
     // Two readers of one component side by side are no violation, and the schedule
     // really runs them at the same time (when there are threads to do it).
     reset_tracker();
-    let parallel = std::thread::available_parallelism().is_ok_and(|n| n.get() > 1) && rayon::current_num_threads() > 1;
+    let parallel = std::thread::available_parallelism().is_ok_and(|n| n.get() > 1) && ecs_core::parallel::threads() > 1;
     let mut world = populated_world();
     let mut schedule = Schedule::new();
     schedule.add_system(shared_reader_a).add_system(shared_reader_b);

@@ -154,7 +154,7 @@ fn right(_q: Query<&mut Velocity>) {
 
 #[test]
 fn non_conflicting_systems_really_run_at_the_same_time() {
-    if rayon::current_num_threads() < 2 {
+    if ecs_core::parallel::threads() < 2 {
         return; // A one-thread pool cannot show it.
     }
     let mut world = World::new();

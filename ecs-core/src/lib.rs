@@ -123,6 +123,7 @@ pub mod guide;
 mod names;
 pub mod observer;
 pub mod panics;
+pub mod parallel;
 pub mod query;
 pub mod relationship;
 mod resource;

@@ -21,8 +21,10 @@ pub enum Workload {
     RandomGet,
     /// 10 zero-sized tags make 1,024 combinations of 4 entities, all with Data; `data *= 2`.
     ManyArchetypes,
-    /// 40,000 entities of (A,B), (A,B,C), (A,B,C,D), (A,B,C,E); three systems swap A/B, C/D, C/E.
-    Schedule,
+    /// `n` entities in each of (A,B), (A,B,C), (A,B,C,D), (A,B,C,E); three systems
+    /// swap A/B, C/D, C/E. Run at 1,000, 10,000 and 100,000 per archetype: the
+    /// scheduler's choice between running inline and in parallel at each size.
+    Schedule(usize),
     /// 100 systems, each over its own 10 entities: the scheduler's own overhead.
     TinySystems,
     /// Buffered events: send 1,000,000 events of a `u32` payload, read them all
@@ -74,7 +76,7 @@ pub enum Workload {
 
 impl Workload {
     /// Every workload, in table order.
-    pub const ALL: [Workload; 19] = [
+    pub const ALL: [Workload; 21] = [
         Workload::SimpleInsert,
         Workload::SimpleIter,
         Workload::FragmentedIter,
@@ -83,7 +85,9 @@ impl Workload {
         Workload::AddRemoveSparse,
         Workload::RandomGet,
         Workload::ManyArchetypes,
-        Workload::Schedule,
+        Workload::Schedule(1_000),
+        Workload::Schedule(10_000),
+        Workload::Schedule(100_000),
         Workload::TinySystems,
         Workload::Events,
         Workload::Observers,
@@ -107,7 +111,10 @@ impl Workload {
             Workload::AddRemoveSparse => "add_remove_sparse",
             Workload::RandomGet => "random_get",
             Workload::ManyArchetypes => "many_archetypes",
-            Workload::Schedule => "schedule",
+            Workload::Schedule(1_000) => "schedule_1k",
+            Workload::Schedule(10_000) => "schedule_10k",
+            Workload::Schedule(100_000) => "schedule_100k",
+            Workload::Schedule(_) => "schedule",
             Workload::TinySystems => "tiny_systems",
             Workload::Events => "events",
             Workload::Observers => "observers",

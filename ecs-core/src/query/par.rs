@@ -1,18 +1,22 @@
-//! Parallel iteration on the rayon thread pool.
+//! Parallel iteration on the crate's worker pool, or inline where the query
+//! measured that to be faster (see [`crate::parallel`]).
 
-use rayon::prelude::*;
+use std::time::Instant;
 
 use super::fetch::{FetchContext, QueryData};
 use super::filter::QueryFilter;
+use super::iter::QueryIter;
 use super::state::QueryState;
 use crate::archetype::Archetypes;
+use crate::parallel::{Mode, for_each_index, threads};
 
 /// Rows below this are not worth a task of their own.
 const MIN_BATCH: usize = 64;
 
-/// Visits every matching row once, splitting archetypes into row ranges of about
-/// `total / (4 * threads)` rows so that both large and many small archetypes spread
-/// over the pool.
+/// Visits every matching row once: inline, archetype after archetype, or in
+/// parallel, with archetypes split into row ranges of about `total / (4 *
+/// threads)` rows so that both large and many small archetypes spread over the
+/// pool; the query's [`Adaptive`](crate::parallel::Adaptive) picks which.
 pub(super) fn for_each<'w, Q: QueryData, F: QueryFilter>(
     archetypes: &'w Archetypes,
     state: &QueryState<Q, F>,
@@ -21,16 +25,20 @@ pub(super) fn for_each<'w, Q: QueryData, F: QueryFilter>(
 ) where
     Q::State: Sync,
 {
-    let total: usize = state.matched().iter().filter_map(|&id| archetypes.get(id)).map(|a| a.len()).sum();
-    let batch = (total / (4 * rayon::current_num_threads().max(1))).max(MIN_BATCH);
+    let choice = state.parallel().choose();
+    let started = choice.measure.then(Instant::now);
     let mut tasks = Vec::new();
-    for (index, &id) in state.matched().iter().enumerate() {
-        let len = archetypes.get(id).map_or(0, |a| a.len());
-        let mut start = 0;
-        while start < len {
-            let end = (start + batch).min(len);
-            tasks.push((index, start, end));
-            start = end;
+    if choice.mode == Mode::Parallel {
+        let total: usize = state.matched().iter().filter_map(|&id| archetypes.get(id)).map(|a| a.len()).sum();
+        let batch = (total / (4 * threads())).max(MIN_BATCH);
+        for (index, &id) in state.matched().iter().enumerate() {
+            let len = archetypes.get(id).map_or(0, |a| a.len());
+            let mut start = 0;
+            while start < len {
+                let end = (start + batch).min(len);
+                tasks.push((index, start, end));
+                start = end;
+            }
         }
     }
     let run = |&(index, start, end): &(usize, usize, usize)| {
@@ -46,17 +54,32 @@ pub(super) fn for_each<'w, Q: QueryData, F: QueryFilter>(
             if !F::ARCHETYPAL && !F::may_pass(&filter) {
                 return;
             }
-            for row in start..end {
-                if (Q::DENSE && F::ARCHETYPAL) || (Q::filter_row(&fetch, row) && F::filter(&filter, row)) {
-                    Q::mark_written(&fetch, row..row + 1);
+            if Q::DENSE && F::ARCHETYPAL {
+                // Every row is handed out: stamp the range at once, which keeps
+                // the loop free of the per-row check (and vectorizable).
+                Q::mark_written(&fetch, start..end);
+                for row in start..end {
                     f(Q::fetch(&fetch, row));
+                }
+            } else {
+                for row in start..end {
+                    if Q::filter_row(&fetch, row) && F::filter(&filter, row) {
+                        Q::mark_written(&fetch, row..row + 1);
+                        f(Q::fetch(&fetch, row));
+                    }
                 }
             }
         }
     };
-    if tasks.len() <= 1 {
-        tasks.iter().for_each(run);
-    } else {
-        tasks.par_iter().for_each(run);
+    match choice.mode {
+        // SAFETY: what `run` relies on is what the iterator needs: the state is
+        // current and belongs to the world of `archetypes` (callers update it
+        // first), and the caller holds the query's access to it for `'w`. The
+        // iterator hands out each row once.
+        Mode::Inline => unsafe { QueryIter::new(archetypes, state.into(), ctx) }.for_each(f),
+        Mode::Parallel => for_each_index(tasks.len(), &|task| run(&tasks[task])),
+    }
+    if let Some(started) = started {
+        state.parallel().record(choice.mode, started.elapsed());
     }
 }

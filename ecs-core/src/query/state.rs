@@ -24,6 +24,7 @@ use crate::archetype::{Archetype, ArchetypeId, Archetypes};
 use crate::component::ComponentId;
 use crate::entity::Entity;
 use crate::error::EcsError;
+use crate::parallel::Adaptive;
 use crate::storage::Tick;
 use crate::world::{World, WorldId};
 
@@ -68,6 +69,8 @@ pub struct QueryState<Q: QueryData, F: QueryFilter = ()> {
     columns: Vec<CachedColumn>,
     position: Vec<u32>,
     last_run: Tick,
+    /// Whether `par_for_each` runs inline or in parallel, as measured.
+    parallel: Adaptive,
     marker: PhantomData<fn() -> (Q, F)>,
 }
 
@@ -95,6 +98,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             columns: Vec::new(),
             position: Vec::new(),
             last_run: Tick::new(0),
+            parallel: Adaptive::new(),
             marker: PhantomData,
         };
         state.selective = state.most_selective(world.archetypes());
@@ -218,6 +222,11 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     {
         self.validate_world(world);
         super::par::for_each(world.archetypes(), self, ctx, f);
+    }
+
+    /// What running `par_for_each` inline or in parallel was measured to cost.
+    pub(crate) fn parallel(&self) -> &Adaptive {
+        &self.parallel
     }
 
     /// Sets when the query last ran (systems drive this).
@@ -487,9 +496,11 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         }
     }
 
-    /// Calls `f` for every matching entity, in parallel on the rayon thread pool.
-    /// Work is split over archetypes and, for large archetypes, over row ranges;
-    /// every entity is visited exactly once.
+    /// Calls `f` for every matching entity, in parallel on the crate's
+    /// [worker pool](crate::parallel). Work is split over archetypes and, for
+    /// large archetypes, over row ranges; every entity is visited exactly once.
+    /// Where this query measured one thread to be faster (small work, busy
+    /// machine), it runs inline: the choice is re-checked as the work changes.
     #[track_caller]
     pub fn par_for_each<'w>(&mut self, world: &'w mut World, f: impl Fn(Q::Item<'w>) + Send + Sync)
     where

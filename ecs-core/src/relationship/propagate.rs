@@ -2,12 +2,11 @@
 //! transforms from local ones, inherited visibility): sequentially, or in
 //! parallel with one task per tree.
 
-use rayon::prelude::*;
-
 use super::{Relationship, RelationshipTarget};
 use crate::archetype::ArchetypeId;
 use crate::component::component_id;
 use crate::entity::Entity;
+use crate::parallel::{Mode, for_each_index, threads};
 use crate::query::{FetchContext, QueryData, QueryFilter, QueryState};
 use crate::storage::Column;
 use crate::system::Query;
@@ -21,7 +20,7 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
     /// Roots are the query's entities without an `R`; a node the query does not
     /// match ends the walk of its subtree.
     ///
-    /// Trees are visited in parallel (one rayon task per root) by
+    /// Trees are visited in parallel (spread over the worker pool) by
     /// [`par_propagate`](Self::par_propagate); this is the sequential form.
     ///
     /// # Example
@@ -52,9 +51,11 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
         }
     }
 
-    /// [`propagate`](Self::propagate) with the trees visited in parallel, one
-    /// rayon task per root; within a tree, parents still come first. Use it when
-    /// there are many trees (a scene of objects), not one deep one.
+    /// [`propagate`](Self::propagate) with the trees visited in parallel, spread
+    /// over the [worker pool](crate::parallel) in runs of roots; within a tree,
+    /// parents still come first. Use it when there are many trees (a scene of
+    /// objects), not one deep one. Like `par_for_each`, it runs inline instead
+    /// where the query measured that to be faster.
     ///
     /// Sound for any `f`: an entity is visited from a parent only when its own
     /// `R` names that parent, and `R` is an immutable component with one target
@@ -67,15 +68,27 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
     {
         let (world, state, ctx) = self.parts();
         let roots = roots::<R, Q, F>(world, state);
-        roots.par_iter().for_each_init(
-            || Walker::<R, Q, F, S>::new(world, state, ctx),
-            |walker, &root| {
+        let choice = state.parallel().choose();
+        let started = choice.measure.then(std::time::Instant::now);
+        // Runs of roots, several per thread so that uneven trees even out.
+        let tasks = match choice.mode {
+            Mode::Inline => 1,
+            Mode::Parallel => (4 * threads()).min(roots.len()),
+        };
+        let per_task = roots.len().div_ceil(tasks.max(1)).max(1);
+        for_each_index(tasks, &|task| {
+            let mut walker = Walker::<R, Q, F, S>::new(world, state, ctx);
+            for &root in roots.iter().skip(task * per_task).take(per_task) {
                 // SAFETY: `&mut self` holds the query's access; the trees are
-                // disjoint (see above), so tasks make items of distinct entities;
-                // in a task, one item at a time.
+                // disjoint (see above) and each root is in one task's run, so
+                // tasks make items of distinct entities; in a task, one item at
+                // a time.
                 unsafe { walker.walk(root, &f) };
-            },
-        );
+            }
+        });
+        if let Some(started) = started {
+            state.parallel().record(choice.mode, started.elapsed());
+        }
     }
 }
 

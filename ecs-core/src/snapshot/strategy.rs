@@ -69,6 +69,7 @@ pub struct SnapshotStrategy<T: ?Sized> {
     pub(crate) kind: StrategyKind,
     /// Set only by [`pod`](Self::pod), which demands `T: bytemuck::Pod`: the
     /// proof that a column of `T` may be read and written as plain bytes.
+    #[cfg_attr(not(feature = "serde"), allow(dead_code, reason = "read by compact saves"))]
     pub(crate) pod: bool,
     // Invariant, like `ComponentIdCell`: a strategy of one type never coerces into
     // a strategy of another.

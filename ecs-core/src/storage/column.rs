@@ -323,6 +323,7 @@ impl Column {
     /// # Panics
     /// When the byte size would overflow `isize::MAX`.
     #[inline]
+    #[cfg_attr(not(feature = "serde"), allow(dead_code, reason = "used by loading saves"))]
     pub(crate) fn reserve(&mut self, additional: usize) {
         if self.capacity - self.len < additional {
             let required = self.len.checked_add(additional).expect("column capacity overflow");
@@ -354,6 +355,7 @@ impl Column {
     /// # Safety
     /// `value` must be a valid value of this column's type.
     #[inline]
+    #[cfg_attr(not(feature = "serde"), allow(dead_code, reason = "used by loading saves"))]
     pub(crate) unsafe fn push(&mut self, value: OwningPtr<'_>, tick: Tick) {
         self.reserve(1);
         // SAFETY: room reserved above; the caller vouches for the value's type.
@@ -837,6 +839,7 @@ impl Column {
     /// # Safety
     /// Both columns hold the same component type (made from the same
     /// `ComponentInfo`).
+    #[cfg_attr(not(feature = "serde"), allow(dead_code, reason = "used by loading saves"))]
     pub(crate) unsafe fn append_moved(&mut self, src: &mut Column) {
         // SAFETY: the same type (caller).
         unsafe { self.append_bits(src) };
@@ -849,12 +852,14 @@ impl Column {
     ///
     /// # Safety
     /// Every value was moved out (the column no longer owns any).
+    #[cfg_attr(not(feature = "serde"), allow(dead_code, reason = "used by loading saves"))]
     pub(crate) unsafe fn forget_rows(&mut self) {
         self.len = 0;
     }
 
     /// A mutable pointer to the value in `row`, `None` when the row is out of
     /// range or absent.
+    #[cfg_attr(not(feature = "serde"), allow(dead_code, reason = "used by loading saves"))]
     pub(crate) fn get_row_mut(&mut self, row: usize) -> Option<PtrMut<'_>> {
         // SAFETY: the row holds a value (checked), and `&mut self` makes the
         // pointer unique for its lifetime.
@@ -864,12 +869,14 @@ impl Column {
     /// Gives every present row the ticks `ticks` yields, in order (a load's
     /// saved ticks; `added` is never made absent), or `now` when `ticks` runs
     /// out; the summary becomes the newest of them as seen from `now`.
+    #[cfg_attr(not(feature = "serde"), allow(dead_code, reason = "used by loading saves"))]
     pub(crate) fn load_ticks(&mut self, ticks: impl Iterator<Item = ComponentTicks>, now: Tick) {
         self.load_tick_runs(ticks.map(|pair| (1, pair)), now);
     }
 
     /// [`load_ticks`](Self::load_ticks) from runs: `(n, pair)` gives the next
     /// `n` present rows the ticks `pair`.
+    #[cfg_attr(not(feature = "serde"), allow(dead_code, reason = "used by loading saves"))]
     pub(crate) fn load_tick_runs(&mut self, runs: impl Iterator<Item = (usize, ComponentTicks)>, now: Tick) {
         if !self.keeps_ticks {
             return;

@@ -208,7 +208,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
         unsafe { self.state.combinations_unchecked(self.world, self.ctx) }
     }
 
-    /// Calls `f` for every matching entity, in parallel on the rayon pool (see
+    /// Calls `f` for every matching entity, in parallel on the worker pool (see
     /// [`QueryState::par_for_each`]).
     pub fn par_for_each_mut(&mut self, f: impl Fn(Q::Item<'_>) + Send + Sync)
     where

@@ -8,20 +8,22 @@
 //!  batches [a, b] [c] | apply commands | [d]
 //! ```
 //! A batch holds systems with no path between them, so they never conflict. The
-//! executor runs a batch's systems on the rayon pool, except systems that took
-//! less than [`INLINE_BELOW`] last time, which run on the calling thread: for small
-//! systems a task costs more than the work.
+//! executor runs a batch's systems either one after the other on the calling
+//! thread or side by side on the [worker pool](crate::parallel), whichever it
+//! measured to be faster for that batch on this machine: for small systems a
+//! hand-off to another thread costs more than the work, and what counts as small
+//! depends on the machine. [`crate::parallel`] describes how it measures and how
+//! often it checks again.
 
-use std::time::{Duration, Instant};
+use std::sync::Mutex;
+use std::time::Instant;
 
 use super::condition::{Condition, ConditionSystem};
 use super::set::{InternedSet, IntoLabel, IntoSetConfig, Label, SetConfig, SystemSet};
 use super::{IntoSystem, System, SystemAccess};
+use crate::parallel::{Adaptive, Mode, for_each_index};
 use crate::storage::{catch_each, resume_deferred};
 use crate::world::{World, WorldId};
-
-/// Systems whose last run took less than this run inline instead of as a task.
-pub const INLINE_BELOW: Duration = Duration::from_micros(20);
 
 /// A system with its ordering constraints, sets and run conditions, made by
 /// [`IntoSystemConfig`].
@@ -252,8 +254,6 @@ tuple_configs_down!(
 struct Entry {
     system: Box<dyn System>,
     conditions: Vec<Box<dyn ConditionSystem>>,
-    /// How long the last run took; `None` before the first.
-    last: Option<Duration>,
 }
 
 /// A system's constraints and sets, as planning needs them.
@@ -266,7 +266,7 @@ struct EntryPlan {
 impl Entry {
     fn new(config: SystemConfig) -> (Self, EntryPlan) {
         let SystemConfig { system, before, after, sets, conditions } = config;
-        (Self { system, conditions, last: None }, EntryPlan { before, after, sets })
+        (Self { system, conditions }, EntryPlan { before, after, sets })
     }
 
     /// The system's access and its conditions': what planning compares.
@@ -324,9 +324,9 @@ enum Segment {
 /// One step of the plan.
 #[derive(Debug)]
 enum Step {
-    /// Systems that may run side by side, and whether any of them ran long enough
-    /// last time to be worth a task (refreshed when timings are).
-    Batch(Vec<usize>, bool),
+    /// Systems that may run side by side, and what running them inline or in
+    /// parallel was measured to cost.
+    Batch(Vec<usize>, Adaptive),
     /// An exclusive system, alone.
     Exclusive(usize),
     /// Apply the commands of every system so far (in insertion order).
@@ -370,8 +370,6 @@ pub struct Schedule {
     order: Vec<Option<usize>>,
     plan: Option<Vec<Step>>,
     multi_threaded: bool,
-    /// How many times `run` was called, to refresh timings now and then.
-    runs: u64,
     /// The world every entry was last initialized for, until systems are added:
     /// a run then skips initializing (a call per system and condition).
     initialized_for: Option<WorldId>,
@@ -395,7 +393,6 @@ impl Schedule {
             order: Vec::new(),
             plan: None,
             multi_threaded: true,
-            runs: 0,
             initialized_for: None,
             updates_events: true,
         }
@@ -413,7 +410,9 @@ impl Schedule {
     }
 
     /// Runs every system on the calling thread, in plan order. Results are the same
-    /// as multi-threaded runs.
+    /// as multi-threaded runs. Multi-threaded schedules already run a batch inline
+    /// when they measure that to be faster (see [`crate::parallel`]); this makes it
+    /// unconditional and skips the measuring.
     pub fn set_multi_threaded(&mut self, multi_threaded: bool) -> &mut Self {
         self.multi_threaded = multi_threaded;
         self
@@ -573,11 +572,10 @@ impl Schedule {
         }
         self.initialize(world);
         let mut plan = self.plan.take().expect("made above");
-        self.runs = self.runs.wrapping_add(1);
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             for step in &mut plan {
                 match step {
-                    Step::Batch(batch, has_tasks) => *has_tasks = self.run_batch(batch, *has_tasks, world),
+                    Step::Batch(batch, adaptive) => self.run_batch(batch, adaptive, world),
                     Step::Exclusive(index) => {
                         let entry = &mut self.entries[*index];
                         // SAFETY: initialized above; `&mut World` keeps every writer off.
@@ -607,15 +605,10 @@ impl Schedule {
         }
     }
 
-    /// Runs one batch; returns whether it has systems worth a task.
-    fn run_batch(&mut self, batch: &[usize], has_tasks: bool, world: &mut World) -> bool {
-        let parallel = self.multi_threaded && batch.len() > 1;
-        // Timing costs more than a tiny system: measure only where it decides
-        // inline-or-task, and refresh the measurements every 256th run.
-        let measure = parallel && (has_tasks || self.runs % 256 == 1);
+    /// Runs one batch, inline or in parallel as `adaptive` says.
+    fn run_batch(&mut self, batch: &[usize], adaptive: &Adaptive, world: &mut World) {
         let world: &World = world;
         let run = |entry: &mut Entry| {
-            let start = measure.then(Instant::now);
             // SAFETY: the systems of one batch have no conflicting access, their
             // conditions' included (conflicts are ordered into different batches by
             // `Entry::access`), and `run` holds the world mutably for the whole
@@ -625,24 +618,30 @@ impl Schedule {
                     entry.system.run_unchecked(world);
                 }
             }
-            if let Some(start) = start {
-                entry.last = Some(start.elapsed());
-            }
         };
-        let is_task = |entry: &Entry| entry.last.is_none_or(|d| d >= INLINE_BELOW);
-        if !(parallel && has_tasks) {
+        if !self.multi_threaded || batch.len() < 2 {
             batch_entries(&mut self.entries, batch).for_each(run);
-        } else {
-            let (tasks, inline): (Vec<&mut Entry>, Vec<&mut Entry>) =
-                batch_entries(&mut self.entries, batch).partition(|e| is_task(e));
-            rayon::scope(|scope| {
-                for entry in tasks {
-                    scope.spawn(move |_| run(entry));
-                }
-                inline.into_iter().for_each(run);
-            });
+            return;
         }
-        parallel && (if measure { batch_entries(&mut self.entries, batch).any(|e| is_task(e)) } else { has_tasks })
+        let choice = adaptive.choose();
+        let start = choice.measure.then(Instant::now);
+        match choice.mode {
+            Mode::Inline => batch_entries(&mut self.entries, batch).for_each(run),
+            Mode::Parallel => {
+                // One slot per system, each taken by exactly one call.
+                let slots: Vec<Mutex<Option<&mut Entry>>> =
+                    batch_entries(&mut self.entries, batch).map(|entry| Mutex::new(Some(entry))).collect();
+                for_each_index(slots.len(), &|index| {
+                    let entry = slots[index].lock().ok().and_then(|mut slot| slot.take());
+                    if let Some(entry) = entry {
+                        run(entry);
+                    }
+                });
+            }
+        }
+        if let Some(start) = start {
+            adaptive.record(choice.mode, start.elapsed());
+        }
     }
 
     /// Orders the systems into batches and sync points.
@@ -860,7 +859,7 @@ impl Schedule {
         let depth = level.iter().max().map_or(0, |d| d + 1);
         for d in 0..depth {
             let batch: Vec<usize> = (0..n).filter(|&j| level[j] == d).map(|j| segment[j]).collect();
-            plan.push(Step::Batch(batch, true));
+            plan.push(Step::Batch(batch, Adaptive::new()));
         }
     }
 

@@ -57,14 +57,14 @@ pub fn runner(workload: Workload) -> Option<Runner> {
             let mut data = vec![1.0f32; 4096];
             Box::new(move || data.iter_mut().for_each(|d| *d *= 2.0))
         }
-        Workload::Schedule => {
-            let (mut a, mut b) = (vec![0.0f32; 40_000], vec![1.0f32; 40_000]);
-            let mut c = vec![2.0f32; 30_000];
-            let (mut d, mut e) = (vec![3.0f32; 10_000], vec![4.0f32; 10_000]);
+        Workload::Schedule(n) => {
+            let (mut a, mut b) = (vec![0.0f32; 4 * n], vec![1.0f32; 4 * n]);
+            let mut c = vec![2.0f32; 3 * n];
+            let (mut d, mut e) = (vec![3.0f32; n], vec![4.0f32; n]);
             Box::new(move || {
                 a.iter_mut().zip(b.iter_mut()).for_each(|(a, b)| core::mem::swap(a, b));
-                c[10_000..20_000].iter_mut().zip(d.iter_mut()).for_each(|(c, d)| core::mem::swap(c, d));
-                c[20_000..].iter_mut().zip(e.iter_mut()).for_each(|(c, e)| core::mem::swap(c, e));
+                c[n..2 * n].iter_mut().zip(d.iter_mut()).for_each(|(c, d)| core::mem::swap(c, d));
+                c[2 * n..].iter_mut().zip(e.iter_mut()).for_each(|(c, e)| core::mem::swap(c, e));
             })
         }
         Workload::TinySystems => {

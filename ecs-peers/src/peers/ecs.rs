@@ -196,12 +196,12 @@ pub fn runner(workload: Workload) -> Option<Runner> {
             let mut q = world.query_state::<&mut Data>();
             Box::new(move || q.iter_mut(&mut world).for_each(|d| d.0 *= 2.0))
         }
-        Workload::Schedule => {
+        Workload::Schedule(n) => {
             let mut world = World::new();
-            world.spawn_batch((0..10_000).map(|_| (A(0.0), B(1.0))));
-            world.spawn_batch((0..10_000).map(|_| (A(0.0), B(1.0), C(2.0))));
-            world.spawn_batch((0..10_000).map(|_| (A(0.0), B(1.0), C(2.0), D(3.0))));
-            world.spawn_batch((0..10_000).map(|_| (A(0.0), B(1.0), C(2.0), E(4.0))));
+            world.spawn_batch((0..n).map(|_| (A(0.0), B(1.0))));
+            world.spawn_batch((0..n).map(|_| (A(0.0), B(1.0), C(2.0))));
+            world.spawn_batch((0..n).map(|_| (A(0.0), B(1.0), C(2.0), D(3.0))));
+            world.spawn_batch((0..n).map(|_| (A(0.0), B(1.0), C(2.0), E(4.0))));
             let mut schedule = Schedule::new();
             schedule.add_system(ab).add_system(cd).add_system(ce);
             Box::new(move || schedule.run(&mut world))

@@ -158,17 +158,17 @@ pub fn runner(workload: Workload) -> Option<Runner> {
                 q.each(|d| d.0 *= 2.0)
             })
         }
-        Workload::Schedule => {
+        Workload::Schedule(n) => {
             let world = World::new();
-            for i in 0..40_000 {
+            for i in 0..4 * n {
                 let e = world.entity().set(A(0.0)).set(B(1.0));
-                if i >= 10_000 {
+                if i >= n {
                     e.set(C(2.0));
                 }
-                if (20_000..30_000).contains(&i) {
+                if (2 * n..3 * n).contains(&i) {
                     e.set(D(3.0));
                 }
-                if i >= 30_000 {
+                if i >= 3 * n {
                     e.set(E(4.0));
                 }
             }

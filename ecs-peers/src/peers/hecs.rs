@@ -130,7 +130,7 @@ pub fn runner(workload: Workload) -> Option<Runner> {
             })
         }
         Workload::AddRemoveSparse
-        | Workload::Schedule
+        | Workload::Schedule(_)
         | Workload::TinySystems
         | Workload::Events
         | Workload::Observers

@@ -139,12 +139,12 @@ pub fn runner(workload: Workload) -> Option<Runner> {
             let mut q = <Write<Data>>::query();
             Box::new(move || q.for_each_mut(&mut world, |d| d.0 *= 2.0))
         }
-        Workload::Schedule => {
+        Workload::Schedule(n) => {
             let mut world = World::default();
-            world.extend((0..10_000).map(|_| (A(0.0), B(1.0))).collect::<Vec<_>>());
-            world.extend((0..10_000).map(|_| (A(0.0), B(1.0), C(2.0))).collect::<Vec<_>>());
-            world.extend((0..10_000).map(|_| (A(0.0), B(1.0), C(2.0), D(3.0))).collect::<Vec<_>>());
-            world.extend((0..10_000).map(|_| (A(0.0), B(1.0), C(2.0), E(4.0))).collect::<Vec<_>>());
+            world.extend((0..n).map(|_| (A(0.0), B(1.0))).collect::<Vec<_>>());
+            world.extend((0..n).map(|_| (A(0.0), B(1.0), C(2.0))).collect::<Vec<_>>());
+            world.extend((0..n).map(|_| (A(0.0), B(1.0), C(2.0), D(3.0))).collect::<Vec<_>>());
+            world.extend((0..n).map(|_| (A(0.0), B(1.0), C(2.0), E(4.0))).collect::<Vec<_>>());
             let mut schedule = Schedule::builder()
                 .add_system(swap_system::<A, B>("ab", |a, b| core::mem::swap(&mut a.0, &mut b.0)))
                 .add_system(swap_system::<C, D>("cd", |c, d| core::mem::swap(&mut c.0, &mut d.0)))

@@ -161,12 +161,12 @@ pub fn runner(workload: Workload) -> Option<Runner> {
                 })
             })
         }
-        Workload::Schedule => {
+        Workload::Schedule(n) => {
             let mut world = World::new();
-            world.bulk_add_entity((0..10_000).map(|_| (A(0.0), B(1.0))));
-            world.bulk_add_entity((0..10_000).map(|_| (A(0.0), B(1.0), C(2.0))));
-            world.bulk_add_entity((0..10_000).map(|_| (A(0.0), B(1.0), C(2.0), D(3.0))));
-            world.bulk_add_entity((0..10_000).map(|_| (A(0.0), B(1.0), C(2.0), E(4.0))));
+            world.bulk_add_entity((0..n).map(|_| (A(0.0), B(1.0))));
+            world.bulk_add_entity((0..n).map(|_| (A(0.0), B(1.0), C(2.0))));
+            world.bulk_add_entity((0..n).map(|_| (A(0.0), B(1.0), C(2.0), D(3.0))));
+            world.bulk_add_entity((0..n).map(|_| (A(0.0), B(1.0), C(2.0), E(4.0))));
             world.add_workload(|| (ab, cd, ce).into_workload());
             Box::new(move || world.run_default_workload().unwrap())
         }

@@ -196,18 +196,18 @@ pub fn runner(workload: Workload) -> Option<Runner> {
                 }
             })
         }
-        Workload::Schedule => {
+        Workload::Schedule(n) => {
             let mut world = World::new();
             world.register::<A>();
             world.register::<B>();
             world.register::<C>();
             world.register::<D>();
             world.register::<E>();
-            for i in 0..40_000 {
+            for i in 0..4 * n {
                 let builder = world.create_entity().with(A(0.0)).with(B(1.0));
-                let builder = if i >= 10_000 { builder.with(C(2.0)) } else { builder };
-                let builder = if (20_000..30_000).contains(&i) { builder.with(D(3.0)) } else { builder };
-                let builder = if i >= 30_000 { builder.with(E(4.0)) } else { builder };
+                let builder = if i >= n { builder.with(C(2.0)) } else { builder };
+                let builder = if (2 * n..3 * n).contains(&i) { builder.with(D(3.0)) } else { builder };
+                let builder = if i >= 3 * n { builder.with(E(4.0)) } else { builder };
                 builder.build();
             }
             let mut dispatcher = DispatcherBuilder::new()

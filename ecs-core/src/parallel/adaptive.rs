@@ -1,0 +1,292 @@
+//! Choosing, per call site, between running work inline and spreading it over
+//! the pool, from how long each took here, on this machine.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::time::Duration;
+
+/// How to run a piece of work.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// On the calling thread, one part after the other.
+    Inline,
+    /// Over the pool ([`for_each_index`](super::for_each_index)).
+    Parallel,
+}
+
+impl Mode {
+    fn other(self) -> Mode {
+        match self {
+            Mode::Inline => Mode::Parallel,
+            Mode::Parallel => Mode::Inline,
+        }
+    }
+}
+
+/// Runs in a row that measure a mode being (re)checked; the fastest counts.
+/// The first run after a pause pays for waking the workers, the next ones show
+/// what running that way steadily costs.
+const CHECK_RUNS: u32 = 3;
+/// The shortest and longest gap between checks of the mode not in use, in runs.
+/// A check that confirms the choice doubles the gap, one that overturns it
+/// resets it, so a settled choice costs at most one slower run in a thousand.
+const FIRST_INTERVAL: u32 = 8;
+const LAST_INTERVAL: u32 = 1024;
+/// The mode in use is timed every this many runs, to follow a workload that
+/// grows or shrinks (timing every run would cost tiny systems measurably); the
+/// fastest of every [`CHECK_RUNS`] such timings becomes its estimate, so that
+/// both estimates are taken the same way.
+const TRACK_EVERY: u32 = 4;
+/// The other mode takes over only when it is at least this fraction faster:
+/// two modes within noise of each other would otherwise trade places at every
+/// check, each trade restarting the checks at the shortest gap.
+const SWITCH_MARGIN: u64 = 10; // percent
+
+/// What one call site learned: the time of a run in each mode and where it is
+/// in its schedule of checks.
+#[derive(Debug)]
+struct Policy {
+    /// Nanoseconds of a run, inline and parallel; 0 until measured.
+    inline_ns: u64,
+    parallel_ns: u64,
+    /// A check in progress: the mode, runs left, the fastest run so far.
+    check: Option<(Mode, u32, u64)>,
+    /// Timings of the mode in use since its estimate was last set: how many,
+    /// and the fastest.
+    tracked: (u32, u64),
+    /// The mode in use.
+    current: Option<Mode>,
+    /// Runs since the last check, and the gap before the next.
+    runs: u32,
+    interval: u32,
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Self {
+            inline_ns: 0,
+            parallel_ns: 0,
+            check: None,
+            tracked: (0, u64::MAX),
+            current: None,
+            runs: 0,
+            interval: FIRST_INTERVAL,
+        }
+    }
+}
+
+impl Policy {
+    fn estimate(&mut self, mode: Mode) -> &mut u64 {
+        match mode {
+            Mode::Inline => &mut self.inline_ns,
+            Mode::Parallel => &mut self.parallel_ns,
+        }
+    }
+
+    /// The mode to use: the one in use unless the other is clearly faster
+    /// (inline when neither is in use yet and they tie).
+    fn best(&self) -> Mode {
+        let current =
+            self.current.unwrap_or(if self.parallel_ns < self.inline_ns { Mode::Parallel } else { Mode::Inline });
+        let (kept, other) = match current {
+            Mode::Inline => (self.inline_ns, self.parallel_ns),
+            Mode::Parallel => (self.parallel_ns, self.inline_ns),
+        };
+        if other.saturating_mul(100) < kept.saturating_mul(100 - SWITCH_MARGIN) { current.other() } else { current }
+    }
+
+    /// The next run's choice, and how many runs after it go the same way
+    /// without being timed (they never include a check).
+    fn choose(&mut self) -> (Choice, u32) {
+        if let Some((mode, ..)) = self.check {
+            return (Choice { mode, measure: true }, 0);
+        }
+        // Parallel first: it is what the work was written for, and it starts
+        // the workers.
+        for mode in [Mode::Parallel, Mode::Inline] {
+            if *self.estimate(mode) == 0 {
+                self.check = Some((mode, CHECK_RUNS, u64::MAX));
+                return (Choice { mode, measure: true }, 0);
+            }
+        }
+        let best = self.best();
+        if self.current != Some(best) {
+            self.current = Some(best);
+            self.tracked = (0, u64::MAX);
+        }
+        if self.runs >= self.interval {
+            self.runs = 0;
+            let other = best.other();
+            self.check = Some((other, CHECK_RUNS, u64::MAX));
+            return (Choice { mode: other, measure: true }, 0);
+        }
+        // One timed run, then untimed ones up to the next timing or check.
+        let untimed = (TRACK_EVERY - 1).min(self.interval - self.runs - 1);
+        self.runs += 1 + untimed;
+        (Choice { mode: best, measure: true }, untimed)
+    }
+
+    fn record(&mut self, mode: Mode, took: Duration) {
+        let took = u64::try_from(took.as_nanos()).unwrap_or(u64::MAX).max(1);
+        match self.check {
+            Some((checked, left, fastest)) if checked == mode => {
+                let fastest = fastest.min(took);
+                if left > 1 {
+                    self.check = Some((checked, left - 1, fastest));
+                    return;
+                }
+                self.check = None;
+                let before = self.best();
+                *self.estimate(mode) = fastest;
+                let settled = self.inline_ns != 0 && self.parallel_ns != 0;
+                self.interval = if settled && self.best() == before {
+                    (self.interval * 2).clamp(FIRST_INTERVAL, LAST_INTERVAL)
+                } else {
+                    FIRST_INTERVAL
+                };
+            }
+            _ => {
+                let (count, fastest) = self.tracked;
+                let fastest = fastest.min(took);
+                if count + 1 < CHECK_RUNS {
+                    self.tracked = (count + 1, fastest);
+                } else {
+                    self.tracked = (0, u64::MAX);
+                    *self.estimate(mode) = fastest;
+                }
+            }
+        }
+    }
+}
+
+/// The choice for one run: the mode, and whether to time the run and
+/// [`record`](Adaptive::record) it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Choice {
+    /// How to run.
+    pub mode: Mode,
+    /// Whether the run should be timed.
+    pub measure: bool,
+}
+
+/// The inline-or-parallel choice of one call site (a schedule's batch, a
+/// query's parallel iteration): it tries both, keeps the faster and re-checks
+/// the other now and then (more rarely while the choice holds). With one
+/// thread it always runs inline and measures nothing.
+#[derive(Debug, Default)]
+pub struct Adaptive {
+    /// A lock only so that a shared query state can keep one; callers of one
+    /// site never contend (a site that finds it taken runs inline, unmeasured).
+    policy: Mutex<Policy>,
+    /// Runs left that go `parallel`'s way untimed, without taking the lock:
+    /// the common case costs two loads and a store.
+    untimed: AtomicU32,
+    parallel: AtomicBool,
+}
+
+impl Adaptive {
+    /// A site with nothing measured yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// How to run next.
+    #[inline]
+    pub fn choose(&self) -> Choice {
+        if !super::is_parallel() {
+            return Choice { mode: Mode::Inline, measure: false };
+        }
+        // Relaxed: concurrent callers of one site (never the crate's own) could
+        // only make a run more or less untimed, which decides no safety.
+        let untimed = self.untimed.load(Ordering::Relaxed);
+        if untimed > 0 {
+            self.untimed.store(untimed - 1, Ordering::Relaxed);
+            let mode = if self.parallel.load(Ordering::Relaxed) { Mode::Parallel } else { Mode::Inline };
+            return Choice { mode, measure: false };
+        }
+        self.choose_slow()
+    }
+
+    #[cold]
+    fn choose_slow(&self) -> Choice {
+        let Ok(mut policy) = self.policy.try_lock() else {
+            return Choice { mode: Mode::Inline, measure: false };
+        };
+        let (choice, untimed) = policy.choose();
+        self.parallel.store(choice.mode == Mode::Parallel, Ordering::Relaxed);
+        self.untimed.store(untimed, Ordering::Relaxed);
+        choice
+    }
+
+    /// What a run chosen with `measure` took.
+    pub fn record(&self, mode: Mode, took: Duration) {
+        if let Ok(mut policy) = self.policy.try_lock() {
+            policy.record(mode, took);
+        }
+    }
+}
+
+impl Clone for Adaptive {
+    /// A fresh site: what one site measured says nothing about another's work.
+    fn clone(&self) -> Self {
+        Self::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs a site whose work takes `inline` or `parallel` nanoseconds `runs`
+    /// times; the modes it ran, in order.
+    fn run(policy: &mut Policy, runs: usize, inline: u64, parallel: u64) -> Vec<Mode> {
+        let mut modes = Vec::new();
+        while modes.len() < runs {
+            let (choice, untimed) = policy.choose();
+            assert!(choice.measure);
+            let took = if choice.mode == Mode::Inline { inline } else { parallel };
+            policy.record(choice.mode, Duration::from_nanos(took));
+            modes.extend(std::iter::repeat_n(choice.mode, 1 + untimed as usize));
+        }
+        modes.truncate(runs);
+        modes
+    }
+
+    #[test]
+    fn settles_on_the_faster_mode_and_rechecks_ever_more_rarely() {
+        let mut policy = Policy::default();
+        let modes = run(&mut policy, 3000, 100, 300);
+        assert_eq!(&modes[..3], &[Mode::Parallel; 3], "parallel is tried first");
+        assert_eq!(&modes[3..6], &[Mode::Inline; 3]);
+        let late_parallel = modes[1000..].iter().filter(|&&m| m == Mode::Parallel).count();
+        assert!(late_parallel <= 2 * CHECK_RUNS as usize, "{late_parallel} slow runs late on");
+        let mut policy = Policy::default();
+        let modes = run(&mut policy, 3000, 300, 100);
+        let late_inline = modes[1000..].iter().filter(|&&m| m == Mode::Inline).count();
+        assert!(late_inline <= 2 * CHECK_RUNS as usize, "{late_inline} slow runs late on");
+    }
+
+    #[test]
+    fn follows_a_workload_whose_best_mode_changes() {
+        let mut policy = Policy::default();
+        run(&mut policy, 2000, 100, 300);
+        // The work grew: parallel now wins. It is found within one interval.
+        let modes = run(&mut policy, 2 * LAST_INTERVAL as usize + 20, 1000, 400);
+        assert!(modes[modes.len() - 20..].iter().all(|&m| m == Mode::Parallel), "{policy:?}");
+    }
+
+    #[test]
+    fn the_fastest_run_of_a_check_counts() {
+        let mut policy = Policy::default();
+        // The first parallel run pays for waking the workers.
+        for took in [5000, 150, 160] {
+            assert_eq!(policy.choose().0.mode, Mode::Parallel);
+            policy.record(Mode::Parallel, Duration::from_nanos(took));
+        }
+        for _ in 0..CHECK_RUNS {
+            assert_eq!(policy.choose().0.mode, Mode::Inline);
+            policy.record(Mode::Inline, Duration::from_nanos(200));
+        }
+        assert_eq!(policy.choose().0.mode, Mode::Parallel);
+    }
+}

@@ -1,0 +1,48 @@
+//! Running work on several threads, and deciding when that is worth it.
+//!
+//! The crate's parallel work — a [`Schedule`](crate::system::Schedule)'s
+//! batches of systems, [`par_for_each`](crate::QueryState::par_for_each) and
+//! [`par_propagate`](crate::system::Query::par_propagate) — runs on one
+//! process-wide pool of worker threads, started the first time it is needed
+//! (creating a [`World`](crate::World) starts nothing). The calling thread
+//! works too.
+//!
+//! # When work goes parallel
+//! Handing work to another thread costs a different amount on every machine:
+//! a few hundred nanoseconds when the worker is awake, tens of microseconds on
+//! a virtual machine whose idle core must be woken. No fixed threshold can be
+//! right everywhere, so nothing here is one. Each place that could go parallel
+//! (each batch of a schedule, each query's parallel iteration) measures:
+//!
+//! 1. it runs parallel for three runs, then inline for three, keeping the
+//!    fastest run of each (the first parallel run after a pause pays for waking
+//!    the workers; the later ones show the steady cost);
+//! 2. it then runs the faster way, timing every fourth run so the estimate
+//!    follows work that grows or shrinks;
+//! 3. every 8 runs it checks the other way again (three runs); each check that
+//!    confirms the choice doubles the gap, up to 1,024 runs, and one that
+//!    overturns it starts over at 8.
+//!
+//! So a schedule of small systems settles on running them inline on the
+//! calling thread, and the same schedule over ten times the entities, or on a
+//! machine where threads are cheap, settles on parallel, without a setting.
+//!
+//! # Keeping workers warm
+//! A worker that runs out of work spins before it sleeps, for as long as
+//! waking a sleeping worker was last measured to take here; the caller waits
+//! the same way. A game's frames run their batches back to back, so the
+//! workers stay awake through a frame; between frames they sleep, and at worst
+//! the spinning doubles what a wake-up would have cost.
+//!
+//! # Threads
+//! The pool has [`threads`]`() - 1` workers: `ECS_NUM_THREADS`, else
+//! `RAYON_NUM_THREADS`, else the machine's available parallelism. With one
+//! thread (or without the default `parallel` feature) everything runs inline
+//! and nothing is timed.
+
+mod adaptive;
+mod pool;
+
+pub(crate) use adaptive::{Adaptive, Mode};
+pub use pool::threads;
+pub(crate) use pool::{for_each_index, is_parallel};
