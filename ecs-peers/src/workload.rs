@@ -19,11 +19,29 @@ pub enum Workload {
     AddRemoveSparse,
     /// 10,000 entities of (Position, Velocity); read every Position in a shuffled order.
     RandomGet,
+    /// `random_get` through the call users write first: ecs `world.get`
+    /// (`random_get` goes through a query borrow, as shipyard's `View`); the
+    /// other crates' `random_get` already use their world-level `get`.
+    WorldGet,
+    /// `world_get` with mutable access, reading through it (ecs
+    /// `world.get_mut`, bevy `get_mut`, hecs `get::<&mut _>`, shipyard `ViewMut`).
+    WorldGetMut,
+    /// `world_get` through an entity handle (ecs `world.entity(e).get`, bevy
+    /// `world.entity(e).get`, hecs `world.entity(e)?.get`; shipyard's `View`).
+    EntityGet,
+    /// `world_get` from inside a system, through its query parameter (ecs and
+    /// bevy `Query<&Position>::get`; shipyard `View::get` in `world.run`).
+    QueryGet,
+    /// `World::new()` then drop: tools and tests make many worlds.
+    WorldNew,
     /// 10 zero-sized tags make 1,024 combinations of 4 entities, all with Data; `data *= 2`.
     ManyArchetypes,
     /// `n` entities in each of (A,B), (A,B,C), (A,B,C,D), (A,B,C,E); three systems
     /// swap A/B, C/D, C/E. Run at 1,000, 10,000 and 100,000 per archetype: the
     /// scheduler's choice between running inline and in parallel at each size.
+    /// ecs systems loop with `par_for_each_mut` (which runs inline where it
+    /// measured that faster), the other crates' with their sequential loops,
+    /// as ecs_bench_suite wrote them.
     Schedule(usize),
     /// 100 systems, each over its own 10 entities: the scheduler's own overhead.
     TinySystems,
@@ -76,7 +94,7 @@ pub enum Workload {
 
 impl Workload {
     /// Every workload, in table order.
-    pub const ALL: [Workload; 21] = [
+    pub const ALL: [Workload; 26] = [
         Workload::SimpleInsert,
         Workload::SimpleIter,
         Workload::FragmentedIter,
@@ -84,6 +102,11 @@ impl Workload {
         Workload::AddRemove,
         Workload::AddRemoveSparse,
         Workload::RandomGet,
+        Workload::WorldGet,
+        Workload::WorldGetMut,
+        Workload::EntityGet,
+        Workload::QueryGet,
+        Workload::WorldNew,
         Workload::ManyArchetypes,
         Workload::Schedule(1_000),
         Workload::Schedule(10_000),
@@ -110,6 +133,11 @@ impl Workload {
             Workload::AddRemove => "add_remove",
             Workload::AddRemoveSparse => "add_remove_sparse",
             Workload::RandomGet => "random_get",
+            Workload::WorldGet => "world_get",
+            Workload::WorldGetMut => "world_get_mut",
+            Workload::EntityGet => "entity_get",
+            Workload::QueryGet => "query_get",
+            Workload::WorldNew => "world_new",
             Workload::ManyArchetypes => "many_archetypes",
             Workload::Schedule(1_000) => "schedule_1k",
             Workload::Schedule(10_000) => "schedule_10k",

@@ -21,7 +21,9 @@ pub struct ArchetypeColumn {
 #[derive(Debug)]
 pub struct Archetypes {
     archetypes: Vec<Archetype>,
-    /// The archetype index: used only when an edge is still empty.
+    /// The archetype index: used only when an edge is still empty. The empty
+    /// archetype is not in it (`find` answers it directly), so that a new world
+    /// allocates no table and hashes nothing.
     by_components: HashMap<Box<[ComponentId]>, ArchetypeId>,
     /// The component index, indexed by `ComponentId`.
     by_component: Vec<Vec<ArchetypeColumn>>,
@@ -41,8 +43,7 @@ impl Archetypes {
             tracked: Mutex::new(Vec::new()),
             column_generation: 0,
         };
-        let empty = archetypes.get_or_create(&[], &Components::default());
-        debug_assert_eq!(empty, ArchetypeId::EMPTY);
+        archetypes.archetypes.push(Archetype::new(ArchetypeId::EMPTY, Box::default(), &Components::default()));
         archetypes
     }
 
@@ -130,6 +131,9 @@ impl Archetypes {
 
     /// The archetype with exactly these data components (sorted, unique), if it exists.
     pub fn find(&self, components: &[ComponentId]) -> Option<ArchetypeId> {
+        if components.is_empty() {
+            return Some(ArchetypeId::EMPTY);
+        }
         self.by_components.get(components).copied()
     }
 
@@ -225,7 +229,7 @@ impl Archetypes {
 
     /// Checks each archetype, the archetype index and the component index.
     pub(crate) fn check_invariants(&self) -> Result<(), String> {
-        if self.by_components.len() != self.archetypes.len() {
+        if self.by_components.len() + 1 != self.archetypes.len() {
             return Err("archetype index and archetype list differ in size".into());
         }
         for (index, archetype) in self.archetypes.iter().enumerate() {

@@ -32,11 +32,19 @@ const CHECK_RUNS: u32 = 3;
 /// resets it, so a settled choice costs at most one slower run in a thousand.
 const FIRST_INTERVAL: u32 = 8;
 const LAST_INTERVAL: u32 = 1024;
+/// Where a losing mode is many times slower, the gap grows further, so that
+/// checks cost at most one part in this many of the time between them…
+const CHECK_BUDGET: u64 = 16;
+/// …up to this many runs.
+const MAX_INTERVAL: u32 = 1 << 20;
+/// A check run this many times slower than the other mode's estimate ends the
+/// check (see `record`).
+const HOPELESS: u64 = 4;
 /// The mode in use is timed every this many runs, to follow a workload that
 /// grows or shrinks (timing every run would cost tiny systems measurably); the
 /// fastest of every [`CHECK_RUNS`] such timings becomes its estimate, so that
 /// both estimates are taken the same way.
-const TRACK_EVERY: u32 = 4;
+const TRACK_EVERY: u32 = 16;
 /// The other mode takes over only when it is at least this fraction faster:
 /// two modes within noise of each other would otherwise trade places at every
 /// check, each trade restarting the checks at the shortest gap.
@@ -131,7 +139,12 @@ impl Policy {
         match self.check {
             Some((checked, left, fastest)) if checked == mode => {
                 let fastest = fastest.min(took);
-                if left > 1 {
+                let other = *self.estimate(mode.other());
+                // A run far slower than the other mode ends the check at once: a
+                // worker that lost its core to another process can hold a run up
+                // for a whole time slice, and two more such runs teach nothing.
+                let hopeless = other != 0 && took / HOPELESS > other;
+                if left > 1 && !hopeless {
                     self.check = Some((checked, left - 1, fastest));
                     return;
                 }
@@ -140,7 +153,12 @@ impl Policy {
                 *self.estimate(mode) = fastest;
                 let settled = self.inline_ns != 0 && self.parallel_ns != 0;
                 self.interval = if settled && self.best() == before {
-                    (self.interval * 2).clamp(FIRST_INTERVAL, LAST_INTERVAL)
+                    // Checks that keep losing are spaced so that together they
+                    // cost at most 1/CHECK_BUDGET of the runs between them.
+                    let kept = (*self.estimate(before)).max(1);
+                    let budget = (fastest / kept).saturating_mul(CHECK_BUDGET);
+                    let budget = u32::try_from(budget).unwrap_or(u32::MAX).min(MAX_INTERVAL);
+                    (self.interval * 2).clamp(FIRST_INTERVAL, LAST_INTERVAL).max(budget)
                 } else {
                     FIRST_INTERVAL
                 };
@@ -273,6 +291,18 @@ mod tests {
         // The work grew: parallel now wins. It is found within one interval.
         let modes = run(&mut policy, 2 * LAST_INTERVAL as usize + 20, 1000, 400);
         assert!(modes[modes.len() - 20..].iter().all(|&m| m == Mode::Parallel), "{policy:?}");
+    }
+
+    #[test]
+    fn a_mode_far_slower_is_checked_once_and_ever_more_rarely() {
+        // A busy machine: a parallel run waits for a worker's time slice.
+        let mut policy = Policy::default();
+        let modes = run(&mut policy, 200_000, 10_000, 3_000_000);
+        let slow_runs = modes[100..].iter().filter(|&&m| m == Mode::Parallel).count();
+        // Within the budget: those runs cost at most 1/16 of the others, give
+        // or take the first check.
+        let waste = slow_runs as u64 * 3_000_000;
+        assert!(waste <= 2 * modes.len() as u64 * 10_000 / CHECK_BUDGET, "{slow_runs} slow runs");
     }
 
     #[test]

@@ -53,6 +53,9 @@ pub fn runner(workload: Workload) -> Option<Runner> {
                 std::hint::black_box(sum);
             })
         }
+        Workload::WorldGet | Workload::WorldGetMut | Workload::EntityGet | Workload::QueryGet => {
+            return runner(Workload::RandomGet);
+        }
         Workload::ManyArchetypes => {
             let mut data = vec![1.0f32; 4096];
             Box::new(move || data.iter_mut().for_each(|d| *d *= 2.0))
@@ -132,7 +135,11 @@ pub fn runner(workload: Workload) -> Option<Runner> {
                 assert_eq!(loaded.len(), SAVED);
             })
         }
-        Workload::Observers | Workload::Changed | Workload::Reparent | Workload::DespawnSubtree => return None,
+        Workload::Observers
+        | Workload::Changed
+        | Workload::Reparent
+        | Workload::DespawnSubtree
+        | Workload::WorldNew => return None,
     })
 }
 

@@ -229,6 +229,18 @@ fn tag<const N: usize>(world: &mut World, e: Entity, mask: usize) {
     }
 }
 
+/// The entities `query_get` reads, in shuffled order.
+#[derive(Resource)]
+struct Shuffled(Vec<Entity>);
+
+fn sum_positions(positions: Query<&Position>, order: Res<Shuffled>) {
+    let mut sum = 0.0;
+    for &e in &order.0 {
+        sum += positions.get(e).unwrap().0[0];
+    }
+    std::hint::black_box(sum);
+}
+
 pub fn runner(workload: Workload) -> Option<Runner> {
     bevy_tasks::ComputeTaskPool::get_or_init(bevy_tasks::TaskPool::default);
     Some(match workload {
@@ -293,6 +305,36 @@ pub fn runner(workload: Workload) -> Option<Runner> {
                 std::hint::black_box(sum);
             })
         }
+        Workload::WorldGet | Workload::WorldGetMut | Workload::EntityGet | Workload::QueryGet => {
+            let mut world = World::new();
+            let mut entities: Vec<Entity> =
+                world.spawn_batch((0..10_000).map(|_| (Position(UNIT_X), Velocity(UNIT_X)))).collect();
+            shuffle(&mut entities);
+            match workload {
+                Workload::WorldGet => return runner(Workload::RandomGet),
+                Workload::WorldGetMut => Box::new(move || {
+                    let mut sum = 0.0;
+                    for &e in &entities {
+                        sum += world.get_mut::<Position>(e).unwrap().0[0];
+                    }
+                    std::hint::black_box(sum);
+                }),
+                Workload::EntityGet => Box::new(move || {
+                    let mut sum = 0.0;
+                    for &e in &entities {
+                        sum += world.entity(e).get::<Position>().unwrap().0[0];
+                    }
+                    std::hint::black_box(sum);
+                }),
+                _ => {
+                    world.insert_resource(Shuffled(entities));
+                    let mut schedule = Schedule::default();
+                    schedule.add_systems(sum_positions);
+                    Box::new(move || schedule.run(&mut world))
+                }
+            }
+        }
+        Workload::WorldNew => Box::new(|| drop(std::hint::black_box(World::new()))),
         Workload::ManyArchetypes => {
             let mut world = World::new();
             for mask in 0..1024 {

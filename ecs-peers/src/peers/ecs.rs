@@ -93,17 +93,30 @@ fn bodies(world: &mut World, n: usize) {
     world.spawn_batch((0..n).map(|_| (Transform(identity()), Position(UNIT_X), Rotation(UNIT_X), Velocity(UNIT_X))));
 }
 
+// `par_for_each_mut`, as the crate recommends for loops that may be large: each
+// query measures whether going parallel pays and runs inline where it does not.
 fn ab(mut q: ecs_core::system::Query<(&mut A, &mut B)>) {
-    q.iter_mut().for_each(|(a, b)| core::mem::swap(&mut a.0, &mut b.0));
+    q.par_for_each_mut(|(a, b)| core::mem::swap(&mut a.0, &mut b.0));
 }
 fn cd(mut q: ecs_core::system::Query<(&mut C, &mut D)>) {
-    q.iter_mut().for_each(|(c, d)| core::mem::swap(&mut c.0, &mut d.0));
+    q.par_for_each_mut(|(c, d)| core::mem::swap(&mut c.0, &mut d.0));
 }
 fn ce(mut q: ecs_core::system::Query<(&mut C, &mut E)>) {
-    q.iter_mut().for_each(|(c, e)| core::mem::swap(&mut c.0, &mut e.0));
+    q.par_for_each_mut(|(c, e)| core::mem::swap(&mut c.0, &mut e.0));
 }
 fn tiny<const N: usize>(mut q: ecs_core::system::Query<&mut Tiny<N>>) {
     q.iter_mut().for_each(|t| t.0 += 1.0);
+}
+
+/// The entities `query_get` reads, in shuffled order.
+struct Shuffled(Vec<Entity>);
+
+fn sum_positions(positions: ecs_core::system::Query<&Position>, order: Res<Shuffled>) {
+    let mut sum = 0.0;
+    for &e in &order.0 {
+        sum += positions.get(e).unwrap().0[0];
+    }
+    std::hint::black_box(sum);
 }
 
 fn tag<const N: usize>(world: &mut World, e: Entity, mask: usize) {
@@ -176,6 +189,42 @@ pub fn runner(workload: Workload) -> Option<Runner> {
                 std::hint::black_box(sum);
             })
         }
+        Workload::WorldGet | Workload::WorldGetMut | Workload::EntityGet | Workload::QueryGet => {
+            let mut world = World::new();
+            let mut entities: Vec<Entity> =
+                world.spawn_batch((0..10_000).map(|_| (Position(UNIT_X), Velocity(UNIT_X)))).collect();
+            shuffle(&mut entities);
+            match workload {
+                Workload::WorldGet => Box::new(move || {
+                    let mut sum = 0.0;
+                    for &e in &entities {
+                        sum += world.get::<Position>(e).unwrap().0[0];
+                    }
+                    std::hint::black_box(sum);
+                }),
+                Workload::WorldGetMut => Box::new(move || {
+                    let mut sum = 0.0;
+                    for &e in &entities {
+                        sum += world.get_mut::<Position>(e).unwrap().0[0];
+                    }
+                    std::hint::black_box(sum);
+                }),
+                Workload::EntityGet => Box::new(move || {
+                    let mut sum = 0.0;
+                    for &e in &entities {
+                        sum += world.entity(e).unwrap().get::<Position>().unwrap().0[0];
+                    }
+                    std::hint::black_box(sum);
+                }),
+                _ => {
+                    world.insert_resource(Shuffled(entities));
+                    let mut schedule = Schedule::new();
+                    schedule.add_system(sum_positions);
+                    Box::new(move || schedule.run(&mut world))
+                }
+            }
+        }
+        Workload::WorldNew => Box::new(|| drop(std::hint::black_box(World::new()))),
         Workload::ManyArchetypes => {
             let mut world = World::new();
             for mask in 0..1024 {

@@ -116,7 +116,10 @@ pub fn runner(workload: Workload) -> Option<Runner> {
         | Workload::Reparent
         | Workload::DespawnSubtree
         | Workload::SaveLoad
-        | Workload::SaveLoadPod => return None,
+        | Workload::SaveLoadPod
+        | Workload::WorldGetMut
+        | Workload::EntityGet
+        | Workload::QueryGet => return None,
         Workload::AddRemove => {
             let world = World::new();
             let entities: Vec<Entity> = (0..10_000).map(|_| world.entity().set(A(0.0)).id()).collect();
@@ -142,6 +145,8 @@ pub fn runner(workload: Workload) -> Option<Runner> {
                 std::hint::black_box(sum);
             })
         }
+        Workload::WorldGet => return runner(Workload::RandomGet),
+        Workload::WorldNew => Box::new(|| drop(std::hint::black_box(World::new()))),
         Workload::ManyArchetypes => {
             let world = World::new();
             for mask in 0..1024 {

@@ -105,6 +105,31 @@ pub fn runner(workload: Workload) -> Option<Runner> {
                 std::hint::black_box(sum);
             })
         }
+        Workload::WorldGet => return runner(Workload::RandomGet),
+        Workload::WorldGetMut | Workload::EntityGet => {
+            let mut world = World::new();
+            let mut entities: Vec<Entity> =
+                world.spawn_batch((0..10_000).map(|_| (Position(UNIT_X), Velocity(UNIT_X)))).collect();
+            shuffle(&mut entities);
+            if workload == Workload::WorldGetMut {
+                Box::new(move || {
+                    let mut sum = 0.0;
+                    for &e in &entities {
+                        sum += world.get::<&mut Position>(e).unwrap().0[0];
+                    }
+                    std::hint::black_box(sum);
+                })
+            } else {
+                Box::new(move || {
+                    let mut sum = 0.0;
+                    for &e in &entities {
+                        sum += world.entity(e).unwrap().get::<&Position>().unwrap().0[0];
+                    }
+                    std::hint::black_box(sum);
+                })
+            }
+        }
+        Workload::WorldNew => Box::new(|| drop(std::hint::black_box(World::new()))),
         Workload::ManyArchetypes => {
             let mut world = World::new();
             for mask in 0..1024 {
@@ -138,7 +163,8 @@ pub fn runner(workload: Workload) -> Option<Runner> {
         | Workload::PropagateFull
         | Workload::PropagateOnePercent
         | Workload::Reparent
-        | Workload::DespawnSubtree => return None,
+        | Workload::DespawnSubtree
+        | Workload::QueryGet => return None,
         Workload::SaveLoad | Workload::SaveLoadPod => {
             let mut world = World::new();
             bodies(&mut world, SAVED);

@@ -93,7 +93,10 @@ pub fn runner(workload: Workload) -> Option<Runner> {
         | Workload::Reparent
         | Workload::DespawnSubtree
         | Workload::SaveLoad
-        | Workload::SaveLoadPod => return None,
+        | Workload::SaveLoadPod
+        | Workload::WorldGetMut
+        | Workload::EntityGet
+        | Workload::QueryGet => return None,
         Workload::AddRemove => {
             let mut world = World::default();
             let entities: Vec<Entity> = world.extend((0..10_000).map(|_| (A(0.0),)).collect::<Vec<_>>()).to_vec();
@@ -119,6 +122,8 @@ pub fn runner(workload: Workload) -> Option<Runner> {
                 std::hint::black_box(sum);
             })
         }
+        Workload::WorldGet => return runner(Workload::RandomGet),
+        Workload::WorldNew => Box::new(|| drop(std::hint::black_box(World::default()))),
         Workload::ManyArchetypes => {
             let mut world = World::default();
             for mask in 0..1024 {

@@ -136,6 +136,23 @@ pub fn runner(workload: Workload) -> Option<Runner> {
                 })
             })
         }
+        Workload::WorldGet | Workload::EntityGet | Workload::QueryGet => return runner(Workload::RandomGet),
+        Workload::WorldGetMut => {
+            let mut world = World::new();
+            let mut entities: Vec<EntityId> =
+                world.bulk_add_entity((0..10_000).map(|_| (Position(UNIT_X), Velocity(UNIT_X)))).collect();
+            shuffle(&mut entities);
+            Box::new(move || {
+                world.run(|mut p: ViewMut<Position>| {
+                    let mut sum = 0.0;
+                    for &e in &entities {
+                        sum += (&mut p).get(e).unwrap().0[0];
+                    }
+                    std::hint::black_box(sum);
+                })
+            })
+        }
+        Workload::WorldNew => Box::new(|| drop(std::hint::black_box(World::new()))),
         Workload::ManyArchetypes => {
             let mut world = World::new();
             for mask in 0..1024 {

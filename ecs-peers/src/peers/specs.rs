@@ -169,6 +169,8 @@ pub fn runner(workload: Workload) -> Option<Runner> {
                 std::hint::black_box(sum);
             })
         }
+        Workload::WorldGet => return runner(Workload::RandomGet),
+        Workload::WorldNew => Box::new(|| drop(std::hint::black_box(World::new()))),
         Workload::ManyArchetypes => {
             let mut world = World::new();
             world.register::<Data>();
@@ -237,6 +239,9 @@ pub fn runner(workload: Workload) -> Option<Runner> {
         | Workload::Reparent
         | Workload::DespawnSubtree
         | Workload::SaveLoad
-        | Workload::SaveLoadPod => return None,
+        | Workload::SaveLoadPod
+        | Workload::WorldGetMut
+        | Workload::EntityGet
+        | Workload::QueryGet => return None,
     })
 }
