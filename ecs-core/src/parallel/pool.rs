@@ -58,9 +58,7 @@ fn work_on(job: &Job) {
             if first.is_none() {
                 *first = Some(payload);
             } else {
-                // Only the first panic goes on; dropping another payload could
-                // panic again on this thread, so it is leaked instead.
-                core::mem::forget(payload);
+                discard(payload);
             }
         }
         // The owner is cloned first: once `remaining` is zero the caller may
@@ -69,6 +67,15 @@ fn work_on(job: &Job) {
         if job.remaining.fetch_sub(1, Ordering::AcqRel) == 1 {
             owner.unpark();
         }
+    }
+}
+
+/// Drops the payload of a panic that does not go on (only the first does). Its
+/// `Drop` could panic in turn, which must not unwind out of a worker (the job
+/// would never finish): that second payload is leaked, the only leak here.
+fn discard(payload: Box<dyn Any + Send>) {
+    if let Err(again) = catch_unwind(AssertUnwindSafe(move || drop(payload))) {
+        core::mem::forget(again);
     }
 }
 
@@ -252,7 +259,7 @@ pub fn for_each_index(total: usize, work: &(dyn Fn(usize) + Sync)) {
                 if first.is_none() {
                     first = Some(payload);
                 } else {
-                    core::mem::forget(payload);
+                    discard(payload);
                 }
             }
         }
