@@ -3,7 +3,7 @@
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// How to run a piece of work.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -236,18 +236,24 @@ impl Adaptive {
         choice
     }
 
+    /// Runs `work` in the mode chosen, timing and recording it when asked: what
+    /// every site does around its work.
+    #[inline]
+    pub fn run<R>(&self, work: impl FnOnce(Mode) -> R) -> R {
+        let choice = self.choose();
+        let started = choice.measure.then(Instant::now);
+        let result = work(choice.mode);
+        if let Some(started) = started {
+            self.record(choice.mode, started.elapsed());
+        }
+        result
+    }
+
     /// What a run chosen with `measure` took.
     pub fn record(&self, mode: Mode, took: Duration) {
         if let Ok(mut policy) = self.policy.try_lock() {
             policy.record(mode, took);
         }
-    }
-}
-
-impl Clone for Adaptive {
-    /// A fresh site: what one site measured says nothing about another's work.
-    fn clone(&self) -> Self {
-        Self::new()
     }
 }
 

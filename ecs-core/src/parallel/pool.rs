@@ -54,12 +54,7 @@ fn work_on(job: &Job) {
         // happen before this index is finished (below): the closure is alive.
         let result = catch_unwind(AssertUnwindSafe(|| unsafe { (*job.work)(index) }));
         if let Err(payload) = result {
-            let mut first = job.panic.lock().unwrap_or_else(PoisonError::into_inner);
-            if first.is_none() {
-                *first = Some(payload);
-            } else {
-                discard(payload);
-            }
+            keep_first(&mut job.panic.lock().unwrap_or_else(PoisonError::into_inner), payload);
         }
         // The owner is cloned first: once `remaining` is zero the caller may
         // return, but `job` stays alive here through its `Arc`.
@@ -70,11 +65,14 @@ fn work_on(job: &Job) {
     }
 }
 
-/// Drops the payload of a panic that does not go on (only the first does). Its
-/// `Drop` could panic in turn, which must not unwind out of a worker (the job
-/// would never finish): that second payload is leaked, the only leak here.
-fn discard(payload: Box<dyn Any + Send>) {
-    if let Err(again) = catch_unwind(AssertUnwindSafe(move || drop(payload))) {
+/// Keeps the first panic's payload in `first` (only it goes on) and drops any
+/// later one. Such a payload's `Drop` could panic in turn, which must not
+/// unwind out of a worker (the job would never finish): that second payload is
+/// leaked, the only leak here.
+fn keep_first(first: &mut Option<Box<dyn Any + Send>>, payload: Box<dyn Any + Send>) {
+    if first.is_none() {
+        *first = Some(payload);
+    } else if let Err(again) = catch_unwind(AssertUnwindSafe(move || drop(payload))) {
         core::mem::forget(again);
     }
 }
@@ -256,11 +254,7 @@ pub fn for_each_index(total: usize, work: &(dyn Fn(usize) + Sync)) {
         let mut first = None;
         for index in 0..total {
             if let Err(payload) = catch_unwind(AssertUnwindSafe(|| work(index))) {
-                if first.is_none() {
-                    first = Some(payload);
-                } else {
-                    discard(payload);
-                }
+                keep_first(&mut first, payload);
             }
         }
         if let Some(payload) = first {

@@ -1,8 +1,6 @@
 //! Parallel iteration on the crate's worker pool, or inline where the query
 //! measured that to be faster (see [`crate::parallel`]).
 
-use std::time::Instant;
-
 use super::fetch::{FetchContext, QueryData};
 use super::filter::QueryFilter;
 use super::iter::QueryIter;
@@ -25,10 +23,21 @@ pub(super) fn for_each<'w, Q: QueryData, F: QueryFilter>(
 ) where
     Q::State: Sync,
 {
-    let choice = state.parallel().choose();
-    let started = choice.measure.then(Instant::now);
+    state.parallel().run(|mode| visit(archetypes, state, ctx, f, mode));
+}
+
+/// [`for_each`] in the mode chosen.
+fn visit<'w, Q: QueryData, F: QueryFilter>(
+    archetypes: &'w Archetypes,
+    state: &QueryState<Q, F>,
+    ctx: FetchContext,
+    f: &(impl Fn(Q::Item<'w>) + Send + Sync),
+    mode: Mode,
+) where
+    Q::State: Sync,
+{
     let mut tasks = Vec::new();
-    if choice.mode == Mode::Parallel {
+    if mode == Mode::Parallel {
         let total: usize = state.matched().iter().filter_map(|&id| archetypes.get(id)).map(|a| a.len()).sum();
         let batch = (total / (4 * threads())).max(MIN_BATCH);
         for (index, &id) in state.matched().iter().enumerate() {
@@ -45,7 +54,7 @@ pub(super) fn for_each<'w, Q: QueryData, F: QueryFilter>(
         let archetype = archetypes.get(state.matched()[index]).expect("matched archetype exists");
         let mut columns = state.columns_of(index);
         // SAFETY: the archetype matched and these are its cached entries, current (the
-        // state is up to date); the caller borrows the world mutably for `'w`; tasks
+        // state is up to date); the caller holds the query's access for `'w`; tasks
         // cover disjoint row ranges, so no two items (or tick stamps) of this query
         // refer to the same row.
         unsafe {
@@ -71,15 +80,12 @@ pub(super) fn for_each<'w, Q: QueryData, F: QueryFilter>(
             }
         }
     };
-    match choice.mode {
+    match mode {
         // SAFETY: what `run` relies on is what the iterator needs: the state is
         // current and belongs to the world of `archetypes` (callers update it
         // first), and the caller holds the query's access to it for `'w`. The
         // iterator hands out each row once.
         Mode::Inline => unsafe { QueryIter::new(archetypes, state.into(), ctx) }.for_each(f),
         Mode::Parallel => for_each_index(tasks.len(), &|task| run(&tasks[task])),
-    }
-    if let Some(started) = started {
-        state.parallel().record(choice.mode, started.elapsed());
     }
 }

@@ -68,27 +68,24 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
     {
         let (world, state, ctx) = self.parts();
         let roots = roots::<R, Q, F>(world, state);
-        let choice = state.parallel().choose();
-        let started = choice.measure.then(std::time::Instant::now);
-        // Runs of roots, several per thread so that uneven trees even out.
-        let tasks = match choice.mode {
-            Mode::Inline => 1,
-            Mode::Parallel => (4 * threads()).min(roots.len()),
-        };
-        let per_task = roots.len().div_ceil(tasks.max(1)).max(1);
-        for_each_index(tasks, &|task| {
-            let mut walker = Walker::<R, Q, F, S>::new(world, state, ctx);
-            for &root in roots.iter().skip(task * per_task).take(per_task) {
-                // SAFETY: `&mut self` holds the query's access; the trees are
-                // disjoint (see above) and each root is in one task's run, so
-                // tasks make items of distinct entities; in a task, one item at
-                // a time.
-                unsafe { walker.walk(root, &f) };
-            }
+        state.parallel().run(|mode| {
+            // Runs of roots, several per thread so that uneven trees even out.
+            let tasks = match mode {
+                Mode::Inline => 1,
+                Mode::Parallel => (4 * threads()).min(roots.len()),
+            };
+            let per_task = roots.len().div_ceil(tasks.max(1)).max(1);
+            for_each_index(tasks, &|task| {
+                let mut walker = Walker::<R, Q, F, S>::new(world, state, ctx);
+                for &root in roots.iter().skip(task * per_task).take(per_task) {
+                    // SAFETY: `&mut self` holds the query's access; the trees are
+                    // disjoint (see above) and each root is in one task's run, so
+                    // tasks make items of distinct entities; in a task, one item at
+                    // a time.
+                    unsafe { walker.walk(root, &f) };
+                }
+            });
         });
-        if let Some(started) = started {
-            state.parallel().record(choice.mode, started.elapsed());
-        }
     }
 }
 

@@ -16,7 +16,6 @@
 //! often it checks again.
 
 use std::sync::Mutex;
-use std::time::Instant;
 
 use super::condition::{Condition, ConditionSystem};
 use super::set::{InternedSet, IntoLabel, IntoSetConfig, Label, SetConfig, SystemSet};
@@ -623,14 +622,13 @@ impl Schedule {
             batch_entries(&mut self.entries, batch).for_each(run);
             return;
         }
-        let choice = adaptive.choose();
-        let start = choice.measure.then(Instant::now);
-        match choice.mode {
-            Mode::Inline => batch_entries(&mut self.entries, batch).for_each(run),
+        let entries = &mut self.entries;
+        adaptive.run(|mode| match mode {
+            Mode::Inline => batch_entries(entries, batch).for_each(run),
             Mode::Parallel => {
                 // One slot per system, each taken by exactly one call.
                 let slots: Vec<Mutex<Option<&mut Entry>>> =
-                    batch_entries(&mut self.entries, batch).map(|entry| Mutex::new(Some(entry))).collect();
+                    batch_entries(entries, batch).map(|entry| Mutex::new(Some(entry))).collect();
                 for_each_index(slots.len(), &|index| {
                     let entry = slots[index].lock().ok().and_then(|mut slot| slot.take());
                     if let Some(entry) = entry {
@@ -638,10 +636,7 @@ impl Schedule {
                     }
                 });
             }
-        }
-        if let Some(start) = start {
-            adaptive.record(choice.mode, start.elapsed());
-        }
+        });
     }
 
     /// Orders the systems into batches and sync points.
