@@ -15,8 +15,9 @@
 //! (each batch of a schedule, each query's parallel iteration) measures:
 //!
 //! 1. it runs parallel for three runs, then inline for three, keeping the
-//!    fastest run of each (the first parallel run after a pause pays for waking
-//!    the workers; the later ones show the steady cost);
+//!    median run of each (the first parallel run after a pause pays for waking
+//!    the workers; the later ones show the steady cost; and where another
+//!    process holds a core, the one lucky run does not count);
 //! 2. it then runs the faster way, timing every sixteenth run so the estimate
 //!    follows work that grows or shrinks;
 //! 3. every 8 runs it checks the other way again (three runs); each check that
@@ -35,7 +36,9 @@
 //! waking a sleeping worker was last measured to take here; the caller waits
 //! the same way. A game's frames run their batches back to back, so the
 //! workers stay awake through a frame; between frames they sleep, and at worst
-//! the spinning doubles what a wake-up would have cost.
+//! the spinning doubles what a wake-up would have cost. Spinning threads yield
+//! between rounds, so a thread that shares their core (on a busy machine, or
+//! under valgrind, which runs one thread at a time) is not held up.
 //!
 //! # Threads
 //! The pool has [`threads`]`() - 1` workers: `ECS_NUM_THREADS`, else

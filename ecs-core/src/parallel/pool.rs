@@ -132,6 +132,10 @@ impl Shared {
             if Instant::now() >= deadline {
                 return false;
             }
+            // Let a thread that shares this core run: under a scheduler that
+            // runs one thread at a time (valgrind, an oversubscribed machine)
+            // a spin would otherwise hold the core the caller needs.
+            thread::yield_now();
         }
     }
 
@@ -231,6 +235,7 @@ impl Pool {
                 for _ in 0..64 {
                     core::hint::spin_loop();
                 }
+                thread::yield_now();
             } else {
                 thread::park();
             }
