@@ -144,7 +144,13 @@ pub use event::Event;
 pub use query::{Added, Changed, Or, QueryState, With, Without};
 pub use world::{DeferredWorld, EntityRef, EntityWorldMut, FromWorld, Mut, Ref, World};
 
-/// Re-exported so that plain-old-data components can derive `Pod` and `Zeroable`.
+/// Re-exported: plain-old-data components implement its `Pod` and `Zeroable`.
+///
+/// To derive them, depend on `bytemuck` with its `derive` feature
+/// (`bytemuck = { version = "1", features = ["derive"] }`): the derives name
+/// `::bytemuck` in what they expand to, so they need that dependency anyway, and
+/// this crate does not turn the feature on itself because it would compile a
+/// second parser (`syn`) for every user who does not derive them.
 pub use bytemuck;
 
 /// The names almost every user of the crate needs: `use ecs_core::prelude::*;`.
