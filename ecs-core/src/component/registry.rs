@@ -53,6 +53,29 @@ pub fn component_id<T: Component>() -> ComponentId {
     }
 }
 
+/// The id of component type `T` if one was ever assigned, without assigning one.
+///
+/// `None` means no world can hold a `T`: every path that stores a component
+/// assigns its id through [`component_id`], which caches it before returning,
+/// and that store happens before anything that makes the stored component
+/// visible to another thread. So lookups (`World::get` and friends) can answer
+/// `None` without a call, and a loop of them keeps its loads hoisted.
+#[inline]
+pub(crate) fn known_component_id<T: Component>() -> Option<ComponentId> {
+    match T::__id_cell() {
+        Some(cell) => match cell.0.load(Ordering::Relaxed) {
+            0 => None,
+            cached => Some(ComponentId::new(cached - 1)),
+        },
+        None => known(TypeId::of::<T>()),
+    }
+}
+
+#[cold]
+fn known(type_id: TypeId) -> Option<ComponentId> {
+    registry().read().unwrap_or_else(|e| e.into_inner()).by_type.get(&type_id).copied()
+}
+
 #[cold]
 fn cache<T: ?Sized>(cell: &ComponentIdCell<T>, id: ComponentId) -> ComponentId {
     // Every thread computes the same id for the type (the registry assigns it once),
@@ -74,4 +97,33 @@ fn lookup(type_id: TypeId) -> ComponentId {
     let next =
         u32::try_from(registry.by_type.len()).ok().filter(|&n| n < u32::MAX - 1).expect("too many component types");
     *registry.by_type.entry(type_id).or_insert(ComponentId::new(next))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::World;
+
+    #[derive(crate::Component)]
+    struct NeverStored;
+
+    #[derive(crate::Component)]
+    struct Stored(#[allow(dead_code, reason = "only stored")] u8);
+
+    #[derive(crate::Component)]
+    struct Generic<T: Send + Sync + 'static>(#[allow(dead_code, reason = "only stored")] T);
+
+    #[test]
+    fn a_type_never_stored_has_no_known_id_and_lookups_do_not_assign_one() {
+        let mut world = World::new();
+        let e = world.spawn(Stored(1));
+        assert!(world.get::<NeverStored>(e).is_none());
+        assert!(world.entity(e).unwrap().get::<NeverStored>().is_none());
+        assert!(world.get::<Generic<u16>>(e).is_none());
+        assert!(known_component_id::<NeverStored>().is_none(), "a lookup assigned an id");
+        assert!(known_component_id::<Generic<u16>>().is_none(), "a lookup assigned an id");
+        assert_eq!(known_component_id::<Stored>(), Some(component_id::<Stored>()));
+        world.spawn(Generic(3u16));
+        assert_eq!(known_component_id::<Generic<u16>>(), Some(component_id::<Generic<u16>>()));
+    }
 }

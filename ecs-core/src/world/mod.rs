@@ -34,7 +34,7 @@ use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use crate::archetype::{ArchetypeId, Archetypes, Row};
 use crate::bundle::{Bundle, BundleId, BundleInfo, BundleKey, Bundles, SpawnTarget};
-use crate::component::{Component, Components, MutableComponent, component_id, is_sparse};
+use crate::component::{Component, Components, MutableComponent, component_id, is_sparse, known_component_id};
 use crate::entity::{Entities, Entity, EntityLocation};
 use crate::error::EcsError;
 use crate::resource::Resources;
@@ -257,10 +257,11 @@ impl World {
     /// O(1) and hash-free: entity index -> archetype -> column by component id -> row.
     #[inline]
     pub fn get<T: Component>(&self, entity: Entity) -> Option<&T> {
+        let id = known_component_id::<T>()?;
         let location = self.entities.get(entity)?;
         // SAFETY: a live entity's location names an existing archetype.
         let archetype = unsafe { self.archetypes.get_unchecked(location.archetype) };
-        let column = archetype.column(component_id::<T>())?;
+        let column = archetype.column(id)?;
         let row = location.row.index();
         // SAFETY: a live entity's row is in bounds of every column of its archetype;
         // a table column's rows all hold values, a sparse one's where `is_present`
@@ -302,9 +303,10 @@ impl World {
     /// rules.
     #[inline]
     pub(crate) fn get_mut_internal<T: Component>(&mut self, entity: Entity) -> Option<Mut<'_, T>> {
+        let id = known_component_id::<T>()?;
         let location = self.entities.get(entity)?;
         let this_run = self.change_tick();
-        let column = self.archetypes.get_mut(location.archetype).column_mut(component_id::<T>())?;
+        let column = self.archetypes.get_mut(location.archetype).column_mut(id)?;
         let row = location.row.index();
         // SAFETY: as in `get` (in bounds, the value present, a `T`); `&mut self`
         // makes the borrow unique.
