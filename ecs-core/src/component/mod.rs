@@ -12,8 +12,8 @@ mod registry;
 
 pub use hooks::{ComponentHook, ComponentHooks, HookContext};
 pub(crate) use hooks::{Lifecycle, REMOVED_LOG};
-pub use registry::{ComponentIdCell, component_id};
 pub(crate) use registry::known_component_id;
+pub use registry::{ComponentIdCell, component_id};
 
 use core::alloc::Layout;
 use core::any::TypeId;
