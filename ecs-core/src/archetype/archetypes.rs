@@ -36,15 +36,15 @@ pub struct Archetypes {
 
 impl Archetypes {
     pub(crate) fn new() -> Self {
-        let mut archetypes = Self {
-            archetypes: Vec::new(),
+        // Room for the empty archetype only: a world that never spawns (tools,
+        // tests) pays one small allocation, and the first spawn grows it anyway.
+        Self {
+            archetypes: vec![Archetype::new(ArchetypeId::EMPTY, Box::default(), &Components::default())],
             by_components: HashMap::new(),
             by_component: Vec::new(),
             tracked: Mutex::new(Vec::new()),
             column_generation: 0,
-        };
-        archetypes.archetypes.push(Archetype::new(ArchetypeId::EMPTY, Box::default(), &Components::default()));
-        archetypes
+        }
     }
 
     /// The number of archetypes, the empty one included.

@@ -156,6 +156,7 @@ impl World {
     }
 
     /// An empty world.
+    #[inline]
     pub fn new() -> Self {
         Self {
             id: WorldId::next(),
