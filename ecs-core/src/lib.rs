@@ -149,8 +149,8 @@ pub use world::{DeferredWorld, EntityRef, EntityWorldMut, FromWorld, Mut, Ref, W
 /// To derive them, depend on `bytemuck` with its `derive` feature
 /// (`bytemuck = { version = "1", features = ["derive"] }`): the derives name
 /// `::bytemuck` in what they expand to, so they need that dependency anyway, and
-/// this crate does not turn the feature on itself because it would compile a
-/// second parser (`syn`) for every user who does not derive them.
+/// this crate does not turn the feature on itself because every user would then
+/// compile bytemuck's derive crate before this one, deriving or not.
 pub use bytemuck;
 
 /// The names almost every user of the crate needs: `use ecs_core::prelude::*;`.
