@@ -20,7 +20,7 @@
 //! table of columns itself may move then: see `Archetypes::column_generation`).
 
 use super::{ArchetypeId, Edges};
-use crate::component::{ComponentId, Components};
+use crate::component::{Component, ComponentId, Components, is_sparse, known_component_id};
 use crate::entity::Entity;
 use crate::storage::{Column, Tick};
 
@@ -139,6 +139,27 @@ impl Archetype {
             // SAFETY: checked `row < len`.
             Some(column) if row < column.len() => !column.is_sparse() || unsafe { column.is_present(row) },
             _ => false,
+        }
+    }
+
+    /// The `T` of the entity in `row`, if it has one: `T`'s column at a typed
+    /// offset (no run-time item size), the presence check only for a sparse `T`.
+    /// The shared path of `World::get` and `EntityRef::get`.
+    ///
+    /// # Safety
+    /// `row` is the row of a live entity of this archetype (below its length).
+    #[inline]
+    pub(crate) unsafe fn get_typed<T: Component>(&self, row: usize) -> Option<&T> {
+        let column = self.column(known_component_id::<T>()?)?;
+        // SAFETY: `row` is in bounds of every column (caller); a table column's
+        // rows all hold values, a sparse one's where `is_present` says (checked
+        // first); the column of `T`'s id stores `T`s (ids and types correspond one
+        // to one: `ComponentIdCell<T>`), so a typed offset reaches the row's value.
+        unsafe {
+            if is_sparse::<T>() && !column.is_present(row) {
+                return None;
+            }
+            Some(column.data_ptr().cast::<T>().add(row).as_ref())
         }
     }
 

@@ -89,7 +89,7 @@ fn cache<T: ?Sized>(cell: &ComponentIdCell<T>, id: ComponentId) -> ComponentId {
 fn lookup(type_id: TypeId) -> ComponentId {
     // A poisoned lock only means another thread panicked while inserting; the map is
     // still valid (insertion is a single `HashMap::insert`).
-    if let Some(&id) = registry().read().unwrap_or_else(|e| e.into_inner()).by_type.get(&type_id) {
+    if let Some(id) = known(type_id) {
         return id;
     }
     let mut registry = registry().write().unwrap_or_else(|e| e.into_inner());

@@ -1,7 +1,7 @@
 //! [`EntityRef`]: a read-only view of one live entity.
 
 use crate::archetype::Archetype;
-use crate::component::{Component, ComponentInfo, component_id, is_sparse, known_component_id};
+use crate::component::{Component, ComponentInfo, component_id};
 use crate::entity::{Entity, EntityLocation};
 use crate::world::World;
 
@@ -33,19 +33,9 @@ impl<'w> EntityRef<'w> {
     /// The entity's `T`, if it has one.
     #[inline]
     pub fn get<T: Component>(&self) -> Option<&'w T> {
-        let id = known_component_id::<T>()?;
-        let row = self.location.row.index();
-        let column = self.archetype().column(id)?;
-        // SAFETY: the row of a live entity is in bounds of its archetype's columns;
-        // a table column holds a value at every row, a sparse one where
-        // `is_present` says (checked first); the column of `T`'s id stores `T`s,
-        // so a typed offset reaches the row's value.
-        unsafe {
-            if is_sparse::<T>() && !column.is_present(row) {
-                return None;
-            }
-            Some(column.data_ptr().cast::<T>().add(row).as_ref())
-        }
+        // SAFETY: an `EntityRef` holds a live entity's location (the world is
+        // borrowed shared for `'w`, so it stays current): its row is in bounds.
+        unsafe { self.archetype().get_typed(self.location.row.index()) }
     }
 
     /// `true` when the entity has a `T`.

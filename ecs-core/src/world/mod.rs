@@ -258,23 +258,10 @@ impl World {
     /// O(1) and hash-free: entity index -> archetype -> column by component id -> row.
     #[inline]
     pub fn get<T: Component>(&self, entity: Entity) -> Option<&T> {
-        let id = known_component_id::<T>()?;
         let location = self.entities.get(entity)?;
-        // SAFETY: a live entity's location names an existing archetype.
-        let archetype = unsafe { self.archetypes.get_unchecked(location.archetype) };
-        let column = archetype.column(id)?;
-        let row = location.row.index();
-        // SAFETY: a live entity's row is in bounds of every column of its archetype;
-        // a table column's rows all hold values, a sparse one's where `is_present`
-        // says (checked first); the column of `T`'s id stores `T`s (ids and types
-        // correspond one to one: `ComponentIdCell<T>`), so a typed offset (no
-        // run-time item size) reaches the row's value.
-        unsafe {
-            if is_sparse::<T>() && !column.is_present(row) {
-                return None;
-            }
-            Some(column.data_ptr().cast::<T>().add(row).as_ref())
-        }
+        // SAFETY: a live entity's location names an existing archetype, and its
+        // row is below that archetype's length.
+        unsafe { self.archetypes.get_unchecked(location.archetype).get_typed(location.row.index()) }
     }
 
     /// The entity's `T`, mutably, or `None` when the entity is not alive or has no
