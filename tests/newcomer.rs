@@ -285,3 +285,41 @@ fn changed_reports_what_its_docs_say_for_each_kind_of_access() {
     world.insert(b, Hp(5)).unwrap();
     assert_eq!(changed.iter(&world).collect::<Vec<_>>(), [b]);
 }
+
+/// Every component implements `Bundle` itself (so that a tuple with a
+/// non-component in it is reported by the element's name), and `Bundle` is a
+/// supertrait of `Component`: generic code bounded by `C: Component` still
+/// spawns, inserts and removes a `C`, and a hand-written `Component` impl gets
+/// its bundle from `component_bundle!`.
+fn spawn_one<C: Component>(world: &mut World, value: C) -> Entity {
+    world.spawn(value)
+}
+
+fn replace_with<C: Component>(world: &mut World, entity: Entity, value: C) -> Option<C> {
+    let old = world.remove::<C>(entity).ok();
+    world.insert(entity, value).expect("alive");
+    old
+}
+
+struct HandWritten(u8);
+impl Component for HandWritten {}
+ecs_core::component_bundle!(HandWritten);
+
+#[derive(Component)]
+struct Generic<T: Send + Sync + 'static>(T);
+
+#[test]
+fn generic_code_bounded_by_component_spawns_and_hand_written_impls_are_bundles() {
+    let mut world = World::new();
+    let e = spawn_one(&mut world, Health(3));
+    assert_eq!(replace_with(&mut world, e, Health(4)), Some(Health(3)));
+    assert_eq!(world.get::<Health>(e), Some(&Health(4)));
+
+    let h = spawn_one(&mut world, HandWritten(7));
+    world.insert(h, (Health(1), Generic(2u16))).expect("alive");
+    assert_eq!(world.get::<HandWritten>(h).map(|v| v.0), Some(7));
+    assert_eq!(world.get::<Generic<u16>>(h).map(|v| v.0), Some(2));
+    let (hand, generic): (HandWritten, Generic<u16>) = world.remove(h).expect("has both");
+    assert_eq!((hand.0, generic.0), (7, 2));
+    assert!(!world.has::<HandWritten>(h) && world.has::<Health>(h));
+}

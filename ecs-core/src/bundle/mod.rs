@@ -1,6 +1,6 @@
 //! Bundles: groups of components spawned, inserted or removed together.
 //!
-//! A single [`Component`] is a bundle, so is a tuple of up to 16 bundles, and so is a
+//! A single [`Component`](crate::Component) is a bundle, so is a tuple of up to 16 bundles, and so is a
 //! struct with `#[derive(Bundle)]` whose fields are components or nested bundles.
 //! Each world gives every bundle type it meets a dense [`BundleId`] (`info.rs`), under
 //! which the archetype graph caches its edges.
@@ -13,7 +13,7 @@ pub(crate) use info::{Bundles, SpawnTarget, TypeIdHasher};
 use core::any::TypeId;
 use core::ptr::NonNull;
 
-use crate::component::{Component, ComponentId, Components};
+use crate::component::{ComponentId, Components};
 use crate::storage::OwningPtr;
 
 /// A group of components that can be spawned, inserted and removed together.
@@ -51,8 +51,9 @@ use crate::storage::OwningPtr;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a bundle",
     label = "`{Self}` is neither a component nor a bundle",
-    note = "derive `Component` for a single component, or `Bundle` for a struct of components; \
-            in a tuple, every element must be a component or a bundle: check each for `#[derive(Component)]`"
+    note = "add `#[derive(Component)]` to the definition of `{Self}` \
+            (or `#[derive(Bundle)]` for a struct whose fields are components; \
+            a hand-written `impl Component for {Self}` also needs `ecs_core::component_bundle!({Self})`)"
 )]
 pub unsafe trait Bundle: Send + Sync + 'static {
     /// Registers each component with `components` and reports its id, in order.
@@ -129,59 +130,112 @@ pub enum BundleKey {
     Type(TypeId),
 }
 
-// SAFETY: one component, visited once in each method, as the registered type `C`.
-unsafe impl<C: Component> Bundle for C {
-    #[inline]
-    fn register(components: &mut Components, ids: &mut impl FnMut(ComponentId)) {
-        ids(components.register::<C>());
-    }
+/// The [`Bundle`] items of a single component, for `unsafe impl Bundle for T {
+/// ecs_core::__component_bundle_items!(); }`: what `#[derive(Component)]` emits, and
+/// what [`component_bundle!`](crate::component_bundle) writes for a hand-written
+/// `Component` impl.
+///
+/// Each component type implements `Bundle` itself rather than through a blanket
+/// `impl<C: Component> Bundle for C`: with a blanket impl, rustc cannot tell which
+/// impl a tuple such as `(Position, Health)` was meant to use, and reports the
+/// whole tuple as "not a bundle" instead of naming the element (`Health`) that
+/// lacks `#[derive(Component)]`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __component_bundle_items {
+    () => {
+        #[inline]
+        fn register(
+            components: &mut $crate::__private::Components,
+            ids: &mut impl ::core::ops::FnMut($crate::component::ComponentId),
+        ) {
+            ids(components.register::<Self>());
+        }
 
-    #[inline(always)]
-    fn take(self, f: &mut impl FnMut(OwningPtr<'_>)) {
-        OwningPtr::make(self, f);
-    }
+        #[inline(always)]
+        fn take(self, f: &mut impl ::core::ops::FnMut($crate::storage::OwningPtr<'_>)) {
+            $crate::storage::OwningPtr::make(self, f);
+        }
 
-    #[inline(always)]
-    unsafe fn write(self, slot: &mut impl FnMut() -> NonNull<u8>) {
-        // SAFETY: the caller guarantees the slot is valid and aligned for a `C`.
-        unsafe { slot().cast::<C>().write(self) }
-    }
+        #[inline(always)]
+        unsafe fn write(self, slot: &mut impl ::core::ops::FnMut() -> ::core::ptr::NonNull<u8>) {
+            // SAFETY: `Bundle::write`'s caller guarantees the slot is valid for
+            // writing, and aligned for, a value of this component type.
+            unsafe { slot().cast::<Self>().write(self) }
+        }
 
-    #[inline(always)]
-    unsafe fn from_components<'a>(next: &mut impl FnMut() -> OwningPtr<'a>) -> Self {
-        // SAFETY: the caller guarantees `next` yields an owned `C`.
-        unsafe { next().read::<C>() }
-    }
+        #[inline(always)]
+        unsafe fn from_components<'a>(next: &mut impl ::core::ops::FnMut() -> $crate::storage::OwningPtr<'a>) -> Self {
+            // SAFETY: `Bundle::from_components`'s caller guarantees `next` yields
+            // an owned value of this component type.
+            unsafe { next().read::<Self>() }
+        }
 
-    #[inline(always)]
-    fn __key() -> BundleKey {
-        BundleKey::Component(crate::component::component_id::<C>())
-    }
+        #[inline(always)]
+        fn __key() -> $crate::__private::BundleKey {
+            $crate::__private::BundleKey::Component($crate::component::component_id::<Self>())
+        }
 
-    const __SPARSE: bool = crate::component::is_sparse::<C>();
+        const __SPARSE: bool = $crate::component::is_sparse::<Self>();
 
-    const __HOOKED: bool = C::HOOKS.any();
+        const __HOOKED: bool = <Self as $crate::Component>::HOOKS.any();
 
-    const __LINKS: bool = C::__LINKS;
+        const __LINKS: bool = <Self as $crate::Component>::__LINKS;
 
-    #[inline]
-    fn __check_links(&self, world: &crate::World, entity: Option<crate::Entity>) -> Result<(), crate::EcsError> {
-        C::__check_links(self, world, entity)
-    }
+        #[inline]
+        fn __check_links(
+            &self,
+            world: &$crate::World,
+            entity: ::core::option::Option<$crate::Entity>,
+        ) -> ::core::result::Result<(), $crate::EcsError> {
+            <Self as $crate::Component>::__check_links(self, world, entity)
+        }
 
-    fn __remove_present(world: &mut crate::World, entity: crate::Entity) {
-        // Missing (or a dead entity): nothing to remove.
-        drop(world.remove::<C>(entity));
-    }
+        fn __remove_present(world: &mut $crate::World, entity: $crate::Entity) {
+            // Missing (or a dead entity): nothing to remove.
+            let _ = world.remove::<Self>(entity);
+        }
+    };
+}
+
+/// Implements [`Bundle`] for a type whose [`Component`](crate::Component) impl is written by hand
+/// (`#[derive(Component)]` implements both). `Bundle` is a supertrait of
+/// `Component`, so that generic code bounded by `C: Component` can spawn a `C`.
+///
+/// For a generic type, write the impl out: `unsafe impl<T: …> Bundle for
+/// Wrapper<T> { ecs_core::__component_bundle_items!(); }` (sound for any component
+/// type: the items treat `Self` as the single component it is).
+///
+/// # Example
+/// ```
+/// use ecs_core::prelude::*;
+///
+/// struct Health(u32);
+/// impl Component for Health {}
+/// ecs_core::component_bundle!(Health);
+///
+/// let mut world = World::new();
+/// let e = world.spawn(Health(3));
+/// assert_eq!(world.get::<Health>(e).map(|h| h.0), Some(3));
+/// ```
+#[macro_export]
+macro_rules! component_bundle {
+    ($ty:ty) => {
+        // SAFETY: the items visit the one component `$ty` in every method, as
+        // the type registered for it.
+        #[diagnostic::do_not_recommend]
+        unsafe impl $crate::Bundle for $ty {
+            $crate::__component_bundle_items!();
+        }
+    };
 }
 
 macro_rules! tuple_bundle {
     ($($name:ident),*) => {
         // SAFETY: each element is visited in tuple order in every method, and each
         // element's own `Bundle` impl upholds the contract for its part.
-        // Not listed in errors: "the following tuples implement `Bundle`" says
-        // nothing a user of a tuple with a non-component in it can act on.
-        #[diagnostic::do_not_recommend]
+        // Not `do_not_recommend`: rustc then follows a failing tuple into its
+        // elements, and the first error names the element that is no bundle.
         unsafe impl<$($name: Bundle),*> Bundle for ($($name,)*) {
             #[inline]
             #[allow(unused_variables, reason = "the empty tuple visits nothing")]

@@ -27,6 +27,10 @@ use crate::storage::OwningPtr;
 /// Derive it: `#[derive(Component)]`. A component is `Send + Sync + 'static`, so that
 /// worlds can be sent between threads and queries can run in parallel.
 ///
+/// Every component is a [`Bundle`](crate::Bundle) of one (a supertrait, so generic
+/// code bounded by `C: Component` can spawn a `C`). The derive implements both; a
+/// hand-written `impl Component` adds [`component_bundle!`](crate::component_bundle).
+///
 /// # Example
 /// ```
 /// use ecs_core::prelude::*;
@@ -49,7 +53,7 @@ use crate::storage::OwningPtr;
     label = "`{Self}` does not implement `Component`",
     note = "add `#[derive(Component)]` to the definition of `{Self}`"
 )]
-pub trait Component: Send + Sync + 'static {
+pub trait Component: crate::Bundle {
     /// Where this type caches its component id. Implemented by `#[derive(Component)]`
     /// for non-generic types; the default (`None`) looks the id up in the registry.
     /// The cell's type names `Self`, so no impl can hand out another type's cell.

@@ -114,6 +114,8 @@ impl crate::Component for Observer {
     };
 }
 
+crate::component_bundle!(Observer);
+
 impl Observer {
     /// The name of the event type the observer watches.
     pub fn event_name(&self) -> &'static str {
@@ -138,6 +140,8 @@ impl crate::Component for ObservedBy {
         ..crate::component::ComponentHooks::NONE
     };
 }
+
+crate::component_bundle!(ObservedBy);
 
 impl ObservedBy {
     fn despawn_observers(mut world: DeferredWorld, ctx: HookContext) {

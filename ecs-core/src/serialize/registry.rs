@@ -133,7 +133,7 @@ impl SerializeRegistry {
     /// (register those with [`register_relationship`](Self::register_relationship)).
     pub fn register<T: Component + Serialize + DeserializeOwned>(mut self, name: &str) -> Self {
         assert!(
-            !T::__LINKS,
+            !<T as Component>::__LINKS,
             "`{}` is a relationship: register it with `register_relationship::<{0}>(\"{name}\", \"TargetName\")`, \
              which saves its target side too",
             crate::names::type_name::<T>()

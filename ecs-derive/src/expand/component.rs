@@ -20,6 +20,11 @@ pub fn component(def: ComponentDef<'_>) -> TokenStream {
     };
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     let mut where_clause = where_clause.cloned().unwrap_or_else(|| syn::parse_quote!(where));
+    // `Self: Component` rather than the component's own bounds: a type that
+    // fails them (not `Send`, say) is then reported through its `Component` impl,
+    // naming the field at fault, instead of as "not a bundle".
+    let mut bundle_where = where_clause.clone();
+    bundle_where.predicates.push(syn::parse_quote!(Self: #krate::Component));
     let id_cell = if generics.params.is_empty() {
         // A `static` inside a generic impl would be shared by every instantiation, so
         // only non-generic types get the cached id.
@@ -100,6 +105,15 @@ pub fn component(def: ComponentDef<'_>) -> TokenStream {
                 #id_cell
                 #component_items
                 #snapshot
+            }
+            #[automatically_derived]
+            // Not `do_not_recommend`: rustc would then report a generic component
+            // that fails its bounds as "not a bundle" rather than name the bound
+            // (and `#![no_implicit_prelude]` crates cannot name `diagnostic`).
+            // SAFETY: the items visit this one component in every method, as the
+            // type registered for it.
+            unsafe impl #impl_generics #krate::Bundle for #ident #ty_generics #bundle_where {
+                #krate::__component_bundle_items!();
             }
             #tracked
             #mutable

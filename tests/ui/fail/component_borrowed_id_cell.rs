@@ -19,7 +19,10 @@ impl Component for Impostor {
 
 struct Wrap<T>(T);
 
+ecs_core::component_bundle!(Impostor);
+
 impl Component for Wrap<for<'a> fn(&'a ())> {}
+ecs_core::component_bundle!(Wrap<for<'a> fn(&'a ())>);
 
 impl Component for Wrap<fn(&'static ())> {
     fn __id_cell() -> Option<&'static ComponentIdCell<Self>> {
