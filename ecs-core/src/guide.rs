@@ -5,7 +5,7 @@
 //!
 //! | bevy_ecs | hecs | here |
 //! |---|---|---|
-//! | `#[derive(Component)]` | any `Send + Sync + 'static` type | `#[derive(Component)]` |
+//! | `#[derive(Component)]`; `impl Component for T` | any `Send + Sync + 'static` type | `#[derive(Component)]`; a hand-written `impl Component for T` adds `ecs_core::component_bundle!(T)` |
 //! | `#[derive(Resource)]`, `world.insert_resource` | — | any `Send + Sync + 'static` type: `world.insert_resource`, `init_resource` |
 //! | `world.spawn((a, b))`, `world.entity_mut(e)` | `world.spawn((a, b))` | `world.spawn((a, b))`, `world.entity_mut(e)?` |
 //! | `world.get::<T>(e)` | `world.get::<&T>(e)` | `world.get::<T>(e)` (`Option<&T>`) |
