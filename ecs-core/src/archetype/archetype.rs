@@ -35,7 +35,7 @@ pub struct Archetype {
     /// The component of each column: `key`, then sparse components (tags
     /// included) in the order they were added.
     pub(crate) components: Vec<ComponentId>,
-    pub(crate) entities: Vec<Entity>,
+    pub(crate) entities: crate::storage::GrowVec<Entity>,
     pub(crate) columns: Vec<Column>,
     /// The indices of the sparse columns.
     sparse: Vec<u32>,
@@ -70,7 +70,7 @@ impl Archetype {
             id,
             components: key.to_vec(),
             key,
-            entities: Vec::new(),
+            entities: crate::storage::GrowVec::new(),
             columns,
             sparse: Vec::new(),
             capacity: 0,
@@ -407,7 +407,7 @@ impl Archetype {
     /// swapped with a saved one of as many rows; the capacity becomes what every
     /// array can hold (swapped-in arrays may be smaller, and are not grown: a
     /// swap copies nothing).
-    pub(crate) fn swap_entities(&mut self, entities: &mut Vec<Entity>) {
+    pub(crate) fn swap_entities(&mut self, entities: &mut crate::storage::GrowVec<Entity>) {
         core::mem::swap(&mut self.entities, entities);
         debug_assert!(self.columns.iter().all(|c| c.len() == self.entities.len()));
         self.capacity = self.columns.iter().map(Column::capacity).fold(self.entities.capacity(), usize::min);

@@ -51,7 +51,7 @@ struct Slot {
 /// free list. Every lookup is one array access; nothing is hashed.
 #[derive(Debug, Default)]
 pub struct Entities {
-    slots: Vec<Slot>,
+    slots: crate::storage::GrowVec<Slot>,
     free: Vec<u32>,
     live: u32,
     /// Handles reserved through `&self` since the last `flush`: indices
@@ -65,7 +65,7 @@ pub struct Entities {
 /// A copy of an entity index, kept by a [`Snapshot`](crate::snapshot::Snapshot).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct SavedEntities {
-    slots: Vec<Slot>,
+    slots: crate::storage::GrowVec<Slot>,
     free: Vec<u32>,
     reserved: Vec<u32>,
     live: u32,

@@ -114,7 +114,7 @@ pub struct Snapshot {
 /// One archetype's rows.
 pub(crate) struct SavedArchetype {
     pub(crate) key: Box<[ComponentId]>,
-    pub(crate) entities: Vec<Entity>,
+    pub(crate) entities: crate::storage::GrowVec<Entity>,
     /// The archetype's columns in its order, skipped components left out.
     pub(crate) columns: Vec<SavedColumn>,
 }

@@ -21,9 +21,8 @@
 use core::alloc::Layout;
 use core::ptr::NonNull;
 use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::alloc;
 
-use super::{DeferredPanic, OwningPtr, Ptr, PtrMut, defer_panic};
+use super::{DeferredPanic, OwningPtr, Ptr, PtrMut, defer_panic, growth};
 use crate::component::ComponentInfo;
 
 /// A point in a world's history, used for change detection.
@@ -1065,31 +1064,24 @@ fn array_layout(item: Layout, capacity: usize) -> Layout {
 }
 
 /// Grows an array of `old` items of layout `item` (dangling when `old == 0`) to
-/// `new` items, aborting on allocation failure.
+/// `new` items, aborting on allocation failure. Large arrays grow without
+/// copying their rows (see [`growth`](super::growth)).
 ///
 /// # Safety
 /// `item.size() > 0`, `new > old`, and `ptr` was returned by this function for `old`
 /// items (or is dangling when `old == 0`).
 unsafe fn realloc_array<T>(ptr: NonNull<T>, item: Layout, old: usize, new: usize) -> NonNull<T> {
-    let new_layout = array_layout(item, new);
-    let raw = if old == 0 {
-        // SAFETY: non-zero size: `item.size() > 0` and `new > 0`.
-        unsafe { alloc::alloc(new_layout) }
-    } else {
-        // SAFETY: allocated with `array_layout(item, old)` (caller); the new size is
-        // non-zero and fits `isize` (checked by `array_layout`).
-        unsafe { alloc::realloc(ptr.as_ptr().cast(), array_layout(item, old), new_layout.size()) }
-    };
-    NonNull::new(raw).unwrap_or_else(|| alloc::handle_alloc_error(new_layout)).cast()
+    // SAFETY: `new > old` items of a non-zero size, so the new layout is larger
+    // and of the same alignment; `ptr` came from here for `old` items (caller).
+    unsafe { growth::grow(ptr.cast(), array_layout(item, old), array_layout(item, new)) }.cast()
 }
 
 /// # Safety
 /// As for `realloc_array`: `ptr` holds `capacity` items of `item`, or `capacity == 0`.
 unsafe fn dealloc_array<T>(ptr: NonNull<T>, item: Layout, capacity: usize) {
-    if capacity != 0 {
-        // SAFETY: allocated by `realloc_array` with exactly this layout (caller).
-        unsafe { alloc::dealloc(ptr.as_ptr().cast(), array_layout(item, capacity)) };
-    }
+    // SAFETY: allocated by `realloc_array` with exactly this layout, or of size 0
+    // (caller).
+    unsafe { growth::free(ptr.cast(), array_layout(item, capacity)) };
 }
 
 #[cfg(test)]

@@ -4,10 +4,13 @@
 //! known [`Layout`](core::alloc::Layout) and calls a known drop function.
 
 mod column;
+mod growth;
 mod ptr;
 
 pub(crate) use column::stamp_summary;
 pub use column::{CHECK_TICK_THRESHOLD, Column, ComponentTicks, MAX_CHANGE_AGE, Occupancy, Tick};
+pub(crate) use growth::GrowVec;
+pub use growth::{MAPPED_FROM, growth_copied_bytes};
 pub use ptr::{OwningPtr, Ptr, PtrMut};
 
 use std::any::Any;

@@ -138,7 +138,7 @@ impl World {
             let index = match saved.iter().position(|s| s.key == key) {
                 Some(index) => index,
                 None => {
-                    saved.push(SavedArchetype { key, entities: Vec::new(), columns: Vec::new() });
+                    saved.push(SavedArchetype { key, entities: crate::storage::GrowVec::new(), columns: Vec::new() });
                     saved.len() - 1
                 }
             };
@@ -210,7 +210,7 @@ impl World {
                 column: column.empty_like(),
             })
             .collect();
-        SavedArchetype { key: archetype.key().into(), entities: Vec::new(), columns }
+        SavedArchetype { key: archetype.key().into(), entities: crate::storage::GrowVec::new(), columns }
     }
 
     /// Puts the world back in the state `snapshot` holds (see [`crate::snapshot`]):

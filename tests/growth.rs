@@ -1,0 +1,83 @@
+//! Growth without stalls: no spawn, insert or archetype move copies more than a
+//! constant amount of what was already stored, however large the world grows
+//! (counted, not timed: `storage::growth_copied_bytes`). Linux only: elsewhere
+//! arrays grow through the global allocator, which may copy them whole.
+#![cfg(target_os = "linux")]
+
+use ecs_core::prelude::*;
+use ecs_core::storage::{MAPPED_FROM, growth_copied_bytes};
+
+#[derive(Component, Clone, Copy)]
+struct A([f32; 4]);
+#[derive(Component, Clone, Copy)]
+struct B([f32; 4]);
+#[derive(Component, Clone, Copy)]
+struct C([f32; 4]);
+#[derive(Component, Clone, Copy)]
+struct D([f32; 4]);
+#[derive(Component, Clone, Copy)]
+struct Moved(u64);
+
+const N: usize = 100_000;
+/// Arrays one spawn or move may grow at once: four columns and their ticks,
+/// the target's entity list, the entity index, and the extra column a move
+/// targets, each at most once.
+const ARRAYS: u64 = 12;
+/// A bound independent of the world's size: each array copies at most
+/// `MAPPED_FROM` bytes, once, when it first reaches that size.
+const BOUND: u64 = ARRAYS * MAPPED_FROM as u64;
+
+/// Runs `step(i)` for `i in 0..n`, returning the most bytes one step copied
+/// and the bytes copied by the steps after the first `n / 4`.
+fn copies(n: usize, mut step: impl FnMut(usize)) -> (u64, u64) {
+    let (mut most, mut late) = (0, 0);
+    for i in 0..n {
+        let before = growth_copied_bytes();
+        step(i);
+        let copied = growth_copied_bytes() - before;
+        most = most.max(copied);
+        if i >= n / 4 {
+            late += copied;
+        }
+    }
+    (most, late)
+}
+
+#[test]
+fn no_spawn_copies_more_than_a_constant_and_large_worlds_copy_nothing() {
+    let mut world = World::new();
+    let v = |i: usize| [i as f32; 4];
+    let (most, late) = copies(N, |i| {
+        world.spawn((A(v(i)), B(v(i)), C(v(i)), D(v(i))));
+    });
+    assert!(most <= BOUND, "one spawn copied {most} bytes (bound {BOUND})");
+    assert_eq!(late, 0, "spawns into arrays past {MAPPED_FROM} bytes copy nothing");
+    // Every value is where it was written.
+    let mut seen = 0;
+    world.query::<(&A, &D)>().for_each(|(a, d)| {
+        assert_eq!(a.0, d.0);
+        seen += 1;
+    });
+    assert_eq!(seen, N);
+    world.query::<(&B, &C)>().for_each(|(b, c)| assert_eq!(b.0, c.0));
+}
+
+#[test]
+fn no_archetype_move_copies_more_than_a_constant() {
+    let mut world = World::new();
+    let entities: Vec<Entity> = (0..N).map(|i| world.spawn((A([i as f32; 4]), B([0.0; 4])))).collect();
+    let (most, late) = copies(N, |i| {
+        world.insert(entities[i], Moved(i as u64)).expect("alive");
+    });
+    assert!(most <= BOUND, "one move copied {most} bytes (bound {BOUND})");
+    assert_eq!(late, 0, "moves into arrays past {MAPPED_FROM} bytes copy nothing");
+    for (i, &e) in entities.iter().enumerate() {
+        assert_eq!(world.get::<Moved>(e).map(|m| m.0), Some(i as u64));
+        assert_eq!(world.get::<A>(e).map(|a| a.0[0]), Some(i as f32));
+    }
+    // And back, one at a time: the source archetype, which shrinks, copies nothing.
+    let (most, _) = copies(N, |i| {
+        world.remove::<Moved>(entities[i]).expect("has it");
+    });
+    assert!(most <= BOUND, "one move back copied {most} bytes (bound {BOUND})");
+}
