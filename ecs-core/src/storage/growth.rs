@@ -8,8 +8,8 @@
 //! after a few worlds come and go even a 30 MiB column is copied on growth.
 //!
 //! So on Linux an array of at least [`MAPPED_FROM`] bytes lives at the start of
-//! an address-space reservation of its own (1 GiB, or the next power of two
-//! above its size), of which only the pages in use are accessible. Growing
+//! an address-space reservation of its own (64 MiB, or the power of two at
+//! least twice its size), of which only the pages in use are accessible. Growing
 //! makes more of the reservation accessible: the array never moves, so growing
 //! it copies no row, and an array outgrowing its reservation is moved by the
 //! kernel page by page (`mremap`), not byte by byte. The one copy is when an
@@ -136,8 +136,9 @@ mod map {
     //! inaccessible (and free: untouched, unreserved pages cost no memory). Growing
     //! within the reservation only makes more of it accessible: the array stays
     //! where it is, so nothing is copied or moved, and its huge pages stay whole.
-    //! Growing past it (an array of more than [`RESERVE`] bytes) moves the array's
-    //! pages into a larger reservation, which moves page-table entries, not bytes.
+    //! Growing past half of it (an array of more than half of [`RESERVE`]) moves
+    //! the array's pages into a reservation twice as large, which moves
+    //! page-table entries, not bytes.
 
     use core::ptr::{NonNull, null_mut};
     use core::sync::atomic::{AtomicUsize, Ordering};
@@ -145,8 +146,10 @@ mod map {
     pub(super) const AVAILABLE: bool = true;
     /// No Linux system has smaller pages; a mapping is aligned to a page.
     pub(super) const MIN_PAGE: usize = 4096;
-    /// The least address space reserved for one array.
-    const RESERVE: usize = 1 << 30;
+    /// The least address space reserved for one array: room to double a few
+    /// times in place. Not more, as address space is finite too (valgrind gives
+    /// a program 128 GiB of it; `ulimit -v` may give less).
+    const RESERVE: usize = 64 << 20;
     /// Reservations start at a multiple of this, so that huge pages fit from the
     /// first byte (2 MiB on x86-64 and most arm64 systems; a larger huge page is
     /// merely not used from the start).
@@ -173,7 +176,11 @@ mod map {
     /// The reservation of an array of `size` bytes: a pure function of the size,
     /// so that growing and freeing know it without storing it.
     fn reservation(size: usize) -> usize {
-        rounded(size).checked_next_power_of_two().expect("array size overflow").max(RESERVE)
+        rounded(size)
+            .checked_mul(2)
+            .and_then(usize::checked_next_power_of_two)
+            .expect("array size overflow")
+            .max(RESERVE)
     }
 
     /// Reserves `length` bytes of address space at a multiple of `HUGE`, all
@@ -607,8 +614,8 @@ mod tests {
 
     #[test]
     fn an_array_outgrowing_its_reservation_moves_without_copying() {
-        // Grows past the 1 GiB reservation while writing only a few bytes per
-        // step: opened pages cost nothing until touched.
+        // Grows through several reservations while writing only a few bytes
+        // per step: opened pages cost nothing until touched.
         let bytes = |n: usize| Layout::from_size_align(n, 8).unwrap();
         let mut size = MAPPED_FROM;
         // SAFETY: a first block (dangling before, size 0).
