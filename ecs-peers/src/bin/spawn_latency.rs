@@ -8,6 +8,9 @@
 //!
 //!   cargo run --release -p ecs-peers --bin spawn_latency -- [RUNS] [ENTITIES]
 //!
+//! `SPAWN_LATENCY_CRATES=ecs,hecs` measures only those; `SPAWN_LATENCY_SLOWEST=1`
+//! prints each run's eight slowest spawns and their indices.
+//!
 //! A spawn that crosses a capacity boundary pays for growing the world's
 //! storage; in a crate whose columns grow by reallocation, that is a copy of
 //! every row already stored (milliseconds at a million rows: frames dropped).
@@ -112,7 +115,11 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let runs: usize = args.next().map_or(7, |a| a.parse().expect("RUNS is a number"));
     let n: usize = args.next().map_or(1_000_000, |a| a.parse().expect("ENTITIES is a number"));
-    let crates = ["ecs", "bevy_ecs", "hecs"];
+    // `SPAWN_LATENCY_CRATES=hecs` measures one crate (in a fresh process, say).
+    let chosen = std::env::var("SPAWN_LATENCY_CRATES").unwrap_or_else(|_| "ecs,bevy_ecs,hecs".into());
+    let crates: Vec<&str> =
+        ["ecs", "bevy_ecs", "hecs"].into_iter().filter(|c| chosen.split(',').any(|x| x == *c)).collect();
+    assert!(!crates.is_empty(), "SPAWN_LATENCY_CRATES names none of ecs, bevy_ecs, hecs");
     let mut times = Vec::with_capacity(n);
     let mut results: Vec<Vec<(u64, u64, u64)>> = vec![Vec::new(); crates.len()];
     for r in 0..runs {
