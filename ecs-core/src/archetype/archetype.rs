@@ -258,7 +258,10 @@ impl Archetype {
     #[inline(never)]
     fn grow(&mut self, additional: usize) {
         let required = self.entities.len().checked_add(additional).expect("archetype capacity overflow");
-        let capacity = required.max(self.capacity.saturating_mul(2)).max(8);
+        // Rows grow in steps of the widest array once it is large (see
+        // `growth::next_capacity`), doubling before.
+        let widest = self.columns.iter().map(|c| c.item_layout().size()).fold(size_of::<Entity>(), usize::max);
+        let capacity = crate::storage::next_capacity(self.capacity, required, widest).max(8);
         for column in self.columns.iter_mut() {
             column.grow_to(capacity);
         }

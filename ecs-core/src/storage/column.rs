@@ -326,7 +326,7 @@ impl Column {
     pub(crate) fn reserve(&mut self, additional: usize) {
         if self.capacity - self.len < additional {
             let required = self.len.checked_add(additional).expect("column capacity overflow");
-            self.grow_to(required.max(self.capacity.saturating_mul(2)).max(4));
+            self.grow_to(growth::next_capacity(self.capacity, required, self.item.size()));
         }
     }
 

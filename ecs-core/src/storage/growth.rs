@@ -66,6 +66,23 @@ fn note_copied(bytes: usize) {
     COPIED.with(|c| c.set(c.get() + bytes as u64));
 }
 
+/// The capacity to grow to from `capacity` when `required` rows are needed, for
+/// rows of `row_bytes` (the widest array growing with it): doubling, as `Vec`
+/// does, until the array is mapped; from then on steps of [`MAPPED_FROM`] bytes,
+/// each made ready (its pages faulted in) as it opens. Doubling a mapped array
+/// copies nothing either, but would leave a whole doubling's pages to fault in
+/// over the next spawns, one per 4 KiB, each costing more than a hundred
+/// spawns; a step faults in a bounded amount at once, rarely enough to stay out
+/// of the 99.9th percentile.
+#[inline]
+pub(crate) fn next_capacity(capacity: usize, required: usize, row_bytes: usize) -> usize {
+    if map::AVAILABLE && row_bytes != 0 && capacity.saturating_mul(row_bytes) >= MAPPED_FROM {
+        required.max(capacity + (MAPPED_FROM / row_bytes).max(1))
+    } else {
+        required.max(capacity.saturating_mul(2)).max(4)
+    }
+}
+
 /// Grows a block from `old` to `new` (same alignment, `new.size() > old.size()`),
 /// keeping its first `old.size()` bytes, aborting on allocation failure.
 ///
@@ -223,12 +240,47 @@ mod map {
     /// `base` is a reservation made by `reserve` of at least `to` bytes, and
     /// `from`, `to` are multiples of the page size.
     unsafe fn open(base: NonNull<u8>, from: usize, to: usize) -> bool {
-        if from == to {
+        let mut opened = OPENED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let done = opened.get(&(base.as_ptr() as usize)).copied().unwrap_or(0);
+        // A reused reservation may be open (and its pages faulted in) further
+        // already: nothing to do there.
+        let from = from.max(done);
+        if to <= from {
             return true;
         }
         // SAFETY: inside the reservation (caller), which only this array uses.
-        unsafe { libc::mprotect(base.as_ptr().add(from).cast(), to - from, libc::PROT_READ | libc::PROT_WRITE) == 0 }
+        unsafe {
+            let start = base.as_ptr().add(from).cast();
+            if libc::mprotect(start, to - from, libc::PROT_READ | libc::PROT_WRITE) != 0 {
+                return false;
+            }
+            // Faults the new pages in now, in one call, rather than one fault per
+            // page in later spawns (see `next_capacity`). Linux 5.14 and later;
+            // before, it fails and the pages fault in as they are written.
+            libc::madvise(start, to - from, MADV_POPULATE_WRITE);
+        }
+        opened.insert(base.as_ptr() as usize, to);
+        true
     }
+
+    /// How far each live mapped array's reservation is open, by its address.
+    static OPENED: std::sync::Mutex<std::collections::BTreeMap<usize, usize>> =
+        std::sync::Mutex::new(std::collections::BTreeMap::new());
+
+    /// Forgets how far the reservation at `base` is open, returning it.
+    fn forget(base: NonNull<u8>) -> usize {
+        let mut opened = OPENED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        opened.remove(&(base.as_ptr() as usize)).unwrap_or(0)
+    }
+
+    /// Records that the reservation at `base` is open for `open` bytes.
+    fn opened(base: NonNull<u8>, open: usize) {
+        let mut opened = OPENED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        opened.insert(base.as_ptr() as usize, open);
+    }
+
+    /// `MADV_POPULATE_WRITE` (23 on every Linux architecture).
+    const MADV_POPULATE_WRITE: libc::c_int = 23;
 
     pub(super) fn map(size: usize) -> Option<NonNull<u8>> {
         let length = reservation(size);
@@ -236,11 +288,13 @@ mod map {
             Some(kept) => kept,
             None => (reserve(length)?, 0),
         };
+        opened(base, open_already);
         // SAFETY: a reservation of `length >= rounded(size)` bytes, of which the
         // first `open_already` are open.
-        if unsafe { open(base, open_already.min(rounded(size)), rounded(size)) } {
+        if unsafe { open(base, 0, rounded(size)) } {
             Some(base)
         } else {
+            forget(base);
             // SAFETY: the reservation just made or taken, unused.
             unsafe { libc::munmap(base.as_ptr().cast(), length) };
             None
@@ -310,6 +364,8 @@ mod map {
                 return None;
             }
             libc::munmap(ptr.as_ptr().add(rounded(old)).cast(), held - rounded(old));
+            forget(ptr);
+            opened(base, rounded(old));
             if !open(base, rounded(old), rounded(new)) {
                 // The array now lives at `base` (a reservation of `wanted`
                 // bytes, `rounded(old)` open), but cannot grow: the caller aborts.
@@ -323,7 +379,8 @@ mod map {
     /// `ptr` is a mapped array of `size` bytes made by `map`/`remap`, not used
     /// after this.
     pub(super) unsafe fn unmap(ptr: NonNull<u8>, size: usize) {
-        if keep(ptr, reservation(size), rounded(size)) {
+        let open = forget(ptr).max(rounded(size));
+        if keep(ptr, reservation(size), open) {
             return;
         }
         // SAFETY: the array's whole reservation, which nothing uses any more.
@@ -393,12 +450,12 @@ impl<T: Copy> GrowVec<T> {
         Layout::array::<T>(capacity).expect("array capacity overflow")
     }
 
-    /// Room for `additional` more, doubling (at least 4) as `Vec` does.
+    /// Room for `additional` more (see [`next_capacity`]).
     #[inline]
     pub(crate) fn reserve(&mut self, additional: usize) {
         if self.capacity - self.len < additional {
             let required = self.len.checked_add(additional).expect("array capacity overflow");
-            self.grow_to(required.max(self.capacity.saturating_mul(2)).max(4));
+            self.grow_to(next_capacity(self.capacity, required, size_of::<T>()));
         }
     }
 
@@ -456,6 +513,7 @@ impl<T: Copy> GrowVec<T> {
         self.len += values.len();
     }
 
+    #[cfg_attr(not(feature = "serde"), allow(dead_code, reason = "used by loading a saved world"))]
     pub(crate) fn resize(&mut self, len: usize, value: T) {
         if len <= self.len {
             self.len = len;

@@ -9,7 +9,7 @@ mod ptr;
 
 pub(crate) use column::stamp_summary;
 pub use column::{CHECK_TICK_THRESHOLD, Column, ComponentTicks, MAX_CHANGE_AGE, Occupancy, Tick};
-pub(crate) use growth::GrowVec;
+pub(crate) use growth::{GrowVec, next_capacity};
 pub use growth::{MAPPED_FROM, growth_copied_bytes};
 pub use ptr::{OwningPtr, Ptr, PtrMut};
 
