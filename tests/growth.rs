@@ -81,3 +81,41 @@ fn no_archetype_move_copies_more_than_a_constant() {
     });
     assert!(most <= BOUND, "one move back copied {most} bytes (bound {BOUND})");
 }
+
+/// Worlds built after others were dropped reuse their reservations (pages kept
+/// for the next large array): what was left there never shows through, on any
+/// thread.
+#[test]
+fn worlds_built_on_reused_pages_hold_exactly_what_they_were_given() {
+    let threads: Vec<_> = (0..2u64)
+        .map(|t| {
+            std::thread::spawn(move || {
+                for round in 0..4u64 {
+                    let n = 20_000 + 15_000 * ((round + t) % 3) as usize;
+                    let mut world = World::new();
+                    let entities: Vec<Entity> = (0..n)
+                        .map(|i| {
+                            let v = (i as u64 * 7 + round + t * 1000) as f32;
+                            world.spawn((A([v; 4]), Moved(i as u64)))
+                        })
+                        .collect();
+                    for &e in entities.iter().step_by(3) {
+                        world.despawn(e).expect("alive");
+                    }
+                    let mut count = 0;
+                    world.query::<(&A, &Moved, Option<&B>)>().for_each(|(a, m, b)| {
+                        assert!(b.is_none());
+                        assert_eq!(a.0[3], (m.0 * 7 + round + t * 1000) as f32);
+                        assert_ne!(m.0 % 3, 0, "despawned rows are gone");
+                        count += 1;
+                    });
+                    assert_eq!(count, n - n.div_ceil(3));
+                    assert_eq!(world.query::<&A>().iter().filter(|a| a.0[0] != a.0[3]).count(), 0);
+                }
+            })
+        })
+        .collect();
+    for thread in threads {
+        thread.join().expect("no panic");
+    }
+}

@@ -326,7 +326,9 @@ impl Column {
     pub(crate) fn reserve(&mut self, additional: usize) {
         if self.capacity - self.len < additional {
             let required = self.len.checked_add(additional).expect("column capacity overflow");
-            self.grow_to(growth::next_capacity(self.capacity, required, self.item.size()));
+            // The tick array is the widest for small or zero-sized values.
+            let row_bytes = self.item.size().max(size_of::<ComponentTicks>());
+            self.grow_to(growth::next_capacity(self.capacity, required, row_bytes));
         }
     }
 

@@ -309,8 +309,10 @@ mod map {
     }
 
     static KEPT: std::sync::Mutex<Vec<Kept>> = std::sync::Mutex::new(Vec::new());
-    /// At most this many bytes of freed arrays' pages are kept for reuse.
+    /// At most this many bytes of freed arrays' pages are kept for reuse…
     const KEEP_BYTES: usize = 256 << 20;
+    /// …in at most this many reservations (each holds address space too).
+    const KEEP_COUNT: usize = 64;
 
     /// A kept reservation of `length` bytes, and how much of it is open.
     fn recycled(length: usize) -> Option<(NonNull<u8>, usize)> {
@@ -330,7 +332,7 @@ mod map {
     /// cost this avoids.
     fn keep(base: NonNull<u8>, length: usize, open: usize) -> bool {
         let mut kept = KEPT.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if kept.iter().map(|k| k.open).sum::<usize>() + open > KEEP_BYTES {
+        if kept.len() >= KEEP_COUNT || kept.iter().map(|k| k.open).sum::<usize>() + open > KEEP_BYTES {
             return false;
         }
         kept.push(Kept { base: base.as_ptr() as usize, length, open });
