@@ -240,10 +240,11 @@ mod map {
     /// `base` is a reservation made by `reserve` of at least `to` bytes, and
     /// `from`, `to` are multiples of the page size.
     unsafe fn open(base: NonNull<u8>, from: usize, to: usize) -> bool {
-        let mut opened = OPENED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let done = opened.get(&(base.as_ptr() as usize)).copied().unwrap_or(0);
         // A reused reservation may be open (and its pages faulted in) further
-        // already: nothing to do there.
+        // already: nothing to do there. The lock is not held across the system
+        // calls below, so that one array faulting in its pages does not hold
+        // up another's growth; only the array's owner changes its entry.
+        let done = extents().get(&(base.as_ptr() as usize)).copied().unwrap_or(0);
         let from = from.max(done);
         if to <= from {
             return true;
@@ -259,7 +260,7 @@ mod map {
             // before, it fails and the pages fault in as they are written.
             libc::madvise(start, to - from, MADV_POPULATE_WRITE);
         }
-        opened.insert(base.as_ptr() as usize, to);
+        opened(base, to);
         true
     }
 
@@ -267,16 +268,18 @@ mod map {
     static OPENED: std::sync::Mutex<std::collections::BTreeMap<usize, usize>> =
         std::sync::Mutex::new(std::collections::BTreeMap::new());
 
+    fn extents() -> std::sync::MutexGuard<'static, std::collections::BTreeMap<usize, usize>> {
+        OPENED.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     /// Forgets how far the reservation at `base` is open, returning it.
     fn forget(base: NonNull<u8>) -> usize {
-        let mut opened = OPENED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        opened.remove(&(base.as_ptr() as usize)).unwrap_or(0)
+        extents().remove(&(base.as_ptr() as usize)).unwrap_or(0)
     }
 
     /// Records that the reservation at `base` is open for `open` bytes.
     fn opened(base: NonNull<u8>, open: usize) {
-        let mut opened = OPENED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        opened.insert(base.as_ptr() as usize, open);
+        extents().insert(base.as_ptr() as usize, open);
     }
 
     /// `MADV_POPULATE_WRITE` (23 on every Linux architecture).
