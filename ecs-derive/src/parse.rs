@@ -27,6 +27,17 @@ pub struct ComponentDef<'a> {
     pub snapshot: Option<(Snapshot, proc_macro2::Span)>,
     /// `#[component(pod)]`, spanned at the key.
     pub pod: Option<proc_macro2::Span>,
+    /// `#[component(layout = "soa")]`: the fields, each stored in its own array.
+    pub split: Option<Vec<SplitField<'a>>>,
+    /// The type's visibility, given to the views of a per-field component.
+    pub vis: &'a syn::Visibility,
+}
+
+/// A field of a per-field component.
+pub struct SplitField<'a> {
+    pub member: Member,
+    pub vis: &'a syn::Visibility,
+    pub ty: &'a Type,
 }
 
 /// A component's declared snapshot strategy.
@@ -152,8 +163,14 @@ pub fn component(input: &DeriveInput) -> syn::Result<ComponentDef<'_>> {
             }
         }
     }
+    let split = match (&attributes, &entities) {
+        (Some(ComponentAttributes { split: Some(span), sparse, .. }), Some(entities)) => {
+            errors.keep(split_fields(input, *span, *sparse, entities))
+        }
+        _ => None,
+    };
     errors.finish()?;
-    let ComponentAttributes { krate, sparse, hooks, changes, immutable, hidden, snapshot, pod } =
+    let ComponentAttributes { krate, sparse, hooks, changes, immutable, hidden, snapshot, pod, split: _ } =
         attributes.expect("no error");
     let entities = entities.expect("no error");
     Ok(ComponentDef {
@@ -168,7 +185,111 @@ pub fn component(input: &DeriveInput) -> syn::Result<ComponentDef<'_>> {
         entities,
         snapshot,
         pod,
+        split,
+        vis: &input.vis,
     })
+}
+
+/// The fields of a `#[component(layout = "soa")]` type (`span` is the
+/// layout's value): a struct with at least one field, none borrowing, not
+/// generic, stored in tables, not a relationship.
+fn split_fields<'a>(
+    input: &'a DeriveInput,
+    span: proc_macro2::Span,
+    sparse: bool,
+    entities: &crate::relation::EntityFields,
+) -> syn::Result<Vec<SplitField<'a>>> {
+    let fields = match &input.data {
+        Data::Struct(data) => &data.fields,
+        Data::Enum(data) => {
+            return Err(Error::new(
+                data.enum_token.span,
+                "`layout = \"soa\"` stores each field of a struct in its own array, but an enum's variants \
+                 share one place: remove the attribute, or make the component a struct",
+            ));
+        }
+        Data::Union(data) => {
+            return Err(Error::new(
+                data.union_token.span,
+                "`layout = \"soa\"` stores each field of a struct in its own array, but a union's fields \
+                 overlap: make the component a struct",
+            ));
+        }
+    };
+    let mut errors = Errors::default();
+    for field in fields {
+        if let Some((span, lifetime)) = borrowed_lifetime(&field.ty) {
+            errors.push(Error::new(
+                span,
+                format!(
+                    "a per-field component's fields live in the world's arrays, so they must own their data \
+                     (`'static`): `{}` borrows for `{lifetime}`",
+                    field.ty.to_token_stream()
+                ),
+            ));
+        }
+    }
+    errors.finish()?;
+    if fields.is_empty() {
+        return Err(Error::new(span, "`layout = \"soa\"` splits a struct's fields, and this one has none"));
+    }
+    if !input.generics.params.is_empty() {
+        return Err(Error::new(
+            input.generics.span(),
+            "`layout = \"soa\"` is not supported on a generic component: its views are generated for one \
+             concrete type; make the component concrete (or use the default layout)",
+        ));
+    }
+    if sparse {
+        return Err(Error::new(
+            span,
+            "`layout = \"soa\"` is for table components iterated in bulk; a sparse component is stored \
+             per row (`storage = \"sparse\"`): choose one",
+        ));
+    }
+    if !matches!(entities.relation, crate::relation::Relation::None) {
+        return Err(Error::new(
+            span,
+            "a relationship (or its target) is read whole by the hierarchy's upkeep, so it cannot use \
+             `layout = \"soa\"`",
+        ));
+    }
+    Ok(fields
+        .iter()
+        .enumerate()
+        .map(|(i, field)| SplitField {
+            member: field.ident.clone().map_or_else(|| Member::Unnamed(i.into()), Member::Named),
+            vis: &field.vis,
+            ty: &field.ty,
+        })
+        .collect())
+}
+
+/// The first lifetime other than `'static` in a type: `'` then its name, in
+/// the type's tokens (at any depth).
+fn borrowed_lifetime(ty: &Type) -> Option<(proc_macro2::Span, String)> {
+    fn find(tokens: proc_macro2::TokenStream) -> Option<(proc_macro2::Span, String)> {
+        let mut tokens = tokens.into_iter().peekable();
+        while let Some(token) = tokens.next() {
+            match token {
+                proc_macro2::TokenTree::Group(group) => {
+                    if let Some(found) = find(group.stream()) {
+                        return Some(found);
+                    }
+                }
+                proc_macro2::TokenTree::Punct(punct) if punct.as_char() == '\'' => {
+                    if let Some(proc_macro2::TokenTree::Ident(name)) = tokens.peek() {
+                        if name != "static" {
+                            return Some((punct.span(), format!("'{name}")));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+    find(ty.to_token_stream())
 }
 
 pub fn bundle(input: &DeriveInput) -> syn::Result<BundleDef<'_>> {
@@ -410,6 +531,8 @@ struct ComponentAttributes {
     hidden: bool,
     snapshot: Option<(Snapshot, proc_macro2::Span)>,
     pod: Option<proc_macro2::Span>,
+    /// `layout = "soa"`, spanned at the value.
+    split: Option<proc_macro2::Span>,
 }
 
 /// The hook keys of `#[component(...)]`, in the order bevy_ecs documents them.
@@ -423,8 +546,9 @@ fn component_attributes(input: &DeriveInput) -> syn::Result<ComponentAttributes>
     let mut hidden = false;
     let mut snapshot = None;
     let mut pod = None;
-    let keys = "the keys are `crate = \"path\"`, `storage = \"table\" | \"sparse\"`, `changes = false`, `immutable`, \
-                `snapshot = \"copy\" | \"clone\" | \"skip\"`, `pod` and the hooks `on_add`, `on_insert`, `on_replace`, `on_remove`, `on_despawn` (each `= path::to_fn`)";
+    let mut split = None;
+    let keys = "the keys are `crate = \"path\"`, `storage = \"table\" | \"sparse\"`, `layout = \"aos\" | \"soa\"`, \
+                `changes = false`, `immutable`, `snapshot = \"copy\" | \"clone\" | \"skip\"`, `pod` and the hooks `on_add`, `on_insert`, `on_replace`, `on_remove`, `on_despawn` (each `= path::to_fn`)";
     let krate = attribute_with(input, "component", keys, |meta| {
         if let Some(key) = HOOK_KEYS.iter().find(|k| meta.path.is_ident(k)) {
             let ident = meta.path.get_ident().expect("a hook key is an identifier").clone();
@@ -472,6 +596,23 @@ fn component_attributes(input: &DeriveInput) -> syn::Result<ComponentAttributes>
             snapshot = Some((strategy, value.span()));
             return Ok(true);
         }
+        if meta.path.is_ident("layout") {
+            let value = meta.value()?.parse::<syn::LitStr>()?;
+            split = match value.value().as_str() {
+                "aos" => None,
+                "soa" => Some(value.span()),
+                other => {
+                    return Err(Error::new(
+                        value.span(),
+                        format!(
+                            "unknown layout `{other}`; use `\"aos\"` (the default: each value whole) or \
+                             `\"soa\"` (each field in its own array)"
+                        ),
+                    ));
+                }
+            };
+            return Ok(true);
+        }
         if meta.path.is_ident("changes") {
             let value = meta.value()?.parse::<syn::LitBool>()?;
             changes = value.value;
@@ -504,7 +645,7 @@ fn component_attributes(input: &DeriveInput) -> syn::Result<ComponentAttributes>
             ));
         }
     }
-    Ok(ComponentAttributes { krate, sparse, hooks, changes, immutable, hidden, snapshot, pod })
+    Ok(ComponentAttributes { krate, sparse, hooks, changes, immutable, hidden, snapshot, pod, split })
 }
 
 /// Reads `#[name(crate = path)]`, refusing any other key. Defaults to `::ecs_core`.

@@ -39,6 +39,9 @@ pub struct Archetype {
     pub(crate) columns: Vec<Column>,
     /// The indices of the sparse columns.
     sparse: Vec<u32>,
+    /// The indices of the per-field columns (see [`Column::is_split`]), which
+    /// must [`settle`](Column::settle) a value written to their staging room.
+    split: Vec<u32>,
     /// Rows every column and `entities` can hold without reallocating. All columns
     /// grow together, so one comparison tells whether a push needs to grow.
     capacity: usize,
@@ -54,7 +57,7 @@ impl Archetype {
     /// sorted and free of duplicates.
     pub(crate) fn new(id: ArchetypeId, key: Box<[ComponentId]>, registry: &Components) -> Self {
         assert!(key.windows(2).all(|w| w[0] < w[1]), "archetype type must be sorted and unique");
-        let columns = key
+        let columns: Vec<Column> = key
             .iter()
             .map(|&c| {
                 let info = registry.get(c).expect("archetype component is registered");
@@ -62,6 +65,7 @@ impl Archetype {
                 Column::new(info)
             })
             .collect();
+        let split = (0..key.len() as u32).filter(|&c| Column::is_split(&columns[c as usize])).collect();
         let mut column_of = vec![NO_COLUMN; key.last().map_or(0, |c| c.index() + 1)];
         for (column, component) in key.iter().enumerate() {
             column_of[component.index()] = column as u32;
@@ -73,6 +77,7 @@ impl Archetype {
             entities: crate::storage::GrowVec::new(),
             columns,
             sparse: Vec::new(),
+            split,
             capacity: 0,
             column_of,
             edges: Edges::default(),
@@ -93,6 +98,9 @@ impl Archetype {
             unsafe { column.push_absent() };
         }
         let index = self.columns.len();
+        if column.is_split() {
+            self.split.push(index as u32);
+        }
         self.columns.push(column);
         self.components.push(info.id());
         self.sparse.push(index as u32);
@@ -116,6 +124,24 @@ impl Archetype {
                 // SAFETY: room reserved (caller).
                 unsafe { column.push_absent() };
             }
+        }
+    }
+
+    /// Scatters the values just written to the staging room of per-field
+    /// columns (see [`Column::settle`]): after every `Bundle::write` into slots
+    /// from `push_slot`.
+    #[inline(always)]
+    pub(crate) fn settle_split(&mut self) {
+        if !self.split.is_empty() {
+            self.settle_split_columns();
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn settle_split_columns(&mut self) {
+        for &c in &self.split {
+            self.columns[c as usize].settle();
         }
     }
 
@@ -149,7 +175,7 @@ impl Archetype {
     /// # Safety
     /// `row` is the row of a live entity of this archetype (below its length).
     #[inline]
-    pub(crate) unsafe fn get_typed<T: Component>(&self, row: usize) -> Option<&T> {
+    pub(crate) unsafe fn get_typed<T: Component + crate::component::WholeComponent>(&self, row: usize) -> Option<&T> {
         let column = self.column(known_component_id::<T>()?)?;
         // SAFETY: `row` is in bounds of every column (caller); a table column's
         // rows all hold values, a sparse one's where `is_present` says (checked

@@ -227,6 +227,11 @@ macro_rules! component_bundle {
         unsafe impl $crate::Bundle for $ty {
             $crate::__component_bundle_items!();
         }
+        // SAFETY: a hand-written component stores whole values: only a
+        // `PerField` type (an `unsafe` impl promising never to be
+        // `WholeComponent`) can make its `__fields` other than `None`.
+        #[diagnostic::do_not_recommend]
+        unsafe impl $crate::component::WholeComponent for $ty {}
     };
 }
 

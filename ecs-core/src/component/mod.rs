@@ -7,8 +7,11 @@
 //! [`World`](crate::World) keeps its own [`Components`]: the [`ComponentInfo`] (name,
 //! layout, drop function) of every component it has seen.
 
+mod fields;
 mod hooks;
 mod registry;
+
+pub use fields::{FieldColumn, FieldLayout, Fields, FieldsMut, LanePtr, PerField, WholeComponent};
 
 pub use hooks::{ComponentHook, ComponentHooks, HookContext};
 pub(crate) use hooks::{Lifecycle, REMOVED_LOG};
@@ -60,6 +63,15 @@ pub trait Component: crate::Bundle {
     #[doc(hidden)]
     #[inline(always)]
     fn __id_cell() -> Option<&'static ComponentIdCell<Self>> {
+        None
+    }
+
+    /// The fields of a per-field component (`#[component(layout = "soa")]`),
+    /// each stored in its own array; `None` (the default) stores whole values.
+    /// Only a [`PerField`] type can make a [`FieldLayout`], and only its own.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn __fields() -> Option<FieldLayout> {
         None
     }
 
@@ -243,6 +255,8 @@ pub struct ComponentInfo {
     hooks: ComponentHooks,
     changes: bool,
     snapshot: StrategyKind,
+    /// The fields, each in its own array, of a per-field component.
+    fields: Option<&'static [FieldColumn]>,
 }
 
 impl ComponentInfo {
@@ -258,7 +272,18 @@ impl ComponentInfo {
             hooks: T::HOOKS,
             changes: T::CHANGES,
             snapshot: T::snapshot_strategy().kind,
+            fields: T::__fields().map(|layout| {
+                fields::check_fields::<T>(&layout);
+                layout.fields()
+            }),
         }
+    }
+
+    /// The fields of a per-field component (`#[component(layout = "soa")]`),
+    /// each stored in its own array; `None` for one stored whole.
+    #[inline]
+    pub fn fields(&self) -> Option<&'static [FieldColumn]> {
+        self.fields
     }
 
     /// How a snapshot copies the component (see [`SnapshotStrategy`]).

@@ -95,7 +95,9 @@ unsafe fn tracked_row<T: Component + ChangeTracked>(fetch: &TrackedFetch<'_, T>,
 
 // SAFETY: records a write of `T`; caches one column, which it consumes; matches
 // only archetypes holding `T` (rows lacking it, or without ticks, are filtered).
-unsafe impl<'a, T: Component + ChangeTracked + MutableComponent> QueryData for Mut<'a, T> {
+unsafe impl<'a, T: Component + ChangeTracked + MutableComponent + crate::component::WholeComponent> QueryData
+    for Mut<'a, T>
+{
     type Item<'w> = Mut<'w, T>;
     type Slice<'w> = &'w mut [T];
     type Fetch<'w> = TrackedFetch<'w, T>;
@@ -175,7 +177,7 @@ unsafe impl<'a, T: Component + ChangeTracked + MutableComponent> QueryData for M
 }
 
 // SAFETY: records a read of `T`; otherwise as for `Mut<T>`.
-unsafe impl<'a, T: Component + ChangeTracked> QueryData for Ref<'a, T> {
+unsafe impl<'a, T: Component + ChangeTracked + crate::component::WholeComponent> QueryData for Ref<'a, T> {
     type Item<'w> = Ref<'w, T>;
     type Slice<'w> = &'w [T];
     type Fetch<'w> = TrackedFetch<'w, T>;
@@ -232,4 +234,4 @@ unsafe impl<'a, T: Component + ChangeTracked> QueryData for Ref<'a, T> {
 }
 
 // SAFETY: only reads.
-unsafe impl<'a, T: Component + ChangeTracked> ReadOnlyQueryData for Ref<'a, T> {}
+unsafe impl<'a, T: Component + ChangeTracked + crate::component::WholeComponent> ReadOnlyQueryData for Ref<'a, T> {}

@@ -12,7 +12,7 @@ use core::ptr::NonNull;
 
 use super::Access;
 use crate::archetype::Archetype;
-use crate::component::{Component, ComponentId, MutableComponent, component_id, is_sparse};
+use crate::component::{Component, ComponentId, MutableComponent, WholeComponent, component_id, is_sparse};
 use crate::entity::Entity;
 use crate::storage::{Column, ComponentTicks, Tick};
 
@@ -443,7 +443,7 @@ pub(crate) fn next_column(columns: &mut &[CachedColumn]) -> CachedColumn {
 
 // SAFETY: records a read of `T`; caches one column, which it consumes; matches only
 // archetypes holding `T`.
-unsafe impl<T: Component> QueryData for &T {
+unsafe impl<T: Component + WholeComponent> QueryData for &T {
     type Item<'w> = &'w T;
     type Slice<'w> = &'w [T];
     type Fetch<'w> = ReadFetch<'w, T>;
@@ -510,7 +510,7 @@ unsafe impl<'a, T: 'static> ReadOnlyQueryData for &'a T where &'a T: QueryData {
 
 // SAFETY: records a write of `T`; caches one column, which it consumes; matches only
 // archetypes holding `T`.
-unsafe impl<T: Component + MutableComponent> QueryData for &mut T {
+unsafe impl<T: Component + MutableComponent + WholeComponent> QueryData for &mut T {
     type Item<'w> = &'w mut T;
     type Slice<'w> = &'w mut [T];
     type Fetch<'w> = WriteFetch<'w, T>;

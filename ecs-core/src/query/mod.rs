@@ -19,6 +19,7 @@ mod borrow;
 mod change_fetch;
 mod combinations;
 mod fetch;
+mod fields;
 mod filter;
 mod has;
 mod iter;
@@ -35,6 +36,7 @@ pub use fetch::leading_table_column;
 pub use fetch::{
     CachedColumn, EntityFetch, FetchContext, Presence, QueryData, ReadFetch, ReadOnlyQueryData, WriteFetch,
 };
+pub use fields::{FieldsFetch, FieldsMutFetch};
 pub use filter::{Added, Changed, Or, QueryFilter, TickFetch, With, Without};
 pub use has::{Has, HasFetch, HasSlice};
 pub use iter::QueryIter;

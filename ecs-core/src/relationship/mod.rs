@@ -82,7 +82,7 @@ use crate::entity::Entity;
     label = "not a relationship component",
     note = "declare it with `#[derive(Component)] #[relationship(target = TargetComponent)] struct {Self}(Entity);`"
 )]
-pub unsafe trait Relationship: Component + Sized {
+pub unsafe trait Relationship: Component + crate::component::WholeComponent + Sized {
     /// The component on the target that lists the sources.
     type Target: RelationshipTarget<Relationship = Self>;
 
@@ -104,7 +104,7 @@ pub unsafe trait Relationship: Component + Sized {
     note = "declare it with `#[derive(Component, Default)] #[relationship_target(relationship = YourRelationship)] \
             struct {Self}(RelationshipSources);`"
 )]
-pub trait RelationshipTarget: Component + Sized {
+pub trait RelationshipTarget: Component + crate::component::WholeComponent + Sized {
     /// The relationship on the sources.
     type Relationship: Relationship<Target = Self>;
 

@@ -148,13 +148,15 @@ pub(crate) unsafe fn encode<F: Form>(column: &Column, rows: Range<usize>, out: &
     let count = if sparse { rows.clone().filter(|&row| column.holds(row)).count() } else { rows.len() };
     (count as u32).serialize(&mut serializer).map_err(|e| e.to_string())?;
     for row in rows {
-        let Some(value) = column.get(row) else { continue };
-        if sparse {
-            (row as u32).serialize(&mut serializer).map_err(|e| e.to_string())?;
-        }
-        // SAFETY: the column holds `F::Component`s (caller).
-        let value = unsafe { value.deref::<F::Component>() };
-        Written::<F>(value).serialize(&mut serializer).map_err(|e| e.to_string())?;
+        let written = column.with_row(row, |value| {
+            if sparse {
+                (row as u32).serialize(&mut serializer).map_err(|e| e.to_string())?;
+            }
+            // SAFETY: the column holds `F::Component`s (caller).
+            let value = unsafe { value.deref::<F::Component>() };
+            Written::<F>(value).serialize(&mut serializer).map_err(|e| e.to_string())
+        });
+        written.transpose()?;
     }
     Ok(())
 }
@@ -199,6 +201,7 @@ pub(crate) unsafe fn decode<F: Form>(
             // pushed per turn; the slot is written right away, with a value
             // of the column's type (caller).
             unsafe { column.push_slot(tick).cast::<F::Component>().write(value) };
+            column.settle();
         }
     }
     let rest = deserializer.finalize().map_err(DecodeError::whole)?;

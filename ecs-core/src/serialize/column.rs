@@ -139,7 +139,7 @@ impl Serialize for ColumnOut<'_> {
         let column = self.column;
         if !serializer.is_human_readable() {
             let mut out = serializer.serialize_tuple(3)?;
-            if entry.pod && !column.is_sparse() && cfg!(target_endian = "little") {
+            if entry.pod && !column.is_sparse() && !column.is_split() && cfg!(target_endian = "little") {
                 out.serialize_element(&codec::RAW)?;
                 // SAFETY: a table column holds a value in every row, and the
                 // entry's `pod` flag says the type is `bytemuck::Pod`.
@@ -154,7 +154,7 @@ impl Serialize for ColumnOut<'_> {
         }
         let present = (0..column.len()).filter(|&row| column.holds(row)).count();
         let mut out = serializer.serialize_tuple(2)?;
-        let value = |row: usize| column.get(row).map(|value| ValueOut { entry, value });
+        let value = |row: usize| column.holds(row).then_some(ValueOut { entry, column, row });
         if column.is_sparse() {
             let rows = || (0..column.len()).filter_map(|row| Some((row as u32, value(row)?)));
             out.serialize_element(&SeqOf(present, rows))?;

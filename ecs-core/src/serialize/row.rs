@@ -27,7 +27,6 @@ use super::validate;
 use super::values::{Context, ValueOut, ValueSeed};
 use crate::component::ComponentId;
 use crate::entity::Entity;
-use crate::storage::OwningPtr;
 use crate::world::World;
 
 const FIELDS: &[&str] = &["version", "slots", "free", "retired", "resources", "entities"];
@@ -101,11 +100,11 @@ struct RowOut<'a> {
 
 impl Serialize for RowOut<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let present = || self.columns.iter().filter_map(|&(column, entry)| Some((column.get(self.row)?, entry)));
+        let present = || self.columns.iter().filter(|&&(column, _)| column.holds(self.row));
         let mut out = serializer.serialize_map(Some(present().count()))?;
-        for (value, entry) in present() {
+        for &(column, entry) in present() {
             let entry = self.registry.entry(entry);
-            out.serialize_entry(entry.name.as_str(), &ValueOut { entry, value })?;
+            out.serialize_entry(entry.name.as_str(), &ValueOut { entry, column, row: self.row })?;
         }
         out.end()
     }
@@ -165,14 +164,15 @@ impl Parsed {
                 for &member in &members {
                     match rows[member].1.iter().find(|&&(e, _)| e == entry) {
                         Some(&(_, pool_row)) => {
-                            let value = pool.get(pool_row).expect("pool rows hold values");
+                            assert!(pool.holds(pool_row), "pool rows hold values");
                             // SAFETY: the pool and `loaded` are columns of the same
-                            // entry's type; each pool value is moved out exactly once
-                            // (one row, one component) and the pool forgets them all
-                            // below, so nothing is dropped twice. Nothing between here
+                            // entry's type; the row holds a value (asserted), moved
+                            // out exactly once (one row, one component) and the pool
+                            // forgets them all below, so nothing is dropped twice;
+                            // the pool is this function's own. Nothing between here
                             // and that runs user code or returns early.
                             unsafe {
-                                let owned = OwningPtr::new(core::ptr::NonNull::new_unchecked(value.as_ptr()));
+                                let owned = pool.take_unchecked(pool_row);
                                 loaded.column.push(owned, crate::storage::Tick::new(1));
                             }
                         }

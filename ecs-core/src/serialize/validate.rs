@@ -60,7 +60,6 @@ fn check_references(save: &mut WorldSave, live: &[Option<NonZeroU32>]) -> Result
         for loaded in &mut archetype.columns {
             let Some(map_entities) = loaded.map_entities else { continue };
             for (row, &entity) in archetype.entities.iter().enumerate() {
-                let Some(value) = loaded.column.get_row_mut(row) else { continue };
                 let mut dangling = None;
                 let mut check = |target: Entity| {
                     if target != Entity::PLACEHOLDER && !is_live(live, target) {
@@ -70,7 +69,7 @@ fn check_references(save: &mut WorldSave, live: &[Option<NonZeroU32>]) -> Result
                 };
                 // SAFETY: `value` is a value of the column's type, which is the
                 // type `map_entities` was made for (both from one registry entry).
-                unsafe { map_entities(value, &mut check) };
+                loaded.column.with_row_mut(row, |value| unsafe { map_entities(value, &mut check) });
                 if let Some(target) = dangling {
                     return Err(LoadError::DanglingEntity { entity, component: loaded.name.clone(), target });
                 }

@@ -15,16 +15,20 @@ use crate::storage::{Column, Ptr, Tick};
 /// A value as serde writes it, through its registry entry.
 pub(crate) struct ValueOut<'a> {
     pub(crate) entry: &'a Entry,
-    /// Points at a value of the entry's component type.
-    pub(crate) value: Ptr<'a>,
+    /// A column of the entry's component type, holding a value in `row`.
+    pub(crate) column: &'a Column,
+    pub(crate) row: usize,
 }
 
 impl Serialize for ValueOut<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        // SAFETY: `value` points at a value of the entry's type (field invariant:
-        // both come from one column and its registry entry).
-        let value = unsafe { (self.entry.serialize)(self.value) };
-        erased_serde::serialize(value, serializer)
+        let written = self.column.with_row(self.row, |value: Ptr<'_>| {
+            // SAFETY: `value` is a value of the entry's type (field invariant:
+            // the column and the registry entry are of one component).
+            let value = unsafe { (self.entry.serialize)(value) };
+            erased_serde::serialize(value, serializer)
+        });
+        written.unwrap_or_else(|| Err(serde::ser::Error::custom("a value vanished from its row while being saved")))
     }
 }
 

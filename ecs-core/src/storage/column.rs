@@ -22,6 +22,7 @@ use core::alloc::Layout;
 use core::ptr::NonNull;
 use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
+use super::lanes::Lanes;
 use super::{DeferredPanic, OwningPtr, Ptr, PtrMut, defer_panic, growth};
 use crate::component::ComponentInfo;
 
@@ -132,6 +133,9 @@ pub struct Column {
     /// The newest `added` and `changed` ticks of any row (or newer): `Added`
     /// and `Changed` queries skip the column when they are not in their window.
     summary: Summary,
+    /// The per-field arrays of a `#[component(layout = "soa")]` component, whose
+    /// values live there instead of in `data` (which then stays dangling).
+    lanes: Option<Box<Lanes>>,
 }
 
 /// A column's newest `added` and `changed` ticks, side by side so that a push
@@ -171,6 +175,7 @@ impl Column {
         let mut column = Self::from_layout(info.layout(), info.drop_fn());
         column.occupancy = if info.is_sparse() { Occupancy::Marked } else { Occupancy::Full };
         column.keeps_ticks = info.is_sparse() || info.tracks_changes();
+        column.lanes = info.fields().map(|fields| Box::new(Lanes::new(fields, info.layout())));
         column
     }
 
@@ -188,6 +193,37 @@ impl Column {
             occupancy: Occupancy::Full,
             keeps_ticks: true,
             summary: Summary { add: AtomicU32::new(0), change: AtomicU32::new(0) },
+            lanes: None,
+        }
+    }
+
+    /// `true` for the column of a per-field component (`#[component(layout =
+    /// "soa")]`), whose fields each live in their own array: it hands out no
+    /// pointer to a whole value ([`get`](Self::get) is `None`).
+    #[inline]
+    pub fn is_split(&self) -> bool {
+        self.lanes.is_some()
+    }
+
+    /// The base pointer of each field's array, for a per-field column.
+    #[inline]
+    pub(crate) fn lane_bases(&self) -> Option<&[NonNull<u8>]> {
+        self.lanes.as_deref().map(Lanes::bases)
+    }
+
+    /// Scatters the value [`push_slot`](Self::push_slot) or
+    /// [`fill_absent`](Self::fill_absent) left in a per-field column's staging
+    /// room into its row. Every caller of those two calls this once the slot is
+    /// written (a no-op for other columns).
+    #[inline]
+    pub(crate) fn settle(&mut self) {
+        if let Some(lanes) = self.lanes.as_deref_mut()
+            && let Some(row) = lanes.pending.take()
+        {
+            // SAFETY: `row` was handed out by `push_slot`/`fill_absent`, so it is
+            // below the capacity, and the caller wrote a whole value to staging
+            // slot 0, which moves into the lanes here.
+            unsafe { lanes.scatter(lanes.staging(0).as_ptr(), row) };
         }
     }
 
@@ -312,6 +348,7 @@ impl Column {
 
     #[inline]
     fn row_ptr(&self, row: usize) -> *mut u8 {
+        debug_assert!(self.lanes.is_none(), "a per-field column has no whole rows");
         // `row * size` stays inside the allocation for `row <= capacity`, which every
         // caller guarantees; for zero-sized items the offset is 0.
         self.data.as_ptr().wrapping_add(row * self.item.size())
@@ -339,7 +376,9 @@ impl Column {
         if capacity <= self.capacity {
             return;
         }
-        if self.item.size() != 0 {
+        if let Some(lanes) = self.lanes.as_deref_mut() {
+            lanes.grow(self.capacity, capacity);
+        } else if self.item.size() != 0 {
             // SAFETY: `data` holds `self.capacity` items of `item` (allocated by this
             // function before, or dangling when the capacity is 0).
             self.data = unsafe { realloc_array(self.data, self.item, self.capacity, capacity) };
@@ -369,17 +408,36 @@ impl Column {
     /// `len < capacity`, and `value` is a valid value of this column's type.
     #[inline]
     pub(crate) unsafe fn push_unchecked(&mut self, value: OwningPtr<'_>, tick: Tick) {
+        if self.lanes.is_some() {
+            // SAFETY: forwarded.
+            return unsafe { self.push_split(value, tick) };
+        }
         // SAFETY: the caller guarantees room and type; `push_slot`'s slot is then
         // initialised right here, by moving the owned value's bytes.
         unsafe { copy_item(value.as_ptr(), self.push_slot(tick).as_ptr(), self.item.size()) };
     }
 
+    /// [`push_unchecked`](Self::push_unchecked) of a per-field column.
+    ///
+    /// # Safety
+    /// As for `push_unchecked`.
+    #[cold]
+    #[inline(never)]
+    unsafe fn push_split(&mut self, value: OwningPtr<'_>, tick: Tick) {
+        // SAFETY: room and type (caller); the slot is staging slot 0, which
+        // `settle` scatters at once.
+        unsafe { copy_item(value.as_ptr(), self.push_slot(tick).as_ptr(), self.item.size()) };
+        self.settle();
+    }
+
     /// Appends a row and returns its uninitialised slot, which the caller must fill
-    /// before the column is used again.
+    /// before the column is used again. In a per-field column the slot is the
+    /// staging room, and the caller must [`settle`](Self::settle) once it is written.
     ///
     /// # Safety
     /// `len < capacity`, and the caller writes a valid value of this column's type to
-    /// the returned pointer before any other use of the column (or its drop).
+    /// the returned pointer before any other use of the column (or its drop), then
+    /// calls `settle` (for a per-field column).
     #[inline]
     pub(crate) unsafe fn push_slot(&mut self, tick: Tick) -> NonNull<u8> {
         debug_assert!(self.len < self.capacity);
@@ -390,6 +448,10 @@ impl Column {
             self.note_add(tick.stamp());
         }
         self.len = row + 1;
+        if let Some(lanes) = self.lanes.as_deref_mut() {
+            lanes.pending = Some(row);
+            return lanes.staging(0);
+        }
         // SAFETY: in bounds of the allocation (or dangling-but-aligned for ZSTs).
         unsafe { NonNull::new_unchecked(self.row_ptr(row)) }
     }
@@ -451,12 +513,12 @@ impl Column {
             return;
         }
         // SAFETY: the absent slot is allocated and uninitialised; the owned value is
-        // moved into it, and the tick slot is in bounds.
+        // moved into it (scattered, for a per-field column, by `settle`), and the
+        // tick slot is in bounds.
         unsafe {
-            copy_item(value.as_ptr(), self.row_ptr(row), self.item.size());
-            self.ticks.add(row).write(ComponentTicks::new(tick.stamp()));
+            copy_item(value.as_ptr(), self.fill_absent(row, tick).as_ptr(), self.item.size());
         }
-        self.note_add(tick.stamp());
+        self.settle();
     }
 
     /// Marks an absent row of a sparse column present (added and changed at
@@ -465,7 +527,7 @@ impl Column {
     /// # Safety
     /// `row < self.len()`, the column is sparse, the row is absent, and the caller
     /// initialises the slot with a value of the column's type before the column is
-    /// used again.
+    /// used again, then calls [`settle`](Self::settle) (for a per-field column).
     #[inline]
     pub(crate) unsafe fn fill_absent(&mut self, row: usize, tick: Tick) -> NonNull<u8> {
         debug_assert!(row < self.len && self.is_sparse());
@@ -475,6 +537,10 @@ impl Column {
             debug_assert!(!self.is_present(row));
             self.ticks.add(row).write(ComponentTicks::new(tick.stamp()));
             self.note_add(tick.stamp());
+            if let Some(lanes) = self.lanes.as_deref_mut() {
+                lanes.pending = Some(row);
+                return lanes.staging(0);
+            }
             NonNull::new_unchecked(self.row_ptr(row))
         }
     }
@@ -492,13 +558,85 @@ impl Column {
         unsafe { self.ticks.add(row).write(ComponentTicks::new(Tick::ABSENT)) };
     }
 
-    /// A shared pointer to a row's value; `None` past the end and for a row that
-    /// holds no value (see [`holds`](Self::holds)).
+    /// A shared pointer to a row's value; `None` past the end, for a row that
+    /// holds no value (see [`holds`](Self::holds)), and in a per-field column
+    /// (see [`is_split`](Self::is_split)), whose values are not stored whole.
     #[inline]
     pub fn get(&self, row: usize) -> Option<Ptr<'_>> {
         // SAFETY: `holds` checked that the row is below the length and holds a live
-        // value, which stays borrowed as long as `self`.
-        self.holds(row).then(|| unsafe { Ptr::new(NonNull::new_unchecked(self.row_ptr(row))) })
+        // value, which stays borrowed as long as `self`; the column stores whole
+        // values (checked).
+        (self.lanes.is_none() && self.holds(row))
+            .then(|| unsafe { Ptr::new(NonNull::new_unchecked(self.row_ptr(row))) })
+    }
+
+    /// Calls `f` with a row's value (`None` where [`holds`](Self::holds) is
+    /// false). A per-field column gathers the fields into a temporary whole
+    /// value for `f` to read; it is a bitwise copy, never dropped.
+    pub(crate) fn with_row<R>(&self, row: usize, f: impl FnOnce(Ptr<'_>) -> R) -> Option<R> {
+        if !self.holds(row) {
+            return None;
+        }
+        let Some(lanes) = self.lanes.as_deref() else {
+            // SAFETY: the row holds a value (checked), in place.
+            return Some(f(unsafe { Ptr::new(NonNull::new_unchecked(self.row_ptr(row))) }));
+        };
+        let room = Staged::new(self.item);
+        // SAFETY: `room` holds one value; `row < len`.
+        unsafe { lanes.gather(row, room.ptr.as_ptr()) };
+        // SAFETY: `room` now holds a bitwise copy of the row's value, which lives
+        // (in the lanes) for the whole call; `room` is freed without a drop.
+        Some(f(unsafe { Ptr::new(room.ptr) }))
+    }
+
+    /// Calls `f` with a row's value, mutably (`None` where [`holds`](Self::holds)
+    /// is false). A per-field column gathers the fields into its staging room,
+    /// and scatters them back after `f` (not if `f` panics: the row then keeps
+    /// its value as it was).
+    #[cfg_attr(not(feature = "serde"), allow(dead_code, reason = "used by loading saves"))]
+    pub(crate) fn with_row_mut<R>(&mut self, row: usize, f: impl FnOnce(PtrMut<'_>) -> R) -> Option<R> {
+        if !self.holds(row) {
+            return None;
+        }
+        let Some(lanes) = self.lanes.as_deref() else {
+            // SAFETY: the row holds a value (checked), and `&mut self` makes the
+            // pointer unique.
+            return Some(f(unsafe { PtrMut::new(NonNull::new_unchecked(self.row_ptr(row))) }));
+        };
+        let room = lanes.staging(1);
+        // SAFETY: the staging slot holds one value; `row < len`. `f` gets the
+        // only pointer to the copy; the scatter moves it back over the row.
+        unsafe {
+            lanes.gather(row, room.as_ptr());
+            let out = f(PtrMut::new(room));
+            lanes.scatter(room.as_ptr(), row);
+            Some(out)
+        }
+    }
+
+    /// Moves a row's value out: in place for a whole column, gathered into the
+    /// staging room of a per-field one. The pointer is valid until the next use
+    /// of the column.
+    ///
+    /// # Safety
+    /// `row < self.len()` and the row holds a value; no other thread uses the
+    /// column (the caller holds the world mutably); the caller reads the value
+    /// once and makes the column forget the row (`swap_remove_forget`,
+    /// `set_absent`) before anything else reads or drops it.
+    #[inline]
+    pub(crate) unsafe fn take_unchecked(&self, row: usize) -> OwningPtr<'_> {
+        debug_assert!(self.holds(row));
+        if let Some(lanes) = self.lanes.as_deref() {
+            let room = lanes.staging(0);
+            // SAFETY: staging slot 0 holds one value and nothing else uses it
+            // now (only a push leaves a value there, settled at once); `row < len`.
+            unsafe {
+                lanes.gather(row, room.as_ptr());
+                return OwningPtr::new(room);
+            }
+        }
+        // SAFETY: `row < len` (caller), so the pointer is in bounds and non-null.
+        unsafe { OwningPtr::new(NonNull::new_unchecked(self.row_ptr(row))) }
     }
 
     /// A shared pointer to a row's value.
@@ -544,6 +682,25 @@ impl Column {
     #[inline]
     pub(crate) unsafe fn replace(&mut self, row: usize, value: OwningPtr<'_>, tick: Tick, panic: &mut DeferredPanic) {
         debug_assert!(self.holds(row));
+        if let Some(lanes) = self.lanes.as_deref() {
+            // The old value goes to staging, where it is dropped below.
+            let old = lanes.staging(1);
+            // SAFETY: `row < len` holds a value (caller), gathered whole into the
+            // staging slot; the new value's fields then overwrite it in the lanes.
+            // Both are owned: the caller forgets `value`, and `old` is dropped.
+            unsafe {
+                lanes.gather(row, old.as_ptr());
+                lanes.scatter(value.as_ptr(), row);
+                if self.keeps_ticks {
+                    (*self.ticks.as_ptr().add(row)).changed = tick;
+                    self.note_change(tick);
+                }
+                if let Some(drop) = self.drop {
+                    defer_panic(panic, || drop(OwningPtr::new(old)));
+                }
+            }
+            return;
+        }
         // SAFETY: both pointers are valid for `size` bytes (a live row; an owned value)
         // and cannot overlap, since `value` is owned by the caller, not the column;
         // `row < len` keeps the tick write in bounds.
@@ -574,7 +731,10 @@ impl Column {
             // SAFETY: `row` and `last` are distinct live rows, so the ranges are in
             // bounds and do not overlap.
             unsafe {
-                copy_item(self.row_ptr(last), self.row_ptr(row), self.item.size());
+                match self.lanes.as_deref() {
+                    Some(lanes) => lanes.move_row(last, row),
+                    None => copy_item(self.row_ptr(last), self.row_ptr(row), self.item.size()),
+                }
                 if self.keeps_ticks {
                     self.ticks.add(row).write(self.ticks.add(last).read());
                 }
@@ -593,6 +753,10 @@ impl Column {
         debug_assert!(row < self.len);
         // SAFETY: `row < len` (caller).
         let present = unsafe { self.is_present(row) };
+        if self.lanes.is_some() {
+            // SAFETY: forwarded.
+            return unsafe { self.swap_remove_drop_split(row, present, panic) };
+        }
         let last = self.len - 1;
         if row != last {
             // SAFETY: distinct live rows: in bounds, non-overlapping.
@@ -613,6 +777,31 @@ impl Column {
         }
     }
 
+    /// [`swap_remove_drop`](Self::swap_remove_drop) of a per-field column: the
+    /// value is gathered into staging, and dropped there once the column is
+    /// consistent.
+    ///
+    /// # Safety
+    /// `row < self.len()`; `present` says whether it holds a value.
+    #[cold]
+    #[inline(never)]
+    unsafe fn swap_remove_drop_split(&mut self, row: usize, present: bool, panic: &mut DeferredPanic) {
+        let lanes = self.lanes.as_deref().expect("a per-field column");
+        let value = lanes.staging(1);
+        // SAFETY: `row < len` (caller); the staging slot holds one value. The
+        // value moves there (when present), then the last row over it.
+        unsafe {
+            if present {
+                lanes.gather(row, value.as_ptr());
+            }
+            self.swap_remove_forget(row);
+        }
+        if let Some(drop) = self.drop.filter(|_| present) {
+            // SAFETY: staging holds the removed value, owned by nothing else now.
+            defer_panic(panic, || unsafe { drop(OwningPtr::new(value)) });
+        }
+    }
+
     /// Moves `row` to the end of `dst`, without dropping, then swap-removes it here.
     /// Ticks move with the value, and `dst`'s summaries are set to `now` (the
     /// world's tick, at least as new as the moved row's ticks).
@@ -630,7 +819,10 @@ impl Column {
         // (caller); distinct allocations cannot overlap. After the copy the value
         // counts as moved out of `row`, which `swap_remove_forget` then fills.
         unsafe {
-            copy_item(self.row_ptr(row), dst.row_ptr(to), self.item.size());
+            match (self.lanes.as_deref(), dst.lanes.as_deref()) {
+                (Some(from), Some(into)) => from.copy_row(row, into, to),
+                _ => copy_item(self.row_ptr(row), dst.row_ptr(to), self.item.size()),
+            }
             // Both columns store one component, so both keep ticks or neither does.
             if self.keeps_ticks {
                 dst.ticks.add(to).write(self.ticks.add(row).read());
@@ -652,6 +844,16 @@ impl Column {
             for row in 0..len {
                 // SAFETY: the tick slots of rows `0..len` stay allocated and written.
                 if !unsafe { self.slot_holds(row) } {
+                    continue;
+                }
+                if let Some(lanes) = self.lanes.as_deref() {
+                    let value = lanes.staging(1);
+                    // SAFETY: the row held a value (`len` is already 0, so it is
+                    // visited once), gathered whole into the staging slot.
+                    unsafe { lanes.gather(row, value.as_ptr()) };
+                    // SAFETY: the staging slot holds that value, of the column's
+                    // type, owned by nothing else: dropped once, here.
+                    defer_panic(panic, || unsafe { drop(OwningPtr::new(value)) });
                     continue;
                 }
                 // SAFETY: rows `0..len` held live values; `len` is already 0, so each is
@@ -691,6 +893,7 @@ impl Column {
         let mut column = Self::from_layout(self.item, self.drop);
         column.occupancy = self.occupancy;
         column.keeps_ticks = self.keeps_ticks;
+        column.lanes = self.lanes.as_deref().map(|lanes| Box::new(lanes.empty_like()));
         column
     }
 
@@ -739,7 +942,10 @@ impl Column {
         // of a sparse column are copied as the uninitialised bytes they are, never
         // read as values.
         unsafe {
-            core::ptr::copy_nonoverlapping(src.data.as_ptr(), self.row_ptr(start), src.len * self.item.size());
+            match (self.lanes.as_deref(), src.lanes.as_deref()) {
+                (Some(into), Some(from)) => into.append(from, start, src.len),
+                _ => core::ptr::copy_nonoverlapping(src.data.as_ptr(), self.row_ptr(start), src.len * self.item.size()),
+            }
             if self.keeps_ticks {
                 core::ptr::copy_nonoverlapping(src.ticks.as_ptr(), self.ticks.as_ptr().add(start), src.len);
             }
@@ -755,7 +961,7 @@ impl Column {
     /// no padding or otherwise uninitialised bytes (it is `bytemuck::Pod`).
     #[cfg(feature = "serde")]
     pub(crate) unsafe fn value_bytes(&self) -> &[u8] {
-        debug_assert!(!self.is_sparse());
+        debug_assert!(!self.is_sparse() && self.lanes.is_none());
         // SAFETY: `data` holds `len` initialised values (every row holds one,
         // caller) of `item.size()` bytes each, none of them padding (caller);
         // for zero-sized items the slice is empty.
@@ -777,7 +983,17 @@ impl Column {
         // values' worth of bytes (caller) and lives outside the column; any bytes
         // are a valid value (caller). The byte slice may be unaligned, which a
         // byte copy does not mind.
-        unsafe { core::ptr::copy_nonoverlapping(bytes.as_ptr(), self.row_ptr(start), bytes.len()) };
+        unsafe {
+            match self.lanes.as_deref() {
+                Some(lanes) => {
+                    let size = self.item.size();
+                    for row in start..end {
+                        lanes.scatter(bytes.as_ptr().add((row - start) * size), row);
+                    }
+                }
+                None => core::ptr::copy_nonoverlapping(bytes.as_ptr(), self.row_ptr(start), bytes.len()),
+            }
+        }
         if self.keeps_ticks {
             for row in start..end {
                 // SAFETY: `row < end <= capacity`, so the tick slot is allocated
@@ -816,10 +1032,22 @@ impl Column {
             let to = start + row;
             // SAFETY: `row < src.len`.
             if unsafe { src.is_present(row) } {
-                // SAFETY: the row holds a value of the type; `self` has room for
-                // row `to` (grown above), whose slot is uninitialised; `clone`
-                // writes a value of the type there (caller).
-                unsafe { clone(src.get_unchecked(row), NonNull::new_unchecked(self.row_ptr(to))) };
+                match (self.lanes.as_deref(), src.lanes.as_deref()) {
+                    // SAFETY: `src`'s row holds a value, gathered as a bitwise
+                    // copy into staging slot 0 (only read by `clone`, never
+                    // dropped); the clone is written to slot 1 (caller's
+                    // `clone` contract), then scattered into row `to`, which
+                    // has room (grown above).
+                    (Some(into), Some(from)) => unsafe {
+                        from.gather(row, into.staging(0).as_ptr());
+                        clone(Ptr::new(into.staging(0)), into.staging(1));
+                        into.scatter(into.staging(1).as_ptr(), to);
+                    },
+                    // SAFETY: the row holds a value of the type; `self` has room for
+                    // row `to` (grown above), whose slot is uninitialised; `clone`
+                    // writes a value of the type there (caller).
+                    _ => unsafe { clone(src.get_unchecked(row), NonNull::new_unchecked(self.row_ptr(to))) },
+                }
             }
             if self.keeps_ticks {
                 // SAFETY: both tick arrays are allocated past the rows used; `src`'s
@@ -856,15 +1084,6 @@ impl Column {
     #[cfg_attr(not(feature = "serde"), allow(dead_code, reason = "used by loading saves"))]
     pub(crate) unsafe fn forget_rows(&mut self) {
         self.len = 0;
-    }
-
-    /// A mutable pointer to the value in `row`, `None` when the row is out of
-    /// range or absent.
-    #[cfg_attr(not(feature = "serde"), allow(dead_code, reason = "used by loading saves"))]
-    pub(crate) fn get_row_mut(&mut self, row: usize) -> Option<PtrMut<'_>> {
-        // SAFETY: the row holds a value (checked), and `&mut self` makes the
-        // pointer unique for its lifetime.
-        self.holds(row).then(|| unsafe { PtrMut::new(NonNull::new_unchecked(self.row_ptr(row))) })
     }
 
     /// Gives every present row the ticks `ticks` yields, in order (a load's
@@ -966,9 +1185,12 @@ impl Drop for Column {
     fn drop(&mut self) {
         let mut panic = None;
         self.clear(&mut panic);
+        if let Some(lanes) = self.lanes.as_deref_mut() {
+            lanes.free(self.capacity);
+        }
         // SAFETY: each array holds `capacity` items allocated by `grow_to`.
         unsafe {
-            if self.item.size() != 0 {
+            if self.item.size() != 0 && self.lanes.is_none() {
                 dealloc_array(self.data, self.item, self.capacity);
             }
             if self.keeps_ticks {
@@ -1023,7 +1245,7 @@ unsafe fn write_ticks(dst: NonNull<ComponentTicks>, tick: Tick) {
 /// # Safety
 /// `src` and `dst` are valid for `size` bytes and do not overlap.
 #[inline(always)]
-unsafe fn copy_item(src: *const u8, dst: *mut u8, size: usize) {
+pub(super) unsafe fn copy_item(src: *const u8, dst: *mut u8, size: usize) {
     use core::mem::MaybeUninit as M;
     use core::ptr::{read_unaligned as read, write_unaligned as write};
     // SAFETY: every access below stays within `[0, size)` of both pointers, which the
@@ -1056,6 +1278,35 @@ unsafe fn copy_item(src: *const u8, dst: *mut u8, size: usize) {
     }
 }
 
+/// A temporary room for one value (freed, not dropped).
+struct Staged {
+    ptr: NonNull<u8>,
+    layout: Layout,
+}
+
+impl Staged {
+    fn new(layout: Layout) -> Self {
+        if layout.size() == 0 {
+            let ptr =
+                NonNull::new(core::ptr::without_provenance_mut::<u8>(layout.align())).expect("non-zero alignment");
+            return Self { ptr, layout };
+        }
+        // SAFETY: a non-zero size (checked above).
+        let ptr = NonNull::new(unsafe { std::alloc::alloc(layout) })
+            .unwrap_or_else(|| std::alloc::handle_alloc_error(layout));
+        Self { ptr, layout }
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        if self.layout.size() != 0 {
+            // SAFETY: allocated in `new` with this layout.
+            unsafe { std::alloc::dealloc(self.ptr.as_ptr(), self.layout) };
+        }
+    }
+}
+
 fn array_layout(item: Layout, capacity: usize) -> Layout {
     // A Rust type's size is a multiple of its alignment, so no padding is needed
     // between items.
@@ -1072,7 +1323,7 @@ fn array_layout(item: Layout, capacity: usize) -> Layout {
 /// # Safety
 /// `item.size() > 0`, `new > old`, and `ptr` was returned by this function for `old`
 /// items (or is dangling when `old == 0`).
-unsafe fn realloc_array<T>(ptr: NonNull<T>, item: Layout, old: usize, new: usize) -> NonNull<T> {
+pub(super) unsafe fn realloc_array<T>(ptr: NonNull<T>, item: Layout, old: usize, new: usize) -> NonNull<T> {
     // SAFETY: `new > old` items of a non-zero size, so the new layout is larger
     // and of the same alignment; `ptr` came from here for `old` items (caller).
     unsafe { growth::grow(ptr.cast(), array_layout(item, old), array_layout(item, new)) }.cast()
@@ -1080,7 +1331,7 @@ unsafe fn realloc_array<T>(ptr: NonNull<T>, item: Layout, old: usize, new: usize
 
 /// # Safety
 /// As for `realloc_array`: `ptr` holds `capacity` items of `item`, or `capacity == 0`.
-unsafe fn dealloc_array<T>(ptr: NonNull<T>, item: Layout, capacity: usize) {
+pub(super) unsafe fn dealloc_array<T>(ptr: NonNull<T>, item: Layout, capacity: usize) {
     // SAFETY: allocated by `realloc_array` with exactly this layout, or of size 0
     // (caller).
     unsafe { growth::free(ptr.cast(), array_layout(item, capacity)) };

@@ -5,6 +5,7 @@
 
 mod column;
 mod growth;
+mod lanes;
 mod ptr;
 
 pub(crate) use column::stamp_summary;

@@ -52,7 +52,10 @@ impl<'w> DeferredWorld<'w> {
 
     /// The entity's `T`, mutably, if it has one; marked changed when written
     /// through.
-    pub fn get_mut<T: Component + crate::component::MutableComponent>(&mut self, entity: Entity) -> Option<Mut<'_, T>> {
+    pub fn get_mut<T: Component + crate::component::MutableComponent + crate::component::WholeComponent>(
+        &mut self,
+        entity: Entity,
+    ) -> Option<Mut<'_, T>> {
         self.world.get_mut::<T>(entity)
     }
 

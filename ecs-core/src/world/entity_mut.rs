@@ -76,13 +76,15 @@ impl<'w> EntityWorldMut<'w> {
 
     /// The entity's `T`, if it has one.
     #[inline]
-    pub fn get<T: Component>(&self) -> Option<&T> {
+    pub fn get<T: Component + crate::component::WholeComponent>(&self) -> Option<&T> {
         self.world.get::<T>(self.entity)
     }
 
     /// The entity's `T` mutably, if it has one; marks it changed.
     #[inline]
-    pub fn get_mut<T: Component + crate::component::MutableComponent>(&mut self) -> Option<crate::Mut<'_, T>> {
+    pub fn get_mut<T: Component + crate::component::MutableComponent + crate::component::WholeComponent>(
+        &mut self,
+    ) -> Option<crate::Mut<'_, T>> {
         self.world.get_mut::<T>(self.entity)
     }
 
@@ -192,7 +194,10 @@ impl World {
     /// assert_eq!(world.get_many_mut::<Fuel, 2>([a, a]).err(), Some(EcsError::AliasedMutability(a)));
     /// # Ok::<(), EcsError>(())
     /// ```
-    pub fn get_many_mut<T: Component + crate::component::MutableComponent, const N: usize>(
+    pub fn get_many_mut<
+        T: Component + crate::component::MutableComponent + crate::component::WholeComponent,
+        const N: usize,
+    >(
         &mut self,
         entities: [Entity; N],
     ) -> Result<[&mut T; N], EcsError> {

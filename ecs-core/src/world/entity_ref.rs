@@ -18,6 +18,12 @@ impl<'w> EntityRef<'w> {
         Self { world, entity, location }
     }
 
+    /// The world the entity lives in.
+    #[inline]
+    pub(crate) fn world_ref(&self) -> &'w World {
+        self.world
+    }
+
     /// The entity's handle.
     #[inline]
     pub fn id(&self) -> Entity {
@@ -32,7 +38,7 @@ impl<'w> EntityRef<'w> {
 
     /// The entity's `T`, if it has one.
     #[inline]
-    pub fn get<T: Component>(&self) -> Option<&'w T> {
+    pub fn get<T: Component + crate::component::WholeComponent>(&self) -> Option<&'w T> {
         // SAFETY: an `EntityRef` holds a live entity's location (the world is
         // borrowed shared for `'w`, so it stays current): its row is in bounds.
         unsafe { self.archetype().get_typed(self.location.row.index()) }

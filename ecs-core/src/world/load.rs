@@ -75,11 +75,10 @@ impl World {
             for loaded in &mut archetype.columns {
                 let Some(map_entities) = loaded.map_entities else { continue };
                 for row in 0..archetype.entities.len() {
-                    let Some(value) = loaded.column.get_row_mut(row) else { continue };
                     let mut remap = |e: Entity| map.get(e).unwrap_or(e);
                     // SAFETY: the value is of the column's type, the type this
                     // `map_entities` was made for (one registry entry made both).
-                    unsafe { map_entities(value, &mut remap) };
+                    loaded.column.with_row_mut(row, |value| unsafe { map_entities(value, &mut remap) });
                 }
             }
         }

@@ -13,6 +13,7 @@ mod change;
 mod deferred;
 mod entity_mut;
 mod entity_ref;
+mod fields;
 mod lifecycle;
 #[cfg(feature = "serde")]
 mod load;
@@ -34,7 +35,9 @@ use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use crate::archetype::{ArchetypeId, Archetypes, Row};
 use crate::bundle::{Bundle, BundleId, BundleInfo, BundleKey, Bundles, SpawnTarget};
-use crate::component::{Component, Components, MutableComponent, component_id, is_sparse, known_component_id};
+use crate::component::{
+    Component, Components, MutableComponent, WholeComponent, component_id, is_sparse, known_component_id,
+};
 use crate::entity::{Entities, Entity, EntityLocation};
 use crate::error::EcsError;
 use crate::resource::Resources;
@@ -257,7 +260,7 @@ impl World {
     ///
     /// O(1) and hash-free: entity index -> archetype -> column by component id -> row.
     #[inline]
-    pub fn get<T: Component>(&self, entity: Entity) -> Option<&T> {
+    pub fn get<T: Component + WholeComponent>(&self, entity: Entity) -> Option<&T> {
         let location = self.entities.get(entity)?;
         // SAFETY: a live entity's location names an existing archetype, and its
         // row is below that archetype's length.
@@ -282,7 +285,7 @@ impl World {
     /// assert_eq!(changed.iter(&world).collect::<Vec<_>>(), [ship]);
     /// ```
     #[inline]
-    pub fn get_mut<T: Component + MutableComponent>(&mut self, entity: Entity) -> Option<Mut<'_, T>> {
+    pub fn get_mut<T: Component + MutableComponent + WholeComponent>(&mut self, entity: Entity) -> Option<Mut<'_, T>> {
         self.get_mut_internal(entity)
     }
 
@@ -290,7 +293,7 @@ impl World {
     /// the crate's own upkeep of relationships and observers, which keeps their
     /// rules.
     #[inline]
-    pub(crate) fn get_mut_internal<T: Component>(&mut self, entity: Entity) -> Option<Mut<'_, T>> {
+    pub(crate) fn get_mut_internal<T: Component + WholeComponent>(&mut self, entity: Entity) -> Option<Mut<'_, T>> {
         let id = known_component_id::<T>()?;
         let location = self.entities.get(entity)?;
         let this_run = self.change_tick();

@@ -16,7 +16,7 @@ use crate::bundle::{Bundle, BundleId, BundleKey};
 use crate::component::ComponentId;
 use crate::entity::{Entity, EntityLocation};
 use crate::error::EcsError;
-use crate::storage::{OwningPtr, resume_deferred};
+use crate::storage::resume_deferred;
 
 impl World {
     /// Spawns an entity with the components of `bundle` and returns its handle.
@@ -218,6 +218,7 @@ impl World {
                     columns[write.column as usize].push_slot(tick)
                 });
             }
+            target.settle_split();
         }
         self.relocate(entity, swapped, location, EntityLocation { archetype: target_id, row: Row::new(target_row) });
         resume_deferred(panic);
@@ -379,6 +380,7 @@ impl World {
             } else {
                 // A typed write into the absent slot, which `write` fills at once.
                 bundle.write(&mut || column.fill_absent(row, tick));
+                column.settle();
             }
         }
         Ok(())
@@ -421,9 +423,7 @@ impl World {
         // is read once, and the row is marked absent right after, so the column
         // never drops it.
         unsafe {
-            let value = B::from_components(&mut || {
-                OwningPtr::new(core::ptr::NonNull::new_unchecked(column.get_unchecked(row).as_ptr()))
-            });
+            let value = B::from_components(&mut || column.take_unchecked(row));
             column.set_absent(row);
             Ok(value)
         }
@@ -521,6 +521,7 @@ pub(super) unsafe fn write_row<B: Bundle>(
             let column = *targets.next().unwrap_unchecked();
             columns.get_unchecked_mut(column as usize).push_slot(tick)
         });
+        archetype.settle_split();
         // Sparse components the archetype's other entities have, this one lacks.
         archetype.pad_sparse(row);
         // Room for the row (caller).
@@ -544,7 +545,7 @@ unsafe fn read_row<B: Bundle>(archetype: &crate::archetype::Archetype, component
         B::from_components(&mut || {
             let component = *removed.next().expect("bundle reads as many values as it registered");
             let column = archetype.column(component).expect("the caller checked the row holds it");
-            OwningPtr::new(core::ptr::NonNull::new_unchecked(column.get_unchecked(row).as_ptr()))
+            column.take_unchecked(row)
         })
     }
 }

@@ -8,8 +8,21 @@ use crate::parse::{ComponentDef, Snapshot};
 use crate::relation::{EntityFields, Relation};
 
 pub fn component(def: ComponentDef<'_>) -> TokenStream {
-    let ComponentDef { ident, generics, krate, sparse, mut hooks, changes, immutable, hidden, entities, snapshot, pod } =
-        def;
+    let ComponentDef {
+        ident,
+        generics,
+        krate,
+        sparse,
+        mut hooks,
+        changes,
+        immutable,
+        hidden,
+        entities,
+        snapshot,
+        pod,
+        split,
+        vis,
+    } = def;
     let is_target = matches!(entities.relation, Relation::Target { .. });
     let relation = relation_items(&krate, ident, generics, &entities, &mut hooks, hidden);
     let immutable = immutable || !matches!(entities.relation, Relation::None);
@@ -92,9 +105,33 @@ pub fn component(def: ComponentDef<'_>) -> TokenStream {
             unsafe impl #impl_generics #krate::component::MutableComponent for #ident #ty_generics #where_clause {}
         }
     };
+    let (fields_fn, (views, layout_impls)) = match &split {
+        Some(fields) => (
+            quote! {
+                #[inline(always)]
+                fn __fields() -> ::core::option::Option<#krate::component::FieldLayout> {
+                    ::core::option::Option::Some(#krate::component::FieldLayout::of::<Self>())
+                }
+            },
+            crate::expand::split::per_field(&krate, ident, vis, fields, immutable),
+        ),
+        None => (
+            TokenStream::new(),
+            (
+                TokenStream::new(),
+                quote! {
+                    #[automatically_derived]
+                    #hidden
+                    // SAFETY: `__fields` is the default `None`: values are stored whole.
+                    unsafe impl #impl_generics #krate::component::WholeComponent for #ident #ty_generics #where_clause {}
+                },
+            ),
+        ),
+    };
     let snapshot = snapshot_strategy(&krate, &generics.params.is_empty(), is_target, snapshot, pod, &mut where_clause);
     let RelationItems { component_items, impls } = relation;
     quote! {
+        #views
         const _: () = {
             #[automatically_derived]
             #hidden
@@ -105,6 +142,7 @@ pub fn component(def: ComponentDef<'_>) -> TokenStream {
                 #id_cell
                 #component_items
                 #snapshot
+                #fields_fn
             }
             #[automatically_derived]
             // Not `do_not_recommend`: rustc would then report a generic component
@@ -118,6 +156,7 @@ pub fn component(def: ComponentDef<'_>) -> TokenStream {
             #tracked
             #mutable
             #impls
+            #layout_impls
         };
     }
 }

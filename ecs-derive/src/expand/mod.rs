@@ -6,6 +6,7 @@ mod bundle;
 mod component;
 mod event;
 mod query;
+mod split;
 mod system_param;
 mod system_set;
 
