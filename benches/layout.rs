@@ -102,6 +102,15 @@ fn soa_partial_update(c: &mut Criterion) {
         let mut query = world.query_state::<&mut Particle>();
         b.iter(|| query.iter_mut(&mut world).for_each(|p| *p.x += *p.vx))
     });
+    group.bench_function("ecs_soa_for", |b| {
+        let mut world = soa_world();
+        let mut query = world.query_state::<&mut Particle>();
+        b.iter(|| {
+            for p in query.iter_mut(&mut world) {
+                *p.x += *p.vx;
+            }
+        })
+    });
     group.bench_function("ecs_default_layout", |b| {
         let mut world = whole_world();
         let mut query = world.query_state::<&mut Whole>();
@@ -112,6 +121,11 @@ fn soa_partial_update(c: &mut Criterion) {
                 }
             })
         })
+    });
+    group.bench_function("ecs_default_layout_for_each", |b| {
+        let mut world = whole_world();
+        let mut query = world.query_state::<&mut Whole>();
+        b.iter(|| query.iter_mut(&mut world).for_each(|p| p.x += p.vx))
     });
     group.bench_function("baseline_vec", |b| {
         let mut lanes = lanes();

@@ -158,6 +158,12 @@ pub unsafe trait QueryData {
     /// archetype, whose length is the archetype's: iteration then reads the length
     /// next to the data pointer instead of from the archetype.
     const LEADING_TABLE_COLUMN: bool = false;
+    /// How many arrays a row's item reads: one per cached column, except a
+    /// per-field component, which reads one per field. A loop over one array
+    /// is unrolled by hand; over several it is left plain, for the compiler to
+    /// vectorize behind its run-time overlap check. Only shapes loops.
+    #[doc(hidden)]
+    const ARRAYS: usize = Self::COLUMNS;
 
     /// Resolves component ids.
     fn init_state() -> Self::State;

@@ -90,6 +90,7 @@ unsafe impl<T: PerField> QueryData for Fields<T> {
     type Fetch<'w> = FieldsFetch<'w, T>;
     type State = ComponentId;
     const COLUMNS: usize = 1;
+    const ARRAYS: usize = T::FIELDS.len();
     const LEADING_TABLE_COLUMN: bool = true;
 
     #[inline]
@@ -146,6 +147,7 @@ unsafe impl<T: PerField + MutableComponent> QueryData for FieldsMut<T> {
     type Fetch<'w> = FieldsMutFetch<'w, T>;
     type State = ComponentId;
     const COLUMNS: usize = 1;
+    const ARRAYS: usize = T::FIELDS.len();
     const LEADING_TABLE_COLUMN: bool = true;
 
     #[inline]
@@ -237,6 +239,7 @@ macro_rules! __per_field_queries {
             type Fetch<'w> = <$inner as $crate::query::QueryData>::Fetch<'w>;
             type State = <$inner as $crate::query::QueryData>::State;
             const COLUMNS: usize = <$inner as $crate::query::QueryData>::COLUMNS;
+            const ARRAYS: usize = <$inner as $crate::query::QueryData>::ARRAYS;
             const LEADING_TABLE_COLUMN: bool = <$inner as $crate::query::QueryData>::LEADING_TABLE_COLUMN;
             const DENSE: bool = <$inner as $crate::query::QueryData>::DENSE;
 

@@ -198,7 +198,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
                     // The whole archetype at once; a panic in `g` then over-reports
                     // rows as changed, never misses one.
                     Q::mark_written(&fetch, 0..len);
-                    if Q::COLUMNS == 1 {
+                    if Q::ARRAYS == 1 {
                         acc = fold_rows(0..len, acc, |acc, row| g(acc, Q::fetch(&fetch, row)));
                     } else {
                         for row in 0..len {

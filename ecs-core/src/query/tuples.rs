@@ -18,6 +18,7 @@ macro_rules! tuple_query {
             type Fetch<'w> = ($($name::Fetch<'w>,)*);
             type State = ($($name::State,)*);
             const COLUMNS: usize = 0 $(+ $name::COLUMNS)*;
+            const ARRAYS: usize = 0 $(+ $name::ARRAYS)*;
             const DENSE: bool = true $(&& $name::DENSE)*;
             const LEADING_TABLE_COLUMN: bool = leading_table_column(&[$(($name::COLUMNS, $name::LEADING_TABLE_COLUMN)),*]);
 

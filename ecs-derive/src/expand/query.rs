@@ -64,6 +64,7 @@ pub fn query(def: QueryDef<'_>) -> TokenStream {
                 type Fetch<#w> = (#(<#tys as #q::QueryData>::Fetch<#w>,)*);
                 type State = (#(<#tys as #q::QueryData>::State,)*);
                 const COLUMNS: usize = 0 #(+ <#tys as #q::QueryData>::COLUMNS)*;
+                const ARRAYS: usize = 0 #(+ <#tys as #q::QueryData>::ARRAYS)*;
                 const DENSE: bool = true #(&& <#tys as #q::QueryData>::DENSE)*;
                 const LEADING_TABLE_COLUMN: bool = #q::leading_table_column(&[
                     #((<#tys as #q::QueryData>::COLUMNS, <#tys as #q::QueryData>::LEADING_TABLE_COLUMN)),*
