@@ -39,9 +39,10 @@ pub struct Archetype {
     pub(crate) columns: Vec<Column>,
     /// The indices of the sparse columns.
     sparse: Vec<u32>,
-    /// The indices of the per-field columns (see [`Column::is_split`]), which
-    /// must [`settle`](Column::settle) a value written to their staging room.
-    split: Vec<u32>,
+    /// Some column is per-field (see [`Column::is_split`]): after a bundle
+    /// write, values in staging must [`settle`](Column::settle). A flag, not a
+    /// list, to keep the archetype's hot fields together.
+    split: bool,
     /// Rows every column and `entities` can hold without reallocating. All columns
     /// grow together, so one comparison tells whether a push needs to grow.
     capacity: usize,
@@ -65,7 +66,7 @@ impl Archetype {
                 Column::new(info)
             })
             .collect();
-        let split = (0..key.len() as u32).filter(|&c| Column::is_split(&columns[c as usize])).collect();
+        let split = columns.iter().any(Column::is_split);
         let mut column_of = vec![NO_COLUMN; key.last().map_or(0, |c| c.index() + 1)];
         for (column, component) in key.iter().enumerate() {
             column_of[component.index()] = column as u32;
@@ -98,9 +99,7 @@ impl Archetype {
             unsafe { column.push_absent() };
         }
         let index = self.columns.len();
-        if column.is_split() {
-            self.split.push(index as u32);
-        }
+        self.split |= column.is_split();
         self.columns.push(column);
         self.components.push(info.id());
         self.sparse.push(index as u32);
@@ -132,7 +131,7 @@ impl Archetype {
     /// from `push_slot`.
     #[inline(always)]
     pub(crate) fn settle_split(&mut self) {
-        if !self.split.is_empty() {
+        if self.split {
             self.settle_split_columns();
         }
     }
@@ -140,8 +139,8 @@ impl Archetype {
     #[cold]
     #[inline(never)]
     fn settle_split_columns(&mut self) {
-        for &c in &self.split {
-            self.columns[c as usize].settle();
+        for column in &mut self.columns {
+            column.settle();
         }
     }
 
@@ -337,14 +336,23 @@ impl Archetype {
     pub(crate) unsafe fn move_row(&mut self, row: usize, target: &mut Archetype, now: Tick) -> Option<Entity> {
         debug_assert!(row < self.entities.len() && target.entities.len() < target.capacity);
         let target_row = target.entities.len();
-        for (column, &component) in self.columns.iter_mut().zip(self.components.iter()) {
-            match target.column_index(component) {
-                // SAFETY: `row` is live; `to` indexes `target.columns` (from its own
-                // lookup), a column of the same component, which has room (caller).
-                Some(to) => unsafe { column.swap_remove_into(row, target.columns.get_unchecked_mut(to), now) },
-                // SAFETY: `row` is live and its value was moved out (caller).
-                None => unsafe { column.swap_remove_forget(row) },
+        if !self.split {
+            for (column, &component) in self.columns.iter_mut().zip(self.components.iter()) {
+                match target.column_index(component) {
+                    // SAFETY: `row` is live; `to` indexes `target.columns` (from its
+                    // own lookup), a column of the same component, which has room
+                    // (caller); no column here is per-field (`split` is empty).
+                    Some(to) => unsafe {
+                        column.swap_remove_into_whole(row, target.columns.get_unchecked_mut(to), now)
+                    },
+                    // SAFETY: `row` is live and its value was moved out (caller);
+                    // a whole column, as above.
+                    None => unsafe { column.swap_remove_forget_whole(row) },
+                }
             }
+        } else {
+            // SAFETY: as for the loop above, for columns of any kind.
+            unsafe { self.move_columns(row, target, now) };
         }
         // SAFETY: room for the row (caller).
         unsafe { target.pad_sparse(target_row) };
@@ -362,6 +370,30 @@ impl Archetype {
             target.entities.set_len(target_row + 1);
             (row != last).then_some(swapped)
         }
+    }
+
+    /// The column loop of [`move_row`](Self::move_row) for an archetype with
+    /// per-field columns, off its path.
+    ///
+    /// # Safety
+    /// As for `move_row`.
+    #[cold]
+    #[inline(never)]
+    unsafe fn move_columns(&mut self, row: usize, target: &mut Archetype, now: Tick) {
+        for (column, &component) in self.columns.iter_mut().zip(self.components.iter()) {
+            match target.column_index(component) {
+                // SAFETY: as in `move_row`.
+                Some(to) => unsafe { column.swap_remove_into(row, target.columns.get_unchecked_mut(to), now) },
+                // SAFETY: as in `move_row`.
+                None => unsafe { column.swap_remove_forget(row) },
+            }
+        }
+    }
+
+    /// `true` when some column is per-field (see [`Column::is_split`]).
+    #[inline(always)]
+    pub(crate) fn has_split(&self) -> bool {
+        self.split
     }
 
     /// Appends rows for `entities`: each column takes every row of the column

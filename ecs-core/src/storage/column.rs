@@ -133,9 +133,11 @@ pub struct Column {
     /// The newest `added` and `changed` ticks of any row (or newer): `Added`
     /// and `Changed` queries skip the column when they are not in their window.
     summary: Summary,
-    /// The per-field arrays of a `#[component(layout = "soa")]` component, whose
-    /// values live there instead of in `data` (which then stays dangling).
-    lanes: Option<Box<Lanes>>,
+    /// `true` for the column of a `#[component(layout = "soa")]` component:
+    /// `data` then points at a boxed [`Lanes`] (its per-field arrays), not at
+    /// values. Kept in `data` rather than a field of its own so that a column
+    /// stays within its size, the hot paths testing one byte beside the others.
+    split: bool,
 }
 
 /// A column's newest `added` and `changed` ticks, side by side so that a push
@@ -175,8 +177,32 @@ impl Column {
         let mut column = Self::from_layout(info.layout(), info.drop_fn());
         column.occupancy = if info.is_sparse() { Occupancy::Marked } else { Occupancy::Full };
         column.keeps_ticks = info.is_sparse() || info.tracks_changes();
-        column.lanes = info.fields().map(|fields| Box::new(Lanes::new(fields, info.layout())));
+        if let Some(fields) = info.fields() {
+            column.set_lanes(Lanes::new(fields, info.layout()));
+        }
         column
+    }
+
+    /// Makes this (new, empty) column a per-field one, with `lanes`.
+    fn set_lanes(&mut self, lanes: Lanes) {
+        debug_assert!(self.capacity == 0 && !self.split);
+        self.data = NonNull::from(Box::leak(Box::new(lanes))).cast();
+        self.split = true;
+    }
+
+    /// The lanes of a per-field column.
+    #[inline(always)]
+    fn lanes(&self) -> Option<&Lanes> {
+        // SAFETY: a split column's `data` is the boxed `Lanes` of `set_lanes`,
+        // owned by the column and freed only by its drop.
+        self.split.then(|| unsafe { self.data.cast::<Lanes>().as_ref() })
+    }
+
+    /// The lanes of a per-field column, mutably.
+    #[inline(always)]
+    fn lanes_mut(&mut self) -> Option<&mut Lanes> {
+        // SAFETY: as in `lanes`; `&mut self` makes the borrow unique.
+        self.split.then(|| unsafe { self.data.cast::<Lanes>().as_mut() })
     }
 
     /// An empty column for values of `item` layout, dropped with `drop`.
@@ -193,7 +219,7 @@ impl Column {
             occupancy: Occupancy::Full,
             keeps_ticks: true,
             summary: Summary { add: AtomicU32::new(0), change: AtomicU32::new(0) },
-            lanes: None,
+            split: false,
         }
     }
 
@@ -202,13 +228,13 @@ impl Column {
     /// pointer to a whole value ([`get`](Self::get) is `None`).
     #[inline]
     pub fn is_split(&self) -> bool {
-        self.lanes.is_some()
+        self.split
     }
 
     /// The base pointer of each field's array, for a per-field column.
     #[inline]
     pub(crate) fn lane_bases(&self) -> Option<&[NonNull<u8>]> {
-        self.lanes.as_deref().map(Lanes::bases)
+        self.lanes().map(Lanes::bases)
     }
 
     /// Scatters the value [`push_slot`](Self::push_slot) or
@@ -217,7 +243,7 @@ impl Column {
     /// written (a no-op for other columns).
     #[inline]
     pub(crate) fn settle(&mut self) {
-        if let Some(lanes) = self.lanes.as_deref_mut()
+        if let Some(lanes) = self.lanes_mut()
             && let Some(row) = lanes.pending.take()
         {
             // SAFETY: `row` was handed out by `push_slot`/`fill_absent`, so it is
@@ -348,7 +374,7 @@ impl Column {
 
     #[inline]
     fn row_ptr(&self, row: usize) -> *mut u8 {
-        debug_assert!(self.lanes.is_none(), "a per-field column has no whole rows");
+        debug_assert!(!self.split, "a per-field column has no whole rows");
         // `row * size` stays inside the allocation for `row <= capacity`, which every
         // caller guarantees; for zero-sized items the offset is 0.
         self.data.as_ptr().wrapping_add(row * self.item.size())
@@ -376,8 +402,9 @@ impl Column {
         if capacity <= self.capacity {
             return;
         }
-        if let Some(lanes) = self.lanes.as_deref_mut() {
-            lanes.grow(self.capacity, capacity);
+        let old = self.capacity;
+        if let Some(lanes) = self.lanes_mut() {
+            lanes.grow(old, capacity);
         } else if self.item.size() != 0 {
             // SAFETY: `data` holds `self.capacity` items of `item` (allocated by this
             // function before, or dangling when the capacity is 0).
@@ -408,7 +435,7 @@ impl Column {
     /// `len < capacity`, and `value` is a valid value of this column's type.
     #[inline]
     pub(crate) unsafe fn push_unchecked(&mut self, value: OwningPtr<'_>, tick: Tick) {
-        if self.lanes.is_some() {
+        if self.split {
             // SAFETY: forwarded.
             return unsafe { self.push_split(value, tick) };
         }
@@ -438,9 +465,25 @@ impl Column {
     /// `len < capacity`, and the caller writes a valid value of this column's type to
     /// the returned pointer before any other use of the column (or its drop), then
     /// calls `settle` (for a per-field column).
-    #[inline]
+    #[inline(always)]
     pub(crate) unsafe fn push_slot(&mut self, tick: Tick) -> NonNull<u8> {
-        debug_assert!(self.len < self.capacity);
+        if self.split {
+            self.push_split_slot(tick)
+        } else {
+            // SAFETY: forwarded; a whole column (checked).
+            unsafe { self.push_slot_whole(tick) }
+        }
+    }
+
+    /// [`push_slot`](Self::push_slot) of a column that is not per-field,
+    /// without asking: the spawn of a bundle into an archetype without
+    /// per-field columns keeps that test out of every component's write.
+    ///
+    /// # Safety
+    /// As for `push_slot`, and the column is not [split](Self::is_split).
+    #[inline(always)]
+    unsafe fn push_slot_whole(&mut self, tick: Tick) -> NonNull<u8> {
+        debug_assert!(self.len < self.capacity && !self.split);
         let row = self.len;
         if self.keeps_ticks {
             // SAFETY: `row < capacity`, so the tick slot is allocated.
@@ -448,12 +491,59 @@ impl Column {
             self.note_add(tick.stamp());
         }
         self.len = row + 1;
-        if let Some(lanes) = self.lanes.as_deref_mut() {
-            lanes.pending = Some(row);
-            return lanes.staging(0);
-        }
         // SAFETY: in bounds of the allocation (or dangling-but-aligned for ZSTs).
         unsafe { NonNull::new_unchecked(self.row_ptr(row)) }
+    }
+
+    /// [`push_slot`](Self::push_slot) of a per-field column: the row's slot is
+    /// the staging room, which [`settle`](Self::settle) scatters.
+    #[cold]
+    #[inline(never)]
+    fn push_split_slot(&mut self, tick: Tick) -> NonNull<u8> {
+        debug_assert!(self.len < self.capacity);
+        let row = self.len;
+        if self.keeps_ticks {
+            // SAFETY: `row < capacity` (the caller of `push_slot`), so the tick
+            // slot is allocated.
+            unsafe { write_ticks(self.ticks.add(row), tick.stamp()) };
+            self.note_add(tick.stamp());
+        }
+        self.len = row + 1;
+        self.split_slot(row)
+    }
+
+    /// The staging slot a per-field column hands out for `row`, which
+    /// [`settle`](Self::settle) scatters. Off the path of whole columns.
+    #[cold]
+    #[inline(never)]
+    fn split_slot(&mut self, row: usize) -> NonNull<u8> {
+        let lanes = self.lanes_mut().expect("a per-field column");
+        lanes.pending = Some(row);
+        lanes.staging(0)
+    }
+
+    /// Copies row `from` over row `to` of a per-field column.
+    ///
+    /// # Safety
+    /// Distinct rows below the capacity.
+    #[cold]
+    #[inline(never)]
+    unsafe fn split_move_row(&self, from: usize, to: usize) {
+        // SAFETY: forwarded.
+        unsafe { self.lanes().expect("a per-field column").move_row(from, to) }
+    }
+
+    /// Copies `row` of a per-field column into row `to` of `dst`.
+    ///
+    /// # Safety
+    /// `dst` is a column of the same component; `row` and `to` are below the
+    /// capacities.
+    #[cold]
+    #[inline(never)]
+    unsafe fn split_copy_row(&self, row: usize, dst: &Column, to: usize) {
+        let (from, into) = (self.lanes(), dst.lanes());
+        // SAFETY: forwarded; both columns of one component are split.
+        unsafe { from.expect("a per-field column").copy_row(row, into.expect("a per-field column"), to) }
     }
 
     /// Appends a row marked absent: the row's entity lacks this sparse component.
@@ -537,7 +627,7 @@ impl Column {
             debug_assert!(!self.is_present(row));
             self.ticks.add(row).write(ComponentTicks::new(tick.stamp()));
             self.note_add(tick.stamp());
-            if let Some(lanes) = self.lanes.as_deref_mut() {
+            if let Some(lanes) = self.lanes_mut() {
                 lanes.pending = Some(row);
                 return lanes.staging(0);
             }
@@ -566,8 +656,7 @@ impl Column {
         // SAFETY: `holds` checked that the row is below the length and holds a live
         // value, which stays borrowed as long as `self`; the column stores whole
         // values (checked).
-        (self.lanes.is_none() && self.holds(row))
-            .then(|| unsafe { Ptr::new(NonNull::new_unchecked(self.row_ptr(row))) })
+        (!self.split && self.holds(row)).then(|| unsafe { Ptr::new(NonNull::new_unchecked(self.row_ptr(row))) })
     }
 
     /// Calls `f` with a row's value (`None` where [`holds`](Self::holds) is
@@ -577,7 +666,7 @@ impl Column {
         if !self.holds(row) {
             return None;
         }
-        let Some(lanes) = self.lanes.as_deref() else {
+        let Some(lanes) = self.lanes() else {
             // SAFETY: the row holds a value (checked), in place.
             return Some(f(unsafe { Ptr::new(NonNull::new_unchecked(self.row_ptr(row))) }));
         };
@@ -598,7 +687,7 @@ impl Column {
         if !self.holds(row) {
             return None;
         }
-        let Some(lanes) = self.lanes.as_deref() else {
+        let Some(lanes) = self.lanes() else {
             // SAFETY: the row holds a value (checked), and `&mut self` makes the
             // pointer unique.
             return Some(f(unsafe { PtrMut::new(NonNull::new_unchecked(self.row_ptr(row))) }));
@@ -623,20 +712,34 @@ impl Column {
     /// column (the caller holds the world mutably); the caller reads the value
     /// once and makes the column forget the row (`swap_remove_forget`,
     /// `set_absent`) before anything else reads or drops it.
-    #[inline]
+    #[inline(always)]
     pub(crate) unsafe fn take_unchecked(&self, row: usize) -> OwningPtr<'_> {
         debug_assert!(self.holds(row));
-        if let Some(lanes) = self.lanes.as_deref() {
-            let room = lanes.staging(0);
-            // SAFETY: staging slot 0 holds one value and nothing else uses it
-            // now (only a push leaves a value there, settled at once); `row < len`.
-            unsafe {
-                lanes.gather(row, room.as_ptr());
-                return OwningPtr::new(room);
-            }
+        if self.split {
+            // SAFETY: forwarded.
+            return unsafe { self.split_take(row) };
         }
         // SAFETY: `row < len` (caller), so the pointer is in bounds and non-null.
         unsafe { OwningPtr::new(NonNull::new_unchecked(self.row_ptr(row))) }
+    }
+
+    /// [`take_unchecked`](Self::take_unchecked) of a per-field column: the
+    /// row's fields gathered into staging slot 0.
+    ///
+    /// # Safety
+    /// As for `take_unchecked`.
+    #[cold]
+    #[inline(never)]
+    unsafe fn split_take(&self, row: usize) -> OwningPtr<'_> {
+        let lanes = self.lanes().expect("a per-field column");
+        let room = lanes.staging(0);
+        // SAFETY: staging slot 0 holds one value and nothing else uses it now
+        // (only a push leaves a value there, settled at once; no other thread
+        // uses the column, caller); `row < len`.
+        unsafe {
+            lanes.gather(row, room.as_ptr());
+            OwningPtr::new(room)
+        }
     }
 
     /// A shared pointer to a row's value.
@@ -682,7 +785,7 @@ impl Column {
     #[inline]
     pub(crate) unsafe fn replace(&mut self, row: usize, value: OwningPtr<'_>, tick: Tick, panic: &mut DeferredPanic) {
         debug_assert!(self.holds(row));
-        if let Some(lanes) = self.lanes.as_deref() {
+        if let Some(lanes) = self.lanes() {
             // The old value goes to staging, where it is dropped below.
             let old = lanes.staging(1);
             // SAFETY: `row < len` holds a value (caller), gathered whole into the
@@ -725,16 +828,50 @@ impl Column {
     /// `row < self.len()`, and the value in `row` has been moved out (it is not dropped).
     #[inline]
     pub(crate) unsafe fn swap_remove_forget(&mut self, row: usize) {
+        if self.split {
+            // SAFETY: forwarded.
+            unsafe { self.split_swap_remove_forget(row) };
+        } else {
+            // SAFETY: forwarded; a whole column (checked).
+            unsafe { self.swap_remove_forget_whole(row) };
+        }
+    }
+
+    /// [`swap_remove_forget`](Self::swap_remove_forget) of a per-field column.
+    ///
+    /// # Safety
+    /// As for `swap_remove_forget`.
+    #[cold]
+    #[inline(never)]
+    unsafe fn split_swap_remove_forget(&mut self, row: usize) {
         debug_assert!(row < self.len);
+        let last = self.len - 1;
+        if row != last {
+            // SAFETY: distinct live rows, in bounds.
+            unsafe {
+                self.split_move_row(last, row);
+                if self.keeps_ticks {
+                    self.ticks.add(row).write(self.ticks.add(last).read());
+                }
+            }
+        }
+        self.len = last;
+    }
+
+    /// [`swap_remove_forget`](Self::swap_remove_forget) of a column that is not
+    /// per-field, without asking.
+    ///
+    /// # Safety
+    /// As for `swap_remove_forget`, and the column is not [split](Self::is_split).
+    #[inline(always)]
+    pub(crate) unsafe fn swap_remove_forget_whole(&mut self, row: usize) {
+        debug_assert!(row < self.len && !self.split);
         let last = self.len - 1;
         if row != last {
             // SAFETY: `row` and `last` are distinct live rows, so the ranges are in
             // bounds and do not overlap.
             unsafe {
-                match self.lanes.as_deref() {
-                    Some(lanes) => lanes.move_row(last, row),
-                    None => copy_item(self.row_ptr(last), self.row_ptr(row), self.item.size()),
-                }
+                copy_item(self.row_ptr(last), self.row_ptr(row), self.item.size());
                 if self.keeps_ticks {
                     self.ticks.add(row).write(self.ticks.add(last).read());
                 }
@@ -750,13 +887,28 @@ impl Column {
     /// `row < self.len()`.
     #[inline]
     pub(crate) unsafe fn swap_remove_drop(&mut self, row: usize, panic: &mut DeferredPanic) {
-        debug_assert!(row < self.len);
+        if self.split {
+            // SAFETY: `row < len` (caller).
+            let present = unsafe { self.is_present(row) };
+            // SAFETY: forwarded.
+            unsafe { self.swap_remove_drop_split(row, present, panic) };
+        } else {
+            // SAFETY: forwarded; a whole column (checked).
+            unsafe { self.swap_remove_drop_whole(row, panic) };
+        }
+    }
+
+    /// [`swap_remove_drop`](Self::swap_remove_drop) of a column that is not
+    /// per-field, without asking: the loops over an archetype without
+    /// per-field columns keep that test out of every column's step.
+    ///
+    /// # Safety
+    /// As for `swap_remove_drop`, and the column is not [split](Self::is_split).
+    #[inline(always)]
+    pub(crate) unsafe fn swap_remove_drop_whole(&mut self, row: usize, panic: &mut DeferredPanic) {
+        debug_assert!(row < self.len && !self.split);
         // SAFETY: `row < len` (caller).
         let present = unsafe { self.is_present(row) };
-        if self.lanes.is_some() {
-            // SAFETY: forwarded.
-            return unsafe { self.swap_remove_drop_split(row, present, panic) };
-        }
         let last = self.len - 1;
         if row != last {
             // SAFETY: distinct live rows: in bounds, non-overlapping.
@@ -786,7 +938,7 @@ impl Column {
     #[cold]
     #[inline(never)]
     unsafe fn swap_remove_drop_split(&mut self, row: usize, present: bool, panic: &mut DeferredPanic) {
-        let lanes = self.lanes.as_deref().expect("a per-field column");
+        let lanes = self.lanes().expect("a per-field column");
         let value = lanes.staging(1);
         // SAFETY: `row < len` (caller); the staging slot holds one value. The
         // value moves there (when present), then the last row over it.
@@ -811,7 +963,45 @@ impl Column {
     /// value (see [`reserve`](Self::reserve)).
     #[inline(always)]
     pub(crate) unsafe fn swap_remove_into(&mut self, row: usize, dst: &mut Column, now: Tick) {
-        debug_assert!(row < self.len);
+        if self.split {
+            // SAFETY: forwarded.
+            unsafe { self.split_swap_remove_into(row, dst, now) };
+        } else {
+            // SAFETY: forwarded; a whole column (checked).
+            unsafe { self.swap_remove_into_whole(row, dst, now) };
+        }
+    }
+
+    /// [`swap_remove_into`](Self::swap_remove_into) of a per-field column.
+    ///
+    /// # Safety
+    /// As for `swap_remove_into`.
+    #[cold]
+    #[inline(never)]
+    unsafe fn split_swap_remove_into(&mut self, row: usize, dst: &mut Column, now: Tick) {
+        debug_assert!(row < self.len && dst.len < dst.capacity);
+        let to = dst.len;
+        // SAFETY: `row` is live here, `to` allocated there (caller); both
+        // columns of one component are split. The row then counts as moved out.
+        unsafe {
+            self.split_copy_row(row, dst, to);
+            if self.keeps_ticks {
+                dst.ticks.add(to).write(self.ticks.add(row).read());
+                dst.note_add(now);
+            }
+            dst.len = to + 1;
+            self.split_swap_remove_forget(row);
+        }
+    }
+
+    /// [`swap_remove_into`](Self::swap_remove_into) of a column that is not
+    /// per-field, without asking.
+    ///
+    /// # Safety
+    /// As for `swap_remove_into`, and the column is not [split](Self::is_split).
+    #[inline(always)]
+    pub(crate) unsafe fn swap_remove_into_whole(&mut self, row: usize, dst: &mut Column, now: Tick) {
+        debug_assert!(row < self.len && !self.split);
         debug_assert_eq!(self.item, dst.item);
         debug_assert!(dst.len < dst.capacity);
         let to = dst.len;
@@ -819,10 +1009,7 @@ impl Column {
         // (caller); distinct allocations cannot overlap. After the copy the value
         // counts as moved out of `row`, which `swap_remove_forget` then fills.
         unsafe {
-            match (self.lanes.as_deref(), dst.lanes.as_deref()) {
-                (Some(from), Some(into)) => from.copy_row(row, into, to),
-                _ => copy_item(self.row_ptr(row), dst.row_ptr(to), self.item.size()),
-            }
+            copy_item(self.row_ptr(row), dst.row_ptr(to), self.item.size());
             // Both columns store one component, so both keep ticks or neither does.
             if self.keeps_ticks {
                 dst.ticks.add(to).write(self.ticks.add(row).read());
@@ -832,7 +1019,7 @@ impl Column {
                 dst.note_add(now);
             }
             dst.len = to + 1;
-            self.swap_remove_forget(row);
+            self.swap_remove_forget_whole(row);
         }
     }
 
@@ -846,7 +1033,7 @@ impl Column {
                 if !unsafe { self.slot_holds(row) } {
                     continue;
                 }
-                if let Some(lanes) = self.lanes.as_deref() {
+                if let Some(lanes) = self.lanes() {
                     let value = lanes.staging(1);
                     // SAFETY: the row held a value (`len` is already 0, so it is
                     // visited once), gathered whole into the staging slot.
@@ -893,7 +1080,9 @@ impl Column {
         let mut column = Self::from_layout(self.item, self.drop);
         column.occupancy = self.occupancy;
         column.keeps_ticks = self.keeps_ticks;
-        column.lanes = self.lanes.as_deref().map(|lanes| Box::new(lanes.empty_like()));
+        if let Some(lanes) = self.lanes() {
+            column.set_lanes(lanes.empty_like());
+        }
         column
     }
 
@@ -942,7 +1131,7 @@ impl Column {
         // of a sparse column are copied as the uninitialised bytes they are, never
         // read as values.
         unsafe {
-            match (self.lanes.as_deref(), src.lanes.as_deref()) {
+            match (self.lanes(), src.lanes()) {
                 (Some(into), Some(from)) => into.append(from, start, src.len),
                 _ => core::ptr::copy_nonoverlapping(src.data.as_ptr(), self.row_ptr(start), src.len * self.item.size()),
             }
@@ -961,7 +1150,7 @@ impl Column {
     /// no padding or otherwise uninitialised bytes (it is `bytemuck::Pod`).
     #[cfg(feature = "serde")]
     pub(crate) unsafe fn value_bytes(&self) -> &[u8] {
-        debug_assert!(!self.is_sparse() && self.lanes.is_none());
+        debug_assert!(!self.is_sparse() && !self.split);
         // SAFETY: `data` holds `len` initialised values (every row holds one,
         // caller) of `item.size()` bytes each, none of them padding (caller);
         // for zero-sized items the slice is empty.
@@ -984,7 +1173,7 @@ impl Column {
         // are a valid value (caller). The byte slice may be unaligned, which a
         // byte copy does not mind.
         unsafe {
-            match self.lanes.as_deref() {
+            match self.lanes() {
                 Some(lanes) => {
                     let size = self.item.size();
                     for row in start..end {
@@ -1032,7 +1221,7 @@ impl Column {
             let to = start + row;
             // SAFETY: `row < src.len`.
             if unsafe { src.is_present(row) } {
-                match (self.lanes.as_deref(), src.lanes.as_deref()) {
+                match (self.lanes(), src.lanes()) {
                     // SAFETY: `src`'s row holds a value, gathered as a bitwise
                     // copy into staging slot 0 (only read by `clone`, never
                     // dropped); the clone is written to slot 1 (caller's
@@ -1185,12 +1374,17 @@ impl Drop for Column {
     fn drop(&mut self) {
         let mut panic = None;
         self.clear(&mut panic);
-        if let Some(lanes) = self.lanes.as_deref_mut() {
-            lanes.free(self.capacity);
+        let capacity = self.capacity;
+        if let Some(lanes) = self.lanes_mut() {
+            lanes.free(capacity);
+        }
+        if self.split {
+            // SAFETY: `data` is the box `set_lanes` leaked, dropped once, here.
+            drop(unsafe { Box::from_raw(self.data.cast::<Lanes>().as_ptr()) });
         }
         // SAFETY: each array holds `capacity` items allocated by `grow_to`.
         unsafe {
-            if self.item.size() != 0 && self.lanes.is_none() {
+            if self.item.size() != 0 && !self.split {
                 dealloc_array(self.data, self.item, self.capacity);
             }
             if self.keeps_ticks {

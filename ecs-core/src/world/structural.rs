@@ -345,9 +345,16 @@ impl World {
         let archetype = self.archetypes.get_mut(location.archetype);
         let row = location.row.index();
         let mut panic = None;
-        for column in archetype.columns.iter_mut() {
-            // SAFETY: `row` is the despawned entity's live row.
-            unsafe { column.swap_remove_drop(row, &mut panic) };
+        if archetype.has_split() {
+            for column in archetype.columns.iter_mut() {
+                // SAFETY: `row` is the despawned entity's live row.
+                unsafe { column.swap_remove_drop(row, &mut panic) };
+            }
+        } else {
+            for column in archetype.columns.iter_mut() {
+                // SAFETY: as above; no column of the archetype is per-field.
+                unsafe { column.swap_remove_drop_whole(row, &mut panic) };
+            }
         }
         if let Some(swapped) = archetype.swap_remove_entity(row) {
             self.entities.set_location(swapped.index(), location);
@@ -510,13 +517,13 @@ pub(super) unsafe fn write_row<B: Bundle>(
 ) {
     let row = archetype.len();
     let mut targets = columns.iter();
-    let columns = &mut archetype.columns;
     // SAFETY: `targets` maps each bundle component, in write order, to the index of
     // the column of the same component id (caller), so each slot has the
     // component's type; `write` visits as many components as `register` did (the
     // `Bundle` contract), so `targets` never runs out; every column has room
     // (caller), and `write` fills each slot at once.
     unsafe {
+        let columns = &mut archetype.columns;
         bundle.write(&mut || {
             let column = *targets.next().unwrap_unchecked();
             columns.get_unchecked_mut(column as usize).push_slot(tick)
