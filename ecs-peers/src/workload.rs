@@ -90,11 +90,24 @@ pub enum Workload {
     /// hecs and the baseline run their `save_load` code (they have no such
     /// path).
     SaveLoadPod,
+    /// 100,000 entities of `Particle { x, y, z, vx, vy, vz, mass, age }` (f32);
+    /// `x += vx` only, per row. ecs declares `Particle` per field
+    /// (`#[component(layout = "soa")]`, so the loop reads two arrays); bevy_ecs
+    /// and hecs store it whole; baseline: a `Vec<f32>` per field.
+    SoaPartialUpdate,
+    /// `soa_partial_update` with ecs's `Particle` in the default layout (stored
+    /// whole, like the peers'): the same-run reference for the per-field row.
+    SoaPartialUpdateAos,
+    /// The same particles; all six position and velocity fields updated
+    /// (`p += v`, `v *= 0.99` / `-= 0.01`), per row.
+    SoaFullUpdate,
+    /// `soa_full_update` with ecs's `Particle` in the default layout.
+    SoaFullUpdateAos,
 }
 
 impl Workload {
     /// Every workload, in table order.
-    pub const ALL: [Workload; 26] = [
+    pub const ALL: [Workload; 30] = [
         Workload::SimpleInsert,
         Workload::SimpleIter,
         Workload::FragmentedIter,
@@ -121,6 +134,10 @@ impl Workload {
         Workload::DespawnSubtree,
         Workload::SaveLoad,
         Workload::SaveLoadPod,
+        Workload::SoaPartialUpdate,
+        Workload::SoaPartialUpdateAos,
+        Workload::SoaFullUpdate,
+        Workload::SoaFullUpdateAos,
     ];
 
     /// The ecs_bench_suite name.
@@ -153,8 +170,21 @@ impl Workload {
             Workload::DespawnSubtree => "despawn_subtree",
             Workload::SaveLoad => "save_load",
             Workload::SaveLoadPod => "save_load_pod",
+            Workload::SoaPartialUpdate => "soa_partial_update",
+            Workload::SoaPartialUpdateAos => "soa_partial_update_aos",
+            Workload::SoaFullUpdate => "soa_full_update",
+            Workload::SoaFullUpdateAos => "soa_full_update_aos",
         }
     }
+}
+
+/// Particles in `soa_partial_update` and `soa_full_update`.
+pub const PARTICLES: usize = 100_000;
+
+/// The fields of particle `i`: x, y, z, vx, vy, vz, mass, age.
+pub fn particle(i: usize) -> [f32; 8] {
+    let f = i as f32;
+    [f, -f, 0.5 * f, 1.0, 0.5, 0.25, 1.0 + f, 0.0]
 }
 
 /// Entities saved and loaded per iteration of `save_load`.

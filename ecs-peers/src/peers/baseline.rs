@@ -135,10 +135,39 @@ pub fn runner(workload: Workload) -> Option<Runner> {
                 assert_eq!(loaded.len(), SAVED);
             })
         }
+        Workload::SoaPartialUpdate => {
+            let lane = |f: usize| (0..PARTICLES).map(|i| particle(i)[f]).collect::<Vec<f32>>();
+            let (mut x, vx) = (lane(0), lane(3));
+            Box::new(move || x.iter_mut().zip(&vx).for_each(|(x, vx)| *x += vx))
+        }
+        Workload::SoaFullUpdate => {
+            let lane = |f: usize| (0..PARTICLES).map(|i| particle(i)[f]).collect::<Vec<f32>>();
+            let (mut x, mut y, mut z) = (lane(0), lane(1), lane(2));
+            let (mut vx, mut vy, mut vz) = (lane(3), lane(4), lane(5));
+            Box::new(move || {
+                for (((((x, y), z), vx), vy), vz) in x
+                    .iter_mut()
+                    .zip(y.iter_mut())
+                    .zip(z.iter_mut())
+                    .zip(vx.iter_mut())
+                    .zip(vy.iter_mut())
+                    .zip(vz.iter_mut())
+                {
+                    *x += *vx;
+                    *y += *vy;
+                    *z += *vz;
+                    *vx *= 0.99;
+                    *vy -= 0.01;
+                    *vz *= 0.99;
+                }
+            })
+        }
         Workload::Observers
         | Workload::Changed
         | Workload::Reparent
         | Workload::DespawnSubtree
+        | Workload::SoaPartialUpdateAos
+        | Workload::SoaFullUpdateAos
         | Workload::WorldNew => return None,
     })
 }

@@ -487,5 +487,48 @@ pub fn runner(workload: Workload) -> Option<Runner> {
         // bevy_ecs alone has no serialization of a world (bevy_scene goes through
         // reflection and the asset system).
         Workload::SaveLoad | Workload::SaveLoadPod => return None,
+        Workload::SoaPartialUpdate => {
+            let mut world = World::new();
+            world.spawn_batch((0..PARTICLES).map(|i| Particle::new(particle(i))));
+            let mut q = world.query::<&mut Particle>();
+            Box::new(move || q.iter_mut(&mut world).for_each(|mut p| p.x += p.vx))
+        }
+        Workload::SoaFullUpdate => {
+            let mut world = World::new();
+            world.spawn_batch((0..PARTICLES).map(|i| Particle::new(particle(i))));
+            let mut q = world.query::<&mut Particle>();
+            Box::new(move || q.iter_mut(&mut world).for_each(|mut p| p.full_update()))
+        }
+        Workload::SoaPartialUpdateAos | Workload::SoaFullUpdateAos => return None,
     })
+}
+
+/// The particle of `soa_partial_update` (bevy_ecs stores it whole).
+#[derive(Component, Clone, Copy)]
+#[allow(dead_code, reason = "mass and age ride along, unread, as in the workload")]
+struct Particle {
+    x: f32,
+    y: f32,
+    z: f32,
+    vx: f32,
+    vy: f32,
+    vz: f32,
+    mass: f32,
+    age: f32,
+}
+
+impl Particle {
+    fn new([x, y, z, vx, vy, vz, mass, age]: [f32; 8]) -> Self {
+        Self { x, y, z, vx, vy, vz, mass, age }
+    }
+
+    #[inline]
+    fn full_update(&mut self) {
+        self.x += self.vx;
+        self.y += self.vy;
+        self.z += self.vz;
+        self.vx *= 0.99;
+        self.vy -= 0.01;
+        self.vz *= 0.99;
+    }
 }

@@ -414,7 +414,89 @@ pub fn runner(workload: Workload) -> Option<Runner> {
         Workload::SaveLoadPod => save_load::<pod::Transform, pod::Position, pod::Rotation, pod::Velocity>(|| {
             (pod::Transform(identity()), pod::Position(UNIT_X), pod::Rotation(UNIT_X), pod::Velocity(UNIT_X))
         }),
+        Workload::SoaPartialUpdate => {
+            let mut world = World::new();
+            world.spawn_batch((0..PARTICLES).map(|i| particles::split(particle(i))));
+            let mut q = world.query_state::<&mut particles::Split>();
+            Box::new(move || q.iter_mut(&mut world).for_each(|p| *p.x += *p.vx))
+        }
+        Workload::SoaPartialUpdateAos => {
+            let mut world = World::new();
+            world.spawn_batch((0..PARTICLES).map(|i| particles::whole(particle(i))));
+            let mut q = world.query_state::<&mut particles::Whole>();
+            Box::new(move || q.iter_mut(&mut world).for_each(|p| p.x += p.vx))
+        }
+        Workload::SoaFullUpdate => {
+            let mut world = World::new();
+            world.spawn_batch((0..PARTICLES).map(|i| particles::split(particle(i))));
+            let mut q = world.query_state::<&mut particles::Split>();
+            Box::new(move || {
+                q.iter_mut(&mut world).for_each(|p| {
+                    *p.x += *p.vx;
+                    *p.y += *p.vy;
+                    *p.z += *p.vz;
+                    *p.vx *= 0.99;
+                    *p.vy -= 0.01;
+                    *p.vz *= 0.99;
+                })
+            })
+        }
+        Workload::SoaFullUpdateAos => {
+            let mut world = World::new();
+            world.spawn_batch((0..PARTICLES).map(|i| particles::whole(particle(i))));
+            let mut q = world.query_state::<&mut particles::Whole>();
+            Box::new(move || {
+                q.iter_mut(&mut world).for_each(|p| {
+                    p.x += p.vx;
+                    p.y += p.vy;
+                    p.z += p.vz;
+                    p.vx *= 0.99;
+                    p.vy -= 0.01;
+                    p.vz *= 0.99;
+                })
+            })
+        }
     })
+}
+
+/// The particles of `soa_partial_update` and `soa_full_update`, per field and
+/// whole.
+#[allow(dead_code, reason = "mass and age ride along, unread, as in the workload")]
+mod particles {
+    use super::*;
+
+    #[derive(Component, Clone, Copy)]
+    #[component(layout = "soa")]
+    pub struct Split {
+        pub x: f32,
+        pub y: f32,
+        pub z: f32,
+        pub vx: f32,
+        pub vy: f32,
+        pub vz: f32,
+        pub mass: f32,
+        pub age: f32,
+    }
+
+    #[derive(Component, Clone, Copy)]
+    pub struct Whole {
+        pub x: f32,
+        pub y: f32,
+        pub z: f32,
+        pub vx: f32,
+        pub vy: f32,
+        pub vz: f32,
+        pub mass: f32,
+        pub age: f32,
+    }
+
+    pub fn split([x, y, z, vx, vy, vz, mass, age]: [f32; 8]) -> Split {
+        Split { x, y, z, vx, vy, vz, mass, age }
+    }
+
+    pub fn whole([x, y, z, vx, vy, vz, mass, age]: [f32; 8]) -> Whole {
+        Whole { x, y, z, vx, vy, vz, mass, age }
+    }
 }
 
 /// The components of `save_load_pod`: plain old data.

@@ -178,7 +178,50 @@ pub fn runner(workload: Workload) -> Option<Runner> {
                 assert_eq!(loaded.len() as usize, SAVED);
             })
         }
+        Workload::SoaPartialUpdate => {
+            let mut world = World::new();
+            world.spawn_batch((0..PARTICLES).map(|i| (Particle::new(particle(i)),)));
+            let mut q = PreparedQuery::<&mut Particle>::default();
+            Box::new(move || q.query_mut(&mut world).for_each(|(_, p)| p.x += p.vx))
+        }
+        Workload::SoaFullUpdate => {
+            let mut world = World::new();
+            world.spawn_batch((0..PARTICLES).map(|i| (Particle::new(particle(i)),)));
+            let mut q = PreparedQuery::<&mut Particle>::default();
+            Box::new(move || q.query_mut(&mut world).for_each(|(_, p)| p.full_update()))
+        }
+        Workload::SoaPartialUpdateAos | Workload::SoaFullUpdateAos => return None,
     })
+}
+
+/// The particle of `soa_partial_update` (hecs stores it whole).
+#[derive(Clone, Copy)]
+#[allow(dead_code, reason = "mass and age ride along, unread, as in the workload")]
+struct Particle {
+    x: f32,
+    y: f32,
+    z: f32,
+    vx: f32,
+    vy: f32,
+    vz: f32,
+    mass: f32,
+    age: f32,
+}
+
+impl Particle {
+    fn new([x, y, z, vx, vy, vz, mass, age]: [f32; 8]) -> Self {
+        Self { x, y, z, vx, vy, vz, mass, age }
+    }
+
+    #[inline]
+    fn full_update(&mut self) {
+        self.x += self.vx;
+        self.y += self.vy;
+        self.z += self.vz;
+        self.vx *= 0.99;
+        self.vy -= 0.01;
+        self.vz *= 0.99;
+    }
 }
 
 /// The four component types of `save_load`, as the hecs docs name them.

@@ -94,6 +94,10 @@ pub fn runner(workload: Workload) -> Option<Runner> {
         | Workload::DespawnSubtree
         | Workload::SaveLoad
         | Workload::SaveLoadPod
+        | Workload::SoaPartialUpdate
+        | Workload::SoaPartialUpdateAos
+        | Workload::SoaFullUpdate
+        | Workload::SoaFullUpdateAos
         | Workload::WorldGetMut
         | Workload::EntityGet
         | Workload::QueryGet => return None,

@@ -206,6 +206,10 @@ pub fn runner(workload: Workload) -> Option<Runner> {
         | Workload::Reparent
         | Workload::DespawnSubtree
         | Workload::SaveLoad
-        | Workload::SaveLoadPod => return None,
+        | Workload::SaveLoadPod
+        | Workload::SoaPartialUpdate
+        | Workload::SoaPartialUpdateAos
+        | Workload::SoaFullUpdate
+        | Workload::SoaFullUpdateAos => return None,
     })
 }
