@@ -198,6 +198,33 @@ fn is_mixed(m: &Mixed, v: u64) -> bool {
     m.flag == v as u8 && m.name == format!("m{v}") && m.count.0 == v && m.wide == u128::from(v) << 70
 }
 
+/// A derived query holds a per-field component through its views.
+#[derive(QueryData)]
+struct Motion<'w> {
+    entity: Entity,
+    particle: ParticleMut<'w>,
+    pair: Option<PairRef<'w>>,
+}
+
+#[test]
+fn derived_queries_and_systems_reach_per_field_components() {
+    let mut world = World::new();
+    let a = world.spawn(particle(1));
+    let b = world.spawn((particle(2), Pair(5, 0.0)));
+    for m in world.query_mut::<Motion>() {
+        *m.particle.x += m.pair.map_or(0.0, |p| f32::from(*p.0));
+        assert!(m.entity == a || m.entity == b);
+    }
+    fn step(mut particles: Query<(&mut Particle, Option<&Pair>)>) {
+        for (p, pair) in particles.iter_mut() {
+            *p.y = f32::from(pair.map_or(0, |p| *p.0));
+        }
+    }
+    world.run_system_once(step).unwrap();
+    assert_eq!(world.get_cloned::<Particle>(a).map(|p| (p.x, p.y)), Some((1.0, 0.0)));
+    assert_eq!(world.get_cloned::<Particle>(b).map(|p| (p.x, p.y)), Some((7.0, 5.0)));
+}
+
 #[test]
 fn change_detection_sees_writes_through_views() {
     let mut world = World::new();

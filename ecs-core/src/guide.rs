@@ -26,6 +26,7 @@
 //! | `ChildOf`, `Children`, `with_children`, `despawn` (recursive) | — | the same |
 //! | `#[relationship(relationship_target = …)]` | — | `#[relationship(target = …)]`, `#[relationship_target(relationship = …)]` |
 //! | `DynamicScene` (reflection) | `serialize::column` | `world.snapshot()` / `restore` (in memory, for rollback) |
+//! | — | — | `#[component(layout = "soa")]`: each field in its own array; `&T` / `&mut T` in queries yield `TRef` / `TMut` (a reference per field), chunks `TSlices` / `TSlicesMut`, `world.fields` / `fields_mut` / `get_cloned` (see [`PerField`](crate::component::PerField)) |
 //!
 //! # Different on purpose
 //! - **Plain `&mut T` query items.** A loop over `&mut T` compiles to the loop over a

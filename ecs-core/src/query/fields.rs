@@ -224,16 +224,22 @@ unsafe impl<T: PerField + MutableComponent> QueryData for FieldsMut<T> {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __per_field_queries {
-    (read $ty:ty) => {
-        $crate::__per_field_queries!(@impl [$ty] [&$ty] [$crate::component::Fields<$ty>]);
+    (read $ty:ty, $view:ident) => {
+        $crate::__per_field_queries!(@impl [] [&$ty] [$crate::component::Fields<$ty>]);
+        // The view is a query too, so that a `#[derive(QueryData)]` struct can
+        // hold one as a field (its field types are its items).
+        $crate::__per_field_queries!(@impl ['__v] [$view<'__v>] [$crate::component::Fields<$ty>]);
+        // SAFETY: forwards to `Fields`, which only reads.
+        unsafe impl<'__v> $crate::query::ReadOnlyQueryData for $view<'__v> {}
     };
-    (write $ty:ty) => {
-        $crate::__per_field_queries!(@impl [$ty] [&mut $ty] [$crate::component::FieldsMut<$ty>]);
+    (write $ty:ty, $view:ident) => {
+        $crate::__per_field_queries!(@impl [] [&mut $ty] [$crate::component::FieldsMut<$ty>]);
+        $crate::__per_field_queries!(@impl ['__v] [$view<'__v>] [$crate::component::FieldsMut<$ty>]);
     };
-    (@impl [$ty:ty] [$query:ty] [$inner:ty]) => {
+    (@impl [$($lt:lifetime)?] [$query:ty] [$inner:ty]) => {
         // SAFETY: every item forwards to the inner query, which upholds the
         // contract for the same component.
-        unsafe impl $crate::query::QueryData for $query {
+        unsafe impl$(<$lt>)? $crate::query::QueryData for $query {
             type Item<'w> = <$inner as $crate::query::QueryData>::Item<'w>;
             type Slice<'w> = <$inner as $crate::query::QueryData>::Slice<'w>;
             type Fetch<'w> = <$inner as $crate::query::QueryData>::Fetch<'w>;

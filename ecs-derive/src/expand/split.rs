@@ -118,11 +118,11 @@ pub fn per_field(
         #vis struct #lanes { #(#lane_names: #krate::component::LanePtr<#types>,)* }
     };
     let queries = if immutable {
-        quote! { #krate::__per_field_queries!(read #ident); }
+        quote! { #krate::__per_field_queries!(read #ident, #view_ref); }
     } else {
         quote! {
-            #krate::__per_field_queries!(read #ident);
-            #krate::__per_field_queries!(write #ident);
+            #krate::__per_field_queries!(read #ident, #view_ref);
+            #krate::__per_field_queries!(write #ident, #view_mut);
         }
     };
     let impls = quote! {
