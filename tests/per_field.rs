@@ -432,3 +432,47 @@ proptest! {
         prop_assert_eq!(live(), before);
     }
 }
+
+/// Holds entities and rebuilds its list when remapped, then panics when told
+/// to: a `map_entities` that replaced (and so dropped) an owned field before
+/// panicking.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct Targets {
+    list: Vec<Entity>,
+    panic: bool,
+}
+
+impl ecs_core::entity::MapEntities for Targets {
+    fn map_entities(&mut self, map: &mut dyn FnMut(Entity) -> Entity) {
+        self.list = self.list.iter().map(|&e| map(e)).collect();
+        assert!(!self.panic, "remapping refused");
+    }
+}
+
+#[test]
+fn a_panic_while_remapping_a_per_field_value_frees_each_field_once() {
+    #[derive(Component, Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[component(layout = "soa")]
+    struct Squad {
+        #[entities]
+        targets: Targets,
+        size: u32,
+    }
+    let registry = SerializeRegistry::new().register::<Squad>("Squad");
+    let mut world = World::new();
+    let a = world.spawn(());
+    world.spawn(Squad { targets: Targets { list: vec![a, a], panic: true }, size: 2 });
+    let json = serde_json::to_string(&registry.rows(&world)).unwrap();
+    // The save is dropped while the panic unwinds: the row must hold the list
+    // the remap built (the old one is freed), not the freed one.
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        registry.load_rows(&mut serde_json::Deserializer::from_str(&json))
+    }));
+    assert!(result.is_err(), "the remap's panic reaches the caller");
+    let mut fine = World::new();
+    fine.spawn(Squad { targets: Targets { list: vec![], panic: false }, size: 0 });
+    let json = serde_json::to_string(&registry.rows(&fine)).unwrap();
+    let mut loaded = World::new();
+    loaded.load(registry.load_rows(&mut serde_json::Deserializer::from_str(&json)).unwrap());
+    assert_eq!(loaded.query::<&Squad>().iter().map(|s| *s.size).collect::<Vec<_>>(), [0]);
+}

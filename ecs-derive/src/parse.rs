@@ -217,6 +217,15 @@ fn split_fields<'a>(
         }
     };
     let mut errors = Errors::default();
+    for attr in input.attrs.iter().filter(|a| a.path().is_ident("repr")) {
+        if attr.meta.to_token_stream().to_string().contains("packed") {
+            errors.push(Error::new(
+                attr.meta.span(),
+                "`layout = \"soa\"` reads each field in place, and a packed struct's fields may be unaligned: \
+                 remove `packed` (each field gets its own array anyway)",
+            ));
+        }
+    }
     for field in fields {
         if let Some((span, lifetime)) = borrowed_lifetime(&field.ty) {
             errors.push(Error::new(

@@ -175,7 +175,9 @@ unsafe impl<F: Send + Sync> Sync for LanePtr<F> {}
 /// - [`lanes`](Self::lanes) reads `bases[i]` as the base of an array of the type
 ///   of field `i`, and the views built from it refer to nothing else;
 /// - `Component::__fields` returns `Some(FieldLayout::of::<Self>())`, and `Self`
-///   does not implement [`WholeComponent`].
+///   does not implement [`WholeComponent`];
+/// - `Self` is stored in tables: `STORAGE` is `Table`, and it is not a tag
+///   (queries and `world.fields` refuse a tag at compile time).
 pub unsafe trait PerField: Component + Sized {
     /// One [`LanePtr`] per field.
     type Lanes: Copy + Send + Sync;

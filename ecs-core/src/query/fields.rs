@@ -44,7 +44,8 @@ pub struct FieldsMutFetch<'w, T: PerField> {
 // SAFETY: the fetch hands out `&mut` to the fields of distinct rows (each row
 // once, the caller's duty under `QueryData::fetch`) and stamps those rows'
 // ticks: sending or sharing it is sending those references, which a component
-// (`Send + Sync`) allows; the column pointer is only read for its ticks.
+// (`Send + Sync`) allows; the column pointer is used for those rows' ticks and
+// the atomic summary only.
 unsafe impl<T: PerField> Send for FieldsMutFetch<'_, T> {}
 // SAFETY: as above.
 unsafe impl<T: PerField> Sync for FieldsMutFetch<'_, T> {}

@@ -160,7 +160,7 @@ impl Parsed {
         for (entries, members) in groups {
             let mut columns: Vec<LoadedColumn> = entries.iter().map(|&entry| loaded_column(registry, entry)).collect();
             for (&entry, loaded) in entries.iter().zip(&mut columns) {
-                let pool = &pools[entry].as_ref().expect("a pool for every entry read").column;
+                let pool = &mut pools[entry].as_mut().expect("a pool for every entry read").column;
                 for &member in &members {
                     match rows[member].1.iter().find(|&&(e, _)| e == entry) {
                         Some(&(_, pool_row)) => {

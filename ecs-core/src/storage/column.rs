@@ -162,7 +162,9 @@ pub enum Occupancy {
 // SAFETY: a column only ever holds values of a `Component` type, which is
 // `Send + Sync`; the raw pointers are owned exclusively by the column.
 unsafe impl Send for Column {}
-// SAFETY: as above; shared access only hands out shared pointers.
+// SAFETY: as above; shared access only hands out shared pointers, and only
+// reads (a per-field column's staging room and lanes are written only through
+// `&mut self`; `with_row` gathers into a room of its own).
 unsafe impl Sync for Column {}
 
 impl core::fmt::Debug for Column {
@@ -468,7 +470,8 @@ impl Column {
     #[inline(always)]
     pub(crate) unsafe fn push_slot(&mut self, tick: Tick) -> NonNull<u8> {
         if self.split {
-            self.push_split_slot(tick)
+            // SAFETY: forwarded.
+            unsafe { self.push_split_slot(tick) }
         } else {
             // SAFETY: forwarded; a whole column (checked).
             unsafe { self.push_slot_whole(tick) }
@@ -497,14 +500,16 @@ impl Column {
 
     /// [`push_slot`](Self::push_slot) of a per-field column: the row's slot is
     /// the staging room, which [`settle`](Self::settle) scatters.
+    ///
+    /// # Safety
+    /// As for `push_slot`.
     #[cold]
     #[inline(never)]
-    fn push_split_slot(&mut self, tick: Tick) -> NonNull<u8> {
+    unsafe fn push_split_slot(&mut self, tick: Tick) -> NonNull<u8> {
         debug_assert!(self.len < self.capacity);
         let row = self.len;
         if self.keeps_ticks {
-            // SAFETY: `row < capacity` (the caller of `push_slot`), so the tick
-            // slot is allocated.
+            // SAFETY: `row < capacity` (caller), so the tick slot is allocated.
             unsafe { write_ticks(self.ticks.add(row), tick.stamp()) };
             self.note_add(tick.stamp());
         }
@@ -528,7 +533,7 @@ impl Column {
     /// Distinct rows below the capacity.
     #[cold]
     #[inline(never)]
-    unsafe fn split_move_row(&self, from: usize, to: usize) {
+    unsafe fn split_move_row(&mut self, from: usize, to: usize) {
         // SAFETY: forwarded.
         unsafe { self.lanes().expect("a per-field column").move_row(from, to) }
     }
@@ -540,7 +545,7 @@ impl Column {
     /// capacities.
     #[cold]
     #[inline(never)]
-    unsafe fn split_copy_row(&self, row: usize, dst: &Column, to: usize) {
+    unsafe fn split_copy_row(&mut self, row: usize, dst: &mut Column, to: usize) {
         let (from, into) = (self.lanes(), dst.lanes());
         // SAFETY: forwarded; both columns of one component are split.
         unsafe { from.expect("a per-field column").copy_row(row, into.expect("a per-field column"), to) }
@@ -680,8 +685,8 @@ impl Column {
 
     /// Calls `f` with a row's value, mutably (`None` where [`holds`](Self::holds)
     /// is false). A per-field column gathers the fields into its staging room,
-    /// and scatters them back after `f` (not if `f` panics: the row then keeps
-    /// its value as it was).
+    /// and scatters them back after `f`, also when `f` panics: what `f` did to
+    /// the value (a field replaced, the old one dropped) is then the row's.
     #[cfg_attr(not(feature = "serde"), allow(dead_code, reason = "used by loading saves"))]
     pub(crate) fn with_row_mut<R>(&mut self, row: usize, f: impl FnOnce(PtrMut<'_>) -> R) -> Option<R> {
         if !self.holds(row) {
@@ -692,28 +697,44 @@ impl Column {
             // pointer unique.
             return Some(f(unsafe { PtrMut::new(NonNull::new_unchecked(self.row_ptr(row))) }));
         };
+        /// Scatters the staged value back over its row when dropped, so that
+        /// a panic in `f` unwinds through it too.
+        struct ScatterBack<'a> {
+            lanes: &'a Lanes,
+            room: NonNull<u8>,
+            row: usize,
+        }
+        impl Drop for ScatterBack<'_> {
+            fn drop(&mut self) {
+                // SAFETY: `room` holds the row's value, gathered below and valid
+                // after any safe use of `&mut` to it (unwinding included); the
+                // row is below the length.
+                unsafe { self.lanes.scatter(self.room.as_ptr(), self.row) };
+            }
+        }
         let room = lanes.staging(1);
         // SAFETY: the staging slot holds one value; `row < len`. `f` gets the
-        // only pointer to the copy; the scatter moves it back over the row.
+        // only pointer to the copy, which `back` moves over the row afterwards:
+        // the row's fields are never read or dropped in between.
         unsafe {
             lanes.gather(row, room.as_ptr());
+            let back = ScatterBack { lanes, room, row };
             let out = f(PtrMut::new(room));
-            lanes.scatter(room.as_ptr(), row);
+            drop(back);
             Some(out)
         }
     }
 
     /// Moves a row's value out: in place for a whole column, gathered into the
     /// staging room of a per-field one. The pointer is valid until the next use
-    /// of the column.
+    /// of the column (the lifetime is the caller's to keep within that).
     ///
     /// # Safety
-    /// `row < self.len()` and the row holds a value; no other thread uses the
-    /// column (the caller holds the world mutably); the caller reads the value
+    /// `row < self.len()` and the row holds a value; the caller reads the value
     /// once and makes the column forget the row (`swap_remove_forget`,
     /// `set_absent`) before anything else reads or drops it.
     #[inline(always)]
-    pub(crate) unsafe fn take_unchecked(&self, row: usize) -> OwningPtr<'_> {
+    pub(crate) unsafe fn take_unchecked<'a>(&mut self, row: usize) -> OwningPtr<'a> {
         debug_assert!(self.holds(row));
         if self.split {
             // SAFETY: forwarded.
@@ -730,12 +751,12 @@ impl Column {
     /// As for `take_unchecked`.
     #[cold]
     #[inline(never)]
-    unsafe fn split_take(&self, row: usize) -> OwningPtr<'_> {
+    unsafe fn split_take<'a>(&mut self, row: usize) -> OwningPtr<'a> {
         let lanes = self.lanes().expect("a per-field column");
         let room = lanes.staging(0);
         // SAFETY: staging slot 0 holds one value and nothing else uses it now
-        // (only a push leaves a value there, settled at once; no other thread
-        // uses the column, caller); `row < len`.
+        // (only a push leaves a value there, settled at once; `&mut self`);
+        // `row < len`.
         unsafe {
             lanes.gather(row, room.as_ptr());
             OwningPtr::new(room)
@@ -1133,7 +1154,10 @@ impl Column {
         unsafe {
             match (self.lanes(), src.lanes()) {
                 (Some(into), Some(from)) => into.append(from, start, src.len),
-                _ => core::ptr::copy_nonoverlapping(src.data.as_ptr(), self.row_ptr(start), src.len * self.item.size()),
+                (None, None) => {
+                    core::ptr::copy_nonoverlapping(src.data.as_ptr(), self.row_ptr(start), src.len * self.item.size())
+                }
+                _ => unreachable!("columns of one component are both per-field or neither"),
             }
             if self.keeps_ticks {
                 core::ptr::copy_nonoverlapping(src.ticks.as_ptr(), self.ticks.as_ptr().add(start), src.len);
@@ -1235,7 +1259,8 @@ impl Column {
                     // SAFETY: the row holds a value of the type; `self` has room for
                     // row `to` (grown above), whose slot is uninitialised; `clone`
                     // writes a value of the type there (caller).
-                    _ => unsafe { clone(src.get_unchecked(row), NonNull::new_unchecked(self.row_ptr(to))) },
+                    (None, None) => unsafe { clone(src.get_unchecked(row), NonNull::new_unchecked(self.row_ptr(to))) },
+                    _ => unreachable!("columns of one component are both per-field or neither"),
                 }
             }
             if self.keeps_ticks {
@@ -1501,7 +1526,7 @@ impl Drop for Staged {
     }
 }
 
-fn array_layout(item: Layout, capacity: usize) -> Layout {
+pub(super) fn array_layout(item: Layout, capacity: usize) -> Layout {
     // A Rust type's size is a multiple of its alignment, so no padding is needed
     // between items.
     item.size()

@@ -17,7 +17,7 @@
 use core::alloc::Layout;
 use core::ptr::NonNull;
 
-use super::column::{copy_item, dealloc_array, realloc_array};
+use super::column::{array_layout, copy_item, dealloc_array, realloc_array};
 use crate::component::FieldColumn;
 
 /// Lanes start on a cache line, so that a loop over one field can use aligned
@@ -73,6 +73,11 @@ impl Lanes {
 
     /// Grows every lane from `old` to `new` rows.
     pub(crate) fn grow(&mut self, old: usize, new: usize) {
+        // Every lane's new size first, so that an overflow panics before any
+        // lane has grown (the column's capacity must describe all of them).
+        for field in self.fields {
+            array_layout(lane_layout(field), new);
+        }
         for (base, field) in self.bases.iter_mut().zip(self.fields) {
             if field.layout.size() != 0 {
                 // SAFETY: each lane holds `old` items of its layout, allocated here

@@ -2,7 +2,7 @@
 //! through its views, and reading any `Clone` component out whole.
 
 use super::{EntityRef, EntityWorldMut, World};
-use crate::component::{Component, MutableComponent, PerField, known_component_id};
+use crate::component::{Component, MutableComponent, PerField, is_sparse, known_component_id};
 use crate::entity::Entity;
 use crate::storage::{Column, stamp_summary};
 
@@ -36,11 +36,13 @@ impl World {
     /// ```
     #[inline]
     pub fn fields<T: PerField>(&self, entity: Entity) -> Option<T::Ref<'_>> {
+        const { assert!(!is_sparse::<T>(), "a per-field component must have data: this one is a zero-sized tag") };
         let location = self.entities.get(entity)?;
         let column = self.archetypes.get(location.archetype)?.column(known_component_id::<T>()?)?;
         // SAFETY: `T`'s column; a live entity's row is below every column's
-        // length (a per-field component is never sparse, so the row holds a
-        // value); `&self` keeps the world unwritten while the view lives.
+        // length, and holds a value: `T` is a table component (`PerField`'s
+        // contract; a tag is refused above), which every row of the archetype
+        // has; `&self` keeps the world unwritten while the view lives.
         unsafe { Some(T::row(lanes::<T>(column), location.row.index())) }
     }
 
@@ -63,6 +65,7 @@ impl World {
     /// ```
     #[inline]
     pub fn fields_mut<T: PerField + MutableComponent>(&mut self, entity: Entity) -> Option<T::Mut<'_>> {
+        const { assert!(!is_sparse::<T>(), "a per-field component must have data: this one is a zero-sized tag") };
         let id = known_component_id::<T>()?;
         let location = self.entities.get(entity)?;
         let now = self.change_tick();

@@ -544,14 +544,18 @@ pub(super) unsafe fn write_row<B: Bundle>(
 /// one). The values are moved out: the caller must make their columns forget
 /// them (not drop them) before anything else reads or drops that row.
 #[inline(always)]
-unsafe fn read_row<B: Bundle>(archetype: &crate::archetype::Archetype, components: &[ComponentId], row: usize) -> B {
+unsafe fn read_row<B: Bundle>(
+    archetype: &mut crate::archetype::Archetype,
+    components: &[ComponentId],
+    row: usize,
+) -> B {
     let mut removed = components.iter();
     // SAFETY: each `next` call yields the column of the next bundle component at the
     // live row, which holds a value of that component's type (caller).
     unsafe {
         B::from_components(&mut || {
             let component = *removed.next().expect("bundle reads as many values as it registered");
-            let column = archetype.column(component).expect("the caller checked the row holds it");
+            let column = archetype.column_mut(component).expect("the caller checked the row holds it");
             column.take_unchecked(row)
         })
     }

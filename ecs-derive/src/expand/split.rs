@@ -104,8 +104,8 @@ pub fn per_field(
     };
     let make_ref = build(&view_ref, quote! { get }, quote! { __row });
     let make_mut = build(&view_mut, quote! { get_mut }, quote! { __row });
-    let make_slices = build(&slices, quote! { slice }, quote! { __rows.clone() });
-    let make_slices_mut = build(&slices_mut, quote! { slice_mut }, quote! { __rows.clone() });
+    let make_slices = build(&slices, quote! { slice }, quote! { ::core::clone::Clone::clone(&__rows) });
+    let make_slices_mut = build(&slices_mut, quote! { slice_mut }, quote! { ::core::clone::Clone::clone(&__rows) });
 
     let views = quote! {
         #view_ref_def

@@ -24,6 +24,17 @@ struct SparseGeneric<T: ::core::marker::Send + ::core::marker::Sync + 'static>(T
 #[derive(::ecs_core::Component)]
 struct Generic<T: ::core::marker::Send + ::core::marker::Sync + 'static>(T);
 
+#[derive(::ecs_core::Component)]
+#[component(layout = "soa")]
+struct Particle {
+    x: f32,
+    vx: f32,
+}
+
+#[derive(::ecs_core::Component)]
+#[component(layout = "soa")]
+struct Pair(u8, f64);
+
 #[derive(::ecs_core::Bundle)]
 struct Body {
     pos: Position,
@@ -38,6 +49,11 @@ struct Empty;
 
 fn main() {
     let mut world = ::ecs_core::World::new();
+    let particle = world.spawn((Particle { x: 0.0, vx: 1.0 }, Pair(1, 2.0)));
+    for p in world.query_mut::<(&mut Particle, &Pair)>() {
+        *p.0.x += *p.0.vx + *p.1.1 as f32;
+    }
+    let _ = world.fields::<Particle>(particle).map(|p| *p.x + *p.vx);
     let e = world.spawn(Nested(Body { pos: Position(0.0, 0.0), state: State::Moving { speed: 1.0 } }, Unit, Generic(1)));
     world.spawn(Empty);
     ::std::assert!(world.has::<Unit>(e));
