@@ -155,8 +155,8 @@ pub trait ChangeTracked {}
 /// value, which runs its `on_replace` and `on_insert` hooks.
 ///
 /// # Safety
-/// Implement it only for a component that is neither a [`Relationship`](crate::Relationship)
-/// nor a [`RelationshipTarget`](crate::RelationshipTarget) (the derive never does).
+/// Implement it only for a component that is neither a [`Relationship`](crate::relationship::Relationship)
+/// nor a [`RelationshipTarget`](crate::relationship::RelationshipTarget) (the derive never does).
 /// The crate reads those two outside any query's declared access (hierarchy
 /// traversal and propagation), trusting that only structural changes, which
 /// hold the world exclusively, write them.

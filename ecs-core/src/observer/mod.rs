@@ -7,9 +7,9 @@
 //! returns. An observer is a system: its parameters are any system parameters
 //! after the [`Trigger`], which hands it the event and its target.
 //!
-//! - **Lifecycle events.** [`OnAdd`](crate::event::OnAdd),
-//!   [`OnInsert`](crate::event::OnInsert), [`OnReplace`](crate::event::OnReplace),
-//!   [`OnRemove`](crate::event::OnRemove) and [`OnDespawn`](crate::event::OnDespawn)
+//! - **Lifecycle events.** [`OnAdd`],
+//!   [`OnInsert`], [`OnReplace`],
+//!   [`OnRemove`] and [`OnDespawn`]
 //!   are triggered by the world itself, once per component, targeting the entity:
 //!   `Trigger<OnAdd, Health>` observes `Health` being added, `Trigger<OnAdd>` any
 //!   component. See [`ComponentHooks`](crate::component::ComponentHooks) for the

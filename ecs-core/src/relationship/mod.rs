@@ -31,7 +31,7 @@
 //!   hand (both are immutable components: change a link by inserting a new
 //!   relationship, which runs the hooks).
 //! - A link to a dead entity, to the entity itself, or to one of its own
-//!   descendants is refused with [`EcsError::InvalidRelationship`] and changes
+//!   descendants is refused with [`EcsError::InvalidRelationship`](crate::EcsError::InvalidRelationship) and changes
 //!   nothing (`spawn`, which cannot return an error, panics; a command reports).
 //! - Despawning a target despawns its sources (linked despawn, the default;
 //!   the hierarchy's policy) or, with `unlink`, removes their relationship.

@@ -28,7 +28,7 @@
 //! Every entity with its id and generation, the entity index's free list and
 //! reserved handles, every archetype with every component value and its change
 //! ticks, the world's change tick, the resources registered with
-//! [`World::register_snapshot_resource`], and each system's last-run tick (so
+//! [`World::register_snapshot_resource`](crate::World::register_snapshot_resource), and each system's last-run tick (so
 //! that after a restore, `Changed<T>` and `Added<T>` report to every system
 //! exactly what they reported the first time). Handles taken before the
 //! snapshot are valid after a restore; handles of entities spawned after it are
@@ -53,9 +53,9 @@
 //! component that is none of these refuses the snapshot with
 //! [`EcsError::NotSnapshottable`](crate::EcsError::NotSnapshottable) naming it.
 //!
-//! [`World::snapshot_into`] and [`World::restore`] reuse the column arrays and
+//! [`World::snapshot_into`](crate::World::snapshot_into) and [`World::restore`](crate::World::restore) reuse the column arrays and
 //! the entity index they find (the snapshot's and the world's), and
-//! [`World::swap_snapshot`] trades them: a rollback loop copies component data
+//! [`World::swap_snapshot`](crate::World::swap_snapshot) trades them: a rollback loop copies component data
 //! into existing arrays, and allocates only small per-archetype bookkeeping and
 //! the clones of `Clone` components and resources.
 //!

@@ -78,7 +78,7 @@ pub trait Condition<Marker>: Sized {
     /// Makes the condition.
     ///
     /// # Panics
-    /// When two parameters conflict (see [`SystemMeta::add_param`]).
+    /// When two parameters conflict (see [`SystemMeta::add_param`](crate::system::SystemMeta::add_param)).
     fn into_condition(self) -> Self::System;
 
     /// A condition that holds when both hold. `other` is evaluated only when this
