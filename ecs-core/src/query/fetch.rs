@@ -588,18 +588,27 @@ unsafe impl<T: Component + MutableComponent + WholeComponent> QueryData for &mut
         // the stamp in line every row paid a second taken branch (fragmented_iter as
         // a `for` loop: 331 -> 255 ns; 266 before the iterator lost its `Drop`).
         cold_path();
-        // SAFETY: `track` is only set for an existing column, which outlives `'w`;
-        // `rows` is in bounds (caller) and the caller has write access.
-        let (ticks, summary) = unsafe {
-            let column = fetch.column.as_ref();
-            let ticks = column.ticks_ptr();
-            (core::slice::from_raw_parts_mut(ticks.add(rows.start).as_ptr(), rows.len()), column.last_change_cell())
-        };
-        for tick in ticks {
-            tick.changed = fetch.this_run;
-        }
-        crate::storage::stamp_summary(summary, fetch.this_run);
+        // SAFETY: `track` is only set for an existing column that tracks changes
+        // (so keeps ticks), which outlives `'w`; `rows` is in bounds (caller),
+        // which has write access to them.
+        unsafe { stamp_rows(fetch.column.as_ref(), rows, fetch.this_run) };
     }
+}
+
+/// Stamps `rows` of `column` changed at `tick`, and its "last changed" summary:
+/// what a write handed out without a [`Mut`](crate::Mut) records.
+///
+/// # Safety
+/// The column keeps ticks, `rows` is within its length, and the caller has
+/// write access to those rows (no other reference to their ticks is live).
+#[inline]
+pub(crate) unsafe fn stamp_rows(column: &Column, rows: Range<usize>, tick: Tick) {
+    // SAFETY: the tick array holds the rows (caller), written by nothing else now.
+    let ticks = unsafe { core::slice::from_raw_parts_mut(column.ticks_ptr().add(rows.start).as_ptr(), rows.len()) };
+    for row in ticks {
+        row.changed = tick;
+    }
+    crate::storage::stamp_summary(column.last_change_cell(), tick);
 }
 
 // SAFETY: records the inner fetch's access; caches one (possibly `NO_COLUMN`) entry

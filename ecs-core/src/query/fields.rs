@@ -57,11 +57,17 @@ impl<T: PerField> Clone for FieldsMutFetch<'_, T> {
     }
 }
 
-/// The id of `T`, refusing (at compile time) a per-field type that is a tag:
-/// one without data has no fields to split.
+/// Refuses (at compile time) a per-field type that is a tag: one without data
+/// has no fields to split, and its rows may hold no value.
+#[inline(always)]
+pub(crate) fn refuse_tag<T: PerField>() {
+    const { assert!(!is_sparse::<T>(), "a per-field component must have data: this one is a zero-sized tag") };
+}
+
+/// The id of `T`, a per-field component that is not a tag.
 #[inline]
 fn table_id<T: PerField>() -> ComponentId {
-    const { assert!(!is_sparse::<T>(), "a per-field component must have data: this one is a zero-sized tag") };
+    refuse_tag::<T>();
     component_id::<T>()
 }
 
@@ -70,7 +76,7 @@ fn table_id<T: PerField>() -> ComponentId {
 /// # Safety
 /// `column` is `T`'s column.
 #[inline(always)]
-unsafe fn lanes_of<T: PerField>(column: &Column) -> T::Lanes {
+pub(crate) unsafe fn lanes_of<T: PerField>(column: &Column) -> T::Lanes {
     let bases = column.lane_bases().expect("the column of a per-field component is split");
     // SAFETY: `T`'s column (caller) was made from `T`'s field layout
     // (`PerField`'s contract), one lane per field, in order.
@@ -205,17 +211,10 @@ unsafe impl<T: PerField + MutableComponent> QueryData for FieldsMut<T> {
         if !fetch.track {
             return;
         }
-        // SAFETY: `track` is only set from an existing column, which outlives the
-        // fetch; `rows` is in bounds (caller), which has write access to them.
-        let (ticks, summary) = unsafe {
-            let column = fetch.column.as_ref();
-            let ticks = column.ticks_ptr();
-            (core::slice::from_raw_parts_mut(ticks.add(rows.start).as_ptr(), rows.len()), column.last_change_cell())
-        };
-        for tick in ticks {
-            tick.changed = fetch.this_run;
-        }
-        crate::storage::stamp_summary(summary, fetch.this_run);
+        // SAFETY: `track` is only set from an existing column that tracks
+        // changes (so keeps ticks), which outlives the fetch; `rows` is in bounds
+        // (caller), which has write access to them.
+        unsafe { super::fetch::stamp_rows(fetch.column.as_ref(), rows, fetch.this_run) };
     }
 }
 

@@ -22,7 +22,7 @@ use core::alloc::Layout;
 use core::ptr::NonNull;
 use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
-use super::lanes::Lanes;
+use super::lanes::{Lanes, Room, dangling};
 use super::{DeferredPanic, OwningPtr, Ptr, PtrMut, defer_panic, growth};
 use crate::component::ComponentInfo;
 
@@ -209,7 +209,7 @@ impl Column {
 
     /// An empty column for values of `item` layout, dropped with `drop`.
     pub(crate) fn from_layout(item: Layout, drop: Option<unsafe fn(OwningPtr<'_>)>) -> Self {
-        let data = NonNull::new(core::ptr::without_provenance_mut::<u8>(item.align())).expect("alignment is non-zero");
+        let data = dangling(item);
         Self {
             data,
             ticks: NonNull::dangling(),
@@ -486,16 +486,29 @@ impl Column {
     /// As for `push_slot`, and the column is not [split](Self::is_split).
     #[inline(always)]
     unsafe fn push_slot_whole(&mut self, tick: Tick) -> NonNull<u8> {
-        debug_assert!(self.len < self.capacity && !self.split);
+        debug_assert!(!self.split);
+        // SAFETY: `len < capacity` (caller).
+        let row = unsafe { self.push_row(tick) };
+        // SAFETY: in bounds of the allocation (or dangling-but-aligned for ZSTs).
+        unsafe { NonNull::new_unchecked(self.row_ptr(row)) }
+    }
+
+    /// Appends a row's ticks (added and changed at `tick`) and returns the row,
+    /// whose value slot the caller fills: the part of a push both layouts share.
+    ///
+    /// # Safety
+    /// `len < capacity`.
+    #[inline(always)]
+    unsafe fn push_row(&mut self, tick: Tick) -> usize {
+        debug_assert!(self.len < self.capacity);
         let row = self.len;
         if self.keeps_ticks {
-            // SAFETY: `row < capacity`, so the tick slot is allocated.
+            // SAFETY: `row < capacity` (caller), so the tick slot is allocated.
             unsafe { write_ticks(self.ticks.add(row), tick.stamp()) };
             self.note_add(tick.stamp());
         }
         self.len = row + 1;
-        // SAFETY: in bounds of the allocation (or dangling-but-aligned for ZSTs).
-        unsafe { NonNull::new_unchecked(self.row_ptr(row)) }
+        row
     }
 
     /// [`push_slot`](Self::push_slot) of a per-field column: the row's slot is
@@ -506,14 +519,8 @@ impl Column {
     #[cold]
     #[inline(never)]
     unsafe fn push_split_slot(&mut self, tick: Tick) -> NonNull<u8> {
-        debug_assert!(self.len < self.capacity);
-        let row = self.len;
-        if self.keeps_ticks {
-            // SAFETY: `row < capacity` (caller), so the tick slot is allocated.
-            unsafe { write_ticks(self.ticks.add(row), tick.stamp()) };
-            self.note_add(tick.stamp());
-        }
-        self.len = row + 1;
+        // SAFETY: forwarded.
+        let row = unsafe { self.push_row(tick) };
         self.split_slot(row)
     }
 
@@ -675,7 +682,7 @@ impl Column {
             // SAFETY: the row holds a value (checked), in place.
             return Some(f(unsafe { Ptr::new(NonNull::new_unchecked(self.row_ptr(row))) }));
         };
-        let room = Staged::new(self.item);
+        let room = Room::new(self.item);
         // SAFETY: `room` holds one value; `row < len`.
         unsafe { lanes.gather(row, room.ptr.as_ptr()) };
         // SAFETY: `room` now holds a bitwise copy of the row's value, which lives
@@ -1493,35 +1500,6 @@ pub(super) unsafe fn copy_item(src: *const u8, dst: *mut u8, size: usize) {
                 write(dst.add(size - 16).cast::<M<u128>>(), b);
             }
             _ => core::ptr::copy_nonoverlapping(src, dst, size),
-        }
-    }
-}
-
-/// A temporary room for one value (freed, not dropped).
-struct Staged {
-    ptr: NonNull<u8>,
-    layout: Layout,
-}
-
-impl Staged {
-    fn new(layout: Layout) -> Self {
-        if layout.size() == 0 {
-            let ptr =
-                NonNull::new(core::ptr::without_provenance_mut::<u8>(layout.align())).expect("non-zero alignment");
-            return Self { ptr, layout };
-        }
-        // SAFETY: a non-zero size (checked above).
-        let ptr = NonNull::new(unsafe { std::alloc::alloc(layout) })
-            .unwrap_or_else(|| std::alloc::handle_alloc_error(layout));
-        Self { ptr, layout }
-    }
-}
-
-impl Drop for Staged {
-    fn drop(&mut self) {
-        if self.layout.size() != 0 {
-            // SAFETY: allocated in `new` with this layout.
-            unsafe { std::alloc::dealloc(self.ptr.as_ptr(), self.layout) };
         }
     }
 }

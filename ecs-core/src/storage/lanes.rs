@@ -31,7 +31,7 @@ pub(crate) struct Lanes {
     /// zero-sized fields.
     bases: Box<[NonNull<u8>]>,
     /// Room for two whole values, each `value.size()` bytes, `value.align()`-aligned.
-    staging: NonNull<u8>,
+    staging: Room,
     value: Layout,
     /// The row whose value [`Column::push_slot`](super::Column) left in staging
     /// slot 0, to be scattered by [`settle`](Self::settle).
@@ -42,12 +42,9 @@ impl Lanes {
     /// Empty lanes for `fields` of values of layout `value`.
     pub(crate) fn new(fields: &'static [FieldColumn], value: Layout) -> Self {
         let bases = fields.iter().map(|f| dangling(lane_layout(f))).collect();
-        let staging = match staging_layout(value) {
-            // SAFETY: the layout is not zero-sized (checked by the match).
-            Some(layout) => NonNull::new(unsafe { std::alloc::alloc(layout) })
-                .unwrap_or_else(|| std::alloc::handle_alloc_error(layout)),
-            None => dangling(value),
-        };
+        let two = Layout::from_size_align(value.size().checked_mul(2).expect("two values fit"), value.align())
+            .expect("two values fit");
+        let staging = Room::new(two);
         Self { fields, bases, staging, value, pending: None }
     }
 
@@ -68,7 +65,7 @@ impl Lanes {
         debug_assert!(slot < 2);
         // SAFETY: the staging room holds two values (`staging_layout`), or is a
         // dangling aligned pointer for zero-sized ones, where the offset is 0.
-        unsafe { self.staging.add(slot * self.value.size()) }
+        unsafe { self.staging.ptr.add(slot * self.value.size()) }
     }
 
     /// Grows every lane from `old` to `new` rows.
@@ -162,11 +159,30 @@ impl Lanes {
     }
 }
 
-impl Drop for Lanes {
+/// Uninitialised room for values of a layout, freed (never dropped) with it:
+/// a per-field column's staging room, and the copy `Column::with_row` reads.
+pub(super) struct Room {
+    pub(super) ptr: NonNull<u8>,
+    layout: Layout,
+}
+
+impl Room {
+    pub(super) fn new(layout: Layout) -> Self {
+        if layout.size() == 0 {
+            return Self { ptr: dangling(layout), layout };
+        }
+        // SAFETY: a non-zero size (checked above).
+        let ptr = NonNull::new(unsafe { std::alloc::alloc(layout) })
+            .unwrap_or_else(|| std::alloc::handle_alloc_error(layout));
+        Self { ptr, layout }
+    }
+}
+
+impl Drop for Room {
     fn drop(&mut self) {
-        if let Some(layout) = staging_layout(self.value) {
+        if self.layout.size() != 0 {
             // SAFETY: allocated in `new` with this layout.
-            unsafe { std::alloc::dealloc(self.staging.as_ptr(), layout) };
+            unsafe { std::alloc::dealloc(self.ptr.as_ptr(), self.layout) };
         }
     }
 }
@@ -177,11 +193,7 @@ fn lane_layout(field: &FieldColumn) -> Layout {
         .expect("a field's layout is valid")
 }
 
-/// Two values, or `None` when they take no room.
-fn staging_layout(value: Layout) -> Option<Layout> {
-    (value.size() != 0).then(|| Layout::from_size_align(value.size() * 2, value.align()).expect("two values fit"))
-}
-
-fn dangling(layout: Layout) -> NonNull<u8> {
+/// A non-null pointer aligned for `layout`, for empty arrays and zero-sized rooms.
+pub(super) fn dangling(layout: Layout) -> NonNull<u8> {
     NonNull::new(core::ptr::without_provenance_mut::<u8>(layout.align())).expect("alignment is non-zero")
 }

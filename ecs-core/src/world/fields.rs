@@ -2,21 +2,10 @@
 //! through its views, and reading any `Clone` component out whole.
 
 use super::{EntityRef, EntityWorldMut, World};
-use crate::component::{Component, MutableComponent, PerField, is_sparse, known_component_id};
+use crate::component::{Component, MutableComponent, PerField, known_component_id};
 use crate::entity::Entity;
-use crate::storage::{Column, stamp_summary};
-
-/// The lanes of `T`'s column.
-///
-/// # Safety
-/// `column` is `T`'s column.
-#[inline]
-unsafe fn lanes<T: PerField>(column: &Column) -> T::Lanes {
-    let bases = column.lane_bases().expect("the column of a per-field component is split");
-    // SAFETY: `T`'s column (caller) was made from `T`'s field layout
-    // (`PerField`'s contract), one lane per field, in order.
-    unsafe { T::lanes(bases) }
-}
+use crate::query::fetch::stamp_rows;
+use crate::query::fields::{lanes_of, refuse_tag};
 
 impl World {
     /// The entity's per-field component as its read view (`TRef`: one reference
@@ -36,14 +25,14 @@ impl World {
     /// ```
     #[inline]
     pub fn fields<T: PerField>(&self, entity: Entity) -> Option<T::Ref<'_>> {
-        const { assert!(!is_sparse::<T>(), "a per-field component must have data: this one is a zero-sized tag") };
+        refuse_tag::<T>();
         let location = self.entities.get(entity)?;
         let column = self.archetypes.get(location.archetype)?.column(known_component_id::<T>()?)?;
         // SAFETY: `T`'s column; a live entity's row is below every column's
         // length, and holds a value: `T` is a table component (`PerField`'s
         // contract; a tag is refused above), which every row of the archetype
         // has; `&self` keeps the world unwritten while the view lives.
-        unsafe { Some(T::row(lanes::<T>(column), location.row.index())) }
+        unsafe { Some(T::row(lanes_of::<T>(column), location.row.index())) }
     }
 
     /// The entity's per-field component as its write view (`TMut`: one `&mut`
@@ -65,20 +54,19 @@ impl World {
     /// ```
     #[inline]
     pub fn fields_mut<T: PerField + MutableComponent>(&mut self, entity: Entity) -> Option<T::Mut<'_>> {
-        const { assert!(!is_sparse::<T>(), "a per-field component must have data: this one is a zero-sized tag") };
+        refuse_tag::<T>();
         let id = known_component_id::<T>()?;
         let location = self.entities.get(entity)?;
         let now = self.change_tick();
         let column = self.archetypes.get_mut(location.archetype).column_mut(id)?;
         let row = location.row.index();
         if column.keeps_ticks() {
-            // SAFETY: `row` is below the length (a live entity's row), so its
-            // tick slot is written; `&mut self` makes the access unique.
-            unsafe { (*column.ticks_ptr().add(row).as_ptr()).changed = now };
-            stamp_summary(column.last_change_cell(), now);
+            // SAFETY: the column keeps ticks (checked); `row` is below the length
+            // (a live entity's row); `&mut self` makes the access unique.
+            unsafe { stamp_rows(column, row..row + 1, now) };
         }
         // SAFETY: as in `fields`; `&mut self` makes the view the only access.
-        unsafe { Some(T::row_mut(lanes::<T>(column), row)) }
+        unsafe { Some(T::row_mut(lanes_of::<T>(column), row)) }
     }
 
     /// A clone of the entity's `T`, or `None` when the entity is not alive or
