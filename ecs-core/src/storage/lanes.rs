@@ -63,7 +63,7 @@ impl Lanes {
     #[inline]
     pub(crate) fn staging(&self, slot: usize) -> NonNull<u8> {
         debug_assert!(slot < 2);
-        // SAFETY: the staging room holds two values (`staging_layout`), or is a
+        // SAFETY: the staging room holds two values (made in `new`), or is a
         // dangling aligned pointer for zero-sized ones, where the offset is 0.
         unsafe { self.staging.ptr.add(slot * self.value.size()) }
     }
