@@ -567,3 +567,85 @@ fn a_hand_written_parameter_with_deferred_work_is_applied_beside_params_without(
 
 #[derive(Event)]
 struct Ping;
+
+/// A system's `Query::get` takes a faster path from its second run on (the
+/// only matched archetype's fetches made up front): every run must answer as
+/// the first did, for matches, mismatches, dead entities and per-row filters,
+/// and `get_mut` must still mark what it hands out as changed.
+#[test]
+fn query_get_answers_the_same_on_every_run() {
+    #[derive(Default)]
+    struct Asked(Vec<Entity>);
+    #[derive(Default)]
+    struct Answers(Vec<Vec<String>>);
+    fn answer<T: std::fmt::Debug>(result: Result<T, EcsError>) -> String {
+        match result {
+            Ok(value) => format!("{value:?}"),
+            Err(EcsError::NoSuchEntity(_)) => "dead".into(),
+            Err(EcsError::QueryMismatch { .. }) => "mismatch".into(),
+            Err(other) => format!("{other}"),
+        }
+    }
+    fn ask(
+        plain: Query<&Health, Without<Position>>,
+        changed: Query<&Health, (Without<Position>, Changed<Health>)>,
+        asked: Res<Asked>,
+        mut answers: ResMut<Answers>,
+    ) {
+        let mut run = Vec::new();
+        for &e in &asked.0 {
+            run.push(format!("{}/{}", answer(plain.get(e)), answer(changed.get(e))));
+        }
+        answers.0.push(run);
+    }
+    // Heals the first asked entity through `get_mut`: `changed` sees it next run.
+    fn heal(mut writes: Query<&mut Health, Without<Position>>, asked: Res<Asked>) {
+        // `both` and `other` lack a match, `dead` is gone (a hand-out would stamp).
+        for &e in &asked.0[2..] {
+            assert!(writes.get_mut(e).is_err());
+        }
+        if let Ok(health) = writes.get_mut(asked.0[0]) {
+            health.0 += 1;
+        }
+    }
+
+    let mut world = World::new();
+    let a = world.spawn(Health(1));
+    let b = world.spawn(Health(2));
+    let both = world.spawn((Health(3), Position(0.0)));
+    let other = world.spawn(Position(0.0));
+    let dead = world.spawn(Health(4));
+    world.despawn(dead).unwrap();
+    world.insert_resource(Asked(vec![a, b, both, other, dead]));
+    world.init_resource::<Answers>();
+    let (mut asking, mut healing) = (Schedule::new(), Schedule::new());
+    asking.add_system(ask);
+    healing.add_system(heal);
+    let mut run = |world: &mut World| {
+        asking.run(world);
+        healing.run(world);
+    };
+    for _ in 0..3 {
+        run(&mut world);
+    }
+    // A new matching archetype: the query no longer has a single one.
+    world.insert(b, Velocity(1.0)).unwrap();
+    run(&mut world);
+    world.despawn(a).unwrap();
+    run(&mut world);
+
+    let answers = &world.resource::<Answers>().0;
+    let expected: [&[&str]; 5] = [
+        // First run: everything is new to `changed`.
+        &["Health(1)/Health(1)", "Health(2)/Health(2)", "mismatch/mismatch", "mismatch/mismatch", "dead/dead"],
+        // `a` was healed by the previous run; `b` was not touched.
+        &["Health(2)/Health(2)", "Health(2)/mismatch", "mismatch/mismatch", "mismatch/mismatch", "dead/dead"],
+        &["Health(3)/Health(3)", "Health(2)/mismatch", "mismatch/mismatch", "mismatch/mismatch", "dead/dead"],
+        &["Health(4)/Health(4)", "Health(2)/mismatch", "mismatch/mismatch", "mismatch/mismatch", "dead/dead"],
+        &["dead/dead", "Health(2)/mismatch", "mismatch/mismatch", "mismatch/mismatch", "dead/dead"],
+    ];
+    for (run, (got, want)) in answers.iter().zip(expected).enumerate() {
+        assert_eq!(got, want, "run {run}");
+    }
+    assert_eq!(answers.len(), 5);
+}

@@ -20,7 +20,7 @@
 //! table of columns itself may move then: see `Archetypes::column_generation`).
 
 use super::{ArchetypeId, Edges};
-use crate::component::{Component, ComponentId, Components, is_sparse, known_component_id};
+use crate::component::{Component, ComponentId, Components, is_sparse};
 use crate::entity::Entity;
 use crate::storage::{Column, Tick};
 
@@ -167,27 +167,6 @@ impl Archetype {
         }
     }
 
-    /// The `T` of the entity in `row`, if it has one: `T`'s column at a typed
-    /// offset (no run-time item size), the presence check only for a sparse `T`.
-    /// The shared path of `World::get` and `EntityRef::get`.
-    ///
-    /// # Safety
-    /// `row` is the row of a live entity of this archetype (below its length).
-    #[inline]
-    pub(crate) unsafe fn get_typed<T: Component + crate::component::WholeComponent>(&self, row: usize) -> Option<&T> {
-        let column = self.column(known_component_id::<T>()?)?;
-        // SAFETY: `row` is in bounds of every column (caller); a table column's
-        // rows all hold values, a sparse one's where `is_present` says (checked
-        // first); the column of `T`'s id stores `T`s (ids and types correspond one
-        // to one: `ComponentIdCell<T>`), so a typed offset reaches the row's value.
-        unsafe {
-            if is_sparse::<T>() && !column.is_present(row) {
-                return None;
-            }
-            Some(column.data_ptr().cast::<T>().add(row).as_ref())
-        }
-    }
-
     /// This archetype's id.
     #[inline]
     pub fn id(&self) -> ArchetypeId {
@@ -256,6 +235,19 @@ impl Archetype {
     pub(crate) fn column_ptr(&self, index: usize) -> *const Column {
         assert!(index < self.columns.len(), "column {index} of {} columns", self.columns.len());
         self.columns.as_ptr().wrapping_add(index)
+    }
+
+    /// [`column_ptr`](Self::column_ptr), for writing: from the vector's own
+    /// mutable buffer pointer, so that writes through it are allowed while no
+    /// reference to the columns is live. Valid until the archetype gains a
+    /// column.
+    ///
+    /// # Panics
+    /// When there is no column `index`.
+    pub(crate) fn column_ptr_mut(&mut self, index: usize) -> core::ptr::NonNull<Column> {
+        assert!(index < self.columns.len(), "column {index} of {} columns", self.columns.len());
+        // SAFETY: in bounds (asserted) of a vector's buffer, which is never null.
+        unsafe { core::ptr::NonNull::new_unchecked(self.columns.as_mut_ptr().add(index)) }
     }
 
     /// The column of a component, mutably.
@@ -514,5 +506,29 @@ impl Archetype {
             return Err(format!("archetype {:?}: lookup maps {mapped} components", self.id));
         }
         Ok(())
+    }
+}
+
+/// The `T` in row `row` of `T`'s column, if it holds one: a typed offset (no
+/// run-time item size), the presence check only for a sparse `T`. The shared
+/// path of `World::get` and `EntityRef::get`.
+///
+/// # Safety
+/// `column` is `T`'s column in some archetype and `row` the row of a live
+/// entity of that archetype (below its length).
+#[inline]
+pub(crate) unsafe fn value_in<T: Component + crate::component::WholeComponent>(
+    column: &Column,
+    row: usize,
+) -> Option<&T> {
+    // SAFETY: `row` is in bounds (caller); a table column's rows all hold values,
+    // a sparse one's where `is_present` says (checked first); `T`'s column stores
+    // whole `T`s (`WholeComponent`: not per-field), so a typed offset reaches the
+    // row's value.
+    unsafe {
+        if is_sparse::<T>() && !column.is_present(row) {
+            return None;
+        }
+        Some(column.data_ptr().cast::<T>().add(row).as_ref())
     }
 }

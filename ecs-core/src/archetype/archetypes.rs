@@ -1,10 +1,12 @@
 //! [`Archetypes`]: every archetype of a world, the archetype index and the component index.
 
 use std::collections::HashMap;
+use std::ptr::NonNull;
 use std::sync::Mutex;
 
 use super::{Archetype, ArchetypeId};
 use crate::component::{ComponentId, ComponentInfo, Components};
+use crate::storage::Column;
 
 /// An entry of the component index: an archetype holding the component, and the
 /// component's column in it.
@@ -27,6 +29,11 @@ pub struct Archetypes {
     by_components: HashMap<Box<[ComponentId]>, ArchetypeId>,
     /// The component index, indexed by `ComponentId`.
     by_component: Vec<Vec<ArchetypeColumn>>,
+    /// The column of each component in each archetype, indexed by `ComponentId`
+    /// then `ArchetypeId`: `world.get` goes from the entity's location straight
+    /// to the column, where the archetype's own map would add two dependent
+    /// loads (the archetype, then its map) to every random access.
+    column_tables: Vec<ColumnTable>,
     /// Components some `Changed` query watches; columns made later start tracking.
     tracked: Mutex<Vec<ComponentId>>,
     /// How many columns were added to existing archetypes: each may have moved
@@ -42,6 +49,7 @@ impl Archetypes {
             archetypes: vec![Archetype::new(ArchetypeId::EMPTY, Box::default(), &Components::default())],
             by_components: HashMap::new(),
             by_component: Vec::new(),
+            column_tables: Vec::new(),
             tracked: Mutex::new(Vec::new()),
             column_generation: 0,
         }
@@ -160,7 +168,44 @@ impl Archetypes {
             self.by_component.resize_with(component.index() + 1, Vec::new);
         }
         self.by_component[component.index()].push(ArchetypeColumn { archetype: id, column });
+        // The push may have moved every column of the archetype.
+        self.index_columns(id);
         column
+    }
+
+    /// Points the column tables at each column of archetype `id`: after it is
+    /// made, and after its table of columns may have moved.
+    fn index_columns(&mut self, id: ArchetypeId) {
+        let archetype = &mut self.archetypes[id.index()];
+        for index in 0..archetype.components.len() {
+            let component = archetype.components[index];
+            if self.column_tables.len() <= component.index() {
+                self.column_tables.resize_with(component.index() + 1, ColumnTable::default);
+            }
+            let column = archetype.column_ptr_mut(index);
+            self.column_tables[component.index()].set(id, column);
+        }
+    }
+
+    /// The column of `component` in archetype `archetype`, if it has one; a
+    /// miss for any archetype id beyond the last (a dead entity's location).
+    #[inline]
+    pub(crate) fn column_at(&self, component: ComponentId, archetype: ArchetypeId) -> Option<&Column> {
+        let column = self.column_tables.get(component.index())?.get(archetype)?;
+        // SAFETY: the table's pointers are current (`index_columns` runs whenever
+        // an archetype is made or its columns move, and archetypes are never
+        // removed) and the column is borrowed for as long as `self` is.
+        Some(unsafe { column.as_ref() })
+    }
+
+    /// The column of `component` in archetype `archetype`, mutably.
+    #[inline]
+    pub(crate) fn column_at_mut(&mut self, component: ComponentId, archetype: ArchetypeId) -> Option<&mut Column> {
+        let mut column = self.column_tables.get(component.index())?.get(archetype)?;
+        // SAFETY: current, as in `column_at`; the pointer came from the columns'
+        // own buffer (`column_ptr_mut`), and `&mut self` makes this the only
+        // borrow of any column.
+        Some(unsafe { column.as_mut() })
     }
 
     /// Gives `target` a column for every sparse column of `source`, so that a row
@@ -211,6 +256,7 @@ impl Archetypes {
         }
         self.by_components.insert(components.into(), id);
         self.archetypes.push(archetype);
+        self.index_columns(id);
         id
     }
 
@@ -247,6 +293,14 @@ impl Archetypes {
                 }
             }
         }
+        for archetype in &self.archetypes {
+            for &component in archetype.components() {
+                let expected = archetype.column(component).map(|c| c as *const Column);
+                if self.column_at(component, archetype.id()).map(|c| c as *const Column) != expected {
+                    return Err(format!("column table of {component:?} is stale for {:?}", archetype.id()));
+                }
+            }
+        }
         let indexed: usize = self.by_component.iter().map(Vec::len).sum();
         let held: usize = self.archetypes.iter().map(|a| a.components().len()).sum();
         if indexed != held {
@@ -255,3 +309,48 @@ impl Archetypes {
         Ok(())
     }
 }
+
+/// One component's columns, by archetype id, from the first archetype that has
+/// it (components made late do not pay for the archetypes before them).
+#[derive(Debug, Default)]
+struct ColumnTable {
+    first: usize,
+    columns: Vec<Option<ColumnPtr>>,
+}
+
+impl ColumnTable {
+    #[inline]
+    fn get(&self, archetype: ArchetypeId) -> Option<NonNull<Column>> {
+        // Ids below `first` wrap to huge offsets: a miss, like ids past the end.
+        self.columns.get(archetype.index().wrapping_sub(self.first)).copied().flatten().map(|c| c.0)
+    }
+
+    fn set(&mut self, archetype: ArchetypeId, column: NonNull<Column>) {
+        let id = archetype.index();
+        if self.columns.is_empty() {
+            self.first = id;
+        } else if id < self.first {
+            let before = self.first - id;
+            self.columns.splice(0..0, core::iter::repeat_n(None, before));
+            self.first = id;
+        }
+        let offset = id - self.first;
+        if self.columns.len() <= offset {
+            self.columns.resize(offset + 1, None);
+        }
+        self.columns[offset] = Some(ColumnPtr(column));
+    }
+}
+
+/// A pointer to a column of one of the archetypes that own the table.
+#[derive(Clone, Copy, Debug)]
+struct ColumnPtr(NonNull<Column>);
+
+// SAFETY: the pointer is into columns the same `Archetypes` owns, and is only
+// dereferenced through `column_at` (`&self`, a shared borrow, as for the
+// archetypes themselves) or `column_at_mut` (`&mut self`); it moves between
+// threads with its owner and follows its borrows, like a `&Column`/`&mut Column`
+// would (`Column` is `Send + Sync`).
+unsafe impl Send for ColumnPtr {}
+// SAFETY: as for `Send`.
+unsafe impl Sync for ColumnPtr {}

@@ -13,6 +13,7 @@ mod archetypes;
 mod edges;
 
 pub use archetype::Archetype;
+pub(crate) use archetype::value_in;
 pub use archetypes::{ArchetypeColumn, Archetypes};
 pub(crate) use edges::{BundleWrite, Edges, InsertEdge, RemoveEdge};
 

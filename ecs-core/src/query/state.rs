@@ -71,6 +71,11 @@ pub struct QueryState<Q: QueryData, F: QueryFilter = ()> {
     last_run: Tick,
     /// Whether `par_for_each` runs inline or in parallel, as measured.
     parallel: Adaptive,
+    /// Set by a system's `Query::get` that went through the tables: from then
+    /// on the system's queries come with their only archetype's fetches ready
+    /// (see [`single_fetches`](Self::single_fetches)), which a system that never
+    /// calls `get` does not pay for.
+    gets: core::sync::atomic::AtomicBool,
     marker: PhantomData<fn() -> (Q, F)>,
 }
 
@@ -99,6 +104,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             position: Vec::new(),
             last_run: Tick::new(0),
             parallel: Adaptive::new(),
+            gets: core::sync::atomic::AtomicBool::new(false),
             marker: PhantomData,
         };
         state.selective = state.most_selective(world.archetypes());
@@ -561,6 +567,37 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         }
     }
 
+    /// Notes that a system's `Query::get` went through the tables (see
+    /// [`single_fetches`](Self::single_fetches)).
+    #[inline]
+    pub(crate) fn note_get(&self) {
+        self.gets.store(true, core::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The fetches of the only matched archetype, when exactly one matched and
+    /// [`note_get`](Self::note_get) was called: a system's `Query` makes them
+    /// once per run so that its `get` goes from the entity's location straight
+    /// to the data (as [`QueryBorrow`](super::QueryBorrow) does), without the
+    /// state's tables in between. Made up front, not on first use: a lazy cell's
+    /// check and call inside the caller's loop cost more than the tables save.
+    ///
+    /// # Safety
+    /// As for [`fetch_of`](Self::fetch_of); the fetches are used only while the
+    /// world's archetypes cannot change (`'w`).
+    pub(crate) unsafe fn single_fetches<'w>(
+        &self,
+        world: &'w World,
+        ctx: FetchContext,
+    ) -> Option<SingleFetches<'w, Q, F>> {
+        if !self.gets.load(core::sync::atomic::Ordering::Relaxed) {
+            return None;
+        }
+        let [only] = self.matched.as_slice() else { return None };
+        // SAFETY: forwarded.
+        let (fetch, filter) = unsafe { self.fetches_of(world, 0, ctx) };
+        Some(SingleFetches { archetype: *only, fetch, filter })
+    }
+
     /// Calls `then` with the fetch of the archetype and the row of an entity the
     /// query yields. A continuation rather than a returned `(fetch, row)`: the
     /// fetch then stays in registers instead of passing through a `Result`.
@@ -935,5 +972,47 @@ impl<Q: QueryData, F: QueryFilter> core::fmt::Debug for QueryState<Q, F> {
             .field("filter", &core::any::type_name::<F>())
             .field("matched_archetypes", &self.matched.len())
             .finish_non_exhaustive()
+    }
+}
+
+/// The fetches of a query's only matched archetype (see
+/// [`QueryState::single_fetches`]).
+pub(crate) struct SingleFetches<'w, Q: QueryData, F: QueryFilter> {
+    archetype: ArchetypeId,
+    fetch: Q::Fetch<'w>,
+    filter: F::Fetch<'w>,
+}
+
+impl<'w, Q: QueryData, F: QueryFilter> SingleFetches<'w, Q, F> {
+    /// The item of `entity`, stamped as written where the query writes.
+    ///
+    /// # Errors
+    /// [`EcsError::NoSuchEntity`] or [`EcsError::QueryMismatch`].
+    ///
+    /// # Safety
+    /// The fetches came from `world` in this `'w`; the caller has the query's
+    /// access for `'w` and no other live item of this query refers to the row.
+    #[inline]
+    pub(crate) unsafe fn get(&self, world: &'w World, entity: Entity) -> Result<Q::Item<'w>, EcsError> {
+        let mismatch = || match world.location(entity) {
+            Some(_) => EcsError::QueryMismatch { entity, query: crate::names::query_name::<Q, F>() },
+            None => EcsError::NoSuchEntity(entity),
+        };
+        let location = world.entities().get_maybe_dead(entity).ok_or(EcsError::NoSuchEntity(entity))?;
+        // A dead or reserved slot names no archetype: not this one either.
+        if location.archetype != self.archetype {
+            return Err(mismatch());
+        }
+        let row = location.row.index();
+        // SAFETY: the slot names the matched archetype, so it holds a live entity
+        // of it (see `get_maybe_dead`) and `row` is below its length; the fetches
+        // are that archetype's (caller); the access and uniqueness are the caller's.
+        unsafe {
+            if !(Q::filter_row(&self.fetch, row) && F::filter(&self.filter, row)) {
+                return Err(mismatch());
+            }
+            Q::mark_written(&self.fetch, row..row + 1);
+            Ok(Q::fetch(&self.fetch, row))
+        }
     }
 }

@@ -9,7 +9,7 @@ use crate::command::{CommandQueue, Commands};
 use crate::entity::Entity;
 use crate::error::EcsError;
 use crate::query::{
-    FetchContext, QueryCombinationIter, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData,
+    FetchContext, QueryCombinationIter, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData, SingleFetches,
 };
 use crate::storage::{ComponentTicks, Tick, run_in_order};
 use crate::world::World;
@@ -107,6 +107,10 @@ pub struct Query<'w, Q: QueryData, F: QueryFilter = ()> {
     world: &'w World,
     state: &'w QueryState<Q, F>,
     ctx: FetchContext,
+    /// The only matched archetype's fetches, when exactly one archetype matched
+    /// and an earlier run called `get`: [`get`](Self::get) then skips the
+    /// state's tables (see [`QueryState::single_fetches`]).
+    single: Option<SingleFetches<'w, Q, F>>,
 }
 
 /// `for item in &query`: [`Query::iter`], for read-only queries.
@@ -222,21 +226,42 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
     ///
     /// # Errors
     /// [`EcsError::NoSuchEntity`] or [`EcsError::QueryMismatch`].
+    #[inline]
     pub fn get(&self, entity: Entity) -> Result<Q::Item<'_>, EcsError>
     where
         Q: ReadOnlyQueryData,
     {
         // SAFETY: as in `iter`.
-        unsafe { self.state.get_unchecked_with(self.world, entity, self.ctx) }
+        unsafe { self.get_unchecked(entity).map(Q::shrink) }
+    }
+
+    /// `get` and `get_mut`.
+    ///
+    /// # Safety
+    /// The caller has the access `get` (shared) or `get_mut` (`&mut self`) has.
+    #[inline]
+    unsafe fn get_unchecked(&self, entity: Entity) -> Result<Q::Item<'w>, EcsError> {
+        // SAFETY: the access is the caller's; the single fetches were made from
+        // this world for `'w` (`get_param`).
+        unsafe {
+            match &self.single {
+                Some(single) => single.get(self.world, entity),
+                None => {
+                    self.state.note_get();
+                    self.state.get_unchecked_with(self.world, entity, self.ctx)
+                }
+            }
+        }
     }
 
     /// The item of one entity, with the query's mutable access.
     ///
     /// # Errors
     /// [`EcsError::NoSuchEntity`] or [`EcsError::QueryMismatch`].
+    #[inline]
     pub fn get_mut(&mut self, entity: Entity) -> Result<Q::Item<'_>, EcsError> {
         // SAFETY: as in `iter_mut`.
-        unsafe { self.state.get_unchecked_with(self.world, entity, self.ctx) }
+        unsafe { self.get_unchecked(entity).map(Q::shrink) }
     }
 
     /// The item of the only matching entity (read-only queries): the player, the
@@ -357,7 +382,11 @@ unsafe impl<Q: QueryData + 'static, F: QueryFilter + 'static> SystemParam for Qu
     unsafe fn get_param<'w>(state: &'w mut QueryState<Q, F>, meta: &SystemMeta, world: &'w World) -> Query<'w, Q, F> {
         state.update_archetypes(world);
         state.set_last_run(meta.this_run);
-        Query { world, state, ctx: FetchContext::new(meta.last_run, meta.this_run) }
+        let ctx = FetchContext::new(meta.last_run, meta.this_run);
+        // SAFETY: the system holds the query's access for `'w` (the caller's
+        // contract), during which no archetype can change.
+        let single = unsafe { state.single_fetches(world, ctx) };
+        Query { world, state, ctx, single }
     }
 }
 

@@ -39,9 +39,12 @@ impl<'w> EntityRef<'w> {
     /// The entity's `T`, if it has one.
     #[inline]
     pub fn get<T: Component + crate::component::WholeComponent>(&self) -> Option<&'w T> {
+        let id = crate::component::known_component_id::<T>()?;
+        let column = self.world.archetypes().column_at(id, self.location.archetype)?;
         // SAFETY: an `EntityRef` holds a live entity's location (the world is
-        // borrowed shared for `'w`, so it stays current): its row is in bounds.
-        unsafe { self.archetype().get_typed(self.location.row.index()) }
+        // borrowed shared for `'w`, so it stays current): its row is in bounds
+        // of `T`'s column there.
+        unsafe { crate::archetype::value_in(column, self.location.row.index()) }
     }
 
     /// `true` when the entity has a `T`.

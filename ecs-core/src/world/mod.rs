@@ -261,10 +261,13 @@ impl World {
     /// O(1) and hash-free: entity index -> archetype -> column by component id -> row.
     #[inline]
     pub fn get<T: Component + WholeComponent>(&self, entity: Entity) -> Option<&T> {
-        let location = self.entities.get(entity)?;
-        // SAFETY: a live entity's location names an existing archetype, and its
-        // row is below that archetype's length.
-        unsafe { self.archetypes.get_unchecked(location.archetype).get_typed(location.row.index()) }
+        let id = known_component_id::<T>()?;
+        // A dead slot's location names no archetype: the column lookup misses.
+        let location = self.entities.get_maybe_dead(entity)?;
+        let column = self.archetypes.column_at(id, location.archetype)?;
+        // SAFETY: `T`'s column exists in the location's archetype, so the location
+        // is a live entity's (see `get_maybe_dead`) and its row is in bounds.
+        unsafe { crate::archetype::value_in(column, location.row.index()) }
     }
 
     /// The entity's `T`, mutably, or `None` when the entity is not alive or has no
@@ -295,9 +298,10 @@ impl World {
     #[inline]
     pub(crate) fn get_mut_internal<T: Component + WholeComponent>(&mut self, entity: Entity) -> Option<Mut<'_, T>> {
         let id = known_component_id::<T>()?;
-        let location = self.entities.get(entity)?;
+        let location = self.entities.get_maybe_dead(entity)?;
         let this_run = self.change_tick();
-        let column = self.archetypes.get_mut(location.archetype).column_mut(id)?;
+        // As in `get`: a dead slot's location misses.
+        let column = self.archetypes.column_at_mut(id, location.archetype)?;
         let row = location.row.index();
         // SAFETY: as in `get` (in bounds, the value present, a `T`); `&mut self`
         // makes the borrow unique.
