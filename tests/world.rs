@@ -394,3 +394,44 @@ fn spawn_batch_does_not_trust_a_huge_size_hint() {
     assert_eq!(world.len(), 5);
     world.check_invariants().unwrap();
 }
+
+/// A new world allocates nothing, not even its empty archetype: everything a
+/// world can do must still work from that state, whichever comes first.
+#[test]
+fn a_new_world_works_whichever_operation_comes_first() {
+    // An entity without components first: the empty archetype is made for it.
+    let mut world = World::new();
+    assert_eq!(world.query::<Entity>().count(), 0);
+    let bare = world.spawn_empty().id();
+    assert_eq!(world.query::<Entity>().collect::<Vec<_>>(), [bare]);
+    let e = world.spawn(Position(1.0, 0.0));
+    world.remove::<Position>(e).unwrap();
+    assert_eq!(world.query::<Entity>().count(), 2);
+    world.check_invariants().unwrap();
+
+    // A component first: the empty archetype is made before it, with id 0.
+    let mut world = World::new();
+    let e = world.spawn(Position(1.0, 0.0));
+    world.remove::<Position>(e).unwrap();
+    assert!(world.entity(e).unwrap().archetype().components().is_empty());
+    assert_eq!(world.entity(e).unwrap().archetype().id(), world.archetypes().iter().next().unwrap().id());
+    world.check_invariants().unwrap();
+
+    // A snapshot of a new world restores over a busy one.
+    let mut world = World::new();
+    let empty = world.snapshot().unwrap();
+    world.spawn((Position(1.0, 0.0), Velocity(2.0, 0.0)));
+    world.spawn_empty();
+    world.restore(&empty).unwrap();
+    assert_eq!(world.len(), 0);
+    assert_eq!(world.query::<Entity>().count(), 0);
+    world.check_invariants().unwrap();
+
+    // Commands on a new world.
+    let mut world = World::new();
+    let mut queue = ecs_core::command::CommandQueue::default();
+    let reserved = ecs_core::command::Commands::new(&mut queue, &world).spawn(Frozen).id();
+    queue.apply(&mut world);
+    assert!(world.has::<Frozen>(reserved));
+    world.check_invariants().unwrap();
+}

@@ -120,6 +120,7 @@ pub mod entity;
 mod error;
 pub mod event;
 pub mod guide;
+mod hashers;
 mod names;
 pub mod observer;
 pub mod panics;

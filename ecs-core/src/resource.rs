@@ -7,11 +7,8 @@
 
 use core::any::{Any, TypeId};
 use core::cell::UnsafeCell;
-use core::hash::BuildHasherDefault;
-use std::collections::HashMap;
 use std::collections::hash_map::Entry::{Occupied, Vacant};
 
-use crate::bundle::TypeIdHasher;
 use crate::storage::{ComponentTicks, Tick};
 
 struct Entry {
@@ -25,7 +22,7 @@ struct Entry {
 /// The resources of one world.
 #[derive(Default)]
 pub(crate) struct Resources {
-    entries: HashMap<TypeId, Entry, BuildHasherDefault<TypeIdHasher>>,
+    entries: crate::hashers::TypeIdMap<Entry>,
 }
 
 // SAFETY: every value is `Send + Sync`, and ticks are plain data. Shared access

@@ -1,6 +1,5 @@
 //! [`Archetypes`]: every archetype of a world, the archetype index and the component index.
 
-use std::collections::HashMap;
 use std::ptr::NonNull;
 use std::sync::Mutex;
 
@@ -26,7 +25,7 @@ pub struct Archetypes {
     /// The archetype index: used only when an edge is still empty. The empty
     /// archetype is not in it (`find` answers it directly), so that a new world
     /// allocates no table and hashes nothing.
-    by_components: HashMap<Box<[ComponentId]>, ArchetypeId>,
+    by_components: crate::hashers::IdMap<Box<[ComponentId]>, ArchetypeId>,
     /// The component index, indexed by `ComponentId`.
     by_component: Vec<Vec<ArchetypeColumn>>,
     /// The column of each component in each archetype, indexed by `ComponentId`
@@ -42,12 +41,14 @@ pub struct Archetypes {
 }
 
 impl Archetypes {
+    #[inline]
     pub(crate) fn new() -> Self {
-        // Room for the empty archetype only: a world that never spawns (tools,
-        // tests) pays one small allocation, and the first spawn grows it anyway.
+        // Nothing allocated: the empty archetype is made by the first
+        // `get_or_create`, so a world that never spawns (tools, tests) costs
+        // no allocation.
         Self {
-            archetypes: vec![Archetype::new(ArchetypeId::EMPTY, Box::default(), &Components::default())],
-            by_components: HashMap::new(),
+            archetypes: Vec::new(),
+            by_components: crate::hashers::IdMap::default(),
             by_component: Vec::new(),
             column_tables: Vec::new(),
             tracked: Mutex::new(Vec::new()),
@@ -55,13 +56,14 @@ impl Archetypes {
         }
     }
 
-    /// The number of archetypes, the empty one included.
+    /// The number of archetypes, the empty one included once it exists (it is
+    /// made with the first archetype, or when an entity first needs it).
     #[inline]
     pub fn len(&self) -> usize {
         self.archetypes.len()
     }
 
-    /// Always `false`: the empty archetype exists from the start.
+    /// `true` until the world's first archetype is made.
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.archetypes.is_empty()
@@ -140,7 +142,7 @@ impl Archetypes {
     /// The archetype with exactly these data components (sorted, unique), if it exists.
     pub fn find(&self, components: &[ComponentId]) -> Option<ArchetypeId> {
         if components.is_empty() {
-            return Some(ArchetypeId::EMPTY);
+            return (!self.archetypes.is_empty()).then_some(ArchetypeId::EMPTY);
         }
         self.by_components.get(components).copied()
     }
@@ -241,6 +243,13 @@ impl Archetypes {
         if let Some(id) = self.find(components) {
             return id;
         }
+        if self.archetypes.is_empty() {
+            // The empty archetype comes first, whichever is asked for: its id is 0.
+            self.archetypes.push(Archetype::new(ArchetypeId::EMPTY, Box::default(), registry));
+            if components.is_empty() {
+                return ArchetypeId::EMPTY;
+            }
+        }
         let id = ArchetypeId::new(self.archetypes.len());
         let archetype = Archetype::new(id, components.into(), registry);
         for component in self.tracked.get_mut().unwrap_or_else(|e| e.into_inner()).iter() {
@@ -275,7 +284,7 @@ impl Archetypes {
 
     /// Checks each archetype, the archetype index and the component index.
     pub(crate) fn check_invariants(&self) -> Result<(), String> {
-        if self.by_components.len() + 1 != self.archetypes.len() {
+        if self.by_components.len() + usize::from(!self.archetypes.is_empty()) != self.archetypes.len() {
             return Err("archetype index and archetype list differ in size".into());
         }
         for (index, archetype) in self.archetypes.iter().enumerate() {

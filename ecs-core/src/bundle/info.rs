@@ -1,9 +1,5 @@
 //! Per-world bundle ids and what a world caches about each bundle type.
 
-use core::any::TypeId;
-use core::hash::{BuildHasherDefault, Hasher};
-use std::collections::HashMap;
-
 use super::BundleKey;
 use crate::archetype::ArchetypeId;
 use crate::component::ComponentId;
@@ -52,35 +48,11 @@ impl BundleInfo {
     }
 }
 
-/// `TypeId` already is a hash; re-hashing it would only cost time.
-#[derive(Default)]
-pub(crate) struct TypeIdHasher(u64);
-
-impl Hasher for TypeIdHasher {
-    #[inline]
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        // Not used by `TypeId` today; fold the bytes so any future representation
-        // still hashes correctly.
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
-        }
-    }
-
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
 /// Every bundle type a world has met.
 #[derive(Debug, Default)]
 pub(crate) struct Bundles {
     infos: Vec<BundleInfo>,
-    by_type: HashMap<TypeId, BundleId, BuildHasherDefault<TypeIdHasher>>,
+    by_type: crate::hashers::TypeIdMap<BundleId>,
     /// Single-component bundles, indexed by `ComponentId`: found without hashing.
     by_component: Vec<Option<BundleId>>,
 }

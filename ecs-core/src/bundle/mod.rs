@@ -8,7 +8,7 @@
 mod info;
 
 pub use info::{BundleId, BundleInfo};
-pub(crate) use info::{Bundles, SpawnTarget, TypeIdHasher};
+pub(crate) use info::{Bundles, SpawnTarget};
 
 use core::any::TypeId;
 use core::ptr::NonNull;

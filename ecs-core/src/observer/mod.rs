@@ -65,7 +65,7 @@ pub use trigger::{Trigger, TriggerTargets};
 use core::any::TypeId;
 use std::collections::HashMap;
 
-use crate::bundle::{Bundle, TypeIdHasher};
+use crate::bundle::Bundle;
 use crate::component::{ComponentId, HookContext, Lifecycle};
 use crate::entity::Entity;
 use crate::event::{Event, OnAdd, OnDespawn, OnInsert, OnRemove, OnReplace};
@@ -178,29 +178,7 @@ struct EventObservers {
     /// Observers of a lifecycle event for given components, by component index.
     by_component: Vec<Vec<u32>>,
     /// Entity observers, by target.
-    by_target: HashMap<Entity, Vec<u32>, core::hash::BuildHasherDefault<EntityHasher>>,
-}
-
-/// A hasher for `Entity` keys (two `u32`s): one multiply each, as FxHash does.
-/// Entity ids are not chosen by an adversary, so no protection from flooding
-/// is needed, and a trigger pays one hash instead of a SipHash round.
-#[derive(Default)]
-struct EntityHasher(u64);
-
-impl core::hash::Hasher for EntityHasher {
-    #[inline]
-    fn write_u32(&mut self, n: u32) {
-        self.0 = (self.0.rotate_left(5) ^ u64::from(n)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u32(u32::from(b));
-        }
-    }
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0
-    }
+    by_target: crate::hashers::IdMap<Entity, Vec<u32>>,
 }
 
 /// Which list of an [`EventObservers`] to walk.
@@ -217,7 +195,7 @@ pub(crate) struct Observers {
     slots: Vec<Option<Slot>>,
     free: Vec<u32>,
     /// The index in `lists` of each observed event type.
-    events: HashMap<TypeId, usize, core::hash::BuildHasherDefault<TypeIdHasher>>,
+    events: crate::hashers::TypeIdMap<usize>,
     lists: Vec<EventObservers>,
     /// The index in `lists` of the event looked up last: a game triggers the
     /// same event many times in a row, and comparing one `TypeId` is cheaper

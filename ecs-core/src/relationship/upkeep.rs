@@ -1,8 +1,6 @@
 //! The hooks that keep a relationship and its target in step, and the check
 //! that refuses a bad link before anything changes.
 
-use std::collections::HashMap;
-
 use super::{Relationship, RelationshipSources, RelationshipTarget};
 use crate::component::{ComponentId, HookContext, component_id};
 use crate::entity::Entity;
@@ -16,7 +14,7 @@ use crate::world::{DeferredWorld, World};
 /// command finds exactly the live links.
 #[derive(Default)]
 pub(crate) struct PendingLinks {
-    by_target: HashMap<(ComponentId, Entity), Vec<Entity>>,
+    by_target: crate::hashers::IdMap<(ComponentId, Entity), Vec<Entity>>,
 }
 
 /// Refuses a link from `entity` (`None`: being spawned) to `target` through `R`
