@@ -258,7 +258,10 @@ impl World {
     /// A shared reference to the entity's `T`, or `None` when the entity is not alive
     /// or has no `T`.
     ///
-    /// O(1) and hash-free: entity index -> archetype -> column by component id -> row.
+    /// O(1) and hash-free: entity index -> `T`'s column in the entity's archetype
+    /// (a table per component, by archetype) -> row. In a loop over many entities,
+    /// a query borrow ([`query`](Self::query), then `get`) is faster: it prepares
+    /// the column once.
     #[inline]
     pub fn get<T: Component + WholeComponent>(&self, entity: Entity) -> Option<&T> {
         let id = known_component_id::<T>()?;
