@@ -41,4 +41,4 @@ pub use filter::{Added, Changed, Or, QueryFilter, TickFetch, With, Without};
 pub use has::{Has, HasFetch, HasSlice};
 pub use iter::QueryIter;
 pub use state::QueryState;
-pub(crate) use state::SingleFetches;
+pub(crate) use state::{Miss, SingleFetches};

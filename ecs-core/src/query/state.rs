@@ -183,19 +183,20 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         unsafe { QueryIter::new(world.archetypes(), self.into(), ctx) }
     }
 
-    /// [`get_mut`](Self::get_mut) through a shared world with a given tick window.
+    /// [`get_mut`](Self::get_mut) through a shared world with a given tick
+    /// window, with the reason for a miss (see [`Miss`]).
     ///
     /// # Safety
     /// As for [`iter_unchecked`](Self::iter_unchecked).
-    pub(crate) unsafe fn get_unchecked_with<'w>(
+    pub(crate) unsafe fn find_with<'w>(
         &self,
         world: &'w World,
         entity: Entity,
         ctx: FetchContext,
-    ) -> Result<Q::Item<'w>, EcsError> {
+    ) -> Result<Q::Item<'w>, Miss> {
         self.validate_world(world);
         // SAFETY: forwarded.
-        unsafe { self.get_at(world, entity, ctx) }
+        unsafe { self.find_at(world, entity, ctx) }
     }
 
     /// [`iter_combinations_mut`](Self::iter_combinations_mut) through a shared
@@ -558,6 +559,21 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// As for `get_unchecked`.
     #[inline]
     unsafe fn get_at<'w>(&self, world: &'w World, entity: Entity, ctx: FetchContext) -> Result<Q::Item<'w>, EcsError> {
+        // SAFETY: forwarded.
+        unsafe { self.find_at(world, entity, ctx) }.map_err(|miss| miss.error::<Q, F>(entity))
+    }
+
+    /// [`get_at`](Self::get_at) with the reason for a miss, not yet an error.
+    ///
+    /// # Safety
+    /// As for `get_unchecked`.
+    #[inline]
+    pub(crate) unsafe fn find_at<'w>(
+        &self,
+        world: &'w World,
+        entity: Entity,
+        ctx: FetchContext,
+    ) -> Result<Q::Item<'w>, Miss> {
         // SAFETY: forwarded; the fetch is made once, checked, then fetched from.
         unsafe {
             self.locate(world, entity, ctx, |fetch, row| {
@@ -613,11 +629,9 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         entity: Entity,
         ctx: FetchContext,
         then: impl FnOnce(&Q::Fetch<'w>, usize) -> R,
-    ) -> Result<R, EcsError> {
-        let location = world.location(entity).ok_or(EcsError::NoSuchEntity(entity))?;
-        // Made only on the error path: naming the query interns a string.
-        let mismatch = || EcsError::QueryMismatch { entity, query: crate::names::query_name::<Q, F>() };
-        let Some(index) = self.matched_index(location.archetype) else { return Err(mismatch()) };
+    ) -> Result<R, Miss> {
+        let location = world.location(entity).ok_or(Miss::Dead)?;
+        let Some(index) = self.matched_index(location.archetype) else { return Err(Miss::Mismatch) };
         let archetype = world.archetypes().get(location.archetype).expect("live entity's archetype exists");
         let row = location.row.index();
         let mut columns = self.columns_of(index);
@@ -628,7 +642,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             let fetch = Q::fetch_archetype(archetype, &mut columns, ctx);
             let filter = F::fetch_archetype(archetype, &mut columns, ctx);
             if !(Q::filter_row(&fetch, row) && F::filter(&filter, row)) {
-                return Err(mismatch());
+                return Err(Miss::Mismatch);
             }
             Ok(then(&fetch, row))
         }
@@ -816,7 +830,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         // Every entity is checked before any item is made (and stamped as written).
         for &entity in &entities {
             // SAFETY: forwarded.
-            unsafe { self.locate(world, entity, ctx, |_, _| ())? };
+            unsafe { self.locate(world, entity, ctx, |_, _| ()) }.map_err(|miss| miss.error::<Q, F>(entity))?;
         }
         // SAFETY: each entity was located above, so it yields a row; the rows are
         // distinct (checked above) unless the query only reads (caller), so no two
@@ -984,21 +998,19 @@ pub(crate) struct SingleFetches<'w, Q: QueryData, F: QueryFilter> {
 }
 
 impl<'w, Q: QueryData, F: QueryFilter> SingleFetches<'w, Q, F> {
-    /// The item of `entity`, stamped as written where the query writes.
-    ///
-    /// # Errors
-    /// [`EcsError::NoSuchEntity`] or [`EcsError::QueryMismatch`].
+    /// The item of `entity`, stamped as written where the query writes; a miss
+    /// says why there is none.
     ///
     /// # Safety
     /// The fetches came from `world` in this `'w`; the caller has the query's
     /// access for `'w` and no other live item of this query refers to the row.
     #[inline]
-    pub(crate) unsafe fn get(&self, world: &'w World, entity: Entity) -> Result<Q::Item<'w>, EcsError> {
+    pub(crate) unsafe fn find(&self, world: &'w World, entity: Entity) -> Result<Q::Item<'w>, Miss> {
         let mismatch = || match world.location(entity) {
-            Some(_) => EcsError::QueryMismatch { entity, query: crate::names::query_name::<Q, F>() },
-            None => EcsError::NoSuchEntity(entity),
+            Some(_) => Miss::Mismatch,
+            None => Miss::Dead,
         };
-        let location = world.entities().get_maybe_dead(entity).ok_or(EcsError::NoSuchEntity(entity))?;
+        let location = world.entities().get_maybe_dead(entity).ok_or(Miss::Dead)?;
         // A dead or reserved slot names no archetype: not this one either.
         if location.archetype != self.archetype {
             return Err(mismatch());
@@ -1013,6 +1025,28 @@ impl<'w, Q: QueryData, F: QueryFilter> SingleFetches<'w, Q, F> {
             }
             Q::mark_written(&self.fetch, row..row + 1);
             Ok(Q::fetch(&self.fetch, row))
+        }
+    }
+}
+
+/// Why a query has no item for an entity, before it becomes an [`EcsError`]:
+/// naming the query for the error interns a string, which costs more than the
+/// lookup, and walks such as `iter_ancestors` end on a miss every time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Miss {
+    /// The entity is not alive.
+    Dead,
+    /// The entity is alive but does not match.
+    Mismatch,
+}
+
+impl Miss {
+    /// The error a public `get` returns for this miss.
+    #[cold]
+    pub(crate) fn error<Q: QueryData, F: QueryFilter>(self, entity: Entity) -> EcsError {
+        match self {
+            Miss::Dead => EcsError::NoSuchEntity(entity),
+            Miss::Mismatch => EcsError::QueryMismatch { entity, query: crate::names::query_name::<Q, F>() },
         }
     }
 }

@@ -194,7 +194,7 @@ impl<'w, 'a, T: RelationshipTarget, F: QueryFilter> Query<'w, &'a T, F> {
 impl<'w, 'a, R: Relationship, F: QueryFilter> Query<'w, &'a R, F> {
     /// The target of `entity` (its parent, for `Query<&ChildOf>`).
     pub fn target(&self, entity: Entity) -> Option<Entity> {
-        self.get(entity).ok().map(R::get)
+        self.get_or_none(entity).map(R::get)
     }
 
     /// The ancestors of `entity`, nearest first.

@@ -9,7 +9,8 @@ use crate::command::{CommandQueue, Commands};
 use crate::entity::Entity;
 use crate::error::EcsError;
 use crate::query::{
-    FetchContext, QueryCombinationIter, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData, SingleFetches,
+    FetchContext, Miss, QueryCombinationIter, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData,
+    SingleFetches,
 };
 use crate::storage::{ComponentTicks, Tick, run_in_order};
 use crate::world::World;
@@ -232,26 +233,38 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
         Q: ReadOnlyQueryData,
     {
         // SAFETY: as in `iter`.
-        unsafe { self.get_unchecked(entity).map(Q::shrink) }
+        unsafe { self.find(entity) }.map(Q::shrink).map_err(|miss| miss.error::<Q, F>(entity))
     }
 
-    /// `get` and `get_mut`.
+    /// `get` and `get_mut`, with the reason for a miss not yet an error.
     ///
     /// # Safety
     /// The caller has the access `get` (shared) or `get_mut` (`&mut self`) has.
     #[inline]
-    unsafe fn get_unchecked(&self, entity: Entity) -> Result<Q::Item<'w>, EcsError> {
+    unsafe fn find(&self, entity: Entity) -> Result<Q::Item<'w>, Miss> {
         // SAFETY: the access is the caller's; the single fetches were made from
         // this world for `'w` (`get_param`).
         unsafe {
             match &self.single {
-                Some(single) => single.get(self.world, entity),
+                Some(single) => single.find(self.world, entity),
                 None => {
                     self.state.note_get();
-                    self.state.get_unchecked_with(self.world, entity, self.ctx)
+                    self.state.find_with(self.world, entity, self.ctx)
                 }
             }
         }
+    }
+
+    /// [`get`](Self::get) without an error for a miss: for walks that end on
+    /// one every time (a root's parent), where naming the query would cost more
+    /// than the lookup.
+    #[inline]
+    pub(crate) fn get_or_none(&self, entity: Entity) -> Option<Q::Item<'_>>
+    where
+        Q: ReadOnlyQueryData,
+    {
+        // SAFETY: as in `iter`.
+        unsafe { self.find(entity) }.ok().map(Q::shrink)
     }
 
     /// The item of one entity, with the query's mutable access.
@@ -261,7 +274,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
     #[inline]
     pub fn get_mut(&mut self, entity: Entity) -> Result<Q::Item<'_>, EcsError> {
         // SAFETY: as in `iter_mut`.
-        unsafe { self.get_unchecked(entity).map(Q::shrink) }
+        unsafe { self.find(entity) }.map(Q::shrink).map_err(|miss| miss.error::<Q, F>(entity))
     }
 
     /// The item of the only matching entity (read-only queries): the player, the
