@@ -55,31 +55,43 @@ fn path_len(s: &str) -> usize {
     }
 }
 
-/// [`short_name`] of `full`, made once and kept.
-pub(crate) fn interned(full: &'static str, make: impl FnOnce() -> String) -> &'static str {
+/// `make(key)`, made once per `key` and kept. Not generic, and its callers
+/// pass plain strings: it is compiled once, not per named type (every
+/// component and query names itself).
+fn interned(key: &'static str, make: &dyn Fn() -> String) -> &'static str {
     static NAMES: OnceLock<Mutex<HashMap<&'static str, &'static str>>> = OnceLock::new();
     let names = NAMES.get_or_init(Default::default);
     // A poisoned lock only means another thread panicked while inserting; the map
     // is still a valid cache.
     let mut names = names.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    names.entry(full).or_insert_with(|| Box::leak(make().into_boxed_str()))
+    names.entry(key).or_insert_with(|| Box::leak(make().into_boxed_str()))
 }
 
 /// `T`'s name as a user writes it.
+#[inline]
 pub(crate) fn type_name<T: ?Sized>() -> &'static str {
-    let full = core::any::type_name::<T>();
+    short_type_name(core::any::type_name::<T>())
+}
+
+/// [`short_name`] of a full type name, interned.
+fn short_type_name(full: &'static str) -> &'static str {
     if !full.contains("::") {
         return full;
     }
-    interned(full, || short_name(full))
+    interned(full, &|| short_name(full))
 }
 
 /// A query's name as a user writes it: `Query<(Entity, &Position), With<Player>>`,
 /// or `Query<&Position>` without a filter.
+#[inline]
 pub(crate) fn query_name<Q: ?Sized, F: ?Sized>() -> &'static str {
-    let full = core::any::type_name::<(fn(&Q), fn(&F))>();
-    interned(full, || {
-        let (q, f) = (short_name(core::any::type_name::<Q>()), short_name(core::any::type_name::<F>()));
+    query_name_of(core::any::type_name::<(fn(&Q), fn(&F))>(), core::any::type_name::<Q>(), core::any::type_name::<F>())
+}
+
+/// [`query_name`] from the full names: the key, the data and the filter.
+fn query_name_of(key: &'static str, data: &'static str, filter: &'static str) -> &'static str {
+    interned(key, &|| {
+        let (q, f) = (short_name(data), short_name(filter));
         if f == "()" { format!("Query<{q}>") } else { format!("Query<{q}, {f}>") }
     })
 }

@@ -191,6 +191,10 @@ macro_rules! __component_bundle_items {
             <Self as $crate::Component>::__check_links(self, world, entity)
         }
 
+        // `#[inline]` so that it is compiled where a bundle is removed, not in
+        // every crate that derives a component: the body instantiates the
+        // whole `World::remove` path for `Self`.
+        #[inline]
         fn __remove_present(world: &mut $crate::World, entity: $crate::Entity) {
             // Missing (or a dead entity): nothing to remove.
             let _ = world.remove::<Self>(entity);

@@ -260,18 +260,18 @@ pub struct FieldsMut<T>(PhantomData<fn() -> T>);
 
 /// Checks a per-field layout against the type's size: every field in bounds,
 /// no two overlapping.
+/// Generic only in this shim: the checks are compiled once, not per component.
+#[inline]
 pub(crate) fn check_fields<T: 'static>(layout: &FieldLayout) {
-    assert_eq!(
-        layout.type_id(),
-        TypeId::of::<T>(),
-        "`{}` claims another type's field layout",
-        core::any::type_name::<T>()
-    );
-    let size = size_of::<T>();
+    check_field_spans(layout, TypeId::of::<T>(), size_of::<T>(), core::any::type_name::<T>());
+}
+
+fn check_field_spans(layout: &FieldLayout, type_id: TypeId, size: usize, name: &str) {
+    assert_eq!(layout.type_id(), type_id, "`{name}` claims another type's field layout");
     let mut spans: Vec<(usize, usize)> = layout.fields.iter().map(|f| (f.offset, f.offset + f.layout.size())).collect();
     spans.sort_unstable();
     for (i, &(start, end)) in spans.iter().enumerate() {
-        assert!(end <= size, "a field of `{}` ends past the value", core::any::type_name::<T>());
-        assert!(i == 0 || spans[i - 1].1 <= start, "two fields of `{}` overlap", core::any::type_name::<T>());
+        assert!(end <= size, "a field of `{name}` ends past the value");
+        assert!(i == 0 || spans[i - 1].1 <= start, "two fields of `{name}` overlap");
     }
 }

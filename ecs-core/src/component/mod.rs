@@ -377,12 +377,7 @@ impl Components {
     pub fn register<T: Component>(&mut self) -> ComponentId {
         let id = component_id::<T>();
         if self.get(id).is_none() {
-            if self.infos.len() <= id.index() {
-                self.infos.resize(id.index() + 1, None);
-            }
-            let info = ComponentInfo::of::<T>();
-            self.add_lifecycle(id, info.hooks.flags());
-            self.infos[id.index()] = Some(info);
+            self.register_info(&ComponentInfo::of::<T>());
         }
         id
     }

@@ -44,7 +44,7 @@ fn registry() -> &'static RwLock<Registry> {
 pub fn component_id<T: Component>() -> ComponentId {
     match T::__id_cell() {
         Some(cell) => match cell.0.load(Ordering::Relaxed) {
-            0 => cache(cell, lookup(TypeId::of::<T>())),
+            0 => cache(&cell.0, TypeId::of::<T>()),
             // A `ComponentIdCell<T>` only ever holds `T`'s id: it is written
             // below, by this function for this `T`, and nowhere else.
             cached => ComponentId::new(cached - 1),
@@ -76,12 +76,15 @@ fn known(type_id: TypeId) -> Option<ComponentId> {
     registry().read().unwrap_or_else(|e| e.into_inner()).by_type.get(&type_id).copied()
 }
 
+/// Looks `type_id` up (assigning an id) and caches it in its type's cell. Not
+/// generic: compiled once, not per component.
 #[cold]
-fn cache<T: ?Sized>(cell: &ComponentIdCell<T>, id: ComponentId) -> ComponentId {
+fn cache(cell: &AtomicU32, type_id: TypeId) -> ComponentId {
+    let id = lookup(type_id);
     // Every thread computes the same id for the type (the registry assigns it once),
     // so racing stores store the same value; `Relaxed` is enough for a lone integer.
     let raw = u32::try_from(id.index() + 1).expect("component id fits in u32");
-    cell.0.store(raw, Ordering::Relaxed);
+    cell.store(raw, Ordering::Relaxed);
     id
 }
 

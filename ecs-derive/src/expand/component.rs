@@ -200,7 +200,10 @@ fn snapshot_strategy(
             (&&&#krate::__private::Probe::<Self>::NEW).__snapshot_strategy()
         },
     };
+    // `#[inline]`: compiled where the component is registered, not eagerly
+    // in every crate that derives one.
     quote! {
+        #[inline]
         fn snapshot_strategy() -> #s<Self> {
             #body
         }
