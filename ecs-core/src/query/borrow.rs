@@ -3,6 +3,7 @@
 
 use super::fetch::{FetchContext, QueryData, ReadOnlyQueryData};
 use super::filter::QueryFilter;
+use super::state::{Miss, item_at};
 use super::{QueryCombinationIter, QueryIter, QueryState};
 use crate::entity::Entity;
 use crate::error::EcsError;
@@ -105,31 +106,21 @@ impl<'w, Q: ReadOnlyQueryData, F: QueryFilter> QueryBorrow<'w, Q, F> {
     /// [`EcsError::NoSuchEntity`] or [`EcsError::QueryMismatch`].
     #[inline]
     pub fn get(&self, entity: Entity) -> Result<Q::Item<'w>, EcsError> {
-        let mismatch = || match self.world.location(entity) {
-            Some(_) => EcsError::QueryMismatch { entity, query: crate::names::query_name::<Q, F>() },
-            None => EcsError::NoSuchEntity(entity),
-        };
+        let miss = || Miss::of(self.world, entity).error::<Q, F>(entity);
         let location = self.world.entities().get_maybe_dead(entity).ok_or(EcsError::NoSuchEntity(entity))?;
         let (fetch, filter) = match &self.single {
             Some((only, fetches)) if *only == location.archetype.index() => fetches,
-            Some(_) => return Err(mismatch()),
+            Some(_) => return Err(miss()),
             // A free or reserved slot's archetype id is beyond the table: a miss.
             None => match self.fetches.get(location.archetype.index()) {
                 Some(Some(fetches)) => fetches,
-                _ => return Err(mismatch()),
+                _ => return Err(miss()),
             },
         };
-        let row = location.row.index();
         // SAFETY: the slot names a real archetype, so it holds a live entity (see
-        // `get_maybe_dead`); the fetches are of that archetype and `row` is the
-        // entity's row, below its length; the query only reads, and the world is
-        // borrowed shared for `'w`.
-        unsafe {
-            if !(Q::filter_row(fetch, row) && F::filter(filter, row)) {
-                return Err(mismatch());
-            }
-            Ok(Q::fetch(fetch, row))
-        }
+        // `get_maybe_dead`); the fetches are of that archetype and the row is the
+        // entity's; the query only reads, and the world is borrowed shared for `'w`.
+        unsafe { item_at::<Q, F>(fetch, filter, location.row.index()) }.map_err(|m| m.error::<Q, F>(entity))
     }
 
     fn fetches(world: &'w World, state: &QueryState<Q, F>) -> FetchTable<'w, Q, F> {

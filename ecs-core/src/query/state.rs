@@ -1006,26 +1006,39 @@ impl<'w, Q: QueryData, F: QueryFilter> SingleFetches<'w, Q, F> {
     /// access for `'w` and no other live item of this query refers to the row.
     #[inline]
     pub(crate) unsafe fn find(&self, world: &'w World, entity: Entity) -> Result<Q::Item<'w>, Miss> {
-        let mismatch = || match world.location(entity) {
-            Some(_) => Miss::Mismatch,
-            None => Miss::Dead,
-        };
         let location = world.entities().get_maybe_dead(entity).ok_or(Miss::Dead)?;
         // A dead or reserved slot names no archetype: not this one either.
         if location.archetype != self.archetype {
-            return Err(mismatch());
+            return Err(Miss::of(world, entity));
         }
-        let row = location.row.index();
         // SAFETY: the slot names the matched archetype, so it holds a live entity
-        // of it (see `get_maybe_dead`) and `row` is below its length; the fetches
-        // are that archetype's (caller); the access and uniqueness are the caller's.
-        unsafe {
-            if !(Q::filter_row(&self.fetch, row) && F::filter(&self.filter, row)) {
-                return Err(mismatch());
-            }
-            Q::mark_written(&self.fetch, row..row + 1);
-            Ok(Q::fetch(&self.fetch, row))
+        // of it (see `get_maybe_dead`) and its row is below the length; the
+        // fetches are that archetype's (caller); the access is the caller's.
+        unsafe { item_at::<Q, F>(&self.fetch, &self.filter, location.row.index()) }
+    }
+}
+
+/// The last step of a `get` that found the fetches of the entity's archetype:
+/// the item of `row` if the row filters pass, stamped as written where the
+/// query writes.
+///
+/// # Safety
+/// The fetches are of the archetype holding a live entity in `row`; the caller
+/// has the query's access for `'w`, and no other live item refers to the row.
+#[inline(always)]
+pub(crate) unsafe fn item_at<'w, Q: QueryData, F: QueryFilter>(
+    fetch: &Q::Fetch<'w>,
+    filter: &F::Fetch<'w>,
+    row: usize,
+) -> Result<Q::Item<'w>, Miss> {
+    // SAFETY: forwarded; the row is checked against the filters before it is
+    // fetched.
+    unsafe {
+        if !(Q::filter_row(fetch, row) && F::filter(filter, row)) {
+            return Err(Miss::Mismatch);
         }
+        Q::mark_written(fetch, row..row + 1);
+        Ok(Q::fetch(fetch, row))
     }
 }
 
@@ -1041,6 +1054,13 @@ pub(crate) enum Miss {
 }
 
 impl Miss {
+    /// The miss of an entity whose slot named none of a query's archetypes:
+    /// dead, or alive elsewhere.
+    #[cold]
+    pub(crate) fn of(world: &World, entity: Entity) -> Miss {
+        if world.contains(entity) { Miss::Mismatch } else { Miss::Dead }
+    }
+
     /// The error a public `get` returns for this miss.
     #[cold]
     pub(crate) fn error<Q: QueryData, F: QueryFilter>(self, entity: Entity) -> EcsError {

@@ -40,11 +40,9 @@ impl<'w> EntityRef<'w> {
     #[inline]
     pub fn get<T: Component + crate::component::WholeComponent>(&self) -> Option<&'w T> {
         let id = crate::component::known_component_id::<T>()?;
-        let column = self.world.archetypes().column_at(id, self.location.archetype)?;
-        // SAFETY: an `EntityRef` holds a live entity's location (the world is
-        // borrowed shared for `'w`, so it stays current): its row is in bounds
-        // of `T`'s column there.
-        unsafe { crate::archetype::value_in(column, self.location.row.index()) }
+        // SAFETY: `T`'s id; an `EntityRef` holds a live entity's location,
+        // current while the world is borrowed shared for `'w`.
+        unsafe { self.world.get_at(id, self.location) }
     }
 
     /// `true` when the entity has a `T`.

@@ -264,12 +264,31 @@ impl World {
     /// the column once.
     #[inline]
     pub fn get<T: Component + WholeComponent>(&self, entity: Entity) -> Option<&T> {
+        // The id first: a type never stored answers `None` before any lookup.
         let id = known_component_id::<T>()?;
-        // A dead slot's location names no archetype: the column lookup misses.
         let location = self.entities.get_maybe_dead(entity)?;
+        // SAFETY: `T`'s id; the slot's current location (a dead slot's names no
+        // archetype).
+        unsafe { self.get_at(id, location) }
+    }
+
+    /// The `T` of the entity at `location`: `T`'s column there, then the row.
+    /// The shared path of `get` and `EntityRef::get`.
+    ///
+    /// # Safety
+    /// `id` is `T`'s id, and `location` is a live entity's current location or
+    /// names no archetype (a free or reserved slot's: the column lookup then
+    /// misses).
+    #[inline(always)]
+    pub(crate) unsafe fn get_at<T: Component + WholeComponent>(
+        &self,
+        id: crate::component::ComponentId,
+        location: EntityLocation,
+    ) -> Option<&T> {
         let column = self.archetypes.column_at(id, location.archetype)?;
-        // SAFETY: `T`'s column exists in the location's archetype, so the location
-        // is a live entity's (see `get_maybe_dead`) and its row is in bounds.
+        // SAFETY: the column of `T`'s id (caller) stores `T`s; it exists in the
+        // location's archetype, so the location is a live entity's (caller) and
+        // its row is below the column's length.
         unsafe { crate::archetype::value_in(column, location.row.index()) }
     }
 
