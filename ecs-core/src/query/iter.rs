@@ -124,15 +124,17 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
         loop {
             if self.row < self.len {
                 let row = self.row;
-                self.row += 1;
                 // SAFETY: `fetch` is set whenever `row < len`.
                 let (fetch, filter) = unsafe { self.fetch.as_ref().unwrap_unchecked() };
                 // SAFETY: `row < len`; each row is handed out once.
                 unsafe {
                     if Self::DENSE || (Q::filter_row(fetch, row) && F::filter(filter, row)) {
+                        self.row = row + 1;
                         Q::mark_written(fetch, row..row + 1);
                         return Some(Q::fetch(fetch, row));
                     }
+                    // A row failed: where the next may pass (`max`: never back).
+                    self.row = F::skip(filter, row + 1, self.len).max(row + 1);
                 }
                 continue;
             }
@@ -151,15 +153,9 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
         let mut acc = init;
         // The rest of the archetype `next` was in the middle of.
         if let Some((fetch, filter)) = &self.fetch {
-            for row in self.row..self.len {
-                // SAFETY: `row < len`; each row is handed out once.
-                unsafe {
-                    if Self::DENSE || (Q::filter_row(fetch, row) && F::filter(filter, row)) {
-                        Q::mark_written(fetch, row..row + 1);
-                        acc = g(acc, Q::fetch(fetch, row));
-                    }
-                }
-            }
+            // SAFETY: `row..len` are the archetype's rows not yet visited, each
+            // handed out once.
+            acc = unsafe { filtered_rows::<Q, F, B>(fetch, filter, self.row..self.len, acc, &mut g) };
         }
         self.fetch = None;
         // Every remaining archetype, each with one tight loop.
@@ -206,12 +202,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
                         }
                     }
                 } else {
-                    for row in 0..len {
-                        if Q::filter_row(&fetch, row) && F::filter(&filter, row) {
-                            Q::mark_written(&fetch, row..row + 1);
-                            acc = g(acc, Q::fetch(&fetch, row));
-                        }
-                    }
+                    acc = filtered_rows::<Q, F, B>(&fetch, &filter, 0..len, acc, &mut g);
                 }
             }
         }
@@ -303,6 +294,39 @@ fn fold_rows<B>(rows: core::ops::Range<usize>, mut acc: B, mut step: impl FnMut(
     while row < rows.end {
         acc = step(acc, row);
         row += 1;
+    }
+    acc
+}
+
+/// Folds the rows of `rows` that pass the query's row filters, stamping each
+/// as written where the query writes, skipping runs the filter rules out.
+///
+/// # Safety
+/// `rows` are rows of the archetype the fetches were made for, the caller has
+/// the query's access, and no row is handed out twice.
+#[inline(always)]
+pub(crate) unsafe fn filtered_rows<'w, Q: QueryData, F: QueryFilter, B>(
+    fetch: &Q::Fetch<'w>,
+    filter: &F::Fetch<'w>,
+    rows: core::ops::Range<usize>,
+    mut acc: B,
+    mut g: impl FnMut(B, Q::Item<'w>) -> B,
+) -> B {
+    let end = rows.end;
+    // SAFETY: every row asked for or fetched is in `rows` (caller).
+    unsafe {
+        let mut row = rows.start;
+        while row < end {
+            if Q::filter_row(fetch, row) && F::filter(filter, row) {
+                Q::mark_written(fetch, row..row + 1);
+                acc = g(acc, Q::fetch(fetch, row));
+                row += 1;
+            } else {
+                // Only after a row failed: where rows pass, the loop stays the
+                // plain one. `max`: never back to a row handed out.
+                row = F::skip(filter, row + 1, end).max(row + 1);
+            }
+        }
     }
     acc
 }

@@ -71,12 +71,7 @@ fn visit<'w, Q: QueryData, F: QueryFilter>(
                     f(Q::fetch(&fetch, row));
                 }
             } else {
-                for row in start..end {
-                    if Q::filter_row(&fetch, row) && F::filter(&filter, row) {
-                        Q::mark_written(&fetch, row..row + 1);
-                        f(Q::fetch(&fetch, row));
-                    }
-                }
+                super::iter::filtered_rows::<Q, F, ()>(&fetch, &filter, start..end, (), |(), item| f(item));
             }
         }
     };

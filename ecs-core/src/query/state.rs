@@ -484,7 +484,8 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
                 let mut row = 0;
                 while row < len {
                     if !(Q::filter_row(&fetch, row) && F::filter(&filter, row)) {
-                        row += 1;
+                        // Where the next row may pass (`max`: never back).
+                        row = F::skip(&filter, row + 1, len).max(row + 1);
                         continue;
                     }
                     // A run is as long as the query's rows agree in shape (`run_end`:
@@ -734,11 +735,19 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
                 if !F::ARCHETYPAL && !F::may_pass(&filter) {
                     continue;
                 }
-                for row in 0..archetype.len() {
+                let len = archetype.len();
+                let mut row = 0;
+                while row < len {
                     let yields = (Q::DENSE && F::ARCHETYPAL) || (Q::filter_row(&fetch, row) && F::filter(&filter, row));
-                    if yields && !f(index, row) {
+                    if !yields {
+                        // Where the next row may pass (`max`: never back).
+                        row = F::skip(&filter, row + 1, len).max(row + 1);
+                        continue;
+                    }
+                    if !f(index, row) {
                         return;
                     }
+                    row += 1;
                 }
             }
         }
