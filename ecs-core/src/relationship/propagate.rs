@@ -238,9 +238,11 @@ impl<'w, 's, R: Relationship, Q: QueryData, F: QueryFilter> Nodes<'w, 's, R, Q, 
             Q::mark_written(fetch, row..row + 1);
             Q::fetch(fetch, row)
         };
+        let next = f(parent.map(|(_, value)| value), item)?;
+        // Read after `f`: most visits of a partial propagation end at `f`, and
+        // the children are a load from another column.
         // SAFETY: as for `links`, for `R::Target` (immutable too).
         let children = unsafe { read::<R::Target>(lookup.sources, row) }.map_or(&[][..], |t| t.sources());
-        let next = f(parent.map(|(_, value)| value), item)?;
         Some((next, children))
     }
 }
