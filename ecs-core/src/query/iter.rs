@@ -155,7 +155,16 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
         if let Some((fetch, filter)) = &self.fetch {
             // SAFETY: `row..len` are the archetype's rows not yet visited, each
             // handed out once.
-            acc = unsafe { filtered_rows::<Q, F, B>(fetch, filter, self.row..self.len, acc, &mut g) };
+            unsafe {
+                if Self::DENSE {
+                    for row in self.row..self.len {
+                        Q::mark_written(fetch, row..row + 1);
+                        acc = g(acc, Q::fetch(fetch, row));
+                    }
+                } else {
+                    acc = filtered_rows::<Q, F, B>(fetch, filter, self.row..self.len, acc, &mut g);
+                }
+            }
         }
         self.fetch = None;
         // Every remaining archetype, each with one tight loop.
