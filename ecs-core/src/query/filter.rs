@@ -374,9 +374,10 @@ fn passes<T: Component>(ticks: &ComponentTicks, field: impl Fn(&ComponentTicks) 
 }
 
 /// The index of the first of `ticks` that passes, or `ticks.len()`. The row
-/// asked for is tried alone first (where most rows pass, that is the answer),
-/// then blocks of sixteen are tested without a branch per row (the compiler
-/// vectorizes the test), and only a block with a passing row is searched.
+/// asked for is tried alone first (where rows pass often, that is the answer),
+/// then blocks of sixteen are tested without a branch per row (on x86-64 the
+/// compiler does part of the test in vector steps), and only a block with a
+/// passing row is searched.
 #[inline(always)]
 fn first_passing<T: Component>(
     ticks: &[ComponentTicks],
