@@ -271,3 +271,36 @@ fn observers_keep_local_state_between_triggers() {
     }
     assert_eq!(take_log(&mut world), ["1", "2", "3"]);
 }
+
+/// Components with hooks (the hierarchy's) run their hooks whether or not any
+/// observer watches the event; an observer added after many such changes is
+/// still triggered, for exactly the changes made after it.
+#[test]
+fn observers_of_hooked_components_see_every_change_made_after_they_are_added() {
+    #[derive(Default)]
+    struct Seen(Vec<String>);
+    let mut world = World::new();
+    world.insert_resource(Seen::default());
+    // Hook-only changes first: nothing observes `ChildOf` or `Children` yet.
+    let old = world.spawn(());
+    let early = world.spawn(ChildOf(old));
+    world.despawn(old).unwrap();
+    assert!(!world.contains(early));
+
+    world.add_observer(|t: Trigger<OnAdd, ChildOf>, mut seen: ResMut<Seen>| seen.0.push(format!("add {}", t.target())));
+    world.add_observer(|t: Trigger<OnReplace, ChildOf>, mut seen: ResMut<Seen>| {
+        seen.0.push(format!("replace {}", t.target()))
+    });
+    world.add_observer(|t: Trigger<OnDespawn, Children>, mut seen: ResMut<Seen>| {
+        seen.0.push(format!("despawn parent {}", t.target()))
+    });
+    let (a, b) = (world.spawn(()), world.spawn(()));
+    let kid = world.spawn(ChildOf(a));
+    world.insert(kid, ChildOf(b)).unwrap();
+    world.despawn(b).unwrap();
+    assert!(!world.contains(kid), "linked despawn still runs");
+    assert_eq!(
+        world.resource::<Seen>().0,
+        [format!("add {kid}"), format!("replace {kid}"), format!("despawn parent {b}"), format!("replace {kid}"),]
+    );
+}

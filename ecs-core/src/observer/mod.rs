@@ -286,6 +286,12 @@ impl Observers {
         Some(index)
     }
 
+    /// `true` when some observer ever watched the event type.
+    #[inline]
+    pub(crate) fn watches(&mut self, event: TypeId) -> bool {
+        self.index_of(event).is_some()
+    }
+
     /// The `i`th observer of a list, if any.
     #[inline]
     fn nth(&self, event: usize, list: List, i: usize) -> Option<u32> {

@@ -165,6 +165,11 @@ impl World {
     }
 
     fn run_lifecycle_observers(&mut self, kind: Lifecycle, entity: Entity, components: &[ComponentId]) {
+        // The flags that brought us here may be hooks' alone (the hierarchy's):
+        // then no component needs its observer lists looked up.
+        if !self.observers.watches(crate::event::lifecycle_value(kind).0) {
+            return;
+        }
         for &component in components {
             let ctx = TriggerContext::lifecycle(kind, entity, component);
             self.run_observers(&ctx);
