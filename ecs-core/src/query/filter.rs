@@ -92,8 +92,11 @@ pub unsafe trait QueryFilter {
     /// visited twice).
     ///
     /// # Safety
-    /// `row..end` are rows of the archetype the fetch was made for (`end` at
-    /// most its length).
+    /// `row..end` are rows of the archetype the fetch was made for (`row` at
+    /// most `end`, `end` at most its length) that the query has not handed out
+    /// yet, and nothing writes their ticks during the call (the query's own
+    /// writes stamp rows already handed out, and a parallel run's other tasks
+    /// have their own ranges).
     #[inline(always)]
     unsafe fn skip(_fetch: &Self::Fetch<'_>, row: usize, _end: usize) -> usize {
         row
@@ -354,9 +357,10 @@ macro_rules! tick_filter {
             #[inline(always)]
             unsafe fn skip(fetch: &TickFetch<'_>, row: usize, end: usize) -> usize {
                 let Some(ticks) = fetch.ticks else { return end };
-                // SAFETY: `row..end` are rows of the fetch's archetype (caller), so
-                // their ticks are initialised, and nothing writes ticks while the
-                // query's read access is held (see `Send` above).
+                // SAFETY: `row..end` are rows of the fetch's archetype, `row <= end`,
+                // so their ticks are initialised; nothing writes them while the
+                // slice lives (both the caller's): the query's access keeps other
+                // writers out, and its own items only stamp rows handed out.
                 let ticks = unsafe { core::slice::from_raw_parts(ticks.as_ptr().add(row), end - row) };
                 row + first_passing::<T>(ticks, |t: &ComponentTicks| t.$field, fetch.ctx)
             }

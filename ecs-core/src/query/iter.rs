@@ -126,7 +126,8 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
                 let row = self.row;
                 // SAFETY: `fetch` is set whenever `row < len`.
                 let (fetch, filter) = unsafe { self.fetch.as_ref().unwrap_unchecked() };
-                // SAFETY: `row < len`; each row is handed out once.
+                // SAFETY: `row < len`; each row is handed out once, so the rows
+                // `skip` reads, after `row`, are not handed out yet.
                 unsafe {
                     if Self::DENSE || (Q::filter_row(fetch, row) && F::filter(filter, row)) {
                         self.row = row + 1;
@@ -322,7 +323,8 @@ pub(crate) unsafe fn filtered_rows<'w, Q: QueryData, F: QueryFilter, B>(
     mut g: impl FnMut(B, Q::Item<'w>) -> B,
 ) -> B {
     let end = rows.end;
-    // SAFETY: every row asked for or fetched is in `rows` (caller).
+    // SAFETY: every row asked for or fetched is in `rows` (caller); `skip` is
+    // asked only about rows after the last one handed out.
     unsafe {
         let mut row = rows.start;
         while row < end {
