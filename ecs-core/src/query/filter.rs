@@ -350,9 +350,12 @@ macro_rules! tick_filter {
             #[inline(always)]
             unsafe fn filter(fetch: &TickFetch<'_>, row: usize) -> bool {
                 let Some(ticks) = fetch.ticks else { return false };
+                // A copy, not a reference: `filter` is also asked about single rows
+                // (a `get`), whose earlier items may still be alive.
                 // SAFETY: `row` is below the archetype's length (caller), so its ticks
                 // are initialised.
-                passes::<T>(unsafe { &*ticks.add(row).as_ptr() }, |t: &ComponentTicks| t.$field, fetch.ctx)
+                let ticks = unsafe { ticks.add(row).read() };
+                passes::<T>(&ticks, |t: &ComponentTicks| t.$field, fetch.ctx)
             }
             #[inline(always)]
             unsafe fn skip(fetch: &TickFetch<'_>, row: usize, end: usize) -> usize {
