@@ -435,3 +435,28 @@ fn a_new_world_works_whichever_operation_comes_first() {
     assert!(world.has::<Frozen>(reserved));
     world.check_invariants().unwrap();
 }
+
+/// `get` reads a component type's id with a load the optimizer may hoist out of
+/// a loop: a loop whose body first stores the type must still find it on later
+/// rounds (the id is unknown, 0, on the first).
+#[test]
+fn a_loop_of_gets_finds_a_component_type_first_stored_inside_it() {
+    #[derive(Component, Clone, Copy, Debug, PartialEq)]
+    struct FirstStoredInLoop(u32);
+    let mut world = World::new();
+    let mut found = Vec::new();
+    let mut previous: Option<Entity> = None;
+    for round in 0..4 {
+        if let Some(e) = previous {
+            found.push(world.get::<FirstStoredInLoop>(e).copied());
+            found.push(world.get_mut::<FirstStoredInLoop>(e).map(|v| *v));
+            found.push(world.entity(e).unwrap().get::<FirstStoredInLoop>().copied());
+        } else {
+            let empty = world.spawn(());
+            found.push(world.get::<FirstStoredInLoop>(empty).copied());
+        }
+        previous = Some(world.spawn(FirstStoredInLoop(round)));
+    }
+    let expected = [None].into_iter().chain((0..3).flat_map(|r| [Some(FirstStoredInLoop(r)); 3])).collect::<Vec<_>>();
+    assert_eq!(found, expected);
+}

@@ -1,5 +1,6 @@
 //! [`Archetypes`]: every archetype of a world, the archetype index and the component index.
 
+use std::marker::PhantomData;
 use std::ptr::NonNull;
 use std::sync::Mutex;
 
@@ -193,21 +194,26 @@ impl Archetypes {
     /// miss for any archetype id beyond the last (a dead entity's location).
     #[inline]
     pub(crate) fn column_at(&self, component: ComponentId, archetype: ArchetypeId) -> Option<&Column> {
-        let column = self.column_tables.get(component.index())?.get(archetype)?;
-        // SAFETY: the table's pointers are current (`index_columns` runs whenever
-        // an archetype is made or its columns move, and archetypes are never
-        // removed) and the column is borrowed for as long as `self` is.
-        Some(unsafe { column.as_ref() })
+        self.columns_of(component)?.column(archetype)
     }
 
-    /// The column of `component` in archetype `archetype`, mutably.
-    #[inline]
-    pub(crate) fn column_at_mut(&mut self, component: ComponentId, archetype: ArchetypeId) -> Option<&mut Column> {
-        let mut column = self.column_tables.get(component.index())?.get(archetype)?;
-        // SAFETY: current, as in `column_at`; the pointer came from the columns'
-        // own buffer (`column_ptr_mut`), and `&mut self` makes this the only
-        // borrow of any column.
-        Some(unsafe { column.as_mut() })
+    /// `component`'s column table, copied out to be indexed later by archetype
+    /// (`None` when no archetype ever had the component).
+    ///
+    /// A lookup that reads the table before anything that can branch (the
+    /// entity's slot) lets the compiler keep the table in registers for a whole
+    /// loop of lookups: `World::get` does.
+    #[inline(always)]
+    pub(crate) fn columns_of(&self, component: ComponentId) -> Option<ColumnsOf<'_>> {
+        let table = self.column_tables.get(component.index())?;
+        Some(ColumnsOf { first: table.first, columns: &table.columns })
+    }
+
+    /// [`columns_of`](Self::columns_of) for one column to be borrowed mutably.
+    #[inline(always)]
+    pub(crate) fn columns_of_mut(&mut self, component: ComponentId) -> Option<ColumnsOfMut<'_>> {
+        let table = self.column_tables.get(component.index())?;
+        Some(ColumnsOfMut(ColumnsOf { first: table.first, columns: &table.columns }, PhantomData))
     }
 
     /// Gives `target` a column for every sparse column of `source`, so that a row
@@ -328,12 +334,6 @@ struct ColumnTable {
 }
 
 impl ColumnTable {
-    #[inline]
-    fn get(&self, archetype: ArchetypeId) -> Option<NonNull<Column>> {
-        // Ids below `first` wrap to huge offsets: a miss, like ids past the end.
-        self.columns.get(archetype.index().wrapping_sub(self.first)).copied().flatten().map(|c| c.0)
-    }
-
     fn set(&mut self, archetype: ArchetypeId, column: NonNull<Column>) {
         let id = archetype.index();
         if self.columns.is_empty() {
@@ -351,13 +351,53 @@ impl ColumnTable {
     }
 }
 
+/// One component's column table, borrowed from the [`Archetypes`]: see
+/// [`Archetypes::columns_of`].
+#[derive(Clone, Copy)]
+pub(crate) struct ColumnsOf<'a> {
+    first: usize,
+    columns: &'a [Option<ColumnPtr>],
+}
+
+impl<'a> ColumnsOf<'a> {
+    /// The component's column in archetype `archetype`, if it has one; a miss
+    /// for any archetype id beyond the last (a dead entity's location).
+    #[inline(always)]
+    pub(crate) fn column(self, archetype: ArchetypeId) -> Option<&'a Column> {
+        // Ids below `first` wrap to huge offsets: a miss, like ids past the end.
+        let column = self.columns.get(archetype.index().wrapping_sub(self.first)).copied().flatten()?;
+        // SAFETY: the table's pointers are current (`index_columns` runs whenever
+        // an archetype is made or its columns move, and archetypes are never
+        // removed), and the column is borrowed for `'a`, a shared borrow of the
+        // `Archetypes` that own it and the table.
+        Some(unsafe { column.0.as_ref() })
+    }
+}
+
+/// One component's column table, borrowed from the [`Archetypes`] mutably, to
+/// borrow one of its columns mutably: see [`Archetypes::columns_of_mut`].
+pub(crate) struct ColumnsOfMut<'a>(ColumnsOf<'a>, PhantomData<&'a mut Column>);
+
+impl<'a> ColumnsOfMut<'a> {
+    /// The component's column in archetype `archetype`, mutably.
+    #[inline(always)]
+    pub(crate) fn column(self, archetype: ArchetypeId) -> Option<&'a mut Column> {
+        let column = self.0.columns.get(archetype.index().wrapping_sub(self.0.first)).copied().flatten()?;
+        // SAFETY: current, as in `ColumnsOf::column`; the pointer came from the
+        // columns' own buffer (`column_ptr_mut`), and the view holds a unique
+        // borrow of the `Archetypes` for `'a` and is consumed here, so this is
+        // the only borrow of any column.
+        Some(unsafe { &mut *column.0.as_ptr() })
+    }
+}
+
 /// A pointer to a column of one of the archetypes that own the table.
 #[derive(Clone, Copy, Debug)]
 struct ColumnPtr(NonNull<Column>);
 
 // SAFETY: the pointer is into columns the same `Archetypes` owns, and is only
-// dereferenced through `column_at` (`&self`, a shared borrow, as for the
-// archetypes themselves) or `column_at_mut` (`&mut self`); it moves between
+// dereferenced through `ColumnsOf` (made from `&self`, a shared borrow, as for
+// the archetypes themselves) or `ColumnsOfMut` (from `&mut self`); it moves between
 // threads with its owner and follows its borrows, like a `&Column`/`&mut Column`
 // would (`Column` is `Send + Sync`).
 unsafe impl Send for ColumnPtr {}

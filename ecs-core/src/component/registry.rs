@@ -59,15 +59,70 @@ pub fn component_id<T: Component>() -> ComponentId {
 /// assigns its id through [`component_id`], which caches it before returning,
 /// and that store happens before anything that makes the stored component
 /// visible to another thread. So lookups (`World::get` and friends) can answer
-/// `None` without a call, and a loop of them keeps its loads hoisted.
+/// `None` without a call. The cell is read by [`read_hoistable`], so that a loop
+/// of lookups reads it, and the world's tables after it, once.
 #[inline]
 pub(crate) fn known_component_id<T: Component>() -> Option<ComponentId> {
     match T::__id_cell() {
-        Some(cell) => match cell.0.load(Ordering::Relaxed) {
+        Some(cell) => match read_hoistable(&cell.0) {
             0 => None,
             cached => Some(ComponentId::new(cached - 1)),
         },
         None => known(TypeId::of::<T>()),
+    }
+}
+
+/// A relaxed load of `cell` that the compiler may hoist out of a loop, as it
+/// would a plain read.
+///
+/// An atomic load (even `Relaxed`) is an ordered access to the optimizer: no
+/// load after it in a loop body is moved out of the loop, so a loop of
+/// `world.get(e)` would re-read the world's tables for every entity. Here the
+/// load is one instruction in an `asm!` block marked `pure` and `readonly`, which
+/// the optimizer may run once for the whole loop. That is sound for this cell:
+/// an aligned 32-bit load is single-copy atomic on these targets (the same
+/// access a `Relaxed` load compiles to), and reading it fewer times than written
+/// can only return a value it held: an id cell changes once, from 0 (unknown) to
+/// the id, and never again, and a lookup that could find a stored `T` is ordered
+/// after that store (see [`known_component_id`]).
+#[inline(always)]
+fn read_hoistable(cell: &AtomicU32) -> u32 {
+    #[cfg(any(target_arch = "x86_64", target_arch = "x86"))]
+    {
+        let value: u32;
+        // SAFETY: `cell.as_ptr()` is a valid, aligned `u32` for the borrow of
+        // `cell`; the block only reads it (`readonly`) with one aligned 32-bit
+        // `mov`, which x86 performs atomically, so it races with no store
+        // (stores to the cell are atomic too, in `cache`); `pure` holds as the
+        // result depends only on the memory read.
+        unsafe {
+            core::arch::asm!(
+                "mov {value:e}, dword ptr [{cell}]",
+                value = out(reg) value,
+                cell = in(reg) cell.as_ptr(),
+                options(pure, readonly, nostack, preserves_flags),
+            );
+        }
+        value
+    }
+    #[cfg(target_arch = "aarch64")]
+    {
+        let value: u32;
+        // SAFETY: as for x86: one aligned 32-bit `ldr`, single-copy atomic on
+        // AArch64, reading a valid, aligned `u32`.
+        unsafe {
+            core::arch::asm!(
+                "ldr {value:w}, [{cell}]",
+                value = out(reg) value,
+                cell = in(reg) cell.as_ptr(),
+                options(pure, readonly, nostack, preserves_flags),
+            );
+        }
+        value
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "x86", target_arch = "aarch64")))]
+    {
+        cell.load(Ordering::Relaxed)
     }
 }
 

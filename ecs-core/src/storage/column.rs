@@ -784,20 +784,27 @@ impl Column {
     /// A mutable pointer to a row's value, its ticks, and the column's "last
     /// changed" summary, for a [`Mut`](crate::Mut) to stamp when written.
     ///
+    /// Typed, so the row's offset is a constant stride, not the column's item
+    /// size read at run time.
+    ///
     /// # Safety
-    /// `row < self.len()` and the row holds a value (see [`holds`](Self::holds)).
+    /// `row < self.len()`, the row holds a value (see [`holds`](Self::holds)),
+    /// and the column stores whole `T`s (not per-field lanes).
     #[inline]
-    pub(crate) unsafe fn get_tracked_mut(
+    pub(crate) unsafe fn get_tracked_mut<T>(
         &mut self,
         row: usize,
-    ) -> (PtrMut<'_>, Option<&mut ComponentTicks>, &AtomicU32) {
+    ) -> (&mut T, Option<&mut ComponentTicks>, &AtomicU32) {
         debug_assert!(self.holds(row));
+        debug_assert_eq!(self.item.size(), size_of::<T>());
         // SAFETY: `row < len` (caller), so the tick (when kept) and the value are
-        // in bounds; `&mut self` makes both borrows unique, and they do not overlap
-        // (two allocations); the summary is shared, atomically written.
+        // in bounds, and the value is an initialised `T` (caller: whole `T`s at
+        // `T`'s stride from `data`); `&mut self` makes both borrows unique, and
+        // they do not overlap (two allocations); the summary is shared,
+        // atomically written.
         unsafe {
             (
-                PtrMut::new(NonNull::new_unchecked(self.row_ptr(row))),
+                &mut *self.data.as_ptr().cast::<T>().add(row),
                 self.keeps_ticks.then(|| &mut *self.ticks.as_ptr().add(row)),
                 &self.summary.change,
             )

@@ -264,12 +264,19 @@ impl World {
     /// the column once.
     #[inline]
     pub fn get<T: Component + WholeComponent>(&self, entity: Entity) -> Option<&T> {
-        // The id first: a type never stored answers `None` before any lookup.
-        let id = known_component_id::<T>()?;
+        // The id and `T`'s column table first, before the entity's slot: a type
+        // never stored answers `None` before any lookup, and reads that come
+        // before the first branch on the entity are made once for a whole loop
+        // of `get`s (see `known_component_id`).
+        let columns = self.archetypes.columns_of(known_component_id::<T>()?)?;
         let location = self.entities.get_maybe_dead(entity)?;
-        // SAFETY: `T`'s id; the slot's current location (a dead slot's names no
-        // archetype).
-        unsafe { self.get_at(id, location) }
+        // A dead slot's location names no archetype: a miss here.
+        let column = columns.column(location.archetype)?;
+        // SAFETY: the column of `T`'s id stores `T`s; it exists in the location's
+        // archetype, so the location is a live entity's current one (the slot
+        // matched the handle's generation) and its row is below the column's
+        // length.
+        unsafe { crate::archetype::value_in(column, location.row.index()) }
     }
 
     /// The `T` of the entity at `location`: `T`'s column there, then the row.
@@ -319,21 +326,25 @@ impl World {
     /// rules.
     #[inline]
     pub(crate) fn get_mut_internal<T: Component + WholeComponent>(&mut self, entity: Entity) -> Option<Mut<'_, T>> {
-        let id = known_component_id::<T>()?;
+        // In `get`'s order, for the same reason.
+        let columns = self.archetypes.columns_of_mut(known_component_id::<T>()?)?;
         let location = self.entities.get_maybe_dead(entity)?;
-        let this_run = self.change_tick();
+        let this_run = Tick::new(*self.change_tick.get_mut());
         // As in `get`: a dead slot's location misses.
-        let column = self.archetypes.column_at_mut(id, location.archetype)?;
+        let column = columns.column(location.archetype)?;
         let row = location.row.index();
-        // SAFETY: as in `get` (in bounds, the value present, a `T`); `&mut self`
-        // makes the borrow unique.
+        // SAFETY: as in `get`: the row is in bounds (the column exists in a live
+        // entity's archetype); a sparse column's row is checked for a value
+        // first, a table column's rows all hold one; the column of `T`'s id
+        // stores whole `T`s (`WholeComponent`). `&mut self` makes the borrow
+        // unique.
         unsafe {
             if is_sparse::<T>() && !column.is_present(row) {
                 return None;
             }
-            let (value, ticks, summary) = column.get_tracked_mut(row);
+            let (value, ticks, summary) = column.get_tracked_mut::<T>(row);
             let ticks = change::TicksMut { ticks, summary: Some(summary), last_run: Tick::new(0), this_run };
-            Some(Mut::new(value.deref_mut::<T>(), ticks))
+            Some(Mut::new(value, ticks))
         }
     }
 
