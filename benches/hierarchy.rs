@@ -14,6 +14,8 @@
 //! Run with `cargo bench --bench hierarchy`.
 
 use std::hint::black_box;
+use std::sync::atomic::AtomicBool;
+use std::sync::atomic::Ordering::Relaxed;
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use ecs_core::prelude::*;
@@ -155,51 +157,37 @@ fn propagate_full(c: &mut Criterion) {
 }
 
 /// Per-frame scratch of the 1% propagation: which entities have a changed
-/// descendant (indexed by entity index).
-#[derive(Default)]
-struct Dirty {
-    marked: Vec<bool>,
-    list: Vec<u32>,
-}
+/// local at or below them (indexed by entity index). Atomic, so that marking
+/// runs in parallel and the walk clears each mark it passes.
+struct Dirty(Vec<AtomicBool>);
 
 fn propagate_one_percent(c: &mut Criterion) {
     let mut group = c.benchmark_group("propagate_1pct");
     let (mut world, all) = build_world();
-    world.insert_resource(Dirty::default());
-    let mut schedule = Schedule::new();
-    schedule.add_system(
-        |changed: Query<Entity, Changed<Local>>, parents: Query<&ChildOf>, mut dirty: ResMut<Dirty>| {
-            let dirty = &mut *dirty;
-            for e in changed.iter() {
-                for a in std::iter::once(e).chain(parents.iter_ancestors(e)) {
-                    let i = a.index() as usize;
-                    if dirty.marked.len() <= i {
-                        dirty.marked.resize(i + 1, false);
-                    }
-                    if std::mem::replace(&mut dirty.marked[i], true) {
-                        break;
-                    }
-                    dirty.list.push(a.index());
+    world.insert_resource(Dirty((0..all.len()).map(|_| AtomicBool::new(false)).collect()));
+    let mark = |changed: Query<Entity, Changed<Local>>, parents: Query<&ChildOf>, dirty: Res<Dirty>| {
+        changed.par_for_each(|e| {
+            for a in std::iter::once(e).chain(parents.iter_ancestors(e)) {
+                if dirty.0[a.index() as usize].swap(true, Relaxed) {
+                    break;
                 }
             }
-        },
-    );
-    // Both take `ResMut<Dirty>`, so they run in the order added.
-    schedule.add_system(|mut q: Query<(Entity, Ref<Local>, Mut<Global>)>, mut dirty: ResMut<Dirty>| {
-        let marked = &dirty.marked;
+        });
+    };
+    let propagate = |mut q: Query<(Entity, Ref<Local>, Mut<Global>)>, dirty: Res<Dirty>| {
         q.par_propagate::<ChildOf, (Affine, bool)>(|parent, (entity, local, mut global)| {
             let recompute = parent.is_some_and(|p| p.1) || local.is_changed();
             if recompute {
                 global.0 = mul(parent.map_or(&IDENTITY, |p| &p.0), &local.0);
             }
-            let below = marked.get(entity.index() as usize).copied().unwrap_or(false);
-            (recompute || below).then_some((global.0, recompute))
+            let mark = &dirty.0[entity.index() as usize];
+            let below = mark.load(Relaxed) && mark.swap(false, Relaxed);
+            (recompute || below).then(|| (global.0, recompute))
         });
-        let dirty = &mut *dirty;
-        for i in dirty.list.drain(..) {
-            dirty.marked[i as usize] = false;
-        }
-    });
+    };
+    let mut schedule = Schedule::new();
+    // Both only read `Dirty`: `chain` orders them.
+    schedule.add_systems((mark, propagate).chain());
     schedule.run(&mut world);
     let mut seed = 11u64;
     group.bench_function("ecs_par", |b| {

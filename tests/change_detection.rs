@@ -287,6 +287,9 @@ fn every_mode<F: QueryFilter + 'static>(
     fn system<F: QueryFilter + 'static>(q: Query<Entity, F>, mut out: ResMut<Out>) {
         out.0 = q.iter().collect();
         assert_eq!(q.count(), out.0.len(), "Query::count");
+        let par = Mutex::new(Vec::new());
+        q.par_for_each(|e| par.lock().unwrap().push(e));
+        assert_eq!(sorted(par.into_inner().unwrap()), sorted(out.0.clone()), "a system's Query::par_for_each");
     }
     let mut states: Vec<QueryState<Entity, F>> = (0..4).map(|_| world.query_state_filtered::<Entity, F>()).collect();
     states.iter_mut().for_each(|s| s.iter(world).for_each(drop));

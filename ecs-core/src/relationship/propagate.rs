@@ -60,6 +60,54 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
     /// Sound for any `f`: an entity is visited from a parent only when its own
     /// `R` names that parent, and `R` is an immutable component with one target
     /// per entity, so no two tasks ever reach the same entity.
+    ///
+    /// # Example: only what changed
+    /// With few changed nodes, mark each changed node and its ancestors first
+    /// (in parallel, from the changed nodes, stopping at a node already marked),
+    /// then let the walk descend only into marked or recomputed subtrees. The
+    /// walk passes every marked node, so it can clear the marks as it goes.
+    /// ```
+    /// use ecs_core::prelude::*;
+    /// use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+    /// #[derive(Component)] struct Local(f32);
+    /// #[derive(Component)] struct Global(f32);
+    /// /// Marks by entity index: "a changed node is at or below this one".
+    /// struct Dirty(Vec<AtomicBool>);
+    ///
+    /// fn mark(changed: Query<Entity, Changed<Local>>, parents: Query<&ChildOf>, dirty: Res<Dirty>) {
+    ///     changed.par_for_each(|e| {
+    ///         for a in std::iter::once(e).chain(parents.iter_ancestors(e)) {
+    ///             if dirty.0[a.index() as usize].swap(true, Relaxed) {
+    ///                 break; // the rest of the way up is marked already
+    ///             }
+    ///         }
+    ///     });
+    /// }
+    /// fn propagate(mut nodes: Query<(Entity, Ref<Local>, Mut<Global>)>, dirty: Res<Dirty>) {
+    ///     nodes.par_propagate::<ChildOf, (f32, bool)>(|parent, (e, local, mut global)| {
+    ///         let recompute = parent.is_some_and(|p| p.1) || local.is_changed();
+    ///         if recompute {
+    ///             global.0 = parent.map_or(0.0, |p| p.0) + local.0;
+    ///         }
+    ///         let marked = dirty.0[e.index() as usize].swap(false, Relaxed);
+    ///         // `then`, not `then_some`: an untouched node's global is not read.
+    ///         (recompute || marked).then(|| (global.0, recompute))
+    ///     });
+    /// }
+    /// let mut world = World::new();
+    /// let root = world.spawn((Local(1.0), Global(0.0)));
+    /// let arm = world.spawn((Local(2.0), Global(0.0), ChildOf(root)));
+    /// let hand = world.spawn((Local(4.0), Global(0.0), ChildOf(arm)));
+    /// world.insert_resource(Dirty((0..3).map(|_| AtomicBool::new(false)).collect()));
+    /// let mut schedule = Schedule::new();
+    /// // Both only read `Dirty` (the marks are atomic): `chain` orders them.
+    /// schedule.add_systems((mark, propagate).chain());
+    /// schedule.run(&mut world);
+    /// assert_eq!(world.get::<Global>(hand).unwrap().0, 7.0);
+    /// world.get_mut::<Local>(arm).unwrap().0 = 3.0;
+    /// schedule.run(&mut world);
+    /// assert_eq!(world.get::<Global>(hand).unwrap().0, 8.0);
+    /// ```
     pub fn par_propagate<R: Relationship, S: Send>(
         &mut self,
         f: impl for<'i> Fn(Option<&S>, Q::Item<'i>) -> Option<S> + Send + Sync,

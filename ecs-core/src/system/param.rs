@@ -213,6 +213,38 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
         unsafe { self.state.combinations_unchecked(self.world, self.ctx) }
     }
 
+    /// Calls `f` for every matching entity (read-only queries), in parallel on
+    /// the worker pool (see [`QueryState::par_for_each`]); bevy's
+    /// `par_iter().for_each`. Through `&self`, so other read-only queries of the
+    /// system can be used inside `f`, for example to walk up a hierarchy from
+    /// each changed entity.
+    ///
+    /// # Example
+    /// ```
+    /// # use ecs_core::prelude::*;
+    /// use std::sync::atomic::{AtomicU32, Ordering};
+    /// #[derive(Component)] struct Hp(u32);
+    /// #[derive(Default)] struct Total(AtomicU32);
+    /// fn total(hp: Query<&Hp>, sum: Res<Total>) {
+    ///     hp.par_for_each(|hp| { sum.0.fetch_add(hp.0, Ordering::Relaxed); });
+    /// }
+    /// let mut world = World::new();
+    /// world.insert_resource(Total::default());
+    /// world.spawn_batch((1..=100).map(Hp)).for_each(drop);
+    /// world.run_system_once(total)?;
+    /// assert_eq!(world.resource::<Total>().0.load(Ordering::Relaxed), 5050);
+    /// # Ok::<(), EcsError>(())
+    /// ```
+    pub fn par_for_each(&self, f: impl Fn(Q::Item<'_>) + Send + Sync)
+    where
+        Q: ReadOnlyQueryData,
+        Q::State: Sync,
+    {
+        // SAFETY: as in `iter`: the items are read-only, so they may be alive on
+        // several threads at once and beside other shared items of this query.
+        unsafe { self.state.par_for_each_unchecked(self.world, self.ctx, &f) }
+    }
+
     /// Calls `f` for every matching entity, in parallel on the worker pool (see
     /// [`QueryState::par_for_each`]).
     pub fn par_for_each_mut(&mut self, f: impl Fn(Q::Item<'_>) + Send + Sync)

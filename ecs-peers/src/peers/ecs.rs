@@ -2,6 +2,9 @@
 //! `Schedule`, random access through a query borrow (as shipyard's `View`);
 //! `Events` + `EventCursor`, a global observer, a cached `Changed` query.
 
+use std::sync::atomic::AtomicBool;
+use std::sync::atomic::Ordering::Relaxed;
+
 use bytemuck::{Pod, Zeroable};
 use ecs_core::event::{EventCursor, Events};
 use ecs_core::prelude::*;
@@ -59,11 +62,7 @@ struct LocalT(Affine);
 struct GlobalT(Affine);
 
 /// Which entities (by index) have a changed local at or below them this frame.
-#[derive(Default)]
-struct Dirty {
-    marked: Vec<bool>,
-    list: Vec<u32>,
-}
+struct Dirty(Vec<AtomicBool>);
 
 /// The propagation forest; entities in [`forest`] order.
 fn forest_world() -> (World, Vec<Entity>) {
@@ -330,45 +329,37 @@ pub fn runner(workload: Workload) -> Option<Runner> {
         }
         Workload::PropagateOnePercent => {
             let (mut world, all) = forest_world();
-            world.insert_resource(Dirty::default());
+            world.insert_resource(Dirty((0..all.len()).map(|_| AtomicBool::new(false)).collect()));
+            // Marks each changed node and its ancestors, in parallel from the
+            // changed nodes; a walk stops at an ancestor already marked.
+            let mark = |changed: ecs_core::system::Query<Entity, Changed<LocalT>>,
+                        parents: ecs_core::system::Query<&ChildOf>,
+                        dirty: Res<Dirty>| {
+                changed.par_for_each(|e| {
+                    for a in std::iter::once(e).chain(parents.iter_ancestors(e)) {
+                        if dirty.0[a.index() as usize].swap(true, Relaxed) {
+                            break;
+                        }
+                    }
+                });
+            };
+            // The walk clears each mark it passes (every marked node is on the
+            // way down to a changed one).
+            let propagate = |mut nodes: ecs_core::system::Query<(Entity, Ref<LocalT>, Mut<GlobalT>)>,
+                             dirty: Res<Dirty>| {
+                nodes.par_propagate::<ChildOf, (Affine, bool)>(|parent, (entity, local, mut global)| {
+                    let recompute = parent.is_some_and(|p| p.1) || local.is_changed();
+                    if recompute {
+                        global.0 = mul(parent.map_or(&IDENTITY, |p| &p.0), &local.0);
+                    }
+                    let mark = &dirty.0[entity.index() as usize];
+                    let below = mark.load(Relaxed) && mark.swap(false, Relaxed);
+                    (recompute || below).then(|| (global.0, recompute))
+                });
+            };
             let mut schedule = Schedule::new();
-            schedule.add_system(
-                |changed: ecs_core::system::Query<Entity, Changed<LocalT>>,
-                 parents: ecs_core::system::Query<&ChildOf>,
-                 mut dirty: ResMut<Dirty>| {
-                    let dirty = &mut *dirty;
-                    for e in changed.iter() {
-                        for a in std::iter::once(e).chain(parents.iter_ancestors(e)) {
-                            let i = a.index() as usize;
-                            if dirty.marked.len() <= i {
-                                dirty.marked.resize(i + 1, false);
-                            }
-                            if std::mem::replace(&mut dirty.marked[i], true) {
-                                break;
-                            }
-                            dirty.list.push(a.index());
-                        }
-                    }
-                },
-            );
-            // Both take `ResMut<Dirty>`: they run in the order added.
-            schedule.add_system(
-                |mut nodes: ecs_core::system::Query<(Entity, Ref<LocalT>, Mut<GlobalT>)>, mut dirty: ResMut<Dirty>| {
-                    let marked = &dirty.marked;
-                    nodes.par_propagate::<ChildOf, (Affine, bool)>(|parent, (entity, local, mut global)| {
-                        let recompute = parent.is_some_and(|p| p.1) || local.is_changed();
-                        if recompute {
-                            global.0 = mul(parent.map_or(&IDENTITY, |p| &p.0), &local.0);
-                        }
-                        let below = marked.get(entity.index() as usize).copied().unwrap_or(false);
-                        (recompute || below).then_some((global.0, recompute))
-                    });
-                    let dirty = &mut *dirty;
-                    for i in dirty.list.drain(..) {
-                        dirty.marked[i as usize] = false;
-                    }
-                },
-            );
+            // Both only read `Dirty` (its marks are atomic): `chain` orders them.
+            schedule.add_systems((mark, propagate).chain());
             schedule.run(&mut world);
             let check = all.clone();
             let mut seed = 11;
