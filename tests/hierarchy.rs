@@ -179,6 +179,16 @@ fn traversal_orders() {
     schedule.add_system(move |children: Query<&Children>, parents: Query<&ChildOf>| {
         tx.send((children.iter_descendants(r).collect::<Vec<_>>(), parents.iter_ancestors(a2).collect::<Vec<_>>()))
             .unwrap();
+        // The other helpers of a system's queries agree with the world's.
+        assert_eq!(children.iter_descendants_breadth_first(r).collect::<Vec<_>>(), [a, b, a1, b1, a2]);
+        assert_eq!(children.children(r), [a, b]);
+        assert_eq!(children.related(a), [a1]);
+        assert!(children.children(a2).is_empty(), "a leaf has no children");
+        assert_eq!(parents.parent(a1), Some(a));
+        assert_eq!(parents.target(a2), Some(a1));
+        assert_eq!(parents.parent(r), None);
+        assert_eq!(parents.root_ancestor(a2), r);
+        assert_eq!(parents.root_ancestor(r), r);
     });
     schedule.run(&mut world);
     found.push(rx.recv().unwrap());
@@ -203,9 +213,24 @@ fn a_panicking_hook_during_linked_despawn_leaves_the_world_consistent() {
     let other = world.spawn(ChildOf(root));
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| world.despawn(root)));
     assert!(result.is_err());
-    // Whatever the panic interrupted, no link points at a dead entity.
+    assert_eq!(panic_message(result.unwrap_err()), "fragile");
+    // No link points at a dead entity, and the linked despawn went on past the
+    // panic: the root and the panicking entity's sibling are gone. The entity
+    // whose hook panicked stays (a panicking hook stops its own despawn), with
+    // its subtree, unlinked from its dead parent.
     assert_consistent(&world);
-    let _ = (leaf, other);
+    assert!(!world.contains(root) && !world.contains(other), "the despawn stopped at the panic");
+    assert!(world.contains(mid) && world.parent(mid).is_none());
+    assert_eq!(world.children(mid), [leaf]);
+    assert_eq!(world.len(), 2);
+    // Nothing is left queued for a later operation to run.
+    world.entity_mut(mid).unwrap().remove::<Fragile>();
+    world.despawn(mid).unwrap();
+    assert_eq!(world.len(), 0);
+    let survivor = world.spawn(());
+    let child = world.spawn(ChildOf(survivor));
+    assert_eq!(world.children(survivor), [child]);
+    assert_consistent(&world);
 }
 
 #[derive(Clone, Debug)]

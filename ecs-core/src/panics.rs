@@ -46,6 +46,17 @@
 //!   unspawned reservations released. Then the first panic is resumed
 //!   (`tests/commands.rs`).
 //!
+//! ## A hook or an observer
+//! - The operation it belongs to stops there: a panic in an `on_despawn`,
+//!   `on_replace` or `on_remove` hook leaves the entity alive with all its
+//!   components (the hooks before it have run); one in `on_add` or `on_insert`
+//!   comes after the value is stored, which stays (`tests/hooks.rs`). Commands the
+//!   hooks queued run with the world's next operation.
+//! - A linked despawn (a parent taking its children along) goes on with the other
+//!   children: the one whose hook panicked stays, with its own subtree, unlinked from
+//!   its dead parent; every other descendant is despawned, then the first panic is
+//!   resumed (`tests/hierarchy.rs`).
+//!
 //! ## Traits the crate trusts
 //! Panics aside, some trait implementations are trusted for memory safety, so
 //! implementing them takes `unsafe impl` and a promise documented under the trait's

@@ -174,7 +174,15 @@ impl<'w, 'a, T: RelationshipTarget, F: QueryFilter> Query<'w, &'a T, F> {
     /// The sources of `entity` (its children, for `Query<&Children>`); empty if
     /// it has none or does not match.
     pub fn related(&self, entity: Entity) -> &[Entity] {
-        self.get(entity).map_or(&[], |t| t.sources())
+        // A leaf has no list: a miss at every leaf of a walk, so it stays a
+        // reason and never becomes an error (which names the query).
+        self.get_or_none(entity).map_or(&[], |t| t.sources())
+    }
+
+    /// The children of `entity`, in link order: [`related`](Self::related)
+    /// under the name [`World::children`] and bevy's `HierarchyQueryExt` use.
+    pub fn children(&self, entity: Entity) -> &[Entity] {
+        self.related(entity)
     }
 
     /// The descendants of `entity`, depth-first, each parent before its children.
@@ -195,6 +203,12 @@ impl<'w, 'a, R: Relationship, F: QueryFilter> Query<'w, &'a R, F> {
     /// The target of `entity` (its parent, for `Query<&ChildOf>`).
     pub fn target(&self, entity: Entity) -> Option<Entity> {
         self.get_or_none(entity).map(R::get)
+    }
+
+    /// The parent of `entity`: [`target`](Self::target) under the name
+    /// [`World::parent`] and bevy's `HierarchyQueryExt` use.
+    pub fn parent(&self, entity: Entity) -> Option<Entity> {
+        self.target(entity)
     }
 
     /// The ancestors of `entity`, nearest first.

@@ -5,6 +5,7 @@ use super::{Relationship, RelationshipSources, RelationshipTarget};
 use crate::component::{ComponentId, HookContext, component_id};
 use crate::entity::Entity;
 use crate::error::{EcsError, RelationshipProblem};
+use crate::storage::{catch_each, resume_deferred};
 use crate::world::{DeferredWorld, World};
 
 /// Links made while their target had no list yet, by (target component, target):
@@ -127,6 +128,10 @@ pub fn target_on_replace<T: RelationshipTarget>(mut world: DeferredWorld, ctx: H
 
 /// `on_despawn` of a target with a linked despawn: despawns its sources (and,
 /// through theirs, every descendant).
+///
+/// A source whose own hook panics stays (a panicking hook stops its entity's
+/// despawn, as everywhere) and is unlinked by [`target_on_replace`]'s command;
+/// the other sources are still despawned, and the first panic is resumed after.
 pub fn target_on_despawn<T: RelationshipTarget>(mut world: DeferredWorld, ctx: HookContext) {
     if !T::LINKED_SPAWN {
         return;
@@ -134,11 +139,11 @@ pub fn target_on_despawn<T: RelationshipTarget>(mut world: DeferredWorld, ctx: H
     let target = ctx.entity;
     let Some(sources) = world.get::<T>(target).map(|t| t.sources().to_vec()) else { return };
     world.world_mut_internal().defer(move |world| {
-        for source in sources {
+        resume_deferred(catch_each(sources.into_iter(), |source| {
             if linked_to::<T::Relationship>(world, source, target) {
                 let _ = world.despawn(source);
             }
-        }
+        }));
     });
 }
 
