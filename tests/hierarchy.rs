@@ -119,6 +119,36 @@ fn commands_report_refused_links() {
 }
 
 #[test]
+fn commands_spawn_and_attach_children_in_order() {
+    let mut world = World::new();
+    let errors = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = errors.clone();
+    world.set_command_error_handler(move |e| sink.lock().unwrap().push(e.to_string()));
+    let (ship, doomed) = (world.spawn(()), world.spawn(()));
+    let loose = [world.spawn(Name(10)), world.spawn(Name(11))];
+    let mut queue = ecs_core::command::CommandQueue::default();
+    let mut commands = Commands::new(&mut queue, &world);
+    let mut spawned = Vec::new();
+    commands.entity(ship).with_children(|c| {
+        assert_eq!(c.parent(), ship);
+        spawned.push(c.spawn(Name(1)).id());
+        spawned.push(c.spawn(Name(2)).insert(Name(3)).id());
+    });
+    commands.entity(ship).add_children(&loose);
+    commands.entity(doomed).despawn();
+    let orphan = std::cell::Cell::new(None);
+    commands.entity(doomed).with_children(|c| orphan.set(Some(c.spawn(Name(4)).id())));
+    queue.apply(&mut world);
+    assert_eq!(world.children(ship), [spawned[0], spawned[1], loose[0], loose[1]]);
+    assert_eq!(world.get::<Name>(spawned[1]), Some(&Name(3)));
+    // The parent died first: the child's link is refused, reported, and the
+    // child is not left alive pointing at nothing.
+    assert_eq!(errors.lock().unwrap().len(), 1, "{:?}", errors.lock().unwrap());
+    assert!(!world.contains(orphan.get().unwrap()));
+    assert_consistent(&world);
+}
+
+#[test]
 fn despawning_a_parent_despawns_the_subtree_and_unlink_keeps_sources() {
     let mut world = World::new();
     let root = world.spawn(());

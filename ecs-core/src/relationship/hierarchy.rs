@@ -3,7 +3,7 @@
 
 use super::{RelationshipSources, RelationshipTarget};
 use crate::bundle::Bundle;
-use crate::command::EntityCommands;
+use crate::command::{Commands, EntityCommands};
 use crate::entity::Entity;
 use crate::error::EcsError;
 use crate::world::{EntityWorldMut, World};
@@ -83,6 +83,26 @@ impl ChildSpawner<'_> {
     pub fn spawn<B: Bundle>(&mut self, bundle: B) -> EntityWorldMut<'_> {
         let child = self.world.spawn((bundle, ChildOf(self.parent)));
         EntityWorldMut::new(self.world, child)
+    }
+
+    /// The parent the children are spawned under.
+    pub fn parent(&self) -> Entity {
+        self.parent
+    }
+}
+
+/// Spawns children of one parent through commands, from
+/// [`EntityCommands::with_children`]: bevy's `ChildSpawnerCommands`.
+pub struct ChildSpawnerCommands<'a, 'w> {
+    commands: &'a mut Commands<'w>,
+    parent: Entity,
+}
+
+impl<'w> ChildSpawnerCommands<'_, 'w> {
+    /// Spawns a child with `bundle` (and `ChildOf(parent)`) when the commands
+    /// are applied; its handle is usable at once.
+    pub fn spawn<B: Bundle>(&mut self, bundle: B) -> EntityCommands<'_, 'w> {
+        self.commands.spawn((bundle, ChildOf(self.parent)))
     }
 
     /// The parent the children are spawned under.
@@ -229,6 +249,44 @@ impl EntityCommands<'_, '_> {
     pub fn with_child<B: Bundle>(&mut self, bundle: B) -> &mut Self {
         let parent = self.id();
         self.commands().spawn((bundle, ChildOf(parent)));
+        self
+    }
+
+    /// Spawns children with `f`, as [`EntityWorldMut::with_children`] does,
+    /// through commands: `commands.entity(ship).with_children(|c| { c.spawn(Turret); })`.
+    /// A child whose parent is dead by the time the commands are applied is
+    /// reported (the link is refused) and not spawned.
+    ///
+    /// # Example
+    /// ```
+    /// use ecs_core::prelude::*;
+    /// #[derive(Component)] struct Turret;
+    /// fn arm(mut commands: Commands, ships: Query<Entity, Without<Children>>) {
+    ///     for ship in ships.iter() {
+    ///         commands.entity(ship).with_children(|c| {
+    ///             c.spawn(Turret);
+    ///             c.spawn(Turret);
+    ///         });
+    ///     }
+    /// }
+    /// let mut world = World::new();
+    /// let ship = world.spawn(());
+    /// world.run_system_once(arm)?;
+    /// assert_eq!(world.children(ship).len(), 2);
+    /// # Ok::<(), EcsError>(())
+    /// ```
+    pub fn with_children(&mut self, f: impl FnOnce(&mut ChildSpawnerCommands<'_, '_>)) -> &mut Self {
+        let parent = self.id();
+        f(&mut ChildSpawnerCommands { commands: self.commands(), parent });
+        self
+    }
+
+    /// Makes each of `children` a child of this entity, in order; each refused
+    /// link is reported.
+    pub fn add_children(&mut self, children: &[Entity]) -> &mut Self {
+        for &child in children {
+            self.add_child(child);
+        }
         self
     }
 

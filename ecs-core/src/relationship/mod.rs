@@ -51,7 +51,7 @@ mod sources;
 mod traverse;
 mod upkeep;
 
-pub use hierarchy::{ChildOf, ChildSpawner, Children};
+pub use hierarchy::{ChildOf, ChildSpawner, ChildSpawnerCommands, Children};
 pub use sources::RelationshipSources;
 pub use traverse::{Ancestors, Descendants, DescendantsBreadthFirst};
 pub(crate) use upkeep::PendingLinks;
