@@ -269,30 +269,60 @@ enum Op {
     SpawnChild(usize),
     Link(usize, usize),
     Unlink(usize),
+    InsertChild(usize, usize, usize),
+    RemoveChild(usize, usize),
     Despawn(usize),
-    CommandLink(usize, usize),
-    CommandDespawn(usize),
+    Clear,
+    /// One queue of several commands, applied together.
+    Commands(Vec<CommandOp>),
+}
+
+#[derive(Clone, Debug)]
+enum CommandOp {
+    Link(usize, usize),
+    Unlink(usize),
+    Despawn(usize),
+    SpawnChildren(usize, usize),
+}
+
+fn command_op() -> impl Strategy<Value = CommandOp> {
+    prop_oneof![
+        (0..64usize, 0..64usize).prop_map(|(a, b)| CommandOp::Link(a, b)),
+        (0..64usize).prop_map(CommandOp::Unlink),
+        (0..64usize).prop_map(CommandOp::Despawn),
+        (0..64usize, 1..3usize).prop_map(|(p, n)| CommandOp::SpawnChildren(p, n)),
+    ]
 }
 
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
-        Just(Op::Spawn),
-        (0..64usize).prop_map(Op::SpawnChild),
-        (0..64usize, 0..64usize).prop_map(|(a, b)| Op::Link(a, b)),
-        (0..64usize).prop_map(Op::Unlink),
-        (0..64usize).prop_map(Op::Despawn),
-        (0..64usize, 0..64usize).prop_map(|(a, b)| Op::CommandLink(a, b)),
-        (0..64usize).prop_map(Op::CommandDespawn),
+        4 => Just(Op::Spawn),
+        4 => (0..64usize).prop_map(Op::SpawnChild),
+        4 => (0..64usize, 0..64usize).prop_map(|(a, b)| Op::Link(a, b)),
+        2 => (0..64usize).prop_map(Op::Unlink),
+        2 => (0..64usize, 0..4usize, 0..64usize).prop_map(|(p, i, c)| Op::InsertChild(p, i, c)),
+        1 => (0..64usize, 0..64usize).prop_map(|(p, c)| Op::RemoveChild(p, c)),
+        2 => (0..64usize).prop_map(Op::Despawn),
+        1 => Just(Op::Clear),
+        3 => proptest::collection::vec(command_op(), 1..5).prop_map(Op::Commands),
     ]
 }
 
-/// The model: a map of parent links over live entities.
+/// The model: each live entity's parent, and each parent's children in link
+/// order (a link appends; `insert_child` moves to a position).
 #[derive(Default)]
 struct Model {
     parent: HashMap<Entity, Option<Entity>>,
+    children: HashMap<Entity, Vec<Entity>>,
 }
 
 impl Model {
+    fn spawn(&mut self, e: Entity, parent: Option<Entity>) {
+        self.parent.insert(e, None);
+        if let Some(p) = parent {
+            assert!(self.link(e, p));
+        }
+    }
     fn is_ancestor(&self, ancestor: Entity, mut of: Entity) -> bool {
         while let Some(Some(p)) = self.parent.get(&of) {
             if *p == ancestor {
@@ -302,27 +332,55 @@ impl Model {
         }
         false
     }
-    fn link(&mut self, child: Entity, parent: Entity) -> bool {
-        let ok = self.parent.contains_key(&child)
+    fn can_link(&self, child: Entity, parent: Entity) -> bool {
+        self.parent.contains_key(&child)
             && self.parent.contains_key(&parent)
             && child != parent
-            && !self.is_ancestor(child, parent);
+            && !self.is_ancestor(child, parent)
+    }
+    fn link(&mut self, child: Entity, parent: Entity) -> bool {
+        let ok = self.can_link(child, parent);
         if ok {
+            self.unlink(child);
             self.parent.insert(child, Some(parent));
+            self.children.entry(parent).or_default().push(child);
         }
         ok
     }
+    fn unlink(&mut self, child: Entity) {
+        if let Some(Some(p)) = self.parent.get(&child).copied() {
+            let list = self.children.get_mut(&p).unwrap();
+            list.retain(|&c| c != child);
+            if list.is_empty() {
+                self.children.remove(&p);
+            }
+            self.parent.insert(child, None);
+        }
+    }
+    fn move_to(&mut self, parent: Entity, child: Entity, index: usize) {
+        let list = self.children.get_mut(&parent).unwrap();
+        list.retain(|&c| c != child);
+        list.insert(index.min(list.len()), child);
+    }
     fn despawn(&mut self, e: Entity) {
-        if self.parent.remove(&e).is_none() {
+        if !self.parent.contains_key(&e) {
             return;
         }
-        let kids: Vec<Entity> = self.parent.iter().filter(|(_, p)| **p == Some(e)).map(|(c, _)| *c).collect();
-        kids.into_iter().for_each(|k| self.despawn(k));
+        for kid in self.children.get(&e).cloned().unwrap_or_default() {
+            self.despawn(kid);
+        }
+        self.unlink(e);
+        self.parent.remove(&e);
     }
 }
 
+/// `PROPTEST_CASES` if set (CI runs fewer under valgrind), else `default`.
+fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(64), ..ProptestConfig::default() })]
     #[test]
     fn hierarchy_matches_a_model_of_parent_links(ops in proptest::collection::vec(op(), 1..80)) {
         let mut world = World::new();
@@ -334,14 +392,14 @@ proptest! {
             match op {
                 Op::Spawn => {
                     let e = world.spawn(());
-                    model.parent.insert(e, None);
+                    model.spawn(e, None);
                     handles.push(e);
                 }
                 Op::SpawnChild(p) => {
                     let Some(p) = pick(&handles, p) else { continue };
                     if model.parent.contains_key(&p) {
                         let e = world.spawn(ChildOf(p));
-                        model.parent.insert(e, Some(p));
+                        model.spawn(e, Some(p));
                         handles.push(e);
                     }
                 }
@@ -352,29 +410,79 @@ proptest! {
                 }
                 Op::Unlink(c) => {
                     let Some(c) = pick(&handles, c) else { continue };
-                    if let Some(p) = model.parent.get_mut(&c) {
-                        *p = None;
-                    }
+                    model.unlink(c);
                     let _ = world.remove_parent(c);
+                }
+                Op::InsertChild(p, index, c) => {
+                    let (Some(p), Some(c)) = (pick(&handles, p), pick(&handles, c)) else { continue };
+                    // A refused link panics here (set_parent returns it instead).
+                    let linked = model.parent.get(&c) == Some(&Some(p));
+                    if linked || model.link(c, p) {
+                        model.move_to(p, c, index);
+                        world.entity_mut(p).unwrap().insert_child(index, c);
+                    }
+                }
+                Op::RemoveChild(p, c) => {
+                    let (Some(p), Some(c)) = (pick(&handles, p), pick(&handles, c)) else { continue };
+                    if model.parent.get(&c) == Some(&Some(p)) {
+                        model.unlink(c);
+                    }
+                    if let Ok(mut parent) = world.entity_mut(p) {
+                        parent.remove_child(c);
+                    }
                 }
                 Op::Despawn(e) => {
                     let Some(e) = pick(&handles, e) else { continue };
                     model.despawn(e);
                     let _ = world.despawn(e);
                 }
-                Op::CommandLink(c, p) => {
-                    let (Some(c), Some(p)) = (pick(&handles, c), pick(&handles, p)) else { continue };
-                    model.link(c, p);
-                    let mut queue = ecs_core::command::CommandQueue::default();
-                    Commands::new(&mut queue, &world).entity(p).add_child(c);
-                    queue.apply(&mut world);
+                Op::Clear => {
+                    model = Model::default();
+                    world.clear();
                 }
-                Op::CommandDespawn(e) => {
-                    let Some(e) = pick(&handles, e) else { continue };
-                    model.despawn(e);
+                Op::Commands(ops) => {
                     let mut queue = ecs_core::command::CommandQueue::default();
-                    Commands::new(&mut queue, &world).despawn(e);
+                    let mut commands = Commands::new(&mut queue, &world);
+                    // The model follows in queue order, as the commands apply.
+                    let mut spawned = Vec::new();
+                    for op in ops {
+                        match op {
+                            CommandOp::Link(c, p) => {
+                                let (Some(c), Some(p)) = (pick(&handles, c), pick(&handles, p)) else { continue };
+                                model.link(c, p);
+                                commands.entity(p).add_child(c);
+                            }
+                            CommandOp::Unlink(c) => {
+                                let Some(c) = pick(&handles, c) else { continue };
+                                model.unlink(c);
+                                commands.entity(c).remove_parent();
+                            }
+                            CommandOp::Despawn(e) => {
+                                let Some(e) = pick(&handles, e) else { continue };
+                                model.despawn(e);
+                                commands.despawn(e);
+                            }
+                            CommandOp::SpawnChildren(p, n) => {
+                                let Some(p) = pick(&handles, p) else { continue };
+                                let alive = model.parent.contains_key(&p);
+                                commands.entity(p).with_children(|c| {
+                                    for _ in 0..n {
+                                        spawned.push((c.spawn(()).id(), p, alive));
+                                    }
+                                });
+                                for &(e, p, alive) in &spawned[spawned.len() - n..] {
+                                    if alive {
+                                        model.spawn(e, Some(p));
+                                    }
+                                }
+                            }
+                        }
+                    }
                     queue.apply(&mut world);
+                    for (e, _, alive) in spawned {
+                        prop_assert_eq!(world.contains(e), model.parent.contains_key(&e), "{:?} (parent alive: {})", e, alive);
+                        handles.push(e);
+                    }
                 }
             }
             assert_consistent(&world);
@@ -382,6 +490,8 @@ proptest! {
             for (&e, &p) in &model.parent {
                 prop_assert!(world.contains(e));
                 prop_assert_eq!(world.parent(e), p);
+                let expected = model.children.get(&e).map_or(&[][..], |c| &c[..]);
+                prop_assert_eq!(world.children(e), expected, "children of {:?}, in order", e);
             }
         }
     }
