@@ -178,6 +178,50 @@ fn despawning_a_parent_despawns_the_subtree_and_unlink_keeps_sources() {
     assert!(fans.iter().all(|&f| world.contains(f) && !world.has::<Following>(f)));
 }
 
+/// A relationship of the user's own, with the default (linked) despawn.
+#[derive(Component, Debug, PartialEq)]
+#[relationship(target = Crew)]
+struct CrewOf(Entity);
+#[derive(Component, Default)]
+#[relationship_target(relationship = CrewOf)]
+struct Crew(RelationshipSources);
+
+#[test]
+fn a_user_relationship_has_the_hierarchys_upkeep_cleanup_and_cycle_rules() {
+    let mut world = World::new();
+    let (ship, tug) = (world.spawn(()), world.spawn(()));
+    let crew: Vec<Entity> = (0..3).map(|_| world.spawn(CrewOf(ship))).collect();
+    let mate = world.spawn(CrewOf(crew[0]));
+    assert_eq!(&*world.get::<Crew>(ship).unwrap().0, &crew[..]);
+    // Replace (reparent): both sides, in link order.
+    world.insert(crew[1], CrewOf(tug)).unwrap();
+    assert_eq!(&*world.get::<Crew>(ship).unwrap().0, [crew[0], crew[2]]);
+    assert_eq!(&*world.get::<Crew>(tug).unwrap().0, [crew[1]]);
+    // Cycles and self-links are refused and change nothing.
+    for (source, target) in [(ship, mate), (crew[0], crew[0]), (ship, crew[0])] {
+        let refused = world.insert(source, CrewOf(target));
+        assert!(matches!(refused, Err(EcsError::InvalidRelationship { .. })), "{source:?} -> {target:?}: {refused:?}");
+    }
+    assert!(!world.has::<CrewOf>(ship));
+    assert_eq!(world.get::<CrewOf>(crew[0]), Some(&CrewOf(ship)));
+    // Traversal through a system's queries works for any relationship.
+    let walked = world
+        .run_system_once(move |lists: Query<&Crew>, links: Query<&CrewOf>| {
+            (lists.iter_descendants(ship).collect::<Vec<_>>(), links.root_ancestor(mate))
+        })
+        .unwrap();
+    assert_eq!(walked, (vec![crew[0], mate, crew[2]], ship));
+    // Removing the last link removes the emptied list.
+    world.remove::<CrewOf>(crew[1]).unwrap();
+    assert!(!world.has::<Crew>(tug));
+    // Linked despawn by default: the ship takes its crew, and theirs, along.
+    world.despawn(ship).unwrap();
+    for e in [ship, crew[0], crew[2], mate] {
+        assert!(!world.contains(e), "{e:?} outlived the ship");
+    }
+    assert!(world.contains(crew[1]) && world.contains(tug));
+}
+
 #[test]
 fn clear_and_spawn_batch_keep_the_hierarchy_consistent() {
     let mut world = World::new();
