@@ -205,14 +205,22 @@ impl Archetypes {
     /// loop of lookups: `World::get` does.
     #[inline(always)]
     pub(crate) fn columns_of(&self, component: ComponentId) -> Option<ColumnsOf<'_>> {
-        let table = self.column_tables.get(component.index())?;
+        self.columns_at(component.index())
+    }
+
+    /// [`columns_of`](Self::columns_of) by a component's index, which may be
+    /// one no table reaches (`known_component_index` of a type never stored):
+    /// then `None`.
+    #[inline(always)]
+    pub(crate) fn columns_at(&self, index: usize) -> Option<ColumnsOf<'_>> {
+        let table = self.column_tables.get(index)?;
         Some(ColumnsOf { first: table.first, columns: &table.columns })
     }
 
-    /// [`columns_of`](Self::columns_of) for one column to be borrowed mutably.
+    /// [`columns_at`](Self::columns_at) for one column to be borrowed mutably.
     #[inline(always)]
-    pub(crate) fn columns_of_mut(&mut self, component: ComponentId) -> Option<ColumnsOfMut<'_>> {
-        let table = self.column_tables.get(component.index())?;
+    pub(crate) fn columns_at_mut(&mut self, index: usize) -> Option<ColumnsOfMut<'_>> {
+        let table = self.column_tables.get(index)?;
         Some(ColumnsOfMut(ColumnsOf { first: table.first, columns: &table.columns }, PhantomData))
     }
 
@@ -375,7 +383,7 @@ impl<'a> ColumnsOf<'a> {
 }
 
 /// One component's column table, borrowed from the [`Archetypes`] mutably, to
-/// borrow one of its columns mutably: see [`Archetypes::columns_of_mut`].
+/// borrow one of its columns mutably: see [`Archetypes::columns_at_mut`].
 pub(crate) struct ColumnsOfMut<'a>(ColumnsOf<'a>, PhantomData<&'a mut Column>);
 
 impl<'a> ColumnsOfMut<'a> {

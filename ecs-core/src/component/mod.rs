@@ -15,8 +15,8 @@ pub use fields::{FieldColumn, FieldLayout, Fields, FieldsMut, LanePtr, PerField,
 
 pub use hooks::{ComponentHook, ComponentHooks, HookContext};
 pub(crate) use hooks::{Lifecycle, REMOVED_LOG};
-pub(crate) use registry::known_component_id;
 pub use registry::{ComponentIdCell, component_id};
+pub(crate) use registry::{known_component_id, known_component_index};
 
 use core::alloc::Layout;
 use core::any::TypeId;

@@ -9,7 +9,9 @@ use std::sync::{OnceLock, RwLock};
 use super::{Component, ComponentId};
 
 /// A cache of component type `T`'s id, placed in a `static` by
-/// `#[derive(Component)]`. Holds `id + 1`, or 0 while the id is unknown.
+/// `#[derive(Component)]`. Holds the id, or [`UNKNOWN`] while it is unknown: an
+/// index no table reaches, so that a lookup by it misses without a test of its
+/// own (see [`known_component_index`]).
 ///
 /// The cell is typed: `T::__id_cell()` can only return a `ComponentIdCell<T>`, and
 /// only [`component_id::<T>`] writes one, with `T`'s own id. A hand-written
@@ -23,9 +25,12 @@ impl<T: ?Sized> ComponentIdCell<T> {
     /// An empty cell.
     #[allow(clippy::new_without_default, reason = "a `static` needs a `const fn`; `Default` is not const")]
     pub const fn new() -> Self {
-        Self(AtomicU32::new(0), PhantomData)
+        Self(AtomicU32::new(UNKNOWN), PhantomData)
     }
 }
+
+/// What an id cell holds while its type has no id. Ids stay below it.
+const UNKNOWN: u32 = u32::MAX;
 
 #[derive(Default)]
 struct Registry {
@@ -44,10 +49,10 @@ fn registry() -> &'static RwLock<Registry> {
 pub fn component_id<T: Component>() -> ComponentId {
     match T::__id_cell() {
         Some(cell) => match cell.0.load(Ordering::Relaxed) {
-            0 => cache(&cell.0, TypeId::of::<T>()),
+            UNKNOWN => cache(&cell.0, TypeId::of::<T>()),
             // A `ComponentIdCell<T>` only ever holds `T`'s id: it is written
             // below, by this function for this `T`, and nowhere else.
-            cached => ComponentId::new(cached - 1),
+            cached => ComponentId::new(cached),
         },
         None => lookup(TypeId::of::<T>()),
     }
@@ -58,17 +63,23 @@ pub fn component_id<T: Component>() -> ComponentId {
 /// `None` means no world can hold a `T`: every path that stores a component
 /// assigns its id through [`component_id`], which caches it before returning,
 /// and that store happens before anything that makes the stored component
-/// visible to another thread. So lookups (`World::get` and friends) can answer
-/// `None` without a call. The cell is read by [`read_hoistable`], so that a loop
-/// of lookups reads it, and the world's tables after it, once.
+/// visible to another thread. So lookups can answer `None` without a call.
 #[inline]
 pub(crate) fn known_component_id<T: Component>() -> Option<ComponentId> {
+    let index = known_component_index::<T>();
+    (index != UNKNOWN as usize).then(|| ComponentId::new(index as u32))
+}
+
+/// [`known_component_id`] as a table index: [`UNKNOWN`] (beyond every table,
+/// which are indexed by ids below it) when no id was assigned, so that a lookup
+/// misses on its bounds check instead of a test of its own. The cell is read by
+/// [`read_hoistable`], so that a loop of lookups reads it, and the world's
+/// tables after it, once.
+#[inline(always)]
+pub(crate) fn known_component_index<T: Component>() -> usize {
     match T::__id_cell() {
-        Some(cell) => match read_hoistable(&cell.0) {
-            0 => None,
-            cached => Some(ComponentId::new(cached - 1)),
-        },
-        None => known(TypeId::of::<T>()),
+        Some(cell) => read_hoistable(&cell.0) as usize,
+        None => known(TypeId::of::<T>()).map_or(UNKNOWN as usize, ComponentId::index),
     }
 }
 
@@ -82,7 +93,7 @@ pub(crate) fn known_component_id<T: Component>() -> Option<ComponentId> {
 /// the optimizer may run once for the whole loop. That is sound for this cell:
 /// an aligned 32-bit load is single-copy atomic on these targets (the same
 /// access a `Relaxed` load compiles to), and reading it fewer times than written
-/// can only return a value it held: an id cell changes once, from 0 (unknown) to
+/// can only return a value it held: an id cell changes once, from [`UNKNOWN`] to
 /// the id, and never again, and a lookup that could find a stored `T` is ordered
 /// after that store (see [`known_component_id`]).
 #[inline(always)]
@@ -138,7 +149,7 @@ fn cache(cell: &AtomicU32, type_id: TypeId) -> ComponentId {
     let id = lookup(type_id);
     // Every thread computes the same id for the type (the registry assigns it once),
     // so racing stores store the same value; `Relaxed` is enough for a lone integer.
-    let raw = u32::try_from(id.index() + 1).expect("component id fits in u32");
+    let raw = u32::try_from(id.index()).expect("component id fits in u32");
     cell.store(raw, Ordering::Relaxed);
     id
 }
@@ -151,9 +162,8 @@ fn lookup(type_id: TypeId) -> ComponentId {
         return id;
     }
     let mut registry = registry().write().unwrap_or_else(|e| e.into_inner());
-    // Ids stop one short of `u32::MAX` so that `id + 1` fits a cell.
-    let next =
-        u32::try_from(registry.by_type.len()).ok().filter(|&n| n < u32::MAX - 1).expect("too many component types");
+    // Ids stay below `UNKNOWN`, the value of a cell without one.
+    let next = u32::try_from(registry.by_type.len()).ok().filter(|&n| n < UNKNOWN).expect("too many component types");
     *registry.by_type.entry(type_id).or_insert(ComponentId::new(next))
 }
 

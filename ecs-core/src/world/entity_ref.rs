@@ -39,10 +39,9 @@ impl<'w> EntityRef<'w> {
     /// The entity's `T`, if it has one.
     #[inline]
     pub fn get<T: Component + crate::component::WholeComponent>(&self) -> Option<&'w T> {
-        let id = crate::component::known_component_id::<T>()?;
-        // SAFETY: `T`'s id; an `EntityRef` holds a live entity's location,
-        // current while the world is borrowed shared for `'w`.
-        unsafe { self.world.get_at(id, self.location) }
+        // SAFETY: an `EntityRef` holds a live entity's location, current while
+        // the world is borrowed shared for `'w`.
+        unsafe { self.world.get_at(self.location) }
     }
 
     /// `true` when the entity has a `T`.

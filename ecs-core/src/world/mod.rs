@@ -36,7 +36,7 @@ use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use crate::archetype::{ArchetypeId, Archetypes, Row};
 use crate::bundle::{Bundle, BundleId, BundleInfo, BundleKey, Bundles, SpawnTarget};
 use crate::component::{
-    Component, Components, MutableComponent, WholeComponent, component_id, is_sparse, known_component_id,
+    Component, Components, MutableComponent, WholeComponent, component_id, is_sparse, known_component_index,
 };
 use crate::entity::{Entities, Entity, EntityLocation};
 use crate::error::EcsError;
@@ -265,10 +265,10 @@ impl World {
     #[inline]
     pub fn get<T: Component + WholeComponent>(&self, entity: Entity) -> Option<&T> {
         // The id and `T`'s column table first, before the entity's slot: a type
-        // never stored answers `None` before any lookup, and reads that come
+        // never stored misses the tables before any lookup, and reads that come
         // before the first branch on the entity are made once for a whole loop
-        // of `get`s (see `known_component_id`).
-        let columns = self.archetypes.columns_of(known_component_id::<T>()?)?;
+        // of `get`s (see `known_component_index`).
+        let columns = self.archetypes.columns_at(known_component_index::<T>())?;
         let location = self.entities.get_maybe_dead(entity)?;
         // A dead slot's location names no archetype: a miss here.
         let column = columns.column(location.archetype)?;
@@ -280,20 +280,15 @@ impl World {
     }
 
     /// The `T` of the entity at `location`: `T`'s column there, then the row.
-    /// The shared path of `get` and `EntityRef::get`.
+    /// `EntityRef::get`'s path.
     ///
     /// # Safety
-    /// `id` is `T`'s id, and `location` is a live entity's current location or
-    /// names no archetype (a free or reserved slot's: the column lookup then
-    /// misses).
+    /// `location` is a live entity's current location or names no archetype
+    /// (a free or reserved slot's: the column lookup then misses).
     #[inline(always)]
-    pub(crate) unsafe fn get_at<T: Component + WholeComponent>(
-        &self,
-        id: crate::component::ComponentId,
-        location: EntityLocation,
-    ) -> Option<&T> {
-        let column = self.archetypes.column_at(id, location.archetype)?;
-        // SAFETY: the column of `T`'s id (caller) stores `T`s; it exists in the
+    pub(crate) unsafe fn get_at<T: Component + WholeComponent>(&self, location: EntityLocation) -> Option<&T> {
+        let column = self.archetypes.columns_at(known_component_index::<T>())?.column(location.archetype)?;
+        // SAFETY: the column of `T`'s id stores `T`s; it exists in the
         // location's archetype, so the location is a live entity's (caller) and
         // its row is below the column's length.
         unsafe { crate::archetype::value_in(column, location.row.index()) }
@@ -327,7 +322,7 @@ impl World {
     #[inline]
     pub(crate) fn get_mut_internal<T: Component + WholeComponent>(&mut self, entity: Entity) -> Option<Mut<'_, T>> {
         // In `get`'s order, for the same reason.
-        let columns = self.archetypes.columns_of_mut(known_component_id::<T>()?)?;
+        let columns = self.archetypes.columns_at_mut(known_component_index::<T>())?;
         let location = self.entities.get_maybe_dead(entity)?;
         let this_run = Tick::new(*self.change_tick.get_mut());
         // As in `get`: a dead slot's location misses.
