@@ -39,7 +39,7 @@ pub fn parse(input: &DeriveInput) -> syn::Result<EntityFields> {
     let relation = match (source, target) {
         (Some(a), Some(_)) => {
             return Err(Error::new(
-                a.span(),
+                a.path().span(),
                 "a component is either a relationship (`#[relationship]`) or a relationship target \
                  (`#[relationship_target]`), not both",
             ));
@@ -67,7 +67,7 @@ pub fn parse(input: &DeriveInput) -> syn::Result<EntityFields> {
             parsed?;
             let target = target.ok_or_else(|| {
                 Error::new(
-                    attr.span(),
+                    attr.path().span(),
                     "`#[relationship]` is missing its target: write `#[relationship(target = Followers)]`, naming \
                      the component that lists the sources on the target entity",
                 )
@@ -107,7 +107,7 @@ pub fn parse(input: &DeriveInput) -> syn::Result<EntityFields> {
             parsed?;
             let relationship = relationship.ok_or_else(|| {
                 Error::new(
-                    attr.span(),
+                    attr.path().span(),
                     "`#[relationship_target]` is missing its relationship: write \
                      `#[relationship_target(relationship = Following)]`",
                 )

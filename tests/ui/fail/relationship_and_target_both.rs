@@ -1,0 +1,8 @@
+use ecs_core::prelude::*;
+
+#[derive(Component)]
+#[relationship(target = Links)]
+#[relationship_target(relationship = Links)]
+struct Links(Entity);
+
+fn main() {}
