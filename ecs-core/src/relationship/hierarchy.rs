@@ -58,6 +58,25 @@ impl core::ops::Deref for Children {
     }
 }
 
+/// Compares with plain lists: `assert_eq!(*world.get::<Children>(p).unwrap(), [a, b])`.
+impl PartialEq<[Entity]> for Children {
+    fn eq(&self, other: &[Entity]) -> bool {
+        self.0 == *other
+    }
+}
+
+impl<const N: usize> PartialEq<[Entity; N]> for Children {
+    fn eq(&self, other: &[Entity; N]) -> bool {
+        self.0 == *other
+    }
+}
+
+impl PartialEq<Vec<Entity>> for Children {
+    fn eq(&self, other: &Vec<Entity>) -> bool {
+        self.0 == *other
+    }
+}
+
 impl core::fmt::Debug for Children {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_tuple("Children").field(&self.0).finish()

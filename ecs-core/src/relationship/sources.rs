@@ -120,6 +120,31 @@ impl PartialEq for RelationshipSources {
 
 impl Eq for RelationshipSources {}
 
+/// Compares with plain lists: `assert_eq!(followers.0, [a, b])`.
+impl PartialEq<[Entity]> for RelationshipSources {
+    fn eq(&self, other: &[Entity]) -> bool {
+        **self == *other
+    }
+}
+
+impl<const N: usize> PartialEq<[Entity; N]> for RelationshipSources {
+    fn eq(&self, other: &[Entity; N]) -> bool {
+        **self == other[..]
+    }
+}
+
+impl PartialEq<Vec<Entity>> for RelationshipSources {
+    fn eq(&self, other: &Vec<Entity>) -> bool {
+        **self == other[..]
+    }
+}
+
+impl PartialEq<&[Entity]> for RelationshipSources {
+    fn eq(&self, other: &&[Entity]) -> bool {
+        **self == **other
+    }
+}
+
 impl<'a> IntoIterator for &'a RelationshipSources {
     type Item = &'a Entity;
     type IntoIter = core::slice::Iter<'a, Entity>;
@@ -134,6 +159,16 @@ mod tests {
 
     fn e(i: u32) -> Entity {
         Entity::from_bits(u64::from(i) | 1 << 32).expect("non-zero generation")
+    }
+
+    #[test]
+    fn compares_with_plain_lists() {
+        let list = RelationshipSources::from_vec(vec![e(1), e(2)]);
+        assert_eq!(list, [e(1), e(2)]);
+        assert_eq!(list, vec![e(1), e(2)]);
+        assert_eq!(list, &[e(1), e(2)][..]);
+        assert_ne!(list, [e(2), e(1)]);
+        assert_ne!(list, [e(1)]);
     }
 
     #[test]
