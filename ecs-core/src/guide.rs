@@ -13,7 +13,7 @@
 //! | `world.query::<&mut T>().iter_mut(&mut world)` | `world.query_mut::<&mut T>()` | `world.query_mut::<&mut T>()`; read-only: `world.query::<&T>().iter()` |
 //! | `QueryState`, `query.single()` | `PreparedQuery` | `QueryState`, `query.single()` |
 //! | `Query<&mut T>` item `Mut<T>` | `&mut T` | `&mut T`; `Mut<T>` when writes must be detected precisely |
-//! | `query.par_iter_mut().for_each(f)` | — | `query.par_for_each_mut(f)` |
+//! | `query.par_iter_mut().for_each(f)`; `query.par_iter().for_each(f)` | — | `query.par_for_each_mut(f)`; `query.par_for_each(f)` (read-only) |
 //! | `Changed`, `Added`, `With`, `Without`, `Or`, `Has` | `With`, `Without`, `Or` | the same as bevy_ecs |
 //! | `Res`, `ResMut`, `Local`, `Commands` | `CommandBuffer` | `Res`, `ResMut`, `Local`, `Commands` |
 //! | `EventReader`, `EventWriter`, `Events<E>` | — | the same |
@@ -23,7 +23,8 @@
 //! | `app.add_systems(Update, (a, b).chain())` | — | `schedule.add_systems((a, b).chain())`, then `schedule.run(&mut world)` |
 //! | `.run_if(cond)`, `SystemSet`, `.in_set`, `configure_sets` | — | the same |
 //! | `world.run_system_once(f)` | — | the same (returns `Result`) |
-//! | `ChildOf`, `Children`, `with_children`, `despawn` (recursive) | — | the same |
+//! | `ChildOf`, `Children`, `with_children`, `despawn` (recursive) | — | the same, on `EntityWorldMut` and `EntityCommands` |
+//! | `Query<&Children>` / `Query<&ChildOf>` helpers: `children`, `parent`, `iter_descendants`, `iter_ancestors`, `root_ancestor` | — | the same (and `related` / `target` for any relationship) |
 //! | `#[relationship(relationship_target = …)]` | — | `#[relationship(target = …)]`, `#[relationship_target(relationship = …)]` |
 //! | `DynamicScene` (reflection) | `serialize::column` | `world.snapshot()` / `restore` (in memory, for rollback) |
 //! | — | — | `#[component(layout = "soa")]`: each field in its own array; `&T` / `&mut T` in queries yield `TRef` / `TMut` (a reference per field), chunks `TSlices` / `TSlicesMut`, `world.fields` / `fields_mut` / `get_cloned` (see [`PerField`](crate::component::PerField)) |
