@@ -9,9 +9,9 @@ use std::sync::{OnceLock, RwLock};
 use super::{Component, ComponentId};
 
 /// A cache of component type `T`'s id, placed in a `static` by
-/// `#[derive(Component)]`. Holds the id, or [`UNKNOWN`] while it is unknown: an
+/// `#[derive(Component)]`. Holds the id, or `u32::MAX` while it is unknown: an
 /// index no table reaches, so that a lookup by it misses without a test of its
-/// own (see [`known_component_index`]).
+/// own.
 ///
 /// The cell is typed: `T::__id_cell()` can only return a `ComponentIdCell<T>`, and
 /// only [`component_id::<T>`] writes one, with `T`'s own id. A hand-written
