@@ -99,12 +99,18 @@ fn bad_links_are_refused_and_change_nothing() {
     assert_consistent(&world);
 }
 
-#[test]
-fn commands_report_refused_links() {
-    let mut world = World::new();
+/// The messages of the command errors `world` reports from now on.
+fn collect_command_errors(world: &mut World) -> std::sync::Arc<std::sync::Mutex<Vec<String>>> {
     let errors = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let sink = errors.clone();
     world.set_command_error_handler(move |e| sink.lock().unwrap().push(e.to_string()));
+    errors
+}
+
+#[test]
+fn commands_report_refused_links() {
+    let mut world = World::new();
+    let errors = collect_command_errors(&mut world);
     let root = world.spawn(());
     let child = world.spawn(ChildOf(root));
     let mut queue = ecs_core::command::CommandQueue::default();
@@ -121,9 +127,7 @@ fn commands_report_refused_links() {
 #[test]
 fn commands_spawn_and_attach_children_in_order() {
     let mut world = World::new();
-    let errors = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-    let sink = errors.clone();
-    world.set_command_error_handler(move |e| sink.lock().unwrap().push(e.to_string()));
+    let errors = collect_command_errors(&mut world);
     let (ship, doomed) = (world.spawn(()), world.spawn(()));
     let loose = [world.spawn(Name(10)), world.spawn(Name(11))];
     let mut queue = ecs_core::command::CommandQueue::default();
