@@ -312,6 +312,45 @@ fn a_panicking_hook_during_linked_despawn_leaves_the_world_consistent() {
     assert_consistent(&world);
 }
 
+/// Panics in `on_despawn`, like [`Fragile`]; only the test below uses it, after
+/// the hierarchy's components exist, so its id (and its hook's turn) comes after
+/// `Children`'s: the entity's own linked despawn is queued before its hook panics.
+#[derive(Component)]
+#[component(on_despawn = explode)]
+struct FragileLate;
+
+#[test]
+fn a_panicking_hook_in_a_deep_linked_despawn_stops_only_its_own_subtree() {
+    let mut world = World::new();
+    let warm_up = world.spawn(());
+    world.spawn(ChildOf(warm_up)); // registers ChildOf and Children first
+    world.despawn(warm_up).unwrap();
+    let root = world.spawn(());
+    let a = world.spawn(ChildOf(root));
+    let a1 = world.spawn((ChildOf(a), FragileLate));
+    let a2 = world.spawn(ChildOf(a1));
+    let b = world.spawn(ChildOf(root));
+    let b1 = world.spawn(ChildOf(b));
+    let b2 = world.spawn(ChildOf(b1));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| world.despawn(root)));
+    assert_eq!(panic_message(result.unwrap_err()), "fragile");
+    // Right after the panic: consistent, every level of the sibling subtree
+    // gone (later rounds of commands still ran), and the panicking entity kept
+    // with its own child.
+    assert_consistent(&world);
+    for e in [root, a, b, b1, b2] {
+        assert!(!world.contains(e), "{e:?} outlived its despawned root");
+    }
+    assert!(world.contains(a1) && world.parent(a1).is_none());
+    assert_eq!(world.children(a1), [a2]);
+    // Nothing queued by the aborted despawn runs later either.
+    let other = world.spawn(());
+    world.despawn(other).unwrap();
+    assert!(world.contains(a2), "a command queued by the aborted despawn took a2 later");
+    assert_eq!(world.len(), 2);
+    assert_consistent(&world);
+}
+
 #[derive(Clone, Debug)]
 enum Op {
     Spawn,

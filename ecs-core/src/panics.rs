@@ -51,11 +51,16 @@
 //!   `on_replace` or `on_remove` hook leaves the entity alive with all its
 //!   components (the hooks before it have run); one in `on_add` or `on_insert`
 //!   comes after the value is stored, which stays (`tests/hooks.rs`). Commands the
-//!   hooks queued run with the world's next operation.
-//! - A linked despawn (a parent taking its children along) goes on with the other
-//!   children: the one whose hook panicked stays, with its own subtree, unlinked from
-//!   its dead parent; every other descendant is despawned, then the first panic is
-//!   resumed (`tests/hierarchy.rs`).
+//!   hooks queued before the panic run with the world's next operation; one that
+//!   would despawn the panicking entity's children does nothing then, as the
+//!   entity is alive.
+//! - A panic in a command the world runs after an operation (a hook's or an
+//!   observer's) does not stop the others, nor the commands they queue in turn:
+//!   the world is consistent when the first panic reaches the caller.
+//! - A linked despawn (a parent taking its children along) therefore goes on with
+//!   the other children at every depth: the one whose hook panicked stays, with its
+//!   own subtree, unlinked from its dead parent; every other descendant is
+//!   despawned, then the first panic is resumed (`tests/hierarchy.rs`).
 //!
 //! ## Traits the crate trusts
 //! Panics aside, some trait implementations are trusted for memory safety, so

@@ -132,6 +132,8 @@ pub fn target_on_replace<T: RelationshipTarget>(mut world: DeferredWorld, ctx: H
 /// A source whose own hook panics stays (a panicking hook stops its entity's
 /// despawn, as everywhere) and is unlinked by [`target_on_replace`]'s command;
 /// the other sources are still despawned, and the first panic is resumed after.
+/// A target still alive when the command runs is one whose despawn a later hook
+/// stopped by panicking: it keeps its sources.
 pub fn target_on_despawn<T: RelationshipTarget>(mut world: DeferredWorld, ctx: HookContext) {
     if !T::LINKED_SPAWN {
         return;
@@ -139,6 +141,9 @@ pub fn target_on_despawn<T: RelationshipTarget>(mut world: DeferredWorld, ctx: H
     let target = ctx.entity;
     let Some(sources) = world.get::<T>(target).map(|t| t.sources().to_vec()) else { return };
     world.world_mut_internal().defer(move |world| {
+        if world.contains(target) {
+            return;
+        }
         resume_deferred(catch_each(sources.into_iter(), |source| {
             if linked_to::<T::Relationship>(world, source, target) {
                 let _ = world.despawn(source);

@@ -98,6 +98,10 @@ impl World {
     #[inline(never)]
     fn flush_rounds(&mut self) {
         self.deferred.flushing = true;
+        // A round whose command panicked does not end the flush: the commands
+        // that round queued (a linked despawn one level further down) still
+        // run, so the world is consistent when the first panic goes on.
+        let mut first_panic = None;
         let result = std::panic::catch_unwind(core::panic::AssertUnwindSafe(|| {
             let mut rounds = 0;
             while !self.deferred.queue.is_empty() {
@@ -116,13 +120,14 @@ impl World {
                     );
                 }
                 let mut round = core::mem::take(&mut self.deferred.queue);
-                round.apply(self);
+                crate::storage::defer_panic(&mut first_panic, || round.apply(self));
             }
         }));
         self.deferred.flushing = false;
         if let Err(panic) = result {
             std::panic::resume_unwind(panic);
         }
+        crate::storage::resume_deferred(first_panic);
     }
 
     /// `true` when none of `components` has a hook, an observer or a log.
