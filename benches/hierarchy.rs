@@ -164,6 +164,8 @@ struct Dirty(Vec<AtomicBool>);
 fn propagate_one_percent(c: &mut Criterion) {
     let mut group = c.benchmark_group("propagate_1pct");
     let (mut world, all) = build_world();
+    // One mark per entity index: the forest's entities are the world's only
+    // ones, so their indices stay below `all.len()`.
     world.insert_resource(Dirty((0..all.len()).map(|_| AtomicBool::new(false)).collect()));
     let mark = |changed: Query<Entity, Changed<Local>>, parents: Query<&ChildOf>, dirty: Res<Dirty>| {
         changed.par_for_each(|e| {

@@ -24,7 +24,9 @@
 //! | `.run_if(cond)`, `SystemSet`, `.in_set`, `configure_sets` | — | the same |
 //! | `world.run_system_once(f)` | — | the same (returns `Result`) |
 //! | `ChildOf`, `Children`, `with_children`, `despawn` (recursive) | — | the same, on `EntityWorldMut` and `EntityCommands` |
-//! | `Query<&Children>` / `Query<&ChildOf>` helpers: `children`, `parent`, `iter_descendants`, `iter_ancestors`, `root_ancestor` | — | the same (and `related` / `target` for any relationship) |
+//! | `Query<&Children>` / `Query<&ChildOf>` helpers: `children`, `parent`, `iter_descendants`, `iter_ancestors`, `root_ancestor` | — | the same, for any relationship |
+//! | `query.related::<R>(e)` (the target), `query.relationship_sources::<T>(e)` | — | `query.target(e)` on a `Query<&R>`, `query.related(e)` on a `Query<&T>` (note: our `related` lists the sources) |
+//! | `ChildSpawnerCommands::target_entity()` | — | `ChildSpawnerCommands::parent()` (as on `ChildSpawner`) |
 //! | `#[relationship(relationship_target = …)]` | — | `#[relationship(target = …)]`, `#[relationship_target(relationship = …)]` |
 //! | `DynamicScene` (reflection) | `serialize::column` | `world.snapshot()` / `restore` (in memory, for rollback) |
 //! | — | — | `#[component(layout = "soa")]`: each field in its own array; `&T` / `&mut T` in queries yield `TRef` / `TMut` (a reference per field), chunks `TSlices` / `TSlicesMut`, `world.fields` / `fields_mut` / `get_cloned` (see [`PerField`](crate::component::PerField)) |

@@ -77,6 +77,12 @@ impl PartialEq<Vec<Entity>> for Children {
     }
 }
 
+impl PartialEq<&[Entity]> for Children {
+    fn eq(&self, other: &&[Entity]) -> bool {
+        self.0 == *other
+    }
+}
+
 impl core::fmt::Debug for Children {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_tuple("Children").field(&self.0).finish()

@@ -329,6 +329,8 @@ pub fn runner(workload: Workload) -> Option<Runner> {
         }
         Workload::PropagateOnePercent => {
             let (mut world, all) = forest_world();
+            // One mark per entity index: the forest's entities are the world's only
+            // ones, so their indices stay below `all.len()`.
             world.insert_resource(Dirty((0..all.len()).map(|_| AtomicBool::new(false)).collect()));
             // Marks each changed node and its ancestors, in parallel from the
             // changed nodes; a walk stops at an ancestor already marked.
