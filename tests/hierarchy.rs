@@ -227,6 +227,57 @@ fn a_user_relationship_has_the_hierarchys_upkeep_cleanup_and_cycle_rules() {
     assert!(world.contains(crew[1]) && world.contains(tug));
 }
 
+/// bevy_ecs's form of a target: a plain `Vec<Entity>`.
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+#[relationship(target = Riders)]
+struct Riding(Entity);
+#[derive(Component, Default, Debug)]
+#[relationship_target(relationship = Riding)]
+struct Riders(Vec<Entity>);
+
+#[test]
+fn a_target_may_keep_its_sources_in_a_vec() {
+    let mut world = World::new();
+    let (bus, tram) = (world.spawn(()), world.spawn(()));
+    let riders: Vec<Entity> = (0..4).map(|_| world.spawn(Riding(bus))).collect();
+    assert_eq!(world.get::<Riders>(bus).unwrap().0, riders);
+    // From the middle, the front and the back; order kept.
+    world.insert(riders[2], Riding(tram)).unwrap();
+    world.remove::<Riding>(riders[0]).unwrap();
+    world.despawn(riders[3]).unwrap();
+    assert_eq!(world.get::<Riders>(bus).unwrap().0, [riders[1]]);
+    assert_eq!(ecs_core::relationship::RelationshipTarget::sources(world.get::<Riders>(tram).unwrap()), [riders[2]]);
+    // A list filled by hand claims no source that does not point at it.
+    let stranger = world.spawn(());
+    let van = world.spawn(Riders(vec![stranger, riders[1]]));
+    assert!(!world.has::<Riders>(van), "an emptied list is removed");
+    assert_eq!(world.get::<Riding>(riders[1]), Some(&Riding(bus)));
+    // Traversal, snapshots and the linked despawn work as with `RelationshipSources`.
+    let walked = world.run_system_once(move |lists: Query<&Riders>| lists.related(bus).to_vec()).unwrap();
+    assert_eq!(walked, [riders[1]]);
+    let snapshot = world.snapshot().unwrap();
+    world.despawn(bus).unwrap();
+    assert!(!world.contains(riders[1]));
+    world.restore(&snapshot).unwrap();
+    assert_eq!(world.get::<Riders>(bus).unwrap().0, [riders[1]]);
+    assert_eq!(world.get::<Riding>(riders[1]), Some(&Riding(bus)));
+    world.remove::<Riding>(riders[1]).unwrap();
+    assert!(!world.has::<Riders>(bus), "an emptied list is removed");
+    assert_consistent_riders(&world);
+}
+
+/// `Riding` and `Riders` agree everywhere.
+fn assert_consistent_riders(world: &World) {
+    let mut lists = world.query_state::<(Entity, &Riders)>();
+    for (target, list) in lists.iter(world) {
+        assert!(list.0.iter().all(|&s| world.get::<Riding>(s) == Some(&Riding(target))), "{target:?}: {list:?}");
+    }
+    let mut links = world.query_state::<(Entity, &Riding)>();
+    for (source, link) in links.iter(world) {
+        assert!(world.get::<Riders>(link.0).is_some_and(|l| l.0.contains(&source)), "{source:?} is not listed");
+    }
+}
+
 #[test]
 fn clear_and_spawn_batch_keep_the_hierarchy_consistent() {
     let mut world = World::new();

@@ -433,3 +433,34 @@ fn a_column_with_too_few_or_too_many_values_is_refused() {
     let error = swapped.load_columns(&mut postcard::Deserializer::from_bytes(&bytes)).err().unwrap();
     assert!(matches!(&error, LoadError::InvalidValue { component, .. } if component == "Position"), "{error:?}");
 }
+
+/// A relationship target kept in a `Vec<Entity>` (bevy_ecs's form).
+#[derive(Component, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[relationship(target = Passengers)]
+struct Aboard(Entity);
+#[derive(Component, Default, Debug)]
+#[relationship_target(relationship = Aboard)]
+struct Passengers(Vec<Entity>);
+
+#[test]
+fn a_target_kept_in_a_vec_saves_and_loads_in_link_order() {
+    let registry = SerializeRegistry::new().register_relationship::<Aboard>("Aboard", "Passengers");
+    let mut world = World::new();
+    let ship = world.spawn(());
+    let people: Vec<Entity> = (0..3).map(|_| world.spawn(Aboard(ship))).collect();
+    world.remove::<Aboard>(people[1]).unwrap();
+    world.insert(people[1], Aboard(ship)).unwrap();
+    let expected = [people[0], people[2], people[1]];
+    assert_eq!(world.get::<Passengers>(ship).unwrap().0, expected);
+    let json = serde_json::to_string(&registry.rows(&world)).unwrap();
+    let bytes = postcard::to_allocvec(&registry.columns(&world)).unwrap();
+    for save in [
+        registry.load_rows(&mut serde_json::Deserializer::from_str(&json)).unwrap(),
+        registry.load_columns(&mut postcard::Deserializer::from_bytes(&bytes)).unwrap(),
+    ] {
+        let mut loaded = World::new();
+        loaded.load(save);
+        assert_eq!(loaded.get::<Passengers>(ship).unwrap().0, expected);
+        assert!(expected.iter().all(|&p| loaded.get::<Aboard>(p) == Some(&Aboard(ship))));
+    }
+}

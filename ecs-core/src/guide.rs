@@ -28,6 +28,7 @@
 //! | `query.related::<R>(e)` (the target), `query.relationship_sources::<T>(e)` | — | `query.target(e)` on a `Query<&R>`, `query.related(e)` on a `Query<&T>` (note: our `related` lists the sources) |
 //! | `ChildSpawnerCommands::target_entity()` | — | `ChildSpawnerCommands::parent()` (as on `ChildSpawner`) |
 //! | `#[relationship(relationship_target = …)]` | — | `#[relationship(target = …)]`, `#[relationship_target(relationship = …)]` |
+//! | a target's `Vec<Entity>` | — | `Vec<Entity>`, or `RelationshipSources` (cheap removal at both ends) |
 //! | `DynamicScene` (reflection) | `serialize::column` | `world.snapshot()` / `restore` (in memory, for rollback) |
 //! | — | — | `#[component(layout = "soa")]`: each field in its own array; `&T` / `&mut T` in queries yield `TRef` / `TMut` (a reference per field), chunks `TSlices` / `TSlicesMut`, `world.fields` / `fields_mut` / `get_cloned` (see [`PerField`](crate::component::PerField)) |
 //!

@@ -184,7 +184,7 @@ impl World {
     /// Moves `child` (a child of `parent`) to position `index` among its siblings.
     fn move_child(&mut self, parent: Entity, child: Entity, index: usize) {
         if let Some(mut children) = self.get_mut_internal::<Children>(parent) {
-            children.__sources_mut().move_to(child, index);
+            children.__sources_mut().__move_to(child, index);
         }
     }
 }

@@ -29,7 +29,10 @@
 //! - The relationship component is the source of truth; the target component
 //!   lists its sources in the order they were linked, and cannot be edited by
 //!   hand (both are immutable components: change a link by inserting a new
-//!   relationship, which runs the hooks).
+//!   relationship, which runs the hooks). It holds them in a
+//!   [`RelationshipSources`] or, as bevy_ecs's targets do, a `Vec<Entity>`
+//!   ([`RelationshipSourceCollection`]); a list inserted by hand keeps only the
+//!   sources that point at its entity.
 //! - A link to a dead entity, to the entity itself, or to one of its own
 //!   descendants is refused with [`EcsError::InvalidRelationship`](crate::EcsError::InvalidRelationship) and changes
 //!   nothing (`spawn`, which cannot return an error, panics; a command reports).
@@ -52,7 +55,7 @@ mod traverse;
 mod upkeep;
 
 pub use hierarchy::{ChildOf, ChildSpawner, ChildSpawnerCommands, Children};
-pub use sources::RelationshipSources;
+pub use sources::{RelationshipSourceCollection, RelationshipSources};
 pub use traverse::{Ancestors, Descendants, DescendantsBreadthFirst};
 pub(crate) use upkeep::PendingLinks;
 #[doc(hidden)]
@@ -96,6 +99,7 @@ pub unsafe trait Relationship: Component + crate::component::WholeComponent + Si
 /// The component on a *target* entity that lists the sources pointing at it
 /// through [`Relationship`](Self::Relationship). Derive it:
 /// `#[derive(Component, Default)] #[relationship_target(relationship = Following)] struct Followers(RelationshipSources);`
+/// (or `struct Followers(Vec<Entity>);`, see [`RelationshipSourceCollection`]).
 /// Add `unlink` to keep the sources alive when the target is despawned (the
 /// default despawns them with it).
 #[diagnostic::on_unimplemented(
@@ -113,14 +117,18 @@ pub trait RelationshipTarget: Component + crate::component::WholeComponent + Siz
     const LINKED_SPAWN: bool;
 
     /// The sources, in the order they were linked.
-    fn sources(&self) -> &RelationshipSources;
+    fn sources(&self) -> &[Entity];
+
+    /// The list itself, for the world's upkeep (serialization).
+    #[doc(hidden)]
+    fn __sources(&self) -> &dyn RelationshipSourceCollection;
 
     /// The list itself, for the world's upkeep. Changing it by hand makes it
     /// disagree with the relationships; the derive provides it.
     #[doc(hidden)]
-    fn __sources_mut(&mut self) -> &mut RelationshipSources;
+    fn __sources_mut(&mut self) -> &mut dyn RelationshipSourceCollection;
 
     /// A target listing `sources`, for the world's upkeep.
     #[doc(hidden)]
-    fn __from_sources(sources: RelationshipSources) -> Self;
+    fn __from_sources(sources: Vec<Entity>) -> Self;
 }

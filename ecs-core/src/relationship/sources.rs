@@ -31,12 +31,6 @@ impl RelationshipSources {
         Self { entities, head: 0 }
     }
 
-    /// A copy of the list, for a snapshot (which restores it together with the
-    /// relationships it mirrors).
-    pub(crate) fn duplicate(&self) -> Self {
-        Self::from_vec(self.to_vec())
-    }
-
     /// Appends `entity`.
     pub(crate) fn push(&mut self, entity: Entity) {
         // Reuse the spare front before growing, once it is at least half.
@@ -150,6 +144,108 @@ impl<'a> IntoIterator for &'a RelationshipSources {
     type IntoIter = core::slice::Iter<'a, Entity>;
     fn into_iter(self) -> Self::IntoIter {
         self.iter()
+    }
+}
+
+/// What a relationship target keeps its sources in: [`RelationshipSources`]
+/// (removal is cheap at both ends; what [`Children`](super::Children) uses) or
+/// a plain `Vec<Entity>`, as bevy_ecs's targets do:
+/// `#[relationship_target(relationship = Following)] struct Followers(Vec<Entity>);`.
+///
+/// Sealed: the world's relationship upkeep is the only writer of a stored list
+/// (target components are immutable), and it relies on these two.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot hold the sources of a relationship target",
+    label = "not a list of sources",
+    note = "hold them in `RelationshipSources` (or a `Vec<Entity>`): `struct Followers(RelationshipSources);`"
+)]
+pub trait RelationshipSourceCollection: sealed::Sealed + Send + Sync + 'static {
+    /// The sources, in the order they were linked.
+    fn as_slice(&self) -> &[Entity];
+
+    /// A list of `entities`, in order (a load or a snapshot restores one).
+    #[doc(hidden)]
+    fn __from_vec(entities: Vec<Entity>) -> Self
+    where
+        Self: Sized;
+
+    /// Appends `entity`.
+    #[doc(hidden)]
+    fn __push(&mut self, entity: Entity);
+
+    /// Removes the first occurrence of `entity`; `true` if it was listed.
+    #[doc(hidden)]
+    fn __remove(&mut self, entity: Entity) -> bool;
+
+    /// Moves `entity` (if listed) to `index`, clamped to the end.
+    #[doc(hidden)]
+    fn __move_to(&mut self, entity: Entity, index: usize);
+
+    /// The list as something serde can write: a sequence of entities.
+    #[cfg(feature = "serde")]
+    #[doc(hidden)]
+    fn __serializable(&self) -> &dyn erased_serde::Serialize;
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for super::RelationshipSources {}
+    impl Sealed for Vec<super::Entity> {}
+}
+
+impl RelationshipSourceCollection for RelationshipSources {
+    #[inline]
+    fn as_slice(&self) -> &[Entity] {
+        self
+    }
+    fn __from_vec(entities: Vec<Entity>) -> Self {
+        Self::from_vec(entities)
+    }
+    fn __push(&mut self, entity: Entity) {
+        self.push(entity);
+    }
+    fn __remove(&mut self, entity: Entity) -> bool {
+        self.remove(entity)
+    }
+    fn __move_to(&mut self, entity: Entity, index: usize) {
+        self.move_to(entity, index);
+    }
+    #[cfg(feature = "serde")]
+    fn __serializable(&self) -> &dyn erased_serde::Serialize {
+        self
+    }
+}
+
+/// A plain vector: a removal searches the list and shifts what follows it.
+impl RelationshipSourceCollection for Vec<Entity> {
+    #[inline]
+    fn as_slice(&self) -> &[Entity] {
+        self
+    }
+    fn __from_vec(entities: Vec<Entity>) -> Self {
+        entities
+    }
+    fn __push(&mut self, entity: Entity) {
+        self.push(entity);
+    }
+    fn __remove(&mut self, entity: Entity) -> bool {
+        match self.iter().position(|&e| e == entity) {
+            Some(index) => {
+                self.remove(index);
+                true
+            }
+            None => false,
+        }
+    }
+    fn __move_to(&mut self, entity: Entity, index: usize) {
+        if self.__remove(entity) {
+            let at = index.min(self.len());
+            self.insert(at, entity);
+        }
+    }
+    #[cfg(feature = "serde")]
+    fn __serializable(&self) -> &dyn erased_serde::Serialize {
+        self
     }
 }
 

@@ -1,7 +1,7 @@
 //! The hooks that keep a relationship and its target in step, and the check
 //! that refuses a bad link before anything changes.
 
-use super::{Relationship, RelationshipSources, RelationshipTarget};
+use super::{Relationship, RelationshipTarget};
 use crate::component::{ComponentId, HookContext, component_id};
 use crate::entity::Entity;
 use crate::error::{EcsError, RelationshipProblem};
@@ -54,7 +54,7 @@ pub fn relationship_on_insert<R: Relationship>(mut world: DeferredWorld, ctx: Ho
     let Some(target) = world.get::<R>(source).map(R::get) else { return };
     let world = world.world_mut_internal();
     if let Some(mut list) = world.get_mut_internal::<R::Target>(target) {
-        list.__sources_mut().push(source);
+        list.__sources_mut().__push(source);
         return;
     }
     let key = (component_id::<R::Target>(), target);
@@ -73,8 +73,8 @@ pub fn relationship_on_replace<R: Relationship>(mut world: DeferredWorld, ctx: H
     let world = world.world_mut_internal();
     if let Some(mut list) = world.get_mut_internal::<R::Target>(target) {
         let sources = list.__sources_mut();
-        sources.remove(source);
-        if sources.is_empty() {
+        sources.__remove(source);
+        if sources.as_slice().is_empty() {
             world.defer(move |world| remove_if_empty::<R::Target>(world, target));
         }
         return;
@@ -100,7 +100,7 @@ pub fn target_on_insert<T: RelationshipTarget>(mut world: DeferredWorld, ctx: Ho
         let mut list = world.get_mut_internal::<T>(target).expect("read above");
         let sources = list.__sources_mut();
         stale.into_iter().for_each(|s| {
-            sources.remove(s);
+            sources.__remove(s);
         });
     }
     if world.get::<T>(target).is_some_and(|t| t.sources().is_empty()) {
@@ -180,10 +180,10 @@ fn insert_pending<R: Relationship>(world: &mut World, target: Entity) {
     }
     if let Some(mut list) = world.get_mut_internal::<R::Target>(target) {
         let list = list.__sources_mut();
-        sources.into_iter().for_each(|s| list.push(s));
+        sources.into_iter().for_each(|s| list.__push(s));
         return;
     }
-    let list = R::Target::__from_sources(RelationshipSources::from_vec(sources));
+    let list = R::Target::__from_sources(sources);
     world.insert(target, list).expect("the target is alive (checked above)");
 }
 

@@ -36,7 +36,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::component::Component;
 use crate::entity::Entity;
-use crate::relationship::{RelationshipSources, RelationshipTarget};
+use crate::relationship::RelationshipTarget;
 use crate::storage::{Column, OwningPtr, Tick};
 
 /// The kind of a column whose values are in the postcard encoding.
@@ -101,7 +101,7 @@ impl<T: RelationshipTarget> Form for Sources<T> {
 
     fn read<'de, D: Deserializer<'de>>(deserializer: D) -> Result<T, D::Error> {
         let sources = Vec::<Entity>::deserialize(deserializer)?;
-        Ok(T::__from_sources(RelationshipSources::from_vec(sources)))
+        Ok(T::__from_sources(sources))
     }
 }
 

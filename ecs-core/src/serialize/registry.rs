@@ -284,7 +284,7 @@ unsafe fn serialize_value<T: Serialize + 'static>(ptr: Ptr<'_>) -> &dyn erased_s
 /// `ptr` points at a valid `T`.
 unsafe fn serialize_sources<T: RelationshipTarget>(ptr: Ptr<'_>) -> &dyn erased_serde::Serialize {
     // SAFETY: forwarded from the caller.
-    unsafe { ptr.deref::<T>() }.sources()
+    unsafe { ptr.deref::<T>() }.__sources().__serializable()
 }
 
 /// # Safety

@@ -148,7 +148,7 @@ unsafe fn clone_as<T: Clone>(src: Ptr<'_>, dst: NonNull<u8>) {
 unsafe fn clone_target<T: crate::relationship::RelationshipTarget>(src: Ptr<'_>, dst: NonNull<u8>) {
     // SAFETY: the caller's guarantees.
     unsafe {
-        let sources = src.deref::<T>().sources().duplicate();
+        let sources = src.deref::<T>().sources().to_vec();
         dst.cast::<T>().write(T::__from_sources(sources));
     }
 }

@@ -283,15 +283,18 @@ fn relation_items(
                     type Relationship = #relationship;
                     const LINKED_SPAWN: bool = #linked;
                     #[inline]
-                    fn sources(&self) -> &#r::RelationshipSources {
+                    fn sources(&self) -> &[#krate::Entity] {
+                        #r::RelationshipSourceCollection::as_slice(&self.#field)
+                    }
+                    fn __sources(&self) -> &dyn #r::RelationshipSourceCollection {
                         &self.#field
                     }
-                    fn __sources_mut(&mut self) -> &mut #r::RelationshipSources {
+                    fn __sources_mut(&mut self) -> &mut dyn #r::RelationshipSourceCollection {
                         &mut self.#field
                     }
                     #[allow(clippy::init_numbered_fields, reason = "the struct may be a tuple struct")]
-                    fn __from_sources(__sources: #r::RelationshipSources) -> Self {
-                        Self { #field: __sources }
+                    fn __from_sources(__sources: ::std::vec::Vec<#krate::Entity>) -> Self {
+                        Self { #field: #r::RelationshipSourceCollection::__from_vec(__sources) }
                     }
                 }
             });
