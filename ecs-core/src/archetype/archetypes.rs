@@ -368,12 +368,19 @@ pub(crate) struct ColumnsOf<'a> {
 }
 
 impl<'a> ColumnsOf<'a> {
-    /// The component's column in archetype `archetype`, if it has one; a miss
-    /// for any archetype id beyond the last (a dead entity's location).
+    /// The entry of archetype `archetype`, if it has the component; a miss for
+    /// any archetype id beyond the last (a dead entity's location).
+    #[inline(always)]
+    fn entry(self, archetype: ArchetypeId) -> Option<ColumnPtr> {
+        // Ids below `first` wrap to huge offsets: a miss, like ids past the end.
+        self.columns.get(archetype.index().wrapping_sub(self.first)).copied().flatten()
+    }
+
+    /// The component's column in archetype `archetype`, if it has one (see
+    /// [`entry`](Self::entry)).
     #[inline(always)]
     pub(crate) fn column(self, archetype: ArchetypeId) -> Option<&'a Column> {
-        // Ids below `first` wrap to huge offsets: a miss, like ids past the end.
-        let column = self.columns.get(archetype.index().wrapping_sub(self.first)).copied().flatten()?;
+        let column = self.entry(archetype)?;
         // SAFETY: the table's pointers are current (`index_columns` runs whenever
         // an archetype is made or its columns move, and archetypes are never
         // removed), and the column is borrowed for `'a`, a shared borrow of the
@@ -390,7 +397,7 @@ impl<'a> ColumnsOfMut<'a> {
     /// The component's column in archetype `archetype`, mutably.
     #[inline(always)]
     pub(crate) fn column(self, archetype: ArchetypeId) -> Option<&'a mut Column> {
-        let column = self.0.columns.get(archetype.index().wrapping_sub(self.0.first)).copied().flatten()?;
+        let column = self.0.entry(archetype)?;
         // SAFETY: current, as in `ColumnsOf::column`; the pointer came from the
         // columns' own buffer (`column_ptr_mut`), and the view holds a unique
         // borrow of the `Archetypes` for `'a` and is consumed here, so this is
