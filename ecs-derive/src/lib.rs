@@ -1,13 +1,23 @@
 //! Derive macros for `ecs-core`. Use them through `ecs_core` (`use ecs_core::prelude::*;`),
 //! which re-exports them; the generated code names `::ecs_core` paths.
 //!
-//! Each entry point is a shim: [`parse`] turns the input into a checked, spanned
-//! description (every error points at the offending field, attribute or keyword),
-//! and [`expand`] turns that description into code.
+//! Each entry point is a shim: [`input`] reads the item, [`parse`] turns it into
+//! a checked, spanned description (every error points at the offending field,
+//! attribute or keyword), and [`expand`] turns that description into code.
+//!
+//! The crate depends on nothing but `proc_macro`: the compiler has already
+//! parsed the item, so reading it takes a few hundred lines rather than `syn`,
+//! and templates are lexed by the compiler itself ([`tokens`]). Every build of
+//! a program using `ecs_core` waits for this crate, so its build time is the
+//! head of theirs.
 
+mod error;
 mod expand;
+mod input;
+mod meta;
 mod parse;
 mod relation;
+mod tokens;
 
 use proc_macro::TokenStream;
 
@@ -24,8 +34,7 @@ use proc_macro::TokenStream;
 /// `fn(DeferredWorld, HookContext)` (see `ecs_core::component::ComponentHooks`).
 #[proc_macro_derive(Component, attributes(component, relationship, relationship_target, entities))]
 pub fn derive_component(input: TokenStream) -> TokenStream {
-    let input = syn::parse_macro_input!(input as syn::DeriveInput);
-    parse::component(&input).map_or_else(syn::Error::into_compile_error, expand::component).into()
+    derive(input, |input| parse::component(input).map(expand::component))
 }
 
 /// Implements `Event` for a struct or enum, so that it can be triggered for
@@ -36,8 +45,7 @@ pub fn derive_component(input: TokenStream) -> TokenStream {
 /// re-exported under another path.
 #[proc_macro_derive(Event, attributes(event))]
 pub fn derive_event(input: TokenStream) -> TokenStream {
-    let input = syn::parse_macro_input!(input as syn::DeriveInput);
-    parse::event(&input).map_or_else(syn::Error::into_compile_error, expand::event).into()
+    derive(input, |input| parse::event(input).map(expand::event))
 }
 
 /// Implements `Bundle` for a struct whose fields are components or bundles.
@@ -46,8 +54,7 @@ pub fn derive_event(input: TokenStream) -> TokenStream {
 /// re-exported under another path.
 #[proc_macro_derive(Bundle, attributes(bundle))]
 pub fn derive_bundle(input: TokenStream) -> TokenStream {
-    let input = syn::parse_macro_input!(input as syn::DeriveInput);
-    parse::bundle(&input).map_or_else(syn::Error::into_compile_error, expand::bundle).into()
+    derive(input, |input| parse::bundle(input).map(expand::bundle))
 }
 
 /// Implements `QueryData` for a struct of query items, so a query can yield named
@@ -65,8 +72,7 @@ pub fn derive_bundle(input: TokenStream) -> TokenStream {
 /// re-exported under another path.
 #[proc_macro_derive(QueryData, attributes(query))]
 pub fn derive_query_data(input: TokenStream) -> TokenStream {
-    let input = syn::parse_macro_input!(input as syn::DeriveInput);
-    parse::query(&input).map_or_else(syn::Error::into_compile_error, expand::query).into()
+    derive(input, |input| parse::query(input).map(expand::query))
 }
 
 /// The [`QueryData`](derive@QueryData) derive under its earlier name.
@@ -85,8 +91,7 @@ pub fn derive_query(input: TokenStream) -> TokenStream {
 /// re-exported under another path.
 #[proc_macro_derive(SystemParam, attributes(system_param))]
 pub fn derive_system_param(input: TokenStream) -> TokenStream {
-    let input = syn::parse_macro_input!(input as syn::DeriveInput);
-    parse::system_param(&input).map_or_else(syn::Error::into_compile_error, expand::system_param).into()
+    derive(input, |input| parse::system_param(input).map(expand::system_param))
 }
 
 /// Implements `SystemSet` for a unit struct or an enum, so that systems can be
@@ -99,6 +104,11 @@ pub fn derive_system_param(input: TokenStream) -> TokenStream {
 /// re-exported under another path.
 #[proc_macro_derive(SystemSet, attributes(system_set))]
 pub fn derive_system_set(input: TokenStream) -> TokenStream {
-    let input = syn::parse_macro_input!(input as syn::DeriveInput);
-    parse::system_set(&input).map_or_else(syn::Error::into_compile_error, expand::system_set).into()
+    derive(input, |input| parse::system_set(input).map(expand::system_set))
+}
+
+/// Reads the input, then checks and expands it; an error anywhere becomes
+/// `compile_error!`s at the user's tokens.
+fn derive(input: TokenStream, expand: impl FnOnce(&input::Input) -> error::Result<TokenStream>) -> TokenStream {
+    input::parse(input).and_then(|input| expand(&input)).unwrap_or_else(error::Error::into_compile_error)
 }

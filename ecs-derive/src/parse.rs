@@ -1,20 +1,22 @@
-//! Parsing and validation: from `syn::DeriveInput` to a checked description, with
+//! Validation: from the derive's [`Input`] to a checked description, with
 //! every error spanned at the user's token that causes it.
 
-use quote::ToTokens;
-use syn::spanned::Spanned;
-use syn::{Data, DeriveInput, Error, GenericParam, Generics, Ident, Member, Path, Type};
+use proc_macro::{Ident, Span, TokenStream};
+
+use crate::error::{Error, Errors, Result};
+use crate::input::{Fields, Generics, Input, Kind, Member, ParamKind, Ty};
+use crate::meta::NestedMeta;
 
 /// A type to implement `Component` for.
 pub struct ComponentDef<'a> {
     pub ident: &'a Ident,
     pub generics: &'a Generics,
-    pub krate: Path,
+    pub krate: TokenStream,
     /// `#[component(storage = "sparse")]`.
     pub sparse: bool,
     /// `#[component(on_add = f, …)]`: each hook's key (`on_add`, `on_insert`,
     /// `on_replace`, `on_remove`, `on_despawn`) and function path.
-    pub hooks: Vec<(Ident, Path)>,
+    pub hooks: Vec<(Ident, TokenStream)>,
     /// `false` for `#[component(changes = false)]`.
     pub changes: bool,
     /// `#[component(immutable)]` (relationships and their targets always are).
@@ -24,20 +26,20 @@ pub struct ComponentDef<'a> {
     /// `#[relationship]`, `#[relationship_target]` and `#[entities]`.
     pub entities: crate::relation::EntityFields,
     /// `#[component(snapshot = "copy" | "clone" | "skip")]`, spanned at the value.
-    pub snapshot: Option<(Snapshot, proc_macro2::Span)>,
+    pub snapshot: Option<(Snapshot, Span)>,
     /// `#[component(pod)]`, spanned at the key.
-    pub pod: Option<proc_macro2::Span>,
+    pub pod: Option<Span>,
     /// `#[component(layout = "soa")]`: the fields, each stored in its own array.
     pub split: Option<Vec<SplitField<'a>>>,
     /// The type's visibility, given to the views of a per-field component.
-    pub vis: &'a syn::Visibility,
+    pub vis: &'a TokenStream,
 }
 
 /// A field of a per-field component.
 pub struct SplitField<'a> {
     pub member: Member,
-    pub vis: &'a syn::Visibility,
-    pub ty: &'a Type,
+    pub vis: &'a TokenStream,
+    pub ty: &'a Ty,
 }
 
 /// A component's declared snapshot strategy.
@@ -51,39 +53,41 @@ pub enum Snapshot {
 /// A struct to implement `QueryData` for: one lifetime, named fields.
 pub struct QueryDef<'a> {
     pub ident: &'a Ident,
-    pub lifetime: &'a syn::Lifetime,
-    pub krate: Path,
-    pub fields: Vec<(&'a Ident, &'a Type)>,
+    pub lifetime: &'a TokenStream,
+    pub krate: TokenStream,
+    pub fields: Vec<(&'a Ident, &'a Ty)>,
 }
 
 /// A struct to implement `Bundle` for.
 pub struct BundleDef<'a> {
     pub ident: &'a Ident,
     pub generics: &'a Generics,
-    pub krate: Path,
-    pub fields: Vec<(Member, &'a Type)>,
+    pub krate: TokenStream,
+    pub fields: Vec<(Member, &'a Ty)>,
 }
 
 /// A type to implement `Event` for.
 pub struct EventDef<'a> {
     pub ident: &'a Ident,
     pub generics: &'a Generics,
-    pub krate: Path,
+    pub krate: TokenStream,
 }
 
-pub fn event(input: &DeriveInput) -> syn::Result<EventDef<'_>> {
+/// Each lifetime parameter's span and name (`'a`).
+fn lifetimes(generics: &Generics) -> impl Iterator<Item = (Span, String)> + '_ {
+    generics.params.iter().filter(|p| p.kind == ParamKind::Lifetime).map(|p| (p.span, p.name.to_string()))
+}
+
+pub fn event(input: &Input) -> Result<EventDef<'_>> {
     let mut errors = Errors::default();
-    for param in &input.generics.params {
-        if let GenericParam::Lifetime(lifetime) = param {
-            errors.push(Error::new(
-                lifetime.span(),
-                format!(
-                    "an `Event` must be `Send + Sync + 'static` (observers and readers run later and on other \
-                     threads): remove the lifetime `{}` and store owned data (or an `Entity`) instead",
-                    lifetime.lifetime
-                ),
-            ));
-        }
+    for (span, lifetime) in lifetimes(&input.generics) {
+        errors.push(Error::new(
+            span,
+            format!(
+                "an `Event` must be `Send + Sync + 'static` (observers and readers run later and on other \
+                 threads): remove the lifetime `{lifetime}` and store owned data (or an `Entity`) instead"
+            ),
+        ));
     }
     let krate = errors.keep(crate_attribute(input, "event"));
     errors.finish()?;
@@ -94,53 +98,45 @@ pub fn event(input: &DeriveInput) -> syn::Result<EventDef<'_>> {
 pub struct SystemSetDef<'a> {
     pub ident: &'a Ident,
     pub generics: &'a Generics,
-    pub krate: Path,
+    pub krate: TokenStream,
 }
 
-pub fn system_set(input: &DeriveInput) -> syn::Result<SystemSetDef<'_>> {
+pub fn system_set(input: &Input) -> Result<SystemSetDef<'_>> {
     let mut errors = Errors::default();
-    if let Data::Union(data) = &input.data {
+    if input.kind == Kind::Union {
         errors.push(Error::new(
-            data.union_token.span,
+            input.kind_span,
             "`SystemSet` cannot be derived for a union: a set is compared by value; use a unit struct or an enum",
         ));
     }
-    for param in &input.generics.params {
-        if let GenericParam::Lifetime(lifetime) = param {
-            errors.push(Error::new(
-                lifetime.span(),
-                format!(
-                    "a `SystemSet` is kept by the schedule, so it must be `'static`: remove the lifetime `{}`",
-                    lifetime.lifetime
-                ),
-            ));
-        }
+    for (span, lifetime) in lifetimes(&input.generics) {
+        errors.push(Error::new(
+            span,
+            format!("a `SystemSet` is kept by the schedule, so it must be `'static`: remove the lifetime `{lifetime}`"),
+        ));
     }
     let krate = errors.keep(crate_attribute(input, "system_set"));
     errors.finish()?;
     Ok(SystemSetDef { ident: &input.ident, generics: &input.generics, krate: krate.expect("no error") })
 }
 
-pub fn component(input: &DeriveInput) -> syn::Result<ComponentDef<'_>> {
+pub fn component(input: &Input) -> Result<ComponentDef<'_>> {
     let mut errors = Errors::default();
-    if let Data::Union(data) = &input.data {
+    if input.kind == Kind::Union {
         errors.push(Error::new(
-            data.union_token.span,
+            input.kind_span,
             "`Component` cannot be derived for a union: the world could not know which field to drop; \
              wrap the union in a struct that knows",
         ));
     }
-    for param in &input.generics.params {
-        if let GenericParam::Lifetime(lifetime) = param {
-            errors.push(Error::new(
-                lifetime.span(),
-                format!(
-                    "`Component` requires `Send + Sync + 'static`, so a component cannot borrow: \
-                     remove the lifetime `{}` and store owned data (or an `Entity`) instead",
-                    lifetime.lifetime
-                ),
-            ));
-        }
+    for (span, lifetime) in lifetimes(&input.generics) {
+        errors.push(Error::new(
+            span,
+            format!(
+                "`Component` requires `Send + Sync + 'static`, so a component cannot borrow: \
+                 remove the lifetime `{lifetime}` and store owned data (or an `Entity`) instead"
+            ),
+        ));
     }
     let attributes = errors.keep(component_attributes(input));
     let entities = errors.keep(crate::relation::parse(input));
@@ -151,13 +147,14 @@ pub fn component(input: &DeriveInput) -> syn::Result<ComponentDef<'_>> {
             crate::relation::Relation::Target { .. } => &["on_insert", "on_replace", "on_despawn"],
         };
         for (key, _) in &attributes.hooks {
-            if reserved.iter().any(|r| key == r) {
+            let key = key.to_string();
+            if reserved.contains(&key.as_str()) {
+                let event = key[3..].split('_').map(|w| w[..1].to_uppercase() + &w[1..]).collect::<String>();
                 errors.push(Error::new(
-                    key.span(),
+                    attributes.hooks.iter().find(|(k, _)| k.to_string() == key).expect("listed").0.span(),
                     format!(
                         "`{key}` is taken by the relationship's upkeep (it keeps both sides in step); \
-                         observe `On{}` for this component instead",
-                        &key.to_string()[3..].split('_').map(|w| w[..1].to_uppercase() + &w[1..]).collect::<String>()
+                         observe `On{event}` for this component instead"
                     ),
                 ));
             }
@@ -194,46 +191,51 @@ pub fn component(input: &DeriveInput) -> syn::Result<ComponentDef<'_>> {
 /// layout's value): a struct with at least one field, none borrowing, not
 /// generic, stored in tables, not a relationship.
 fn split_fields<'a>(
-    input: &'a DeriveInput,
-    span: proc_macro2::Span,
+    input: &'a Input,
+    span: Span,
     sparse: bool,
     entities: &crate::relation::EntityFields,
-) -> syn::Result<Vec<SplitField<'a>>> {
-    let fields = match &input.data {
-        Data::Struct(data) => &data.fields,
-        Data::Enum(data) => {
+) -> Result<Vec<SplitField<'a>>> {
+    match input.kind {
+        Kind::Struct => {}
+        Kind::Enum => {
             return Err(Error::new(
-                data.enum_token.span,
+                input.kind_span,
                 "`layout = \"soa\"` stores each field of a struct in its own array, but an enum's variants \
                  share one place: remove the attribute, or make the component a struct",
             ));
         }
-        Data::Union(data) => {
+        Kind::Union => {
             return Err(Error::new(
-                data.union_token.span,
+                input.kind_span,
                 "`layout = \"soa\"` stores each field of a struct in its own array, but a union's fields \
                  overlap: make the component a struct",
             ));
         }
-    };
+    }
+    let fields = input.fields.list();
     let mut errors = Errors::default();
-    for attr in input.attrs.iter().filter(|a| a.path().is_ident("repr")) {
-        if attr.meta.to_token_stream().to_string().contains("packed") {
+    for attr in input.attrs.iter().filter(|a| a.is("repr")) {
+        let packed = match &attr.meta {
+            crate::input::Meta::List(group) => group.stream().to_string().contains("packed"),
+            _ => false,
+        };
+        if packed {
             errors.push(Error::new(
-                attr.meta.span(),
+                attr.span(),
                 "`layout = \"soa\"` reads each field in place, and a packed struct's fields may be unaligned: \
                  remove `packed` (each field gets its own array anyway)",
             ));
         }
     }
     for field in fields {
-        if let Some((span, lifetime)) = borrowed_lifetime(&field.ty) {
+        if let Some((span, lifetime)) = field.ty.borrowed_lifetime() {
             errors.push(Error::new(
                 span,
                 format!(
                     "a per-field component's fields live in the world's arrays, so they must own their data \
                      (`'static`): `{}` borrows for `{lifetime}`",
-                    field.ty.to_token_stream()
+                    field.ty.text()
                 ),
             ));
         }
@@ -242,9 +244,9 @@ fn split_fields<'a>(
     if fields.is_empty() {
         return Err(Error::new(span, "`layout = \"soa\"` splits a struct's fields, and this one has none"));
     }
-    if !input.generics.params.is_empty() {
+    if !input.generics.is_empty() {
         return Err(Error::new(
-            input.generics.span(),
+            input.generics.span,
             "`layout = \"soa\"` is not supported on a generic component: its views are generated for one \
              concrete type; make the component concrete (or use the default layout)",
         ));
@@ -266,72 +268,38 @@ fn split_fields<'a>(
     Ok(fields
         .iter()
         .enumerate()
-        .map(|(i, field)| SplitField {
-            member: field.ident.clone().map_or_else(|| Member::Unnamed(i.into()), Member::Named),
-            vis: &field.vis,
-            ty: &field.ty,
-        })
+        .map(|(i, field)| SplitField { member: field.member(i), vis: &field.vis, ty: &field.ty })
         .collect())
 }
 
-/// The first lifetime other than `'static` in a type: `'` then its name, in
-/// the type's tokens (at any depth).
-fn borrowed_lifetime(ty: &Type) -> Option<(proc_macro2::Span, String)> {
-    fn find(tokens: proc_macro2::TokenStream) -> Option<(proc_macro2::Span, String)> {
-        let mut tokens = tokens.into_iter().peekable();
-        while let Some(token) = tokens.next() {
-            match token {
-                proc_macro2::TokenTree::Group(group) => {
-                    if let Some(found) = find(group.stream()) {
-                        return Some(found);
-                    }
-                }
-                proc_macro2::TokenTree::Punct(punct) if punct.as_char() == '\'' => {
-                    if let Some(proc_macro2::TokenTree::Ident(name)) = tokens.peek() {
-                        if name != "static" {
-                            return Some((punct.span(), format!("'{name}")));
-                        }
-                    }
-                }
-                _ => {}
-            }
-        }
-        None
-    }
-    find(ty.to_token_stream())
-}
-
-pub fn bundle(input: &DeriveInput) -> syn::Result<BundleDef<'_>> {
+pub fn bundle(input: &Input) -> Result<BundleDef<'_>> {
     let mut errors = Errors::default();
     let krate = errors.keep(crate_attribute(input, "bundle"));
-    let fields = match &input.data {
-        Data::Struct(data) => &data.fields,
-        Data::Enum(data) => {
+    match input.kind {
+        Kind::Struct => {}
+        Kind::Enum => {
             return Err(Error::new(
-                data.enum_token.span,
+                input.kind_span,
                 "`Bundle` cannot be derived for an enum: a bundle always holds all of its components; \
                  derive `Component` to store the enum as one component",
             ));
         }
-        Data::Union(data) => {
-            return Err(Error::new(data.union_token.span, "`Bundle` cannot be derived for a union; use a struct"));
+        Kind::Union => {
+            return Err(Error::new(input.kind_span, "`Bundle` cannot be derived for a union; use a struct"));
         }
-    };
-    let fields: Vec<_> = fields
-        .iter()
-        .enumerate()
-        .map(|(i, f)| (f.ident.clone().map_or_else(|| Member::from(i), Member::Named), &f.ty))
-        .collect();
+    }
+    let fields: Vec<(Member, &Ty)> =
+        input.fields.list().iter().enumerate().map(|(i, f)| (f.member(i), &f.ty)).collect();
     for (i, (member, ty)) in fields.iter().enumerate() {
-        let written = ty.to_token_stream().to_string();
-        if let Some((first, _)) = fields[..i].iter().find(|(_, t)| t.to_token_stream().to_string() == written) {
+        let written = ty.text();
+        if let Some((first, _)) = fields[..i].iter().find(|(_, t)| t.text() == written) {
             errors.push(Error::new(
                 ty.span(),
                 format!(
                     "fields `{}` and `{}` both have type `{written}`: an entity holds at most one value \
                      of each component type",
-                    display(first),
-                    display(member)
+                    first.display(),
+                    member.display()
                 ),
             ));
         }
@@ -340,54 +308,58 @@ pub fn bundle(input: &DeriveInput) -> syn::Result<BundleDef<'_>> {
     Ok(BundleDef { ident: &input.ident, generics: &input.generics, krate: krate.expect("no error"), fields })
 }
 
-pub fn query(input: &DeriveInput) -> syn::Result<QueryDef<'_>> {
+/// The named fields of a struct deriving `what`, or the error for any other shape.
+fn named_fields<'a>(input: &'a Input, what: &str, example: &str) -> Result<Vec<(&'a Ident, &'a Ty)>> {
+    match (input.kind, &input.fields) {
+        (Kind::Struct, Fields::Named(fields, _)) => {
+            Ok(fields.iter().map(|f| (f.ident.as_ref().expect("named field"), &f.ty)).collect())
+        }
+        (Kind::Struct, fields) => Err(Error::new(fields.span(), format!("`{what}` needs named fields: `{example}`"))),
+        (Kind::Enum, _) => Err(Error::new(input.kind_span, format!("`{what}` cannot be derived for an enum"))),
+        (Kind::Union, _) => Err(Error::new(input.kind_span, format!("`{what}` cannot be derived for a union"))),
+    }
+}
+
+/// The one lifetime parameter of a query or system parameter struct.
+fn one_lifetime<'a>(input: &'a Input, what: &str, example: &str) -> Result<&'a TokenStream> {
+    let mut lifetimes = input.generics.params.iter().filter(|p| p.kind == ParamKind::Lifetime);
+    match (lifetimes.next(), lifetimes.next()) {
+        (Some(lifetime), None) => Ok(&lifetime.name),
+        _ => Err(Error::new(
+            input.ident.span(),
+            format!("`{what}` needs exactly one lifetime parameter, the world borrow: `{example}`"),
+        )),
+    }
+}
+
+pub fn query(input: &Input) -> Result<QueryDef<'_>> {
     let mut errors = Errors::default();
     let krate = errors.keep(crate_attribute(input, "query"));
-    let named = match &input.data {
-        Data::Struct(syn::DataStruct { fields: syn::Fields::Named(named), .. }) => named,
-        Data::Struct(data) => {
-            return Err(Error::new(
-                data.fields.span(),
-                "`QueryData` needs named fields: `struct Movement<'w> { pos: &'w mut Position, vel: &'w Velocity }`",
-            ));
-        }
-        Data::Enum(data) => return Err(Error::new(data.enum_token.span, "`QueryData` cannot be derived for an enum")),
-        Data::Union(data) => {
-            return Err(Error::new(data.union_token.span, "`QueryData` cannot be derived for a union"));
-        }
-    };
-    let mut lifetimes = input.generics.lifetimes();
-    let lifetime = match (lifetimes.next(), lifetimes.next()) {
-        (Some(lifetime), None) => &lifetime.lifetime,
-        _ => {
-            return Err(Error::new(
-                input.generics.span().join(input.ident.span()).unwrap_or(input.ident.span()),
-                "`QueryData` needs exactly one lifetime parameter, the world borrow: `struct Movement<'w> { … }`",
-            ));
-        }
-    };
-    if let Some(param) = input.generics.type_params().next() {
-        errors.push(Error::new(param.span(), "`QueryData` structs cannot have type parameters"));
+    let fields = named_fields(input, "QueryData", "struct Movement<'w> { pos: &'w mut Position, vel: &'w Velocity }")?;
+    let lifetime = one_lifetime(input, "QueryData", "struct Movement<'w> { … }")?;
+    let lifetime_name = lifetime.to_string().trim_start_matches('\'').trim().to_string();
+    if let Some(param) = input.generics.params.iter().find(|p| p.kind == ParamKind::Type) {
+        errors.push(Error::new(param.span, "`QueryData` structs cannot have type parameters"));
     }
-    if let Some(param) = input.generics.const_params().next() {
-        errors.push(Error::new(param.span(), "`QueryData` structs cannot have const parameters"));
+    if let Some(param) = input.generics.params.iter().find(|p| p.kind == ParamKind::Const) {
+        errors.push(Error::new(param.span, "`QueryData` structs cannot have const parameters"));
     }
-    let fields: Vec<_> = named.named.iter().map(|f| (f.ident.as_ref().expect("named field"), &f.ty)).collect();
     let mut borrows: Vec<(&Ident, String, bool)> = Vec::new();
     for &(ident, ty) in &fields {
-        let Some((reference, borrowed)) = component_borrow(ty) else { continue };
+        let Some(reference) = ty.component_borrow() else { continue };
+        let borrowed = reference.elem.text();
+        let mutable = reference.mutable;
         match &reference.lifetime {
-            Some(l) if l.ident == lifetime.ident => {}
+            Some((name, _)) if *name == lifetime_name => {}
             other => errors.push(Error::new(
-                other.as_ref().map_or(reference.and_token.span, |l| l.span()),
+                other.as_ref().map_or(reference.and_span, |(_, span)| *span),
                 format!(
                     "field `{ident}` must borrow for the query lifetime: write `&{lifetime} {}{}`",
-                    if reference.mutability.is_some() { "mut " } else { "" },
+                    if mutable { "mut " } else { "" },
                     borrowed
                 ),
             )),
         }
-        let mutable = reference.mutability.is_some();
         if let Some((first, _, first_mut)) = borrows.iter().find(|(_, t, m)| *t == borrowed && (*m || mutable)) {
             let (what, second) = if mutable { ("mutably", "again") } else { ("", "") };
             let message = if *first_mut && !mutable {
@@ -410,146 +382,60 @@ pub fn query(input: &DeriveInput) -> syn::Result<QueryDef<'_>> {
 /// A struct to implement `SystemParam` for: one lifetime, named fields.
 pub struct SystemParamDef<'a> {
     pub ident: &'a Ident,
-    pub lifetime: &'a syn::Lifetime,
-    pub krate: Path,
-    pub fields: Vec<(&'a Ident, &'a Type)>,
+    pub lifetime: &'a TokenStream,
+    pub krate: TokenStream,
+    pub fields: Vec<(&'a Ident, &'a Ty)>,
 }
 
-pub fn system_param(input: &DeriveInput) -> syn::Result<SystemParamDef<'_>> {
+pub fn system_param(input: &Input) -> Result<SystemParamDef<'_>> {
     let mut errors = Errors::default();
     let krate = errors.keep(crate_attribute(input, "system_param"));
-    let named = match &input.data {
-        Data::Struct(syn::DataStruct { fields: syn::Fields::Named(named), .. }) => named,
-        Data::Struct(data) => {
-            return Err(Error::new(
-                data.fields.span(),
-                "`SystemParam` needs named fields: `struct Physics<'w> { bodies: Query<'w, …>, g: Res<'w, Gravity> }`",
-            ));
-        }
-        Data::Enum(data) => {
-            return Err(Error::new(data.enum_token.span, "`SystemParam` cannot be derived for an enum"));
-        }
-        Data::Union(data) => {
-            return Err(Error::new(data.union_token.span, "`SystemParam` cannot be derived for a union"));
-        }
-    };
-    let mut lifetimes = input.generics.lifetimes();
-    let lifetime = match (lifetimes.next(), lifetimes.next()) {
-        (Some(lifetime), None) => &lifetime.lifetime,
-        _ => {
-            return Err(Error::new(
-                input.ident.span(),
-                "`SystemParam` needs exactly one lifetime parameter, the world borrow: `struct Physics<'w> { … }`",
-            ));
-        }
-    };
-    if let Some(param) = input.generics.type_params().next() {
-        errors.push(Error::new(param.span(), "`SystemParam` structs cannot have type parameters"));
+    let fields =
+        named_fields(input, "SystemParam", "struct Physics<'w> { bodies: Query<'w, …>, g: Res<'w, Gravity> }")?;
+    let lifetime = one_lifetime(input, "SystemParam", "struct Physics<'w> { … }")?;
+    if let Some(param) = input.generics.params.iter().find(|p| p.kind == ParamKind::Type) {
+        errors.push(Error::new(param.span, "`SystemParam` structs cannot have type parameters"));
     }
-    for field in &named.named {
-        for reference in borrowed_query_items(&field.ty) {
-            let lifetime = reference.lifetime.as_ref().expect("filtered on a named lifetime");
-            let mutability = if reference.mutability.is_some() { "mut " } else { "" };
-            let item = reference.elem.to_token_stream().to_string();
+    for (_, ty) in &fields {
+        for reference in ty.borrowed_query_items() {
+            let (name, span) = reference.lifetime.as_ref().expect("filtered on a named lifetime");
+            let mutability = if reference.mutable { "mut " } else { "" };
+            let item = reference.elem.text();
             errors.push(Error::new(
-                lifetime.span(),
+                *span,
                 format!(
                     "query items in a `SystemParam` struct borrow for `'static`: write `&'static {mutability}{item}` \
-                     (the query's own `{lifetime}` already carries the borrow of the world; the item type only names \
+                     (the query's own `'{name}` already carries the borrow of the world; the item type only names \
                      what is fetched)"
                 ),
             ));
         }
     }
     errors.finish()?;
-    let fields = named.named.iter().map(|f| (f.ident.as_ref().expect("named field"), &f.ty)).collect();
     Ok(SystemParamDef { ident: &input.ident, lifetime, krate: krate.expect("no error"), fields })
-}
-
-/// The references with a named lifetime other than `'static` inside the type
-/// arguments of a `Query<…>` (at any depth: tuples, `Option`, filters).
-fn borrowed_query_items(ty: &Type) -> Vec<&syn::TypeReference> {
-    fn collect<'a>(ty: &'a Type, in_query: bool, out: &mut Vec<&'a syn::TypeReference>) {
-        match ty {
-            Type::Reference(reference) => {
-                if in_query && reference.lifetime.as_ref().is_some_and(|l| l.ident != "static") {
-                    out.push(reference);
-                }
-                collect(&reference.elem, in_query, out);
-            }
-            Type::Tuple(tuple) => tuple.elems.iter().for_each(|t| collect(t, in_query, out)),
-            Type::Paren(inner) => collect(&inner.elem, in_query, out),
-            Type::Group(inner) => collect(&inner.elem, in_query, out),
-            Type::Path(path) => {
-                for segment in &path.path.segments {
-                    let query = in_query || segment.ident == "Query";
-                    if let syn::PathArguments::AngleBracketed(args) = &segment.arguments {
-                        for arg in &args.args {
-                            if let syn::GenericArgument::Type(t) = arg {
-                                collect(t, query, out);
-                            }
-                        }
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    let mut out = Vec::new();
-    collect(ty, false, &mut out);
-    out
-}
-
-/// For `&'a T`, `&'a mut T` or `Option<…>` of them: the reference and `T` as written.
-fn component_borrow(ty: &Type) -> Option<(&syn::TypeReference, String)> {
-    match ty {
-        Type::Reference(reference) => Some((reference, reference.elem.to_token_stream().to_string())),
-        Type::Path(path) => {
-            let last = path.path.segments.last()?;
-            if last.ident != "Option" {
-                return None;
-            }
-            match &last.arguments {
-                syn::PathArguments::AngleBracketed(args) => match args.args.first()? {
-                    syn::GenericArgument::Type(inner) => component_borrow(inner),
-                    _ => None,
-                },
-                _ => None,
-            }
-        }
-        Type::Paren(inner) => component_borrow(&inner.elem),
-        _ => None,
-    }
-}
-
-fn display(member: &Member) -> String {
-    match member {
-        Member::Named(ident) => ident.to_string(),
-        Member::Unnamed(index) => index.index.to_string(),
-    }
 }
 
 /// Reads `#[component(crate = "path", storage = "table" | "sparse")]`, refusing any
 /// other key or storage.
 struct ComponentAttributes {
-    krate: Path,
+    krate: TokenStream,
     sparse: bool,
-    hooks: Vec<(Ident, Path)>,
+    hooks: Vec<(Ident, TokenStream)>,
     changes: bool,
     immutable: bool,
     hidden: bool,
-    snapshot: Option<(Snapshot, proc_macro2::Span)>,
-    pod: Option<proc_macro2::Span>,
+    snapshot: Option<(Snapshot, Span)>,
+    pod: Option<Span>,
     /// `layout = "soa"`, spanned at the value.
-    split: Option<proc_macro2::Span>,
+    split: Option<Span>,
 }
 
 /// The hook keys of `#[component(...)]`, in the order bevy_ecs documents them.
 const HOOK_KEYS: [&str; 5] = ["on_add", "on_insert", "on_replace", "on_remove", "on_despawn"];
 
-fn component_attributes(input: &DeriveInput) -> syn::Result<ComponentAttributes> {
+fn component_attributes(input: &Input) -> Result<ComponentAttributes> {
     let mut sparse = false;
-    let mut hooks: Vec<(Ident, Path)> = Vec::new();
+    let mut hooks: Vec<(Ident, TokenStream)> = Vec::new();
     let mut changes = true;
     let mut immutable = false;
     let mut hidden = false;
@@ -559,12 +445,12 @@ fn component_attributes(input: &DeriveInput) -> syn::Result<ComponentAttributes>
     let keys = "the keys are `crate = \"path\"`, `storage = \"table\" | \"sparse\"`, `layout = \"aos\" | \"soa\"`, \
                 `changes = false`, `immutable`, `snapshot = \"copy\" | \"clone\" | \"skip\"`, `pod` and the hooks `on_add`, `on_insert`, `on_replace`, `on_remove`, `on_despawn` (each `= path::to_fn`)";
     let krate = attribute_with(input, "component", keys, |meta| {
-        if let Some(key) = HOOK_KEYS.iter().find(|k| meta.path.is_ident(k)) {
-            let ident = meta.path.get_ident().expect("a hook key is an identifier").clone();
-            if hooks.iter().any(|(seen, _)| seen == key) {
+        if let Some(key) = HOOK_KEYS.iter().find(|k| meta.is_ident(k)) {
+            let ident = meta.path[0].clone();
+            if hooks.iter().any(|(seen, _)| seen.to_string() == *key) {
                 return Err(meta.error(format!("`{key}` is given twice; a component has one `{key}` hook")));
             }
-            let function = meta.value()?.parse::<Path>().map_err(|error| {
+            let function = meta.value()?.path().map_err(|error| {
                 Error::new(
                     error.span(),
                     format!("`{key}` takes the path of a function `fn(DeferredWorld, HookContext)`: `{key} = my_hook`"),
@@ -574,27 +460,27 @@ fn component_attributes(input: &DeriveInput) -> syn::Result<ComponentAttributes>
             return Ok(true);
         }
         // Unlisted: the crate's own components, kept out of users' error messages.
-        if meta.path.is_ident("__do_not_recommend") {
+        if meta.is_ident("__do_not_recommend") {
             hidden = true;
             return Ok(true);
         }
-        if meta.path.is_ident("immutable") {
+        if meta.is_ident("immutable") {
             immutable = true;
             return Ok(true);
         }
-        if meta.path.is_ident("pod") {
-            pod = Some(meta.path.span());
+        if meta.is_ident("pod") {
+            pod = Some(meta.span());
             return Ok(true);
         }
-        if meta.path.is_ident("snapshot") {
-            let value = meta.value()?.parse::<syn::LitStr>()?;
-            let strategy = match value.value().as_str() {
+        if meta.is_ident("snapshot") {
+            let (value, span) = meta.value()?.lit_str()?;
+            let strategy = match value.as_str() {
                 "copy" => Snapshot::Copy,
                 "clone" => Snapshot::Clone,
                 "skip" => Snapshot::Skip,
                 other => {
                     return Err(Error::new(
-                        value.span(),
+                        span,
                         format!(
                             "unknown snapshot strategy `{other}`; use `\"copy\"` (a `Copy` type, copied with \
                              `memcpy`), `\"clone\"` (a `Clone` type) or `\"skip\"` (left out of snapshots)"
@@ -602,17 +488,17 @@ fn component_attributes(input: &DeriveInput) -> syn::Result<ComponentAttributes>
                     ));
                 }
             };
-            snapshot = Some((strategy, value.span()));
+            snapshot = Some((strategy, span));
             return Ok(true);
         }
-        if meta.path.is_ident("layout") {
-            let value = meta.value()?.parse::<syn::LitStr>()?;
-            split = match value.value().as_str() {
+        if meta.is_ident("layout") {
+            let (value, span) = meta.value()?.lit_str()?;
+            split = match value.as_str() {
                 "aos" => None,
-                "soa" => Some(value.span()),
+                "soa" => Some(span),
                 other => {
                     return Err(Error::new(
-                        value.span(),
+                        span,
                         format!(
                             "unknown layout `{other}`; use `\"aos\"` (the default: each value whole) or \
                              `\"soa\"` (each field in its own array)"
@@ -622,21 +508,20 @@ fn component_attributes(input: &DeriveInput) -> syn::Result<ComponentAttributes>
             };
             return Ok(true);
         }
-        if meta.path.is_ident("changes") {
-            let value = meta.value()?.parse::<syn::LitBool>()?;
-            changes = value.value;
+        if meta.is_ident("changes") {
+            changes = meta.value()?.lit_bool()?;
             return Ok(true);
         }
-        if !meta.path.is_ident("storage") {
+        if !meta.is_ident("storage") {
             return Ok(false);
         }
-        let storage = meta.value()?.parse::<syn::LitStr>()?;
-        sparse = match storage.value().as_str() {
+        let (storage, span) = meta.value()?.lit_str()?;
+        sparse = match storage.as_str() {
             "table" => false,
             "sparse" => true,
             other => {
                 return Err(Error::new(
-                    storage.span(),
+                    span,
                     format!(
                         "unknown storage `{other}`; use `\"table\"` (the default: fastest to iterate) \
                          or `\"sparse\"` (fastest to add and remove)"
@@ -658,7 +543,7 @@ fn component_attributes(input: &DeriveInput) -> syn::Result<ComponentAttributes>
 }
 
 /// Reads `#[name(crate = path)]`, refusing any other key. Defaults to `::ecs_core`.
-fn crate_attribute(input: &DeriveInput, name: &str) -> syn::Result<Path> {
+fn crate_attribute(input: &Input, name: &str) -> Result<TokenStream> {
     attribute_with(input, name, "the only key is `crate = \"path\"`", |_| Ok(false))
 }
 
@@ -666,22 +551,22 @@ fn crate_attribute(input: &DeriveInput, name: &str) -> syn::Result<Path> {
 /// `other`, which returns `false` for a key it does not know (refused, naming
 /// `keys`). Returns the crate path, `::ecs_core` by default.
 fn attribute_with(
-    input: &DeriveInput,
+    input: &Input,
     name: &str,
     keys: &str,
-    mut other: impl FnMut(&syn::meta::ParseNestedMeta<'_>) -> syn::Result<bool>,
-) -> syn::Result<Path> {
-    let mut krate: Path = syn::parse_quote!(::ecs_core);
+    mut other: impl FnMut(&mut NestedMeta<'_>) -> Result<bool>,
+) -> Result<TokenStream> {
+    let mut krate: TokenStream = "::ecs_core".parse().expect("a path");
     let mut errors = Errors::default();
-    for attr in input.attrs.iter().filter(|a| a.path().is_ident(name)) {
-        let result = attr.parse_nested_meta(|meta| {
-            if meta.path.is_ident("crate") {
-                krate = meta.value()?.parse::<syn::LitStr>()?.parse()?;
+    for attr in input.attrs.iter().filter(|a| a.is(name)) {
+        let result = crate::meta::parse_nested(attr, |meta| {
+            if meta.is_ident("crate") {
+                krate = meta.value()?.path_in_string()?;
                 Ok(())
-            } else if other(&meta)? {
+            } else if other(meta)? {
                 Ok(())
             } else {
-                Err(meta.error(format!("unknown key `{}` in `#[{name}(...)]`; {keys}", meta.path.to_token_stream())))
+                Err(meta.error(format!("unknown key `{}` in `#[{name}(...)]`; {keys}", meta.path_text())))
             }
         });
         if let Err(error) = result {
@@ -690,25 +575,4 @@ fn attribute_with(
     }
     errors.finish()?;
     Ok(krate)
-}
-
-/// Several errors reported at once, so the user fixes them in one pass.
-#[derive(Default)]
-struct Errors(Option<Error>);
-
-impl Errors {
-    fn push(&mut self, error: Error) {
-        match &mut self.0 {
-            Some(all) => all.combine(error),
-            None => self.0 = Some(error),
-        }
-    }
-
-    fn keep<T>(&mut self, result: syn::Result<T>) -> Option<T> {
-        result.map_err(|e| self.push(e)).ok()
-    }
-
-    fn finish(self) -> syn::Result<()> {
-        self.0.map_or(Ok(()), Err)
-    }
 }

@@ -1,8 +1,10 @@
 //! `#[relationship(target = …)]`, `#[relationship_target(relationship = …)]` and
 //! `#[entities]` on a `#[derive(Component)]`: parsing and validation.
 
-use syn::spanned::Spanned;
-use syn::{Data, DeriveInput, Error, Fields, Member, Path, Type};
+use proc_macro::TokenStream;
+
+use crate::error::{Error, Result};
+use crate::input::{Field, Fields, Input, Kind, Member, Meta};
 
 /// What a component says about the entities it holds.
 pub enum Relation {
@@ -10,9 +12,9 @@ pub enum Relation {
     None,
     /// `#[relationship(target = Target)]`: `field` is the target entity; the
     /// struct's other fields are made with `Default`.
-    Source { target: Path, field: Member, others: Vec<Member> },
+    Source { target: TokenStream, field: Member, others: Vec<Member> },
     /// `#[relationship_target(relationship = R)]`: `field` holds the sources.
-    Target { relationship: Path, field: Member, linked: bool },
+    Target { relationship: TokenStream, field: Member, linked: bool },
 }
 
 /// The component's relation and the fields marked `#[entities]`.
@@ -21,25 +23,22 @@ pub struct EntityFields {
     pub entities: Vec<Member>,
 }
 
-pub fn parse(input: &DeriveInput) -> syn::Result<EntityFields> {
-    let source = input.attrs.iter().find(|a| a.path().is_ident("relationship"));
-    let target = input.attrs.iter().find(|a| a.path().is_ident("relationship_target"));
-    let fields = match &input.data {
-        Data::Struct(data) => Some(&data.fields),
-        _ => None,
-    };
+pub fn parse(input: &Input) -> Result<EntityFields> {
+    let source = input.attrs.iter().find(|a| a.is("relationship"));
+    let target = input.attrs.iter().find(|a| a.is("relationship_target"));
+    let fields = (input.kind == Kind::Struct).then_some(&input.fields);
     let mut entities = Vec::new();
     if let Some(fields) = fields {
-        for (index, field) in fields.iter().enumerate() {
-            if field.attrs.iter().any(|a| a.path().is_ident("entities")) {
-                entities.push(member(field, index));
+        for (index, field) in fields.list().iter().enumerate() {
+            if field.attrs.iter().any(|a| a.is("entities")) {
+                entities.push(field.member(index));
             }
         }
     }
     let relation = match (source, target) {
         (Some(a), Some(_)) => {
             return Err(Error::new(
-                a.path().span(),
+                a.span(),
                 "a component is either a relationship (`#[relationship]`) or a relationship target \
                  (`#[relationship_target]`), not both",
             ));
@@ -49,25 +48,21 @@ pub fn parse(input: &DeriveInput) -> syn::Result<EntityFields> {
                 Error::new(input.ident.span(), "`#[relationship]` needs a struct holding the target `Entity`")
             })?;
             let mut target = None;
-            let listed = !matches!(attr.meta, syn::Meta::Path(_));
-            let parsed = if !listed {
-                Ok(())
-            } else {
-                attr.parse_nested_meta(|meta| {
-                    if meta.path.is_ident("target") {
-                        target = Some(meta.value()?.parse::<Path>()?);
+            if !matches!(attr.meta, Meta::Path) {
+                crate::meta::parse_nested(attr, |meta| {
+                    if meta.is_ident("target") {
+                        target = Some(meta.value()?.path()?);
                         Ok(())
                     } else {
                         Err(meta.error(
                             "unknown key in `#[relationship(...)]`; write `#[relationship(target = Followers)]`",
                         ))
                     }
-                })
-            };
-            parsed?;
+                })?;
+            }
             let target = target.ok_or_else(|| {
                 Error::new(
-                    attr.path().span(),
+                    attr.span(),
                     "`#[relationship]` is missing its target: write `#[relationship(target = Followers)]`, naming \
                      the component that lists the sources on the target entity",
                 )
@@ -81,18 +76,15 @@ pub fn parse(input: &DeriveInput) -> syn::Result<EntityFields> {
             })?;
             let mut relationship = None;
             let mut linked = true;
-            let listed = !matches!(attr.meta, syn::Meta::Path(_));
-            let parsed = if !listed {
-                Ok(())
-            } else {
-                attr.parse_nested_meta(|meta| {
-                    if meta.path.is_ident("relationship") {
-                        relationship = Some(meta.value()?.parse::<Path>()?);
+            if !matches!(attr.meta, Meta::Path) {
+                crate::meta::parse_nested(attr, |meta| {
+                    if meta.is_ident("relationship") {
+                        relationship = Some(meta.value()?.path()?);
                         Ok(())
-                    } else if meta.path.is_ident("unlink") {
+                    } else if meta.is_ident("unlink") {
                         linked = false;
                         Ok(())
-                    } else if meta.path.is_ident("linked_spawn") {
+                    } else if meta.is_ident("linked_spawn") {
                         linked = true;
                         Ok(())
                     } else {
@@ -102,24 +94,23 @@ pub fn parse(input: &DeriveInput) -> syn::Result<EntityFields> {
                          (despawning the target only removes their relationship)",
                         ))
                     }
-                })
-            };
-            parsed?;
+                })?;
+            }
             let relationship = relationship.ok_or_else(|| {
                 Error::new(
-                    attr.path().span(),
+                    attr.span(),
                     "`#[relationship_target]` is missing its relationship: write \
                      `#[relationship_target(relationship = Following)]`",
                 )
             })?;
-            if fields.len() != 1 {
+            if fields.list().len() != 1 {
                 return Err(Error::new(
                     fields.span(),
                     "a relationship target holds exactly one field, the `RelationshipSources`: \
                      `struct Followers(RelationshipSources);`",
                 ));
             }
-            let field = member(fields.iter().next().expect("one field"), 0);
+            let field = fields.list()[0].member(0);
             Relation::Target { relationship, field, linked }
         }
         (None, None) => Relation::None,
@@ -129,10 +120,9 @@ pub fn parse(input: &DeriveInput) -> syn::Result<EntityFields> {
 
 /// The target field of a relationship: the only field, or the one marked
 /// `#[relationship]`; it must be an `Entity`.
-fn relationship_field(input: &DeriveInput, fields: &Fields) -> syn::Result<(Member, Vec<Member>)> {
-    let all: Vec<(Member, &syn::Field)> = fields.iter().enumerate().map(|(i, f)| (member(f, i), f)).collect();
-    let marked: Vec<usize> =
-        (0..all.len()).filter(|&i| all[i].1.attrs.iter().any(|a| a.path().is_ident("relationship"))).collect();
+fn relationship_field(input: &Input, fields: &Fields) -> Result<(Member, Vec<Member>)> {
+    let all: Vec<(Member, &Field)> = fields.list().iter().enumerate().map(|(i, f)| (f.member(i), f)).collect();
+    let marked: Vec<usize> = (0..all.len()).filter(|&i| all[i].1.attrs.iter().any(|a| a.is("relationship"))).collect();
     let chosen = match (all.len(), marked.as_slice()) {
         (0, _) => {
             return Err(Error::new(input.ident.span(), "a relationship holds its target: `struct Following(Entity);`"));
@@ -147,7 +137,7 @@ fn relationship_field(input: &DeriveInput, fields: &Fields) -> syn::Result<(Memb
         }
     };
     let field = all[chosen].1;
-    if !is_entity(&field.ty) {
+    if !field.ty.is_entity() {
         return Err(Error::new(
             field.ty.span(),
             "the target field of a relationship must be an `Entity` (the entity it points at); \
@@ -156,21 +146,4 @@ fn relationship_field(input: &DeriveInput, fields: &Fields) -> syn::Result<(Memb
     }
     let others = all.iter().enumerate().filter(|&(i, _)| i != chosen).map(|(_, (m, _))| m.clone()).collect();
     Ok((all[chosen].0.clone(), others))
-}
-
-/// `Entity`, `ecs_core::Entity`, … by its last path segment.
-fn is_entity(ty: &Type) -> bool {
-    match ty {
-        Type::Path(path) => path.qself.is_none() && path.path.segments.last().is_some_and(|s| s.ident == "Entity"),
-        Type::Group(group) => is_entity(&group.elem),
-        Type::Paren(paren) => is_entity(&paren.elem),
-        _ => false,
-    }
-}
-
-fn member(field: &syn::Field, index: usize) -> Member {
-    match &field.ident {
-        Some(ident) => Member::Named(ident.clone()),
-        None => Member::Unnamed(syn::Index { index: index as u32, span: field.span() }),
-    }
 }

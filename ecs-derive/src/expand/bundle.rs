@@ -1,88 +1,109 @@
 //! `#[derive(Bundle)]` expansion.
 
-use proc_macro2::TokenStream;
-use quote::{quote, quote_spanned};
-use syn::spanned::Spanned;
+use proc_macro::TokenStream;
 
 use crate::parse::BundleDef;
+use crate::tokens::code;
 
 pub fn bundle(def: BundleDef<'_>) -> TokenStream {
     let BundleDef { ident, generics, krate, fields } = def;
-    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
-    // Each field's calls are spanned at the field's type, so "`X` is not a bundle"
-    // points at the field that is wrong.
-    let register = fields.iter().map(|(_, ty)| {
-        quote_spanned! {ty.span()=> <#ty as #krate::Bundle>::register(__components, __ids); }
-    });
-    let tys: Vec<_> = fields.iter().map(|(_, ty)| *ty).collect();
-    let members: Vec<_> = fields.iter().map(|(member, _)| member).collect();
-    let take = fields.iter().map(|(member, ty)| {
-        quote_spanned! {ty.span()=> <#ty as #krate::Bundle>::take(self.#member, __f); }
-    });
-    // The `unsafe` blocks themselves keep the macro's call-site span: spanned at the
-    // user's field, they would trip a user's `#![forbid(unsafe_code)]`.
-    let write = fields.iter().map(|(member, ty)| {
-        let call = quote_spanned! {ty.span()=> <#ty as #krate::Bundle>::write(self.#member, __slot) };
-        quote! {
-            // SAFETY: forwarded from the caller: `__slot` yields valid slots in order.
-            unsafe { #call };
-        }
-    });
-    let build = fields.iter().map(|(member, ty)| {
-        let call = quote_spanned! {ty.span()=> <#ty as #krate::Bundle>::from_components(__next) };
-        quote! {
-            // SAFETY: forwarded from the caller: `__next` yields this field's values in order.
-            #member: unsafe { #call },
-        }
-    });
-    quote! {
-        const _: () = {
+    let impl_generics = generics.impl_generics();
+    let ty_generics = generics.ty_generics();
+    let where_clause = generics.where_clause(&[]);
+    let mut register = Vec::new();
+    let mut take = Vec::new();
+    let mut write = Vec::new();
+    let mut build = Vec::new();
+    let mut hooked = Vec::new();
+    let mut links = Vec::new();
+    let mut check_links = Vec::new();
+    let mut remove_present = Vec::new();
+    for (member, ty) in &fields {
+        // Each field's calls are spanned at the field's type, so "`X` is not a bundle"
+        // points at the field that is wrong.
+        let span = ty.span();
+        register.push(code!(span => "<$ty as $krate::Bundle>::register(__components, __ids);", ty, krate));
+        take.push(code!(span => "<$ty as $krate::Bundle>::take(self.$member, __f);", ty, krate, member));
+        // The `unsafe` blocks themselves keep the macro's call-site span: spanned at the
+        // user's field, they would trip a user's `#![forbid(unsafe_code)]`.
+        // SAFETY (of each block): forwarded from the caller: `__slot` yields valid
+        // slots in order, and `__next` this field's values in order.
+        let call = code!(span => "<$ty as $krate::Bundle>::write(self.$member, __slot)", ty, krate, member);
+        write.push(code!("unsafe { $call };", call));
+        let call = code!(span => "<$ty as $krate::Bundle>::from_components(__next)", ty, krate);
+        build.push(code!("$member: unsafe { $call },", member, call));
+        hooked.push(code!("|| <$ty as $krate::Bundle>::__HOOKED", ty, krate));
+        links.push(code!("|| <$ty as $krate::Bundle>::__LINKS", ty, krate));
+        check_links.push(code!(
+            "<$ty as $krate::Bundle>::__check_links(&self.$member, __world, __entity)?;",
+            ty,
+            krate,
+            member
+        ));
+        remove_present.push(code!("<$ty as $krate::Bundle>::__remove_present(__world, __entity);", ty, krate));
+    }
+    // SAFETY (of the emitted impl): every method visits the fields in
+    // declaration order, and each field's own `Bundle` impl upholds the
+    // contract for its components.
+    code!(
+        "const _: () = {
             #[automatically_derived]
-            // SAFETY: every method visits the fields in declaration order, and each
-            // field's own `Bundle` impl upholds the contract for its components.
-            unsafe impl #impl_generics #krate::Bundle for #ident #ty_generics #where_clause {
+            unsafe impl $impl_generics $krate::Bundle for $ident $ty_generics $where_clause {
                 #[inline]
                 fn register(
-                    __components: &mut #krate::__private::Components,
-                    __ids: &mut impl ::core::ops::FnMut(#krate::ComponentId),
+                    __components: &mut $krate::__private::Components,
+                    __ids: &mut impl ::core::ops::FnMut($krate::ComponentId),
                 ) {
-                    #(#register)*
+                    $register
                 }
 
                 #[inline(always)]
-                fn take(self, __f: &mut impl ::core::ops::FnMut(#krate::__private::OwningPtr<'_>)) {
-                    #(#take)*
+                fn take(self, __f: &mut impl ::core::ops::FnMut($krate::__private::OwningPtr<'_>)) {
+                    $take
                 }
 
                 #[inline(always)]
                 unsafe fn write(self, __slot: &mut impl ::core::ops::FnMut() -> ::core::ptr::NonNull<::core::primitive::u8>) {
-                    #(#write)*
+                    $write
                 }
 
                 #[inline(always)]
                 unsafe fn from_components<'__a>(
-                    __next: &mut impl ::core::ops::FnMut() -> #krate::__private::OwningPtr<'__a>,
+                    __next: &mut impl ::core::ops::FnMut() -> $krate::__private::OwningPtr<'__a>,
                 ) -> Self {
-                    Self { #(#build)* }
+                    Self { $build }
                 }
 
-                const __HOOKED: bool = false #(|| <#tys as #krate::Bundle>::__HOOKED)*;
+                const __HOOKED: bool = false $hooked;
 
-                const __LINKS: bool = false #(|| <#tys as #krate::Bundle>::__LINKS)*;
+                const __LINKS: bool = false $links;
 
                 fn __check_links(
                     &self,
-                    __world: &#krate::World,
-                    __entity: ::core::option::Option<#krate::Entity>,
-                ) -> ::core::result::Result<(), #krate::EcsError> {
-                    #(<#tys as #krate::Bundle>::__check_links(&self.#members, __world, __entity)?;)*
+                    __world: &$krate::World,
+                    __entity: ::core::option::Option<$krate::Entity>,
+                ) -> ::core::result::Result<(), $krate::EcsError> {
+                    $check_links
                     ::core::result::Result::Ok(())
                 }
 
-                fn __remove_present(__world: &mut #krate::World, __entity: #krate::Entity) {
-                    #(<#tys as #krate::Bundle>::__remove_present(__world, __entity);)*
+                fn __remove_present(__world: &mut $krate::World, __entity: $krate::Entity) {
+                    $remove_present
                 }
             }
-        };
-    }
+        };",
+        impl_generics,
+        krate,
+        ident,
+        ty_generics,
+        where_clause,
+        register,
+        take,
+        write,
+        build,
+        hooked,
+        links,
+        check_links,
+        remove_present
+    )
 }

@@ -1,11 +1,11 @@
 //! `#[derive(Component)]` expansion.
 
-use proc_macro2::TokenStream;
-use quote::{quote, quote_spanned};
-use syn::spanned::Spanned;
+use proc_macro::{Ident, Span, TokenStream, TokenTree};
 
+use crate::input::{Generics, Member};
 use crate::parse::{ComponentDef, Snapshot};
 use crate::relation::{EntityFields, Relation};
+use crate::tokens::code;
 
 pub fn component(def: ComponentDef<'_>) -> TokenStream {
     let ComponentDef {
@@ -26,42 +26,38 @@ pub fn component(def: ComponentDef<'_>) -> TokenStream {
     let is_target = matches!(entities.relation, Relation::Target { .. });
     let relation = relation_items(&krate, ident, generics, &entities, &mut hooks, hidden);
     let immutable = immutable || !matches!(entities.relation, Relation::None);
-    let hidden = if hidden {
-        quote! { #[diagnostic::do_not_recommend] }
-    } else {
-        TokenStream::new()
-    };
-    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
-    let mut where_clause = where_clause.cloned().unwrap_or_else(|| syn::parse_quote!(where));
+    let hidden = do_not_recommend(hidden);
+    let impl_generics = generics.impl_generics();
+    let ty_generics = generics.ty_generics();
     // `Self: Component` rather than the component's own bounds: a type that
     // fails them (not `Send`, say) is then reported through its `Component` impl,
     // naming the field at fault, instead of as "not a bundle".
-    let mut bundle_where = where_clause.clone();
-    bundle_where.predicates.push(syn::parse_quote!(Self: #krate::Component));
-    let id_cell = if generics.params.is_empty() {
+    let bundle_where = generics.where_clause(&[code!("Self: $krate::Component", krate)]);
+    let mut bounds = Vec::new();
+    let id_cell = if generics.is_empty() {
         // A `static` inside a generic impl would be shared by every instantiation, so
         // only non-generic types get the cached id.
-        quote! {
-            #[inline(always)]
-            fn __id_cell() -> ::core::option::Option<&'static #krate::__private::ComponentIdCell<Self>> {
-                static __ECS_COMPONENT_ID: #krate::__private::ComponentIdCell<#ident> =
-                    #krate::__private::ComponentIdCell::new();
+        code!(
+            "#[inline(always)]
+            fn __id_cell() -> ::core::option::Option<&'static $krate::__private::ComponentIdCell<Self>> {
+                static __ECS_COMPONENT_ID: $krate::__private::ComponentIdCell<$ident> =
+                    $krate::__private::ComponentIdCell::new();
                 ::core::option::Option::Some(&__ECS_COMPONENT_ID)
-            }
-        }
+            }",
+            krate,
+            ident
+        )
     } else {
         // Bounds on the type's own parameters are carried over; whether an
         // instantiation is `Send + Sync + 'static` is checked where it is used.
-        where_clause.predicates.push(syn::parse_quote!(Self: ::core::marker::Send + ::core::marker::Sync + 'static));
+        bounds.push(code!("Self: ::core::marker::Send + ::core::marker::Sync + 'static"));
         TokenStream::new()
     };
     // Spanned at the type's name, so "`Rc<u8>` cannot be sent between threads safely …
     // required by a bound in `Component`" points at the user's type.
-    let impl_head = quote_spanned! {ident.span()=>
-        impl #impl_generics #krate::Component for #ident #ty_generics
-    };
+    let impl_head = code!(ident.span() => "impl $impl_generics $krate::Component for $ident $ty_generics", impl_generics, krate, ident, ty_generics);
     let storage = if sparse {
-        quote! { const STORAGE: #krate::StorageType = #krate::StorageType::Sparse; }
+        code!("const STORAGE: $krate::StorageType = $krate::StorageType::Sparse;", krate)
     } else {
         TokenStream::new()
     };
@@ -70,144 +66,192 @@ pub fn component(def: ComponentDef<'_>) -> TokenStream {
     } else {
         // Each function is spanned at its path, so a wrong signature is reported
         // there ("expected fn pointer `fn(DeferredWorld<'_>, HookContext)`").
-        let fields = hooks.iter().map(|(key, function)| {
-            quote_spanned! {function.span()=> #key: ::core::option::Option::Some(#function) }
-        });
-        quote! {
-            #[allow(clippy::needless_update, reason = "a component may declare all five hooks")]
-            const HOOKS: #krate::component::ComponentHooks = #krate::component::ComponentHooks {
-                #(#fields,)*
-                ..#krate::component::ComponentHooks::NONE
-            };
-        }
+        let fields: Vec<TokenStream> = hooks
+            .iter()
+            .map(|(key, function)| {
+                code!(first_span(function) => "$key: ::core::option::Option::Some($function),", key, function)
+            })
+            .collect();
+        code!(
+            "#[allow(clippy::needless_update, reason = \"a component may declare all five hooks\")]
+            const HOOKS: $krate::component::ComponentHooks = $krate::component::ComponentHooks {
+                $fields
+                ..$krate::component::ComponentHooks::NONE
+            };",
+            krate,
+            fields
+        )
     };
+    let changes_item = if changes { TokenStream::new() } else { code!("const CHANGES: bool = false;") };
+    let fields_fn = if split.is_some() {
+        code!(
+            "#[inline(always)]
+            fn __fields() -> ::core::option::Option<$krate::component::FieldLayout> {
+                ::core::option::Option::Some($krate::component::FieldLayout::of::<Self>())
+            }",
+            krate
+        )
+    } else {
+        TokenStream::new()
+    };
+    let snapshot = snapshot_strategy(&krate, generics.is_empty(), is_target, snapshot, pod, &mut bounds);
+    let where_clause = generics.where_clause(&bounds);
     let tracked = if changes {
-        quote! {
-            #[automatically_derived]
-            #hidden
-            impl #impl_generics #krate::component::ChangeTracked for #ident #ty_generics #where_clause {}
-        }
+        code!(
+            "#[automatically_derived]
+            $hidden
+            impl $impl_generics $krate::component::ChangeTracked for $ident $ty_generics $where_clause {}",
+            hidden,
+            impl_generics,
+            krate,
+            ident,
+            ty_generics,
+            where_clause
+        )
     } else {
         TokenStream::new()
-    };
-    let changes = if changes {
-        TokenStream::new()
-    } else {
-        quote! { const CHANGES: bool = false; }
     };
     let mutable = if immutable {
         TokenStream::new()
     } else {
-        quote! {
-            #[automatically_derived]
-            // SAFETY: neither a relationship nor a relationship target (those
-            // are immutable, so this impl is not emitted for them).
-            unsafe impl #impl_generics #krate::component::MutableComponent for #ident #ty_generics #where_clause {}
-        }
+        // SAFETY (of the emitted impl): neither a relationship nor a relationship
+        // target (those are immutable, so this impl is not emitted for them).
+        code!(
+            "#[automatically_derived]
+            unsafe impl $impl_generics $krate::component::MutableComponent for $ident $ty_generics $where_clause {}",
+            impl_generics,
+            krate,
+            ident,
+            ty_generics,
+            where_clause
+        )
     };
-    let (fields_fn, (views, layout_impls)) = match &split {
-        Some(fields) => (
-            quote! {
-                #[inline(always)]
-                fn __fields() -> ::core::option::Option<#krate::component::FieldLayout> {
-                    ::core::option::Option::Some(#krate::component::FieldLayout::of::<Self>())
-                }
-            },
-            crate::expand::split::per_field(&krate, ident, vis, fields, immutable),
-        ),
+    let (views, layout_impls) = match &split {
+        Some(fields) => crate::expand::split::per_field(&krate, ident, vis, fields, immutable),
+        // SAFETY (of the emitted impl): `__fields` is the default `None`: values
+        // are stored whole.
         None => (
             TokenStream::new(),
-            (
-                TokenStream::new(),
-                quote! {
-                    #[automatically_derived]
-                    #hidden
-                    // SAFETY: `__fields` is the default `None`: values are stored whole.
-                    unsafe impl #impl_generics #krate::component::WholeComponent for #ident #ty_generics #where_clause {}
-                },
+            code!(
+                "#[automatically_derived]
+                $hidden
+                unsafe impl $impl_generics $krate::component::WholeComponent for $ident $ty_generics $where_clause {}",
+                hidden,
+                impl_generics,
+                krate,
+                ident,
+                ty_generics,
+                where_clause
             ),
         ),
     };
-    let snapshot = snapshot_strategy(&krate, &generics.params.is_empty(), is_target, snapshot, pod, &mut where_clause);
     let RelationItems { component_items, impls } = relation;
-    quote! {
-        #views
+    // The `Bundle` impl is not `do_not_recommend`: rustc would then report a
+    // generic component that fails its bounds as "not a bundle" rather than
+    // name the bound (and `#![no_implicit_prelude]` crates cannot name
+    // `diagnostic`). It is sound because its items visit this one component in
+    // every method, as the type registered for it.
+    code!(
+        "$views
         const _: () = {
             #[automatically_derived]
-            #hidden
-            #impl_head #where_clause {
-                #storage
-                #changes
-                #hooks
-                #id_cell
-                #component_items
-                #snapshot
-                #fields_fn
+            $hidden
+            $impl_head $where_clause {
+                $storage
+                $changes_item
+                $hooks
+                $id_cell
+                $component_items
+                $snapshot
+                $fields_fn
             }
             #[automatically_derived]
-            // Not `do_not_recommend`: rustc would then report a generic component
-            // that fails its bounds as "not a bundle" rather than name the bound
-            // (and `#![no_implicit_prelude]` crates cannot name `diagnostic`).
-            // SAFETY: the items visit this one component in every method, as the
-            // type registered for it.
-            unsafe impl #impl_generics #krate::Bundle for #ident #ty_generics #bundle_where {
-                #krate::__component_bundle_items!();
+            unsafe impl $impl_generics $krate::Bundle for $ident $ty_generics $bundle_where {
+                $krate::__component_bundle_items!();
             }
-            #tracked
-            #mutable
-            #impls
-            #layout_impls
-        };
-    }
+            $tracked
+            $mutable
+            $impls
+            $layout_impls
+        };",
+        views,
+        hidden,
+        impl_head,
+        where_clause,
+        storage,
+        changes_item,
+        hooks,
+        id_cell,
+        component_items,
+        snapshot,
+        fields_fn,
+        impl_generics,
+        krate,
+        ident,
+        ty_generics,
+        bundle_where,
+        tracked,
+        mutable,
+        impls,
+        layout_impls
+    )
+}
+
+/// `#[diagnostic::do_not_recommend]` for the crate's own components.
+fn do_not_recommend(hidden: bool) -> TokenStream {
+    if hidden { code!("#[diagnostic::do_not_recommend]") } else { TokenStream::new() }
 }
 
 /// `Component::snapshot_strategy`: the declared strategy, or for an undeclared
 /// one, the first of copy / clone / unsupported the type allows (see
 /// `ecs_core::snapshot::strategy`). A generic component declaring one gets the
-/// matching bound on its impl.
+/// matching bound on its impl, added to `bounds`.
 fn snapshot_strategy(
-    krate: &syn::Path,
-    concrete: &bool,
+    krate: &TokenStream,
+    concrete: bool,
     is_target: bool,
-    snapshot: Option<(Snapshot, proc_macro2::Span)>,
-    pod: Option<proc_macro2::Span>,
-    where_clause: &mut syn::WhereClause,
+    snapshot: Option<(Snapshot, Span)>,
+    pod: Option<Span>,
+    bounds: &mut Vec<TokenStream>,
 ) -> TokenStream {
-    let s = quote! { #krate::component::SnapshotStrategy };
-    let mut bound = |span: proc_macro2::Span, bound: TokenStream| {
-        if !*concrete {
-            where_clause.predicates.push(syn::parse_quote_spanned!(span=> Self: #bound));
+    let s = code!("$krate::component::SnapshotStrategy", krate);
+    let mut bound = |span: Span, bound: TokenStream| {
+        if !concrete {
+            bounds.push(code!(span => "Self: $bound", bound));
         }
     };
     let body = match (snapshot, pod) {
         (_, Some(span)) => {
-            bound(span, quote! { #krate::bytemuck::Pod });
-            quote_spanned! {span=> #s::pod() }
+            bound(span, code!("$krate::bytemuck::Pod", krate));
+            code!(span => "$s::pod()", s)
         }
-        (Some((Snapshot::Skip, span)), None) => quote_spanned! {span=> #s::skip() },
+        (Some((Snapshot::Skip, span)), None) => code!(span => "$s::skip()", s),
         (Some((Snapshot::Copy, span)), None) => {
-            bound(span, quote! { ::core::marker::Copy });
-            quote_spanned! {span=> #s::copy() }
+            bound(span, code!("::core::marker::Copy"));
+            code!(span => "$s::copy()", s)
         }
         (Some((Snapshot::Clone, span)), None) => {
-            bound(span, quote! { ::core::clone::Clone });
-            quote_spanned! {span=> #s::cloned() }
+            bound(span, code!("::core::clone::Clone"));
+            code!(span => "$s::cloned()", s)
         }
-        (None, None) if is_target => quote! { #s::relationship_target() },
-        (None, None) => quote! {
-            #[allow(unused_imports)]
-            use #krate::__private::{ProbeClone as _, ProbeCopy as _, ProbeNone as _};
-            (&&&#krate::__private::Probe::<Self>::NEW).__snapshot_strategy()
-        },
+        (None, None) if is_target => code!("$s::relationship_target()", s),
+        (None, None) => code!(
+            "#[allow(unused_imports)]
+            use $krate::__private::{ProbeClone as _, ProbeCopy as _, ProbeNone as _};
+            (&&&$krate::__private::Probe::<Self>::NEW).__snapshot_strategy()",
+            krate
+        ),
     };
     // `#[inline]`: compiled where the component is registered, not eagerly
     // in every crate that derives one.
-    quote! {
-        #[inline]
-        fn snapshot_strategy() -> #s<Self> {
-            #body
-        }
-    }
+    code!(
+        "#[inline]
+        fn snapshot_strategy() -> $s<Self> {
+            $body
+        }",
+        s,
+        body
+    )
 }
 
 /// What a relationship, a relationship target or `#[entities]` fields add: items
@@ -218,97 +262,131 @@ struct RelationItems {
 }
 
 fn relation_items(
-    krate: &syn::Path,
-    ident: &syn::Ident,
-    generics: &syn::Generics,
+    krate: &TokenStream,
+    ident: &Ident,
+    generics: &Generics,
     entities: &EntityFields,
-    hooks: &mut Vec<(syn::Ident, syn::Path)>,
+    hooks: &mut Vec<(Ident, TokenStream)>,
     hidden: bool,
 ) -> RelationItems {
-    let hidden = if hidden {
-        quote! { #[diagnostic::do_not_recommend] }
-    } else {
-        TokenStream::new()
-    };
-    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
-    let r = quote! { #krate::relationship };
-    let mut mapped: Vec<&syn::Member> = entities.entities.iter().collect();
+    let hidden = do_not_recommend(hidden);
+    let impl_generics = generics.impl_generics();
+    let ty_generics = generics.ty_generics();
+    let where_clause = generics.where_clause(&[]);
+    let r = code!("$krate::relationship", krate);
+    let mut mapped: Vec<&Member> = entities.entities.iter().collect();
     let mut component_items = TokenStream::new();
     let mut impls = TokenStream::new();
-    let mut hook = |key: &str, path: syn::Path| hooks.push((syn::Ident::new(key, ident.span()), path));
+    let mut hook = |key: &str, path: TokenStream| hooks.push((Ident::new(key, ident.span()), path));
     match &entities.relation {
         Relation::None => {}
         Relation::Source { target, field, others } => {
             mapped.push(field);
-            hook("on_insert", syn::parse_quote!(#r::relationship_on_insert::<Self>));
-            hook("on_replace", syn::parse_quote!(#r::relationship_on_replace::<Self>));
-            component_items.extend(quote! {
-                const __LINKS: bool = true;
+            hook("on_insert", code!("$r::relationship_on_insert::<Self>", r));
+            hook("on_replace", code!("$r::relationship_on_replace::<Self>", r));
+            component_items.extend(code!(
+                "const __LINKS: bool = true;
                 fn __check_links(
                     &self,
-                    __world: &#krate::World,
-                    __entity: ::core::option::Option<#krate::Entity>,
-                ) -> ::core::result::Result<(), #krate::EcsError> {
-                    #r::check_link::<Self>(__world, __entity, self.#field)
-                }
-            });
-            let target_span = target.span();
-            impls.extend(quote_spanned! {target_span=>
-                #[automatically_derived]
-                // SAFETY: `get` reads the `Entity` field, nothing else.
-                #hidden
-                unsafe impl #impl_generics #r::Relationship for #ident #ty_generics #where_clause {
-                    type Target = #target;
+                    __world: &$krate::World,
+                    __entity: ::core::option::Option<$krate::Entity>,
+                ) -> ::core::result::Result<(), $krate::EcsError> {
+                    $r::check_link::<Self>(__world, __entity, self.$field)
+                }",
+                krate,
+                r,
+                field
+            ));
+            let span = first_span(target);
+            let defaults: Vec<TokenStream> =
+                others.iter().map(|other| code!("$other: ::core::default::Default::default(),", other)).collect();
+            // SAFETY (of the emitted impl): `get` reads the `Entity` field, nothing else.
+            impls.extend(code!(span =>
+                "#[automatically_derived]
+                $hidden
+                unsafe impl $impl_generics $r::Relationship for $ident $ty_generics $where_clause {
+                    type Target = $target;
                     #[inline]
-                    fn get(&self) -> #krate::Entity {
-                        self.#field
+                    fn get(&self) -> $krate::Entity {
+                        self.$field
                     }
-                    #[allow(clippy::init_numbered_fields, reason = "the struct may be a tuple struct")]
-                    fn from(__target: #krate::Entity) -> Self {
-                        Self { #field: __target, #(#others: ::core::default::Default::default(),)* }
+                    #[allow(clippy::init_numbered_fields, reason = \"the struct may be a tuple struct\")]
+                    fn from(__target: $krate::Entity) -> Self {
+                        Self { $field: __target, $defaults }
                     }
-                }
-            });
+                }",
+                hidden,
+                impl_generics,
+                r,
+                ident,
+                ty_generics,
+                where_clause,
+                target,
+                krate,
+                field,
+                defaults
+            ));
         }
         Relation::Target { relationship, field, linked } => {
             mapped.push(field);
-            hook("on_insert", syn::parse_quote!(#r::target_on_insert::<Self>));
-            hook("on_replace", syn::parse_quote!(#r::target_on_replace::<Self>));
-            hook("on_despawn", syn::parse_quote!(#r::target_on_despawn::<Self>));
-            let span = relationship.span();
-            impls.extend(quote_spanned! {span=>
-                #[automatically_derived]
-                #hidden
-                impl #impl_generics #r::RelationshipTarget for #ident #ty_generics #where_clause {
-                    type Relationship = #relationship;
-                    const LINKED_SPAWN: bool = #linked;
+            hook("on_insert", code!("$r::target_on_insert::<Self>", r));
+            hook("on_replace", code!("$r::target_on_replace::<Self>", r));
+            hook("on_despawn", code!("$r::target_on_despawn::<Self>", r));
+            let span = first_span(relationship);
+            impls.extend(code!(span =>
+                "#[automatically_derived]
+                $hidden
+                impl $impl_generics $r::RelationshipTarget for $ident $ty_generics $where_clause {
+                    type Relationship = $relationship;
+                    const LINKED_SPAWN: bool = $linked;
                     #[inline]
-                    fn sources(&self) -> &[#krate::Entity] {
-                        #r::RelationshipSourceCollection::as_slice(&self.#field)
+                    fn sources(&self) -> &[$krate::Entity] {
+                        $r::RelationshipSourceCollection::as_slice(&self.$field)
                     }
-                    fn __sources(&self) -> &dyn #r::RelationshipSourceCollection {
-                        &self.#field
+                    fn __sources(&self) -> &dyn $r::RelationshipSourceCollection {
+                        &self.$field
                     }
-                    fn __sources_mut(&mut self) -> &mut dyn #r::RelationshipSourceCollection {
-                        &mut self.#field
+                    fn __sources_mut(&mut self) -> &mut dyn $r::RelationshipSourceCollection {
+                        &mut self.$field
                     }
-                    #[allow(clippy::init_numbered_fields, reason = "the struct may be a tuple struct")]
-                    fn __from_sources(__sources: ::std::vec::Vec<#krate::Entity>) -> Self {
-                        Self { #field: #r::RelationshipSourceCollection::__from_vec(__sources) }
+                    #[allow(clippy::init_numbered_fields, reason = \"the struct may be a tuple struct\")]
+                    fn __from_sources(__sources: ::std::vec::Vec<$krate::Entity>) -> Self {
+                        Self { $field: $r::RelationshipSourceCollection::__from_vec(__sources) }
                     }
-                }
-            });
+                }",
+                hidden,
+                impl_generics,
+                r,
+                ident,
+                ty_generics,
+                where_clause,
+                relationship,
+                linked,
+                krate,
+                field
+            ));
         }
     }
     if mapped.is_empty() {
         // Lets a load skip the component when it looks for entities to remap.
-        component_items.extend(quote! { const __MAPS_ENTITIES: bool = false; });
+        component_items.extend(code!("const __MAPS_ENTITIES: bool = false;"));
     } else {
-        component_items.extend(quote! {
-            fn map_entities(&mut self, __map: &mut dyn ::core::ops::FnMut(#krate::Entity) -> #krate::Entity) {
-                #(#krate::entity::MapEntities::map_entities(&mut self.#mapped, __map);)*
-            }
-        });
+        let maps: Vec<TokenStream> = mapped
+            .iter()
+            .map(|member| code!("$krate::entity::MapEntities::map_entities(&mut self.$member, __map);", krate, member))
+            .collect();
+        component_items.extend(code!(
+            "fn map_entities(&mut self, __map: &mut dyn ::core::ops::FnMut($krate::Entity) -> $krate::Entity) {
+                $maps
+            }",
+            krate,
+            maps
+        ));
     }
     RelationItems { component_items, impls }
+}
+
+/// The first token's span, as `syn` reports a path's span on stable.
+fn first_span(tokens: &TokenStream) -> Span {
+    tokens.clone().into_iter().next().as_ref().map_or_else(Span::call_site, TokenTree::span)
 }
