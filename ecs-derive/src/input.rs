@@ -650,6 +650,15 @@ impl Cursor {
 
     /// `pub`, `pub(crate)`, `pub(self)`, `pub(super)`, `pub(in path)` or nothing.
     fn vis(&mut self) -> TokenStream {
+        // A macro's `$vis:vis` arrives as an invisible group, empty or `pub…`.
+        if let Some(TokenTree::Group(g)) = self.peek() {
+            let first = g.stream().into_iter().next();
+            if g.delimiter() == Delimiter::None
+                && (first.is_none() || matches!(&first, Some(TokenTree::Ident(i)) if i.to_string() == "pub"))
+            {
+                return self.next().into_iter().collect();
+            }
+        }
         if !self.peek_ident("pub") {
             return TokenStream::new();
         }

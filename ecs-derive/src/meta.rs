@@ -97,6 +97,21 @@ impl NestedMeta<'_> {
         self.tokens.get(self.at)
     }
 
+    /// The next token, seen through the invisible group a macro's `$x:literal`
+    /// or `$x:expr` may put around it.
+    fn peek_unwrapped(&self) -> Option<TokenTree> {
+        match self.peek()? {
+            TokenTree::Group(g) if g.delimiter() == Delimiter::None => {
+                let mut inner = g.stream().into_iter();
+                match (inner.next(), inner.next()) {
+                    (Some(only), None) => Some(only),
+                    _ => Some(TokenTree::Group(g.clone())),
+                }
+            }
+            other => Some(other.clone()),
+        }
+    }
+
     fn bump(&mut self) -> Option<TokenTree> {
         let token = self.tokens.get(self.at).cloned();
         if let Some(token) = &token {
@@ -127,7 +142,7 @@ impl NestedMeta<'_> {
 
     /// A string literal's value and span.
     pub fn lit_str(&mut self) -> Result<(String, Span)> {
-        let value = match self.peek() {
+        let value = match self.peek_unwrapped() {
             Some(TokenTree::Literal(literal)) => string_value(&literal.to_string()).map(|v| (v, literal.span())),
             _ => None,
         };
@@ -142,7 +157,7 @@ impl NestedMeta<'_> {
 
     /// `true` or `false`.
     pub fn lit_bool(&mut self) -> Result<bool> {
-        let value = match self.peek() {
+        let value = match self.peek_unwrapped() {
             Some(TokenTree::Ident(ident)) => match ident.to_string().as_str() {
                 "true" => Some(true),
                 "false" => Some(false),
@@ -179,7 +194,9 @@ impl NestedMeta<'_> {
                     }
                     _ => depth > 0,
                 },
-                _ => depth > 0,
+                // A macro's `$p:path`.
+                TokenTree::Group(g) => depth > 0 || g.delimiter() == Delimiter::None,
+                TokenTree::Literal(_) => depth > 0,
             };
             if !part_of_path {
                 return Err(self.expected("a path"));
