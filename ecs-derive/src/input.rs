@@ -475,6 +475,31 @@ fn ends_with_comma(group: &Group) -> bool {
     matches!(group.stream().into_iter().last(), Some(TokenTree::Punct(p)) if p.as_char() == ',')
 }
 
+/// Angle-bracket nesting along a list of tokens (`<` and `>` are not groups);
+/// the `>` of `->` closes nothing.
+#[derive(Default)]
+pub struct Angles {
+    depth: usize,
+    previous_dash: bool,
+}
+
+impl Angles {
+    /// Takes the next token; returns the depth after it.
+    pub fn step(&mut self, token: &TokenTree) -> usize {
+        if let TokenTree::Punct(p) = token {
+            match p.as_char() {
+                '<' => self.depth += 1,
+                '>' if !self.previous_dash => self.depth = self.depth.saturating_sub(1),
+                _ => {}
+            }
+            self.previous_dash = p.as_char() == '-';
+        } else {
+            self.previous_dash = false;
+        }
+        self.depth
+    }
+}
+
 /// Splits at `separator` outside angle brackets (`HashMap<K, V>` stays whole;
 /// `->` is not a closing bracket). Groups are single tokens, so their insides
 /// are never split. A trailing separator leaves no empty last part.
@@ -540,12 +565,15 @@ pub fn parse(input: TokenStream) -> Result<Input> {
     if tokens.peek_ident("where") {
         tokens.next();
         let mut clause = Vec::new();
+        let mut angles = Angles::default();
         while let Some(token) = tokens.peek() {
-            let end = match token {
-                TokenTree::Group(g) => g.delimiter() == Delimiter::Brace,
-                TokenTree::Punct(p) => p.as_char() == ';',
-                _ => false,
-            };
+            // A `{ … }` inside `<…>` is a const argument (`T: Tr<{ 1 }>`), not the body.
+            let end = angles.step(token) == 0
+                && match token {
+                    TokenTree::Group(g) => g.delimiter() == Delimiter::Brace,
+                    TokenTree::Punct(p) => p.as_char() == ';',
+                    _ => false,
+                };
             if end {
                 break;
             }
@@ -712,7 +740,7 @@ impl Cursor {
 
 /// One attribute from inside its brackets.
 fn attr(group: &Group) -> Attr {
-    let mut tokens = Cursor::new(group.stream().into_iter().collect());
+    let mut tokens = Cursor::new(flatten_invisible(group.stream()));
     let mut path = Vec::new();
     loop {
         match tokens.peek() {
@@ -735,6 +763,19 @@ fn attr(group: &Group) -> Attr {
         _ => Meta::Path,
     };
     Attr { path, meta }
+}
+
+/// The tokens with every invisible group (a macro's `$m:meta`, `$x:expr`…)
+/// replaced by its contents, at any depth outside other groups.
+pub fn flatten_invisible(tokens: TokenStream) -> Vec<TokenTree> {
+    let mut out = Vec::new();
+    for token in tokens {
+        match token {
+            TokenTree::Group(g) if g.delimiter() == Delimiter::None => out.extend(flatten_invisible(g.stream())),
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// One generic parameter's tokens, taken apart.

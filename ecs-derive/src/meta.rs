@@ -23,11 +23,9 @@ pub struct NestedMeta<'a> {
 /// Calls `each` for every key of `#[name(…)]`. A key is a path; after `each`
 /// returns, a `,` or the end must follow.
 pub fn parse_nested(attr: &Attr, mut each: impl FnMut(&mut NestedMeta<'_>) -> Result<()>) -> Result<()> {
+    // Brackets and braces are accepted as well, as `syn` does.
     let group = match &attr.meta {
-        Meta::List(group) if group.delimiter() == Delimiter::Parenthesis => group,
-        Meta::List(group) => {
-            return Err(Error::new(group.span(), format!("expected parentheses: #[{}(...)]", attr.path_string())));
-        }
+        Meta::List(group) => group,
         Meta::Path => {
             return Err(Error::range(
                 attr.path[0].span(),
@@ -39,7 +37,7 @@ pub fn parse_nested(attr: &Attr, mut each: impl FnMut(&mut NestedMeta<'_>) -> Re
             return Err(Error::new(*eq, format!("expected parentheses: #[{}(...)]", attr.path_string())));
         }
     };
-    let tokens: Vec<TokenTree> = group.stream().into_iter().collect();
+    let tokens = crate::input::flatten_invisible(group.stream());
     let end = group.span_close();
     let mut at = 0;
     while at < tokens.len() {
@@ -177,26 +175,18 @@ impl NestedMeta<'_> {
     /// A path (`f`, `a::b::<T>`), up to the next `,` outside angle brackets.
     pub fn path(&mut self) -> Result<TokenStream> {
         let start = self.at;
-        let mut depth = 0usize;
+        let mut angles = crate::input::Angles::default();
         while let Some(token) = self.peek() {
+            let depth = angles.step(token);
             let part_of_path = match token {
                 TokenTree::Ident(_) => true,
                 TokenTree::Punct(p) => match p.as_char() {
                     ',' if depth == 0 => break,
                     ':' => true,
-                    '<' if self.at > start => {
-                        depth += 1;
-                        true
-                    }
-                    '>' if depth > 0 => {
-                        depth -= 1;
-                        true
-                    }
-                    _ => depth > 0,
+                    '<' => self.at > start,
+                    _ => depth > 0 || p.as_char() == '>',
                 },
-                // A macro's `$p:path`.
-                TokenTree::Group(g) => depth > 0 || g.delimiter() == Delimiter::None,
-                TokenTree::Literal(_) => depth > 0,
+                TokenTree::Group(_) | TokenTree::Literal(_) => depth > 0,
             };
             if !part_of_path {
                 return Err(self.expected("a path"));
@@ -280,7 +270,7 @@ fn string_value(literal: &str) -> Option<String> {
                 out.push(char::from(u8::from_str_radix(&hex, 16).ok()?));
             }
             'u' => {
-                let code: String = chars.by_ref().take_while(|&c| c != '}').filter(|&c| c != '{').collect();
+                let code: String = chars.by_ref().take_while(|&c| c != '}').filter(|&c| c != '{' && c != '_').collect();
                 out.push(char::from_u32(u32::from_str_radix(&code, 16).ok()?)?);
             }
             _ => return None,

@@ -94,8 +94,11 @@ pub fn component(def: ComponentDef<'_>) -> TokenStream {
     } else {
         TokenStream::new()
     };
-    let snapshot = snapshot_strategy(&krate, generics.is_empty(), is_target, snapshot, pod, &mut bounds);
+    // The marker impls below do not need a declared snapshot strategy's bound
+    // (`Self: Copy`, …); only the `Component` impl gets it.
     let where_clause = generics.where_clause(&bounds);
+    let snapshot = snapshot_strategy(&krate, generics.is_empty(), is_target, snapshot, pod, &mut bounds);
+    let component_where = generics.where_clause(&bounds);
     let tracked = if changes {
         code!(
             "#[automatically_derived]
@@ -156,7 +159,7 @@ pub fn component(def: ComponentDef<'_>) -> TokenStream {
         const _: () = {
             #[automatically_derived]
             $hidden
-            $impl_head $where_clause {
+            $impl_head $component_where {
                 $storage
                 $changes_item
                 $hooks
@@ -177,7 +180,7 @@ pub fn component(def: ComponentDef<'_>) -> TokenStream {
         views,
         hidden,
         impl_head,
-        where_clause,
+        component_where,
         storage,
         changes_item,
         hooks,

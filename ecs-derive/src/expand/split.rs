@@ -18,11 +18,14 @@ pub fn per_field(
     immutable: bool,
 ) -> (TokenStream, TokenStream) {
     let span = ident.span();
-    let view_ref = Ident::new(&format!("{ident}Ref"), span);
-    let view_mut = Ident::new(&format!("{ident}Mut"), span);
-    let slices = Ident::new(&format!("{ident}Slices"), span);
-    let slices_mut = Ident::new(&format!("{ident}SlicesMut"), span);
-    let lanes = Ident::new(&format!("__{ident}Lanes"), span);
+    // `r#Foo`'s views are `FooRef`, …: a raw prefix is not part of a new name.
+    let name = ident.to_string();
+    let name = name.strip_prefix("r#").unwrap_or(&name);
+    let view_ref = Ident::new(&format!("{name}Ref"), span);
+    let view_mut = Ident::new(&format!("{name}Mut"), span);
+    let slices = Ident::new(&format!("{name}Slices"), span);
+    let slices_mut = Ident::new(&format!("{name}SlicesMut"), span);
+    let lanes = Ident::new(&format!("__{name}Lanes"), span);
     let named = matches!(fields[0].member, Member::Named(_));
     let lane_names: Vec<Ident> =
         (0..fields.len()).map(|i| Ident::new(&format!("__lane{i}"), proc_macro::Span::call_site())).collect();

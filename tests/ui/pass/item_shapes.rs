@@ -41,6 +41,23 @@ pub struct Point {
     pub y: f32,
 }
 
+/// A const argument in braces inside a where clause.
+pub trait Sized2<const N: usize> {}
+impl<T> Sized2<2> for T {}
+
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+struct Braced<T: Copy + Send + Sync + 'static>(T)
+where
+    T: Sized2<{ 1 + 1 }>;
+
+/// A raw identifier names a per-field component; its views drop the `r#`.
+#[allow(non_camel_case_types)]
+#[derive(Component, Clone, Copy)]
+#[component[layout = "soa"]]
+struct r#type {
+    r#in: f32,
+}
+
 #[derive(Bundle)]
 #[bundle(crate = "ecs_core")]
 struct Everything<T: Copy + PartialEq + Send + Sync + 'static> {
@@ -64,6 +81,10 @@ fn main() {
     assert_eq!(world.get::<Mode<u32>>(e), Some(&Mode::On(7)));
     assert_eq!(world.get::<Mode<u32>>(e).map(|m| *m != Mode::Off), Some(true));
     assert_eq!(world.fields::<Point>(e).map(|p| (*p.x, *p.y)), Some((1.0, 2.0)));
+    let braced = world.spawn((Braced(1u8), r#type { r#in: 2.0 }));
+    assert_eq!(world.get::<Braced<u8>>(braced), Some(&Braced(1)));
+    let view: typeRef<'_> = world.fields::<r#type>(braced).unwrap();
+    assert_eq!(*view.r#in, 2.0);
     let wide = world.spawn(Table::<u16, 3> { keys: [4; 3], map: HashMap::new(), call: PhantomData });
     assert_eq!(world.get::<Table<u16, 3>>(wide).map(|t| t.keys), Some([4; 3]));
 }

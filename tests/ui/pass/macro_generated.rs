@@ -31,6 +31,31 @@ macro_rules! relationship {
 
 relationship!(Aiming -> Aimers, Aimers);
 
+// Attributes passed as `$m:meta` still take effect: `Marker` is sparse,
+// which `main` checks.
+macro_rules! with_attributes {
+    ($(#[$m:meta])* struct $name:ident;) => {
+        #[derive(Component)]
+        $(#[$m])*
+        struct $name;
+    };
+}
+
+with_attributes! {
+    #[component(storage = "sparse", immutable)]
+    struct Marker;
+}
+
+macro_rules! arguments {
+    ($kv:meta, $name:ident) => {
+        #[derive(Component)]
+        #[component($kv)]
+        struct $name(u8);
+    };
+}
+
+arguments!(storage = "sparse", Flag);
+
 macro_rules! bundle {
     ($name:ident { $($field:ident: $ty:ty),* }) => {
         #[derive(Bundle)]
@@ -41,6 +66,8 @@ macro_rules! bundle {
 bundle!(Unit { health: Health, poisoned: Poisoned });
 
 fn main() {
+    assert!(matches!(<Marker as Component>::STORAGE, ecs_core::StorageType::Sparse));
+    assert!(matches!(<Flag as Component>::STORAGE, ecs_core::StorageType::Sparse));
     let mut world = World::new();
     let unit = world.spawn(Unit { health: Health(3), poisoned: Poisoned(Some(1)) });
     assert_eq!(world.get::<Health>(unit), Some(&Health(3)));
