@@ -649,3 +649,59 @@ fn query_get_answers_the_same_on_every_run() {
     }
     assert_eq!(answers.len(), 5);
 }
+
+/// A hand-written system that does not say whether it defers work (the
+/// default `has_deferred`) has its `apply` called at every sync point, beside
+/// function systems that say they have none (which the sync point skips).
+#[test]
+fn a_hand_written_system_is_applied_at_each_sync_point() {
+    struct Deferring {
+        access: ecs_core::system::SystemAccess,
+    }
+    // SAFETY: reads and writes nothing in `run_unchecked`, and is not exclusive.
+    unsafe impl ecs_core::system::System for Deferring {
+        fn name(&self) -> &'static str {
+            "Deferring"
+        }
+        fn access(&self) -> &ecs_core::system::SystemAccess {
+            &self.access
+        }
+        fn is_exclusive(&self) -> bool {
+            false
+        }
+        fn label(&self) -> std::any::TypeId {
+            std::any::TypeId::of::<Self>()
+        }
+        fn initialize(&mut self, _: &mut World) {}
+        unsafe fn run_unchecked(&mut self, _: &World) {}
+        fn run_exclusive(&mut self, _: &mut World) {
+            unreachable!("not exclusive")
+        }
+        fn apply(&mut self, world: &mut World) {
+            world.resource_mut::<Applied>().0 += 1;
+        }
+    }
+    impl ecs_core::system::IntoSystem<()> for Deferring {
+        type System = Self;
+        fn into_system(self) -> Self {
+            self
+        }
+    }
+    let mut world = World::new();
+    world.insert_resource(Applied::default());
+    world.spawn(Position(1.0));
+    let mut schedule = Schedule::new();
+    schedule
+        .add_system(|q: Query<&Position>| assert_eq!(q.iter().count(), 1))
+        .add_system(Deferring { access: Default::default() })
+        .add_sync_point()
+        .add_system(|mut commands: Commands| {
+            commands.spawn(Position(2.0));
+        })
+        .add_system(Deferring { access: Default::default() });
+    schedule.run(&mut world);
+    // Each of the two sync points calls both systems' `apply` (a queue of a
+    // system that has not run yet is empty).
+    assert_eq!(world.get_resource::<Applied>().map(|a| a.0), Some(4));
+    assert_eq!(world.query::<&Position>().iter().count(), 2, "the commands were applied");
+}

@@ -18,14 +18,16 @@
 //!    median run of each (the first parallel run after a pause pays for waking
 //!    the workers; the later ones show the steady cost; and where another
 //!    process holds a core, the one lucky run does not count);
-//! 2. it then runs the faster way, timing every sixteenth run so the estimate
-//!    follows work that grows or shrinks;
+//! 2. it then runs the faster way, timing every sixty-fourth run so the
+//!    estimate follows work that grows or shrinks;
 //! 3. every 8 runs it checks the other way again (three runs); each check that
 //!    confirms the choice doubles the gap, up to 1,024 runs, and one that
 //!    overturns it starts over at 8. A check run four times slower than the
 //!    mode in use ends the check, and where the other way is many times slower
 //!    (a worker waiting for a core another process holds) the gap grows until
-//!    checks cost at most a sixteenth of the runs between them.
+//!    checks cost at most a sixty-fourth of the runs between them (a schedule
+//!    has a site per batch and per parallel query, and a benchmark of a few
+//!    thousand runs should not find one check in every few rounds).
 //!
 //! So a schedule of small systems settles on running them inline on the
 //! calling thread, and the same schedule over ten times the entities, or on a

@@ -171,6 +171,7 @@ struct Pool {
 /// How many threads parallel work uses, the caller included: `ECS_NUM_THREADS`,
 /// else `RAYON_NUM_THREADS` (one setting for both pools), else the machine's
 /// available parallelism; 1 without the `parallel` feature.
+#[inline]
 pub fn threads() -> usize {
     static THREADS: OnceLock<usize> = OnceLock::new();
     *THREADS.get_or_init(|| {
@@ -244,6 +245,7 @@ impl Pool {
 }
 
 /// `true` when [`for_each_index`] can run on more than one thread.
+#[inline]
 pub fn is_parallel() -> bool {
     threads() > 1
 }

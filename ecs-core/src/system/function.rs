@@ -196,6 +196,9 @@ unsafe impl<Marker: 'static, F: SystemParamFunction<Marker, Out = ()>> System fo
     fn apply(&mut self, world: &mut World) {
         self.apply_deferred(world);
     }
+    fn has_deferred(&self) -> bool {
+        <F::Param as SystemParam>::DEFERRED
+    }
 }
 
 macro_rules! impl_system_function {
@@ -284,4 +287,7 @@ unsafe impl<F: FnMut(&mut World) + Send + Sync + 'static> System for ExclusiveSy
         (self.func)(world);
     }
     fn apply(&mut self, _: &mut World) {}
+    fn has_deferred(&self) -> bool {
+        false
+    }
 }

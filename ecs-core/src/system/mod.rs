@@ -181,4 +181,10 @@ pub unsafe trait System: Send + Sync + 'static {
     fn run_exclusive(&mut self, world: &mut World);
     /// Applies deferred work (commands).
     fn apply(&mut self, world: &mut World);
+    /// Whether [`apply`](Self::apply) may have work to do (bevy's name). `false`
+    /// lets a schedule leave the system out of its sync points; the default
+    /// `true` is always correct.
+    fn has_deferred(&self) -> bool {
+        true
+    }
 }

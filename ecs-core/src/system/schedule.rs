@@ -328,8 +328,9 @@ enum Step {
     Batch(Vec<usize>, Adaptive),
     /// An exclusive system, alone.
     Exclusive(usize),
-    /// Apply the commands of every system so far (in insertion order).
-    Apply,
+    /// Apply the commands of every system so far, in insertion order: the
+    /// systems listed, those that may have any (`System::has_deferred`).
+    Apply(Vec<usize>),
 }
 
 /// Runs systems on a world.
@@ -582,14 +583,14 @@ impl Schedule {
                             entry.system.run_exclusive(world);
                         }
                     }
-                    Step::Apply => {
+                    Step::Apply(deferred) => {
                         // Commands are applied in insertion order, whatever ran first;
                         // systems that have not run yet have nothing to apply. A
                         // panicking command stops neither its own queue nor the
                         // others': every queue is applied and unspawned handles are
                         // released before the first panic goes on.
                         let entries = &mut self.entries;
-                        let panic = catch_each(self.order.iter().flatten(), |&index| {
+                        let panic = catch_each(deferred.iter(), |&index| {
                             entries[index].system.apply(world);
                         });
                         world.release_reserved_entities();
@@ -618,13 +619,16 @@ impl Schedule {
                 }
             }
         };
+        // Inline, one entry at a time: by index, a bounds check each, where the
+        // merge pass of `batch_entries` (for the parallel case, which needs all
+        // the borrows at once) mispredicts its way through every entry.
+        let entries = &mut self.entries;
         if !self.multi_threaded || batch.len() < 2 {
-            batch_entries(&mut self.entries, batch).for_each(run);
+            batch.iter().for_each(|&index| run(&mut entries[index]));
             return;
         }
-        let entries = &mut self.entries;
         adaptive.run(|mode| match mode {
-            Mode::Inline => batch_entries(entries, batch).for_each(run),
+            Mode::Inline => batch.iter().for_each(|&index| run(&mut entries[index])),
             Mode::Parallel => {
                 // One slot per system, each taken by exactly one call.
                 let slots: Vec<Mutex<Option<&mut Entry>>> =
@@ -650,6 +654,9 @@ impl Schedule {
         let segments = self.segments();
         let explicit = self.explicit_edges(&segments);
         let accesses: Vec<SystemAccess> = self.entries.iter().map(Entry::access).collect();
+        // Most systems queue no commands: a sync point visits only those that may.
+        let deferred: Vec<usize> =
+            self.order.iter().flatten().copied().filter(|&index| self.entries[index].system.has_deferred()).collect();
         let mut plan = Vec::new();
         for segment in &segments {
             match segment {
@@ -657,7 +664,7 @@ impl Schedule {
                 Segment::Exclusive(index) => plan.push(Step::Exclusive(*index)),
                 Segment::Systems(systems) => {
                     self.plan_segment(systems, &explicit, &accesses, &mut plan);
-                    plan.push(Step::Apply);
+                    plan.push(Step::Apply(deferred.clone()));
                 }
             }
         }
