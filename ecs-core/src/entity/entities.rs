@@ -205,7 +205,18 @@ impl Entities {
     }
 
     /// Frees every reserved slot that was never spawned.
+    #[inline]
     pub(crate) fn release_reserved(&mut self) {
+        // The common case, a sync point after systems that spawned nothing,
+        // decided without a call.
+        if *self.pending.get_mut() != 0 || !self.reserved.is_empty() {
+            self.release_reserved_slow();
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn release_reserved_slow(&mut self) {
         self.flush();
         for index in core::mem::take(&mut self.reserved) {
             let slot = &mut self.slots[index as usize];

@@ -538,7 +538,19 @@ impl Schedule {
     /// schedule.initialize(&mut world); // panics: ... after system `…spawn_enemies`, which is not in the schedule
     /// ```
     #[track_caller]
+    #[inline]
     pub fn initialize(&mut self, world: &mut World) {
+        // Every run calls this: the common case, nothing to do, without a call.
+        if self.plan.is_some() && self.initialized_for == Some(world.id()) {
+            return;
+        }
+        self.initialize_slow(world);
+    }
+
+    #[track_caller]
+    #[cold]
+    #[inline(never)]
+    fn initialize_slow(&mut self, world: &mut World) {
         if self.plan.is_none() {
             self.plan = Some(self.make_plan());
             // Systems were added: each is initialized below.
@@ -590,9 +602,12 @@ impl Schedule {
                         // others': every queue is applied and unspawned handles are
                         // released before the first panic goes on.
                         let entries = &mut self.entries;
-                        let panic = catch_each(deferred.iter(), |&index| {
-                            entries[index].system.apply(world);
-                        });
+                        // No catch to set up where no system defers anything.
+                        let panic = if deferred.is_empty() {
+                            None
+                        } else {
+                            catch_each(deferred.iter(), |&index| entries[index].system.apply(world))
+                        };
                         world.release_reserved_entities();
                         resume_deferred(panic);
                     }
