@@ -70,6 +70,11 @@ struct Policy {
     /// Runs since the last check, and the gap before the next.
     runs: u32,
     interval: u32,
+    /// Whether the last check found the other mode [`HOPELESS`]ly slower: the
+    /// budget spacing waits for a second such check in a row, so that one
+    /// unlucky run (a worker that lost its core for a time slice) does not put
+    /// off the next check for thousands of runs.
+    hopeless_before: bool,
 }
 
 impl Default for Policy {
@@ -82,6 +87,7 @@ impl Default for Policy {
             current: None,
             runs: 0,
             interval: FIRST_INTERVAL,
+            hopeless_before: false,
         }
     }
 }
@@ -179,16 +185,24 @@ impl Policy {
                 let measured = timings.median();
                 *self.estimate(mode) = measured;
                 let settled = self.inline_ns != 0 && self.parallel_ns != 0;
+                let kept = (*self.estimate(before)).max(1);
+                let other = *self.estimate(mode.other());
+                let far_slower = other != 0 && measured / HOPELESS > other;
                 self.interval = if settled && self.best() == before {
-                    // Checks that keep losing are spaced so that together they
-                    // cost at most 1/CHECK_BUDGET of the runs between them.
-                    let kept = (*self.estimate(before)).max(1);
-                    let budget = (measured / kept).saturating_mul(CHECK_BUDGET);
-                    let budget = u32::try_from(budget).unwrap_or(u32::MAX).min(MAX_INTERVAL);
-                    (self.interval * 2).clamp(FIRST_INTERVAL, LAST_INTERVAL).max(budget)
+                    let doubled = (self.interval * 2).clamp(FIRST_INTERVAL, LAST_INTERVAL);
+                    if far_slower && self.hopeless_before {
+                        // Checks that keep losing by far are spaced so that
+                        // together they cost at most 1/CHECK_BUDGET of the runs
+                        // between them.
+                        let budget = (measured / kept).saturating_mul(CHECK_BUDGET);
+                        doubled.max(u32::try_from(budget).unwrap_or(u32::MAX).min(MAX_INTERVAL))
+                    } else {
+                        doubled
+                    }
                 } else {
                     FIRST_INTERVAL
                 };
+                self.hopeless_before = settled && far_slower;
             }
             _ => {
                 if self.tracked.push(took) {
@@ -317,9 +331,12 @@ mod tests {
     fn follows_a_workload_whose_best_mode_changes() {
         let mut policy = Policy::default();
         run(&mut policy, 2000, 100, 300);
-        // The work grew: parallel now wins. It is found within one interval.
+        // The work grew: parallel now wins. It is found within one interval;
+        // after that only the checks of the other mode run inline.
         let modes = run(&mut policy, 2 * LAST_INTERVAL as usize + 20, 1000, 400);
-        assert!(modes[modes.len() - 20..].iter().all(|&m| m == Mode::Parallel), "{policy:?}");
+        let late_inline = modes[LAST_INTERVAL as usize..].iter().filter(|&&m| m == Mode::Inline).count();
+        assert!(late_inline <= 2 * CHECK_RUNS, "{late_inline} inline runs late on: {policy:?}");
+        assert_eq!(policy.current, Some(Mode::Parallel));
     }
 
     #[test]
@@ -332,6 +349,34 @@ mod tests {
         // or take the first check.
         let waste = slow_runs as u64 * 3_000_000;
         assert!(waste <= 2 * modes.len() as u64 * 10_000 / CHECK_BUDGET, "{slow_runs} slow runs");
+    }
+
+    #[test]
+    fn one_unlucky_check_does_not_put_off_the_next_for_long() {
+        let mut policy = Policy::default();
+        run(&mut policy, 3000, 20_000, 15_000);
+        assert_eq!(policy.current, Some(Mode::Parallel));
+        // One check of inline is far slower (the thread lost its core), once:
+        // the next check comes within the usual gap.
+        let (choice, _) = loop {
+            let (choice, untimed) = policy.choose();
+            if choice.mode == Mode::Inline {
+                break (choice, untimed);
+            }
+            policy.record(choice.mode, Duration::from_nanos(15_000));
+        };
+        policy.record(choice.mode, Duration::from_nanos(3_000_000));
+        assert!(policy.interval <= LAST_INTERVAL, "{policy:?}");
+        // A second far slower check in a row: now checks are spaced by the budget.
+        let (choice, _) = loop {
+            let (choice, untimed) = policy.choose();
+            if choice.mode == Mode::Inline {
+                break (choice, untimed);
+            }
+            policy.record(choice.mode, Duration::from_nanos(15_000));
+        };
+        policy.record(choice.mode, Duration::from_nanos(3_000_000));
+        assert!(policy.interval as u64 >= 3_000_000 / 15_000 * CHECK_BUDGET, "{policy:?}");
     }
 
     #[test]

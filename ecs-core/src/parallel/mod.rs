@@ -24,10 +24,11 @@
 //!    confirms the choice doubles the gap, up to 1,024 runs, and one that
 //!    overturns it starts over at 8. A check run four times slower than the
 //!    mode in use ends the check, and where the other way is many times slower
-//!    (a worker waiting for a core another process holds) the gap grows until
-//!    checks cost at most a sixty-fourth of the runs between them (a schedule
-//!    has a site per batch and per parallel query, and a benchmark of a few
-//!    thousand runs should not find one check in every few rounds).
+//!    at two checks in a row (a worker waiting for a core another process
+//!    holds, not one unlucky run) the gap grows until checks cost at most a
+//!    sixty-fourth of the runs between them (a schedule has a site per batch
+//!    and per parallel query, and a benchmark of a few thousand runs should
+//!    not find a check in every few rounds).
 //!
 //! So a schedule of small systems settles on running them inline on the
 //! calling thread, and the same schedule over ten times the entities, or on a
