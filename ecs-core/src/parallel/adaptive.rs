@@ -35,8 +35,10 @@ const CHECK_RUNS: usize = 3;
 const FIRST_INTERVAL: u32 = 8;
 const LAST_INTERVAL: u32 = 1024;
 /// Where a losing mode is many times slower, the gap grows further, so that
-/// checks cost at most one part in this many of the time between them…
-const CHECK_BUDGET: u64 = 64;
+/// checks cost at most one part in this many of the time between them (a
+/// schedule has a site per batch and per parallel query, each paying its own
+/// checks)…
+const CHECK_BUDGET: u64 = 256;
 /// …up to this many runs.
 const MAX_INTERVAL: u32 = 1 << 20;
 /// A check run this many times slower than the other mode's estimate ends the
@@ -49,6 +51,10 @@ const HOPELESS: u64 = 4;
 /// median of every [`CHECK_RUNS`] such timings becomes its estimate, so that
 /// both estimates are taken the same way.
 const TRACK_EVERY: u32 = 64;
+/// An inline site whose timing grows by more than this factor from its
+/// estimate (a parallel one whose timing shrinks that much) has the other mode
+/// checked at once.
+const GROWN: u64 = 4;
 /// The other mode takes over only when it is at least this fraction faster:
 /// two modes within noise of each other would otherwise trade places at every
 /// check, each trade restarting the checks at the shortest gap.
@@ -206,8 +212,23 @@ impl Policy {
             }
             _ => {
                 if self.tracked.push(took) {
-                    *self.estimate(mode) = self.tracked.median();
+                    let before = *self.estimate(mode);
+                    let now = self.tracked.median();
+                    *self.estimate(mode) = now;
                     self.tracked = Timings::default();
+                    // The work grew (inline) or shrank (parallel) enough that the
+                    // other mode may now win: what it costs now is unknown, so
+                    // it is checked next, whatever the gap was. A factor beyond
+                    // noise: two of three timings must have moved that far.
+                    let moved = match mode {
+                        Mode::Inline => now / GROWN > before,
+                        Mode::Parallel => before / GROWN > now,
+                    };
+                    if moved {
+                        self.interval = FIRST_INTERVAL;
+                        self.runs = FIRST_INTERVAL;
+                        self.hopeless_before = false;
+                    }
                 }
             }
         }
@@ -377,6 +398,20 @@ mod tests {
         };
         policy.record(choice.mode, Duration::from_nanos(3_000_000));
         assert!(policy.interval as u64 >= 3_000_000 / 15_000 * CHECK_BUDGET, "{policy:?}");
+    }
+
+    #[test]
+    fn work_that_grows_is_rechecked_at_once_even_after_a_far_slower_check() {
+        // Small work: parallel is far slower, so its checks are spaced widely.
+        let mut policy = Policy::default();
+        run(&mut policy, 20_000, 1_000, 500_000);
+        assert!(policy.interval > 16 * LAST_INTERVAL, "{policy:?}");
+        // The work grew a hundredfold and parallel now wins: found within the
+        // few timings that show the growth, not after the wide gap.
+        let modes = run(&mut policy, 600, 100_000, 30_000);
+        let late_inline = modes[400..].iter().filter(|&&m| m == Mode::Inline).count();
+        assert!(late_inline <= 2 * CHECK_RUNS, "{late_inline} inline runs late on: {policy:?}");
+        assert_eq!(policy.current, Some(Mode::Parallel));
     }
 
     #[test]

@@ -19,16 +19,17 @@
 //!    the workers; the later ones show the steady cost; and where another
 //!    process holds a core, the one lucky run does not count);
 //! 2. it then runs the faster way, timing every sixty-fourth run so the
-//!    estimate follows work that grows or shrinks;
+//!    estimate follows work that grows or shrinks (inline work that grows
+//!    fourfold, or parallel work that shrinks as much, has the other way
+//!    checked at once);
 //! 3. every 8 runs it checks the other way again (three runs); each check that
 //!    confirms the choice doubles the gap, up to 1,024 runs, and one that
 //!    overturns it starts over at 8. A check run four times slower than the
 //!    mode in use ends the check, and where the other way is many times slower
 //!    at two checks in a row (a worker waiting for a core another process
-//!    holds, not one unlucky run) the gap grows until checks cost at most a
-//!    sixty-fourth of the runs between them (a schedule has a site per batch
-//!    and per parallel query, and a benchmark of a few thousand runs should
-//!    not find a check in every few rounds).
+//!    holds, not one unlucky run) the gap grows until checks cost at most
+//!    1/256 of the runs between them (a schedule has a site per batch and per
+//!    parallel query, each paying for its own checks).
 //!
 //! So a schedule of small systems settles on running them inline on the
 //! calling thread, and the same schedule over ten times the entities, or on a
