@@ -319,27 +319,8 @@ impl Ty {
                 TokenTree::Ident(ident) => segments.push((ident.clone(), Vec::new())),
                 TokenTree::Punct(p) if p.as_char() == ':' => {}
                 TokenTree::Punct(p) if p.as_char() == '<' && !segments.is_empty() => {
-                    let mut depth = 1usize;
-                    let mut inner = Vec::new();
-                    let mut previous_dash = false;
-                    for token in tokens.by_ref() {
-                        if let TokenTree::Punct(q) = token {
-                            match q.as_char() {
-                                '<' => depth += 1,
-                                '>' if !previous_dash => {
-                                    depth -= 1;
-                                    if depth == 0 {
-                                        break;
-                                    }
-                                }
-                                _ => {}
-                            }
-                            previous_dash = q.as_char() == '-';
-                        } else {
-                            previous_dash = false;
-                        }
-                        inner.push(token.clone());
-                    }
+                    let mut angles = Angles::inside();
+                    let inner: Vec<TokenTree> = tokens.by_ref().take_while(|&t| angles.step(t) > 0).cloned().collect();
                     segments.last_mut().expect("checked").1 = split_top(inner, ',');
                 }
                 // `Fn(A) -> B`'s arguments and output: not angle-bracketed.
@@ -484,6 +465,11 @@ pub struct Angles {
 }
 
 impl Angles {
+    /// Just inside an opening `<`: the `>` that closes it takes the depth to 0.
+    pub fn inside() -> Self {
+        Self { depth: 1, previous_dash: false }
+    }
+
     /// Takes the next token; returns the depth after it.
     pub fn step(&mut self, token: &TokenTree) -> usize {
         if let TokenTree::Punct(p) = token {
@@ -505,23 +491,12 @@ impl Angles {
 /// are never split. A trailing separator leaves no empty last part.
 pub fn split_top(tokens: Vec<TokenTree>, separator: char) -> Vec<Vec<TokenTree>> {
     let mut parts = vec![Vec::new()];
-    let mut depth = 0usize;
-    let mut previous_dash = false;
+    let mut angles = Angles::default();
     for token in tokens {
-        if let TokenTree::Punct(p) = &token {
-            let c = p.as_char();
-            match c {
-                '<' => depth += 1,
-                '>' if !previous_dash => depth = depth.saturating_sub(1),
-                _ => {}
-            }
-            previous_dash = c == '-';
-            if c == separator && depth == 0 {
-                parts.push(Vec::new());
-                continue;
-            }
-        } else {
-            previous_dash = false;
+        let depth = angles.step(&token);
+        if depth == 0 && matches!(&token, TokenTree::Punct(p) if p.as_char() == separator) {
+            parts.push(Vec::new());
+            continue;
         }
         parts.last_mut().expect("never empty").push(token);
     }
@@ -713,24 +688,11 @@ impl Cursor {
         let mut close = Span::call_site();
         self.next();
         let mut inner = Vec::new();
-        let mut depth = 1usize;
-        let mut previous_dash = false;
+        let mut angles = Angles::inside();
         while let Some(token) = self.next() {
-            if let TokenTree::Punct(p) = &token {
-                match p.as_char() {
-                    '<' => depth += 1,
-                    '>' if !previous_dash => {
-                        depth -= 1;
-                        if depth == 0 {
-                            close = p.span();
-                            break;
-                        }
-                    }
-                    _ => {}
-                }
-                previous_dash = p.as_char() == '-';
-            } else {
-                previous_dash = false;
+            if angles.step(&token) == 0 {
+                close = token.span();
+                break;
             }
             inner.push(token);
         }
@@ -803,19 +765,10 @@ fn param(tokens: Vec<TokenTree>) -> Param {
     if kind == ParamKind::Lifetime {
         decl.extend(body);
     } else {
-        let mut depth = 0usize;
-        let mut previous_dash = false;
+        let mut angles = Angles::default();
         for token in body {
-            if let TokenTree::Punct(p) = &token {
-                match p.as_char() {
-                    '<' => depth += 1,
-                    '>' if !previous_dash => depth = depth.saturating_sub(1),
-                    '=' if depth == 0 => break,
-                    _ => {}
-                }
-                previous_dash = p.as_char() == '-';
-            } else {
-                previous_dash = false;
+            if angles.step(&token) == 0 && matches!(&token, TokenTree::Punct(p) if p.as_char() == '=') {
+                break;
             }
             decl.push(token);
         }

@@ -3,7 +3,7 @@
 //! expects (a string, a boolean, a path). The messages for malformed
 //! arguments follow `syn`'s, which users of other derives have seen.
 
-use proc_macro::{Delimiter, Ident, Span, TokenStream, TokenTree};
+use proc_macro::{Ident, Span, TokenStream, TokenTree};
 
 use crate::error::{Error, Result};
 use crate::input::{Attr, Meta};
@@ -95,21 +95,6 @@ impl NestedMeta<'_> {
         self.tokens.get(self.at)
     }
 
-    /// The next token, seen through the invisible group a macro's `$x:literal`
-    /// or `$x:expr` may put around it.
-    fn peek_unwrapped(&self) -> Option<TokenTree> {
-        match self.peek()? {
-            TokenTree::Group(g) if g.delimiter() == Delimiter::None => {
-                let mut inner = g.stream().into_iter();
-                match (inner.next(), inner.next()) {
-                    (Some(only), None) => Some(only),
-                    _ => Some(TokenTree::Group(g.clone())),
-                }
-            }
-            other => Some(other.clone()),
-        }
-    }
-
     fn bump(&mut self) -> Option<TokenTree> {
         let token = self.tokens.get(self.at).cloned();
         if let Some(token) = &token {
@@ -140,7 +125,7 @@ impl NestedMeta<'_> {
 
     /// A string literal's value and span.
     pub fn lit_str(&mut self) -> Result<(String, Span)> {
-        let value = match self.peek_unwrapped() {
+        let value = match self.peek() {
             Some(TokenTree::Literal(literal)) => string_value(&literal.to_string()).map(|v| (v, literal.span())),
             _ => None,
         };
@@ -155,7 +140,7 @@ impl NestedMeta<'_> {
 
     /// `true` or `false`.
     pub fn lit_bool(&mut self) -> Result<bool> {
-        let value = match self.peek_unwrapped() {
+        let value = match self.peek() {
             Some(TokenTree::Ident(ident)) => match ident.to_string().as_str() {
                 "true" => Some(true),
                 "false" => Some(false),

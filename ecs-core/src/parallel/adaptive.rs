@@ -377,26 +377,21 @@ mod tests {
         let mut policy = Policy::default();
         run(&mut policy, 3000, 20_000, 15_000);
         assert_eq!(policy.current, Some(Mode::Parallel));
+        // Runs parallel (15 us) up to the next check of inline, whose run takes 3 ms.
+        let unlucky_check = |policy: &mut Policy| loop {
+            let (choice, _) = policy.choose();
+            if choice.mode == Mode::Inline {
+                policy.record(Mode::Inline, Duration::from_nanos(3_000_000));
+                return;
+            }
+            policy.record(choice.mode, Duration::from_nanos(15_000));
+        };
         // One check of inline is far slower (the thread lost its core), once:
         // the next check comes within the usual gap.
-        let (choice, _) = loop {
-            let (choice, untimed) = policy.choose();
-            if choice.mode == Mode::Inline {
-                break (choice, untimed);
-            }
-            policy.record(choice.mode, Duration::from_nanos(15_000));
-        };
-        policy.record(choice.mode, Duration::from_nanos(3_000_000));
+        unlucky_check(&mut policy);
         assert!(policy.interval <= LAST_INTERVAL, "{policy:?}");
         // A second far slower check in a row: now checks are spaced by the budget.
-        let (choice, _) = loop {
-            let (choice, untimed) = policy.choose();
-            if choice.mode == Mode::Inline {
-                break (choice, untimed);
-            }
-            policy.record(choice.mode, Duration::from_nanos(15_000));
-        };
-        policy.record(choice.mode, Duration::from_nanos(3_000_000));
+        unlucky_check(&mut policy);
         assert!(policy.interval as u64 >= 3_000_000 / 15_000 * CHECK_BUDGET, "{policy:?}");
     }
 
