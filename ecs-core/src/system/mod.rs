@@ -183,7 +183,8 @@ pub unsafe trait System: Send + Sync + 'static {
     fn apply(&mut self, world: &mut World);
     /// Whether [`apply`](Self::apply) may have work to do (bevy's name). `false`
     /// lets a schedule leave the system out of its sync points; the default
-    /// `true` is always correct.
+    /// `true` is always correct. A schedule asks when it makes its plan (after
+    /// systems are added), so the answer should not change.
     fn has_deferred(&self) -> bool {
         true
     }
