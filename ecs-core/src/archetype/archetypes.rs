@@ -4,8 +4,9 @@ use std::marker::PhantomData;
 use std::ptr::NonNull;
 use std::sync::Mutex;
 
+use super::lookup::{LookupCache, LookupKey};
 use super::{Archetype, ArchetypeId};
-use crate::component::{ComponentId, ComponentInfo, Components};
+use crate::component::{Component, ComponentId, ComponentInfo, Components, known_component_index};
 use crate::storage::Column;
 
 /// An entry of the component index: an archetype holding the component, and the
@@ -34,6 +35,9 @@ pub struct Archetypes {
     /// to the column, where the archetype's own map would add two dependent
     /// loads (the archetype, then its map) to every random access.
     column_tables: Vec<ColumnTable>,
+    /// Copies of a few column tables' headers, inline so that a loop of
+    /// lookups may read them once (see `lookup.rs`).
+    lookups: LookupCache,
     /// Components some `Changed` query watches; columns made later start tracking.
     tracked: Mutex<Vec<ComponentId>>,
     /// How many columns were added to existing archetypes: each may have moved
@@ -52,6 +56,7 @@ impl Archetypes {
             by_components: crate::hashers::IdMap::default(),
             by_component: Vec::new(),
             column_tables: Vec::new(),
+            lookups: LookupCache::new(),
             tracked: Mutex::new(Vec::new()),
             column_generation: 0,
         }
@@ -172,13 +177,17 @@ impl Archetypes {
         }
         self.by_component[component.index()].push(ArchetypeColumn { archetype: id, column });
         // The push may have moved every column of the archetype.
-        self.index_columns(id);
+        let key = info.lookup_key();
+        self.index_columns(id, |c| if c == component { key } else { None });
         column
     }
 
     /// Points the column tables at each column of archetype `id`: after it is
     /// made, and after its table of columns may have moved.
-    fn index_columns(&mut self, id: ArchetypeId) {
+    ///
+    /// `key_of` gives the lookup key of a component whose table this makes;
+    /// a table keeps the key it was made with.
+    fn index_columns(&mut self, id: ArchetypeId, key_of: impl Fn(ComponentId) -> Option<LookupKey>) {
         let archetype = &mut self.archetypes[id.index()];
         for index in 0..archetype.components.len() {
             let component = archetype.components[index];
@@ -186,8 +195,38 @@ impl Archetypes {
                 self.column_tables.resize_with(component.index() + 1, ColumnTable::default);
             }
             let column = archetype.column_ptr_mut(index);
-            self.column_tables[component.index()].set(id, column);
+            let table = &mut self.column_tables[component.index()];
+            if table.columns.is_empty() {
+                table.lookup = key_of(component);
+            }
+            table.set(id, column);
+            // The table's header may have changed (a longer or moved slice, an
+            // earlier first archetype): the cache's copy follows at once.
+            if let Some(key) = table.lookup {
+                self.lookups.refresh(key, table.first, &table.columns);
+            }
         }
+    }
+
+    /// `T`'s column table: from the lookup cache when `T` has its entry there,
+    /// else by `T`'s id (`None` when no archetype ever had a `T`).
+    ///
+    /// Every read before the first branch on data is constant for a loop of
+    /// lookups: the cache entry is a field at a fixed offset, so the compiler
+    /// may read it ahead of a branch on the entity (see `lookup.rs`).
+    #[inline(always)]
+    pub(crate) fn columns_for<T: Component>(&self) -> Option<ColumnsOf<'_>> {
+        if let Some(columns) = LookupKey::of::<T>().and_then(|key| self.lookups.get(key)) {
+            return Some(columns);
+        }
+        self.columns_at(known_component_index::<T>())
+    }
+
+    /// [`columns_for`](Self::columns_for) for one column to be borrowed mutably.
+    #[inline(always)]
+    pub(crate) fn columns_for_mut<T: Component>(&mut self) -> Option<ColumnsOfMut<'_>> {
+        let columns = self.columns_for::<T>()?;
+        Some(ColumnsOfMut(columns, PhantomData))
     }
 
     /// The column of `component` in archetype `archetype`, if it has one; a
@@ -215,13 +254,6 @@ impl Archetypes {
     pub(crate) fn columns_at(&self, index: usize) -> Option<ColumnsOf<'_>> {
         let table = self.column_tables.get(index)?;
         Some(ColumnsOf { first: table.first, columns: &table.columns })
-    }
-
-    /// [`columns_at`](Self::columns_at) for one column to be borrowed mutably.
-    #[inline(always)]
-    pub(crate) fn columns_at_mut(&mut self, index: usize) -> Option<ColumnsOfMut<'_>> {
-        let table = self.column_tables.get(index)?;
-        Some(ColumnsOfMut(ColumnsOf { first: table.first, columns: &table.columns }, PhantomData))
     }
 
     /// Gives `target` a column for every sparse column of `source`, so that a row
@@ -279,7 +311,7 @@ impl Archetypes {
         }
         self.by_components.insert(components.into(), id);
         self.archetypes.push(archetype);
-        self.index_columns(id);
+        self.index_columns(id, |c| registry.get(c).and_then(ComponentInfo::lookup_key));
         id
     }
 
@@ -324,6 +356,12 @@ impl Archetypes {
                 }
             }
         }
+        for (index, table) in self.column_tables.iter().enumerate() {
+            let Some(cached) = table.lookup.and_then(|key| self.lookups.get(key)) else { continue };
+            if cached.first != table.first || !core::ptr::eq(cached.columns, table.columns.as_slice()) {
+                return Err(format!("lookup cache entry of component {index} is stale"));
+            }
+        }
         let indexed: usize = self.by_component.iter().map(Vec::len).sum();
         let held: usize = self.archetypes.iter().map(|a| a.components().len()).sum();
         if indexed != held {
@@ -339,6 +377,8 @@ impl Archetypes {
 struct ColumnTable {
     first: usize,
     columns: Vec<Option<ColumnPtr>>,
+    /// The component's lookup key, if it has one (see `lookup.rs`).
+    lookup: Option<LookupKey>,
 }
 
 impl ColumnTable {
@@ -368,6 +408,12 @@ pub(crate) struct ColumnsOf<'a> {
 }
 
 impl<'a> ColumnsOf<'a> {
+    /// A table header from its parts (the lookup cache's copy).
+    #[inline(always)]
+    pub(super) fn new(first: usize, columns: &'a [Option<ColumnPtr>]) -> Self {
+        Self { first, columns }
+    }
+
     /// The entry of archetype `archetype`, if it has the component; a miss for
     /// any archetype id beyond the last (a dead entity's location).
     #[inline(always)]
@@ -390,7 +436,7 @@ impl<'a> ColumnsOf<'a> {
 }
 
 /// One component's column table, borrowed from the [`Archetypes`] mutably, to
-/// borrow one of its columns mutably: see [`Archetypes::columns_at_mut`].
+/// borrow one of its columns mutably: see [`Archetypes::columns_for_mut`].
 pub(crate) struct ColumnsOfMut<'a>(ColumnsOf<'a>, PhantomData<&'a mut Column>);
 
 impl<'a> ColumnsOfMut<'a> {
@@ -408,7 +454,7 @@ impl<'a> ColumnsOfMut<'a> {
 
 /// A pointer to a column of one of the archetypes that own the table.
 #[derive(Clone, Copy, Debug)]
-struct ColumnPtr(NonNull<Column>);
+pub(super) struct ColumnPtr(NonNull<Column>);
 
 // SAFETY: the pointer is into columns the same `Archetypes` owns, and is only
 // dereferenced through `ColumnsOf` (made from `&self`, a shared borrow, as for

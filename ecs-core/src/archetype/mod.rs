@@ -3,6 +3,8 @@
 //! - [`Archetype`] (`archetype.rs`): the entity column, one [`Column`](crate::storage::Column)
 //!   per component and an O(1) component -> column lookup.
 //! - `edges.rs`: the lazily filled add/remove edges of the archetype graph.
+//! - `lookup.rs`: a small cache of column tables, inline in the world, that
+//!   lets a loop of `EntityRef::get` read `T`'s table once.
 //! - [`Archetypes`] (`archetypes.rs`): every archetype, the archetype index (sorted
 //!   component ids -> archetype) and the component index (component -> archetypes
 //!   holding it, with the column), which queries use for matching.
@@ -11,11 +13,13 @@
 mod archetype;
 mod archetypes;
 mod edges;
+mod lookup;
 
 pub use archetype::Archetype;
 pub(crate) use archetype::value_in;
 pub use archetypes::{ArchetypeColumn, Archetypes};
 pub(crate) use edges::{BundleWrite, Edges, InsertEdge, RemoveEdge};
+pub(crate) use lookup::LookupKey;
 
 /// The index of an archetype in its world. Archetype 0 is the empty archetype.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]

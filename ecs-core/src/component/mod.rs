@@ -78,6 +78,15 @@ pub trait Component: crate::Bundle {
     /// How the component is stored; `#[component(storage = "sparse")]` sets it.
     const STORAGE: StorageType = StorageType::Table;
 
+    /// A hash of the type's name, fixed at compile time: it picks the entry of
+    /// a world's small cache of column tables that `EntityRef::get` and
+    /// `World::get` try first (see `Archetypes::columns_for`). Set by the
+    /// derive for non-generic types; `None` (the default) always takes the
+    /// registry's path. Any value is safe: an entry is used only when it was
+    /// filled for this type's own id cell.
+    #[doc(hidden)]
+    const __LOOKUP_HASH: Option<u32> = None;
+
     /// The component's hooks; `#[component(on_add = f, …)]` sets them (see
     /// [`ComponentHooks`]).
     const HOOKS: ComponentHooks = ComponentHooks::NONE;
@@ -257,6 +266,8 @@ pub struct ComponentInfo {
     snapshot: StrategyKind,
     /// The fields, each in its own array, of a per-field component.
     fields: Option<&'static [FieldColumn]>,
+    /// Where the world's lookup cache files the component's column table.
+    lookup: Option<crate::archetype::LookupKey>,
 }
 
 impl ComponentInfo {
@@ -276,7 +287,14 @@ impl ComponentInfo {
                 fields::check_fields::<T>(&layout);
                 layout.fields()
             }),
+            lookup: crate::archetype::LookupKey::of::<T>(),
         }
+    }
+
+    /// Where the world's lookup cache files the component's column table.
+    #[inline]
+    pub(crate) fn lookup_key(&self) -> Option<crate::archetype::LookupKey> {
+        self.lookup
     }
 
     /// The fields of a per-field component (`#[component(layout = "soa")]`),

@@ -35,9 +35,7 @@ use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use crate::archetype::{ArchetypeId, Archetypes, Row};
 use crate::bundle::{Bundle, BundleId, BundleInfo, BundleKey, Bundles, SpawnTarget};
-use crate::component::{
-    Component, Components, MutableComponent, WholeComponent, component_id, is_sparse, known_component_index,
-};
+use crate::component::{Component, Components, MutableComponent, WholeComponent, component_id, is_sparse};
 use crate::entity::{Entities, Entity, EntityLocation};
 use crate::error::EcsError;
 use crate::resource::Resources;
@@ -264,11 +262,11 @@ impl World {
     /// the column once.
     #[inline]
     pub fn get<T: Component + WholeComponent>(&self, entity: Entity) -> Option<&T> {
-        // The id and `T`'s column table first, before the entity's slot: a type
-        // never stored misses the tables before any lookup, and reads that come
-        // before the first branch on the entity are made once for a whole loop
-        // of `get`s (see `known_component_index`).
-        let columns = self.archetypes.columns_at(known_component_index::<T>())?;
+        // `T`'s column table first, before the entity's slot: a type never
+        // stored misses the tables before any lookup, and reads that come before
+        // the first branch on the entity are made once for a whole loop of
+        // `get`s (see `Archetypes::columns_for`).
+        let columns = self.archetypes.columns_for::<T>()?;
         let location = self.entities.get_maybe_dead(entity)?;
         // A dead slot's location names no archetype: a miss here.
         let column = columns.column(location.archetype)?;
@@ -287,7 +285,7 @@ impl World {
     /// (a free or reserved slot's: the column lookup then misses).
     #[inline(always)]
     pub(crate) unsafe fn get_at<T: Component + WholeComponent>(&self, location: EntityLocation) -> Option<&T> {
-        let column = self.archetypes.columns_at(known_component_index::<T>())?.column(location.archetype)?;
+        let column = self.archetypes.columns_for::<T>()?.column(location.archetype)?;
         // SAFETY: the column of `T`'s id stores `T`s; it exists in the
         // location's archetype, so the location is a live entity's (caller) and
         // its row is below the column's length.
@@ -322,7 +320,7 @@ impl World {
     #[inline]
     pub(crate) fn get_mut_internal<T: Component + WholeComponent>(&mut self, entity: Entity) -> Option<Mut<'_, T>> {
         // In `get`'s order, for the same reason.
-        let columns = self.archetypes.columns_at_mut(known_component_index::<T>())?;
+        let columns = self.archetypes.columns_for_mut::<T>()?;
         let location = self.entities.get_maybe_dead(entity)?;
         let this_run = Tick::new(*self.change_tick.get_mut());
         // As in `get`: a dead slot's location misses.

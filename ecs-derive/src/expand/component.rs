@@ -37,15 +37,18 @@ pub fn component(def: ComponentDef<'_>) -> TokenStream {
     let id_cell = if generics.is_empty() {
         // A `static` inside a generic impl would be shared by every instantiation, so
         // only non-generic types get the cached id.
+        let lookup_hash = proc_macro::Literal::u32_unsuffixed(name_hash(&ident.to_string()));
         code!(
             "#[inline(always)]
             fn __id_cell() -> ::core::option::Option<&'static $krate::__private::ComponentIdCell<Self>> {
                 static __ECS_COMPONENT_ID: $krate::__private::ComponentIdCell<$ident> =
                     $krate::__private::ComponentIdCell::new();
                 ::core::option::Option::Some(&__ECS_COMPONENT_ID)
-            }",
+            }
+            const __LOOKUP_HASH: ::core::option::Option<u32> = ::core::option::Option::Some($lookup_hash);",
             krate,
-            ident
+            ident,
+            lookup_hash
         )
     } else {
         // Bounds on the type's own parameters are carried over; whether an
@@ -392,4 +395,11 @@ fn relation_items(
 /// The first token's span, as `syn` reports a path's span on stable.
 fn first_span(tokens: &TokenStream) -> Span {
     tokens.clone().into_iter().next().as_ref().map_or_else(Span::call_site, TokenTree::span)
+}
+
+/// FNV-1a of a type's name: `Component::__LOOKUP_HASH`, which spreads the
+/// types a loop looks up over the entries of a world's lookup cache. Types of
+/// the same name only share an entry (the later one then takes the slower path).
+fn name_hash(name: &str) -> u32 {
+    name.bytes().fold(0x811c_9dc5_u32, |hash, byte| (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193))
 }

@@ -1,0 +1,130 @@
+//! The world's lookup cache (column tables that `World::get`, `get_mut` and
+//! `EntityRef::get` read from a fixed entry per type) must always agree with
+//! the tables: through tables that grow and move, through types whose names
+//! collide on one entry, and for generic types, which have no entry.
+
+use ecs_core::prelude::*;
+
+mod first {
+    use ecs_core::prelude::*;
+    #[derive(Component, Debug, PartialEq, Clone, Copy)]
+    pub struct Shared(pub u32);
+}
+
+mod second {
+    use ecs_core::prelude::*;
+    // Same name as `first::Shared`: the same cache entry, so the second type
+    // registered takes the registry's path.
+    #[derive(Component, Debug, PartialEq, Clone, Copy)]
+    pub struct Shared(pub u64);
+}
+
+#[derive(Component, Debug, PartialEq, Clone, Copy)]
+struct Generic<T: Copy + Send + Sync + 'static>(T);
+
+#[derive(Component, Debug, PartialEq, Clone, Copy)]
+#[component(storage = "sparse")]
+struct Mark(i32);
+
+#[derive(Component)]
+struct Frag<const N: usize>(#[allow(dead_code)] u8);
+
+/// Reads every entity's components through each lookup path and compares with
+/// what was spawned.
+fn check_all(world: &mut World, expected: &[(Entity, u32, u64, Option<i32>)]) {
+    world.check_invariants().unwrap();
+    for &(e, a, b, mark) in expected {
+        assert_eq!(world.get::<first::Shared>(e), Some(&first::Shared(a)));
+        assert_eq!(world.get::<second::Shared>(e), Some(&second::Shared(b)));
+        assert_eq!(world.get::<Generic<u32>>(e), Some(&Generic(a)));
+        assert_eq!(world.get::<Generic<u64>>(e), Some(&Generic(b)));
+        assert_eq!(world.get::<Mark>(e).copied(), mark.map(Mark));
+        let entity = world.entity(e).unwrap();
+        assert_eq!(entity.get::<first::Shared>(), Some(&first::Shared(a)));
+        assert_eq!(entity.get::<second::Shared>(), Some(&second::Shared(b)));
+        assert_eq!(entity.get::<Generic<u64>>(), Some(&Generic(b)));
+        assert_eq!(entity.get::<Mark>().copied(), mark.map(Mark));
+        assert_eq!(world.get_mut::<first::Shared>(e).map(|s| s.0), Some(a));
+        assert_eq!(world.get_mut::<second::Shared>(e).map(|s| s.0), Some(b));
+    }
+    // The loop shape the cache is for: one read of the table for many entities.
+    let sum: u64 = expected.iter().map(|&(e, ..)| world.entity(e).unwrap().get::<second::Shared>().unwrap().0).sum();
+    assert_eq!(sum, expected.iter().map(|&(_, _, b, _)| b).sum::<u64>());
+}
+
+#[test]
+fn lookups_follow_tables_that_grow_move_and_collide() {
+    let mut world = World::new();
+    let mut expected = Vec::new();
+    macro_rules! wave {
+        ($($n:literal)*) => {$(
+            for i in 0..5u32 {
+                let a = $n * 100 + i;
+                let e = world.spawn((
+                    first::Shared(a),
+                    second::Shared(u64::from(a) * 7),
+                    Generic(a),
+                    Generic(u64::from(a) * 7),
+                    Frag::<$n>(0),
+                ));
+                expected.push((e, a, u64::from(a) * 7, None));
+            }
+            // Each new archetype lengthens every table above (and may move it);
+            // the entities spawned before must still be found.
+            check_all(&mut world, &expected);
+        )*};
+    }
+    wave!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19);
+
+    // A sparse component given to the newest archetype first, then to the
+    // oldest: its table then starts at an earlier archetype (it moves), and
+    // its cache entry must follow.
+    let newest = expected.len() - 1;
+    world.insert(expected[newest].0, Mark(-1)).unwrap();
+    expected[newest].3 = Some(-1);
+    check_all(&mut world, &expected);
+    world.insert(expected[0].0, Mark(-2)).unwrap();
+    expected[0].3 = Some(-2);
+    check_all(&mut world, &expected);
+
+    // Writes through `get_mut` land where `get` reads.
+    for &(e, ..) in &expected {
+        world.get_mut::<second::Shared>(e).unwrap().0 += 1;
+    }
+    for entry in &mut expected {
+        entry.2 += 1;
+        world.get_mut::<Generic<u64>>(entry.0).unwrap().0 += 1;
+    }
+    check_all(&mut world, &expected);
+}
+
+#[test]
+fn a_type_this_world_never_stored_is_missing_even_if_another_world_cached_it() {
+    let mut full = World::new();
+    let e = full.spawn(first::Shared(1));
+    assert_eq!(full.entity(e).unwrap().get::<first::Shared>(), Some(&first::Shared(1)));
+
+    let mut other = World::new();
+    let f = other.spawn(second::Shared(2));
+    assert_eq!(other.get::<first::Shared>(f), None);
+    assert_eq!(other.entity(f).unwrap().get::<first::Shared>(), None);
+    assert_eq!(other.get_mut::<first::Shared>(f).map(|s| s.0), None);
+    assert_eq!(other.entity(f).unwrap().get::<second::Shared>(), Some(&second::Shared(2)));
+    other.check_invariants().unwrap();
+}
+
+#[test]
+fn worlds_moved_between_threads_keep_their_cache() {
+    let mut world = World::new();
+    let entities: Vec<Entity> =
+        (0..100u32).map(|i| world.spawn((first::Shared(i), second::Shared(u64::from(i))))).collect();
+    let world = std::thread::spawn(move || {
+        for (i, &e) in entities.iter().enumerate() {
+            assert_eq!(world.entity(e).unwrap().get::<first::Shared>().unwrap().0, i as u32);
+        }
+        world
+    })
+    .join()
+    .unwrap();
+    world.check_invariants().unwrap();
+}
