@@ -47,15 +47,6 @@ impl LookupKey {
     }
 }
 
-/// One entry: the key it is filed under and, once filled, a table header.
-#[derive(Clone, Copy, Debug)]
-struct Entry {
-    /// 0 while the entry is free.
-    cell: usize,
-    /// Written with `cell`: a new world only clears the keys.
-    header: MaybeUninit<Header>,
-}
-
 /// A copy of a `ColumnTable`'s `first` and of its column slice's pointer and
 /// length.
 #[derive(Clone, Copy, Debug)]
@@ -65,17 +56,16 @@ struct Header {
     len: usize,
 }
 
-impl Entry {
-    const FREE: Self = Self { cell: 0, header: MaybeUninit::uninit() };
-}
-
-/// The cache itself. Invariant: every entry whose `cell` is not 0 holds an
-/// initialized header, the current one of the column table of the component
+/// The cache itself. Invariant: where `cells[i]` is not 0, `headers[i]` is
+/// initialized and is the current header of the column table of the component
 /// whose key has that cell; [`refresh`](Self::refresh) is called after every
 /// change to a table.
 #[derive(Debug)]
 pub(crate) struct LookupCache {
-    entries: [Entry; ENTRIES],
+    /// Each entry's key (0 while it is free): the only part a new world clears.
+    cells: [usize; ENTRIES],
+    /// Written with the entry's key.
+    headers: [MaybeUninit<Header>; ENTRIES],
 }
 
 // SAFETY: the pointers are into column tables owned by the same `Archetypes`,
@@ -90,23 +80,22 @@ impl LookupCache {
     /// An empty cache: no allocation, as a new world allocates nothing.
     #[inline]
     pub(crate) const fn new() -> Self {
-        Self { entries: [Entry::FREE; ENTRIES] }
+        Self { cells: [0; ENTRIES], headers: [MaybeUninit::uninit(); ENTRIES] }
     }
 
     /// The column table filed under `key`, if its entry holds it.
     #[inline(always)]
     pub(crate) fn get(&self, key: LookupKey) -> Option<ColumnsOf<'_>> {
-        let entry = &self.entries[key.entry];
-        if entry.cell != key.cell {
+        if self.cells[key.entry] != key.cell {
             return None;
         }
-        // SAFETY: a non-free entry's header is initialized and holds the
+        // SAFETY: a filled entry's header is initialized and holds the
         // current pointer and length of the column slice of the table filed
         // under its key (this type's invariant, kept by `refresh`), a slice the
         // `Archetypes` owning `self` owns: it lives, unchanged, as long as
         // `self` is borrowed shared.
         let (header, columns) = unsafe {
-            let header = entry.header.assume_init_ref();
+            let header = self.headers[key.entry].assume_init_ref();
             (header, core::slice::from_raw_parts(header.columns.as_ptr(), header.len))
         };
         Some(ColumnsOf::new(header.first, columns))
@@ -115,10 +104,11 @@ impl LookupCache {
     /// Files `table` (the current header of the table of the component keyed
     /// `key`) under `key`, unless another type holds the entry.
     pub(crate) fn refresh(&mut self, key: LookupKey, first: usize, columns: &[Option<ColumnPtr>]) {
-        let entry = &mut self.entries[key.entry];
-        if entry.cell == 0 || entry.cell == key.cell {
+        let cell = &mut self.cells[key.entry];
+        if *cell == 0 || *cell == key.cell {
             let header = Header { first, columns: NonNull::from(columns).cast(), len: columns.len() };
-            *entry = Entry { cell: key.cell, header: MaybeUninit::new(header) };
+            self.headers[key.entry] = MaybeUninit::new(header);
+            *cell = key.cell;
         }
     }
 }
