@@ -513,13 +513,8 @@ impl Model {
     }
 }
 
-/// `PROPTEST_CASES` if set (CI runs fewer under valgrind), else `default`.
-fn cases(default: u32) -> u32 {
-    std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
-}
-
 proptest! {
-    #![proptest_config(ProptestConfig { cases: cases(64), ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: common::cases(64), ..ProptestConfig::default() })]
     #[test]
     fn hierarchy_matches_a_model_of_parent_links(ops in proptest::collection::vec(op(), 1..80)) {
         let mut world = World::new();

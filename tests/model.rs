@@ -7,6 +7,8 @@
 //! Component values hold an `Arc` token, so leaks and double drops show up as a
 //! wrong strong count at the end.
 
+mod common;
+
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -445,7 +447,7 @@ fn first_missing<B: 'static>(m: &Expected) -> &'static str {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: common::cases(256), ..ProptestConfig::default() })]
 
     #[test]
     fn world_matches_reference_model(ops in proptest::collection::vec(op(), 1..80)) {

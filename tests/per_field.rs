@@ -3,6 +3,8 @@
 //! and out exactly as for any component (spawn, insert, remove, despawn,
 //! archetype moves, snapshots, saves, hooks), each dropped exactly once.
 
+mod common;
+
 use std::cell::Cell;
 use std::collections::BTreeMap;
 
@@ -363,7 +365,7 @@ fn op() -> impl Strategy<Value = Op> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: common::cases(64), ..ProptestConfig::default() })]
 
     /// Random structural changes against a map of entity -> value: the world
     /// holds exactly the model's values, and every value is dropped once.

@@ -2,6 +2,8 @@
 //! queries with each kind of filter, compared as sets of entities and values, and
 //! change detection compared against the set of rows the test wrote.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 
 use ecs_core::prelude::*;
@@ -104,7 +106,7 @@ fn pick(model: &Model, i: usize) -> Option<Entity> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: common::cases(128), ..ProptestConfig::default() })]
 
     #[test]
     fn queries_match_the_model(steps in proptest::collection::vec(step(), 1..60)) {

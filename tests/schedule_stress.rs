@@ -34,6 +34,8 @@
 //! `ECS_STRESS_RUNS` sets the schedule runs per case (default 32, or 8 when
 //! `PROPTEST_CASES` is set below 64, as under valgrind).
 
+mod common;
+
 use std::sync::atomic::Ordering::SeqCst;
 use std::sync::atomic::{AtomicU64, AtomicUsize};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -610,7 +612,7 @@ fn runs_per_case() -> usize {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, max_shrink_iters: 200, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: common::cases(48), max_shrink_iters: 200, ..ProptestConfig::default() })]
 
     #[test]
     fn systems_with_conflicting_access_never_overlap_and_constraints_hold(case in case()) {

@@ -2,6 +2,8 @@
 //! every kind of component, keep ids into an empty world, remap them into a
 //! busy one, and refuse bad input without touching the world.
 
+mod common;
+
 use ecs_core::prelude::*;
 use ecs_core::serialize::{LoadError, SerializeRegistry, WorldSave};
 use serde::{Deserialize, Serialize};
@@ -269,7 +271,7 @@ fn mutate(mut bytes: Vec<u8>, mutations: &[Mutation]) -> Vec<u8> {
 use proptest::prelude::*;
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 192, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: common::cases(192), ..ProptestConfig::default() })]
 
     /// Random mutations of a valid column save (postcard): an error and the
     /// world as it was, or a load that leaves a consistent world.
@@ -295,7 +297,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 192, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: common::cases(192), ..ProptestConfig::default() })]
 
     /// Digits of a JSON row save changed: entity ids, generations, slot counts
     /// and values shift while the text stays well-formed, which reaches the

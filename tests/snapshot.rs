@@ -1,5 +1,7 @@
 //! Snapshots: what `World::snapshot` saves and `World::restore` puts back.
 
+mod common;
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use ecs_core::component::Snapshotting;
@@ -406,7 +408,7 @@ fn observe(world: &World, e: Entity) -> Model {
 type Saved = (ecs_core::snapshot::Snapshot, Vec<(Entity, Model)>, Vec<Entity>, Vec<Entity>);
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: common::cases(64), ..ProptestConfig::default() })]
 
     #[test]
     fn restore_matches_a_model_of_the_world_at_the_snapshot(ops in proptest::collection::vec(op(), 1..120)) {
