@@ -101,8 +101,8 @@ impl LookupCache {
         Some(ColumnsOf::new(header.first, columns))
     }
 
-    /// Files `table` (the current header of the table of the component keyed
-    /// `key`) under `key`, unless another type holds the entry.
+    /// Files a table's current header (`first` and its `columns`) under `key`,
+    /// the key of the table's component, unless another type holds the entry.
     pub(crate) fn refresh(&mut self, key: LookupKey, first: usize, columns: &[Option<ColumnPtr>]) {
         let cell = &mut self.cells[key.entry];
         if *cell == 0 || *cell == key.cell {
