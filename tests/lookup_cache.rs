@@ -128,3 +128,51 @@ fn worlds_moved_between_threads_keep_their_cache() {
     .unwrap();
     world.check_invariants().unwrap();
 }
+
+#[derive(Component, Debug, PartialEq, Clone, Copy)]
+struct Lone(u32);
+
+#[derive(Component, Debug, PartialEq, Clone, Copy)]
+struct Other(u32);
+
+#[derive(Component, Debug, PartialEq, Clone, Copy)]
+struct Third(u32);
+
+/// A component in exactly one archetype takes a shorter path (the cache keeps
+/// that one column); it must miss for entities of other archetypes and stop
+/// being used once a second archetype, before or after the first, has the
+/// component.
+#[test]
+fn a_component_in_one_archetype_is_found_only_there_and_after_it_spreads() {
+    let mut world = World::new();
+    // Archetypes made before `Lone`'s first one: ids below its table's `first`.
+    let before = world.spawn(Other(1));
+    let lone = world.spawn(Lone(7));
+    let lones: Vec<Entity> = (0..100).map(|i| world.spawn(Lone(i))).collect();
+    world.check_invariants().unwrap();
+    assert_eq!(world.get::<Lone>(lone), Some(&Lone(7)));
+    assert_eq!(world.get::<Lone>(before), None, "an entity of an earlier archetype");
+    assert_eq!(world.entity(before).unwrap().get::<Lone>(), None);
+    assert!(world.get_mut::<Lone>(before).is_none());
+    // An archetype made after: a later id.
+    let after = world.spawn((Other(2), Third(0)));
+    assert_eq!(world.get::<Lone>(after), None);
+    for (i, &e) in lones.iter().enumerate() {
+        assert_eq!(world.entity(e).unwrap().get::<Lone>(), Some(&Lone(i as u32)));
+    }
+    // A second archetype with `Lone`: both found, through the table.
+    let both = world.spawn((Lone(8), Other(3)));
+    world.check_invariants().unwrap();
+    assert_eq!(world.get::<Lone>(both), Some(&Lone(8)));
+    assert_eq!(world.get::<Lone>(lone), Some(&Lone(7)));
+    assert_eq!(world.get::<Lone>(before), None);
+    // Moving the only `Lone` entities out and back: values follow.
+    world.insert(lone, Other(4)).unwrap();
+    assert_eq!(world.get_mut::<Lone>(lone).map(|l| l.0), Some(7));
+    world.remove::<Other>(lone).unwrap();
+    assert_eq!(world.entity(lone).unwrap().get::<Lone>(), Some(&Lone(7)));
+    // A dead entity misses.
+    world.despawn(lone).unwrap();
+    assert_eq!(world.get::<Lone>(lone), None);
+    world.check_invariants().unwrap();
+}

@@ -253,7 +253,7 @@ impl Archetypes {
     #[inline(always)]
     pub(crate) fn columns_at(&self, index: usize) -> Option<ColumnsOf<'_>> {
         let table = self.column_tables.get(index)?;
-        Some(ColumnsOf { first: table.first, columns: &table.columns })
+        Some(ColumnsOf { first: table.first, columns: &table.columns, single: None })
     }
 
     /// Gives `target` a column for every sparse column of `source`, so that a row
@@ -358,7 +358,12 @@ impl Archetypes {
         }
         for (index, table) in self.column_tables.iter().enumerate() {
             let Some(cached) = table.lookup.and_then(|key| self.lookups.get(key)) else { continue };
-            if cached.first != table.first || !core::ptr::eq(cached.columns, table.columns.as_slice()) {
+            let single_ok = match (cached.single, table.columns.as_slice()) {
+                (None, _) => true,
+                (Some(single), [Some(only)]) => single.0 == only.0,
+                (Some(_), _) => false,
+            };
+            if cached.first != table.first || !core::ptr::eq(cached.columns, table.columns.as_slice()) || !single_ok {
                 return Err(format!("lookup cache entry of component {index} is stale"));
             }
         }
@@ -405,19 +410,29 @@ impl ColumnTable {
 pub(crate) struct ColumnsOf<'a> {
     first: usize,
     columns: &'a [Option<ColumnPtr>],
+    /// `columns[0]` when the lookup cache knows the table has that one entry
+    /// (`None` says nothing: the table is then read as usual).
+    single: Option<ColumnPtr>,
 }
 
 impl<'a> ColumnsOf<'a> {
-    /// A table header from its parts (the lookup cache's copy).
+    /// A table header from its parts (the lookup cache's copy); `single` is
+    /// `None` or the one entry of `columns`.
     #[inline(always)]
-    pub(super) fn new(first: usize, columns: &'a [Option<ColumnPtr>]) -> Self {
-        Self { first, columns }
+    pub(super) fn new(first: usize, columns: &'a [Option<ColumnPtr>], single: Option<ColumnPtr>) -> Self {
+        debug_assert!(single.is_none() || columns.len() == 1);
+        Self { first, columns, single }
     }
 
     /// The entry of archetype `archetype`, if it has the component; a miss for
     /// any archetype id beyond the last (a dead entity's location).
     #[inline(always)]
     fn entry(self, archetype: ArchetypeId) -> Option<ColumnPtr> {
+        // Loop-invariant in a loop of lookups, so the compiler makes one loop
+        // per case.
+        if let Some(only) = self.single {
+            return (archetype.index() == self.first).then_some(only);
+        }
         // Ids below `first` wrap to huge offsets: a miss, like ids past the end.
         self.columns.get(archetype.index().wrapping_sub(self.first)).copied().flatten()
     }
@@ -429,7 +444,8 @@ impl<'a> ColumnsOf<'a> {
         let column = self.entry(archetype)?;
         // SAFETY: the table's pointers are current (`index_columns` runs whenever
         // an archetype is made or its columns move, and archetypes are never
-        // removed), and the column is borrowed for `'a`, a shared borrow of the
+        // removed; `single` is a copy the lookup cache refreshes with them,
+        // see `LookupCache`'s invariant), and the column is borrowed for `'a`, a shared borrow of the
         // `Archetypes` that own it and the table.
         Some(unsafe { column.0.as_ref() })
     }
