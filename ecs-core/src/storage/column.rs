@@ -1511,13 +1511,38 @@ pub(super) unsafe fn copy_item(src: *const u8, dst: *mut u8, size: usize) {
     }
 }
 
+/// Arrays of at least this many bytes start on a page boundary (see
+/// [`array_layout`]). Below it a loop's stores cannot reach far enough for
+/// the aliasing that alignment avoids, and a page-aligned block costs the
+/// allocator more than the array.
+const PAGE_ALIGNED_FROM: usize = 1024;
+/// The granularity of the aliasing [`array_layout`] avoids: processors compare
+/// the low 12 bits of a load's address with pending stores before the whole
+/// address is known (x86 and most arm64 cores), and 4 KiB is the smallest page
+/// size in use, so a page boundary is also where a mapped array starts.
+const PAGE: usize = 4096;
+
+/// The layout of an array of `capacity` items of `item`.
+///
+/// An array of at least [`PAGE_ALIGNED_FROM`] bytes is aligned to a page, so
+/// row `i` of every such column (and tick array and field lane) of an
+/// archetype sits at the same offset within a page. Why: a load whose address
+/// matches a pending store's in its low 12 bits waits for that store, as if it
+/// read it ("4K aliasing"). Two arrays whose starts are `d` bytes apart modulo
+/// 4 KiB, walked row by row, load row `x` of one while the store to the
+/// other's row `x - d / size` is still pending whenever that distance is within
+/// the few dozen stores a core keeps in flight: with the global allocator's
+/// placement that happened to some archetypes and not others, so the same
+/// query loop ran up to 1.2x slower depending on where its columns had landed.
+/// With equal offsets the only match is the same row, whose load comes before
+/// its store. (Arrays of [`MAPPED_FROM`](super::growth::MAPPED_FROM) bytes and
+/// more are mapped, which aligns them to a page anyway.)
 pub(super) fn array_layout(item: Layout, capacity: usize) -> Layout {
     // A Rust type's size is a multiple of its alignment, so no padding is needed
     // between items.
-    item.size()
-        .checked_mul(capacity)
-        .and_then(|size| Layout::from_size_align(size, item.align()).ok())
-        .expect("column capacity overflow")
+    let size = item.size().checked_mul(capacity).expect("column capacity overflow");
+    let align = if size >= PAGE_ALIGNED_FROM { item.align().max(PAGE) } else { item.align() };
+    Layout::from_size_align(size, align).expect("column capacity overflow")
 }
 
 /// Grows an array of `old` items of layout `item` (dangling when `old == 0`) to
@@ -1529,7 +1554,8 @@ pub(super) fn array_layout(item: Layout, capacity: usize) -> Layout {
 /// items (or is dangling when `old == 0`).
 pub(super) unsafe fn realloc_array<T>(ptr: NonNull<T>, item: Layout, old: usize, new: usize) -> NonNull<T> {
     // SAFETY: `new > old` items of a non-zero size, so the new layout is larger
-    // and of the same alignment; `ptr` came from here for `old` items (caller).
+    // and at least as aligned (`array_layout` aligns larger arrays more, never
+    // less); `ptr` came from here for `old` items (caller).
     unsafe { growth::grow(ptr.cast(), array_layout(item, old), array_layout(item, new)) }.cast()
 }
 
@@ -1545,6 +1571,7 @@ pub(super) unsafe fn dealloc_array<T>(ptr: NonNull<T>, item: Layout, capacity: u
 mod tests {
     use super::*;
     use std::cell::Cell;
+    use crate::storage::growth::MAPPED_FROM;
 
     thread_local!(static DROPS: Cell<usize> = const { Cell::new(0) });
 
@@ -1613,6 +1640,27 @@ mod tests {
             assert_eq!(column.data_ptr().as_ptr() as usize % 4096, 0);
         }
         assert!((0..20).all(|i| read::<Page>(&column, i).0 == i as u8));
+    }
+
+    #[test]
+    fn arrays_of_a_kibibyte_or_more_start_on_a_page_and_keep_their_values() {
+        // u16 rows: small arrays first (not aligned), then the growth that first
+        // reaches `PAGE_ALIGNED_FROM` moves the rows to a page-aligned block, and
+        // later ones keep that alignment, up to and past the mapped size.
+        let mut column = Column::from_layout(Layout::new::<u16>(), None);
+        let mut small = 0;
+        for i in 0..(MAPPED_FROM / 2 + 1000) {
+            push(&mut column, i as u16);
+            let bytes = column.capacity() * 2;
+            if bytes >= PAGE_ALIGNED_FROM {
+                assert_eq!(column.data_ptr().as_ptr() as usize % PAGE, 0, "{bytes} bytes");
+            } else {
+                small += 1;
+            }
+        }
+        assert!(small > 0, "some arrays were below the threshold");
+        assert!((0..column.len()).all(|i| read::<u16>(&column, i) == i as u16));
+        column.check_invariants().unwrap();
     }
 
     #[test]

@@ -83,14 +83,15 @@ pub(crate) fn next_capacity(capacity: usize, required: usize, row_bytes: usize) 
     }
 }
 
-/// Grows a block from `old` to `new` (same alignment, `new.size() > old.size()`),
-/// keeping its first `old.size()` bytes, aborting on allocation failure.
+/// Grows a block from `old` to `new` (`new.size() > old.size()`, `new` at least
+/// as aligned), keeping its first `old.size()` bytes, aborting on allocation
+/// failure.
 ///
 /// # Safety
-/// `new.size() > old.size()`, `old.align() == new.align()`, and `ptr` was returned
+/// `new.size() > old.size()`, `old.align() <= new.align()`, and `ptr` was returned
 /// by this function for `old` (or is dangling when `old.size() == 0`).
 pub(crate) unsafe fn grow(ptr: NonNull<u8>, old: Layout, new: Layout) -> NonNull<u8> {
-    debug_assert!(new.size() > old.size() && old.align() == new.align());
+    debug_assert!(new.size() > old.size() && old.align() <= new.align());
     if mapped(new) {
         if mapped(old) {
             // SAFETY: `ptr` is a mapping of `old.size()` bytes made here (caller:
@@ -109,16 +110,28 @@ pub(crate) unsafe fn grow(ptr: NonNull<u8>, old: Layout, new: Layout) -> NonNull
         }
         return fresh;
     }
-    let raw = if old.size() == 0 {
+    if old.size() == 0 {
         // SAFETY: `new.size() > 0`.
-        unsafe { alloc::alloc(new) }
-    } else {
-        note_copied(old.size());
+        let raw = unsafe { alloc::alloc(new) };
+        return NonNull::new(raw).unwrap_or_else(|| alloc::handle_alloc_error(new));
+    }
+    note_copied(old.size());
+    if old.align() == new.align() {
         // SAFETY: allocated by the global allocator with `old` (neither is mapped,
         // as `new` is larger); the new size is non-zero.
-        unsafe { alloc::realloc(ptr.as_ptr(), old, new.size()) }
-    };
-    NonNull::new(raw).unwrap_or_else(|| alloc::handle_alloc_error(new))
+        let raw = unsafe { alloc::realloc(ptr.as_ptr(), old, new.size()) };
+        return NonNull::new(raw).unwrap_or_else(|| alloc::handle_alloc_error(new));
+    }
+    // `realloc` keeps the alignment: a block aligned more is a new one.
+    // SAFETY: `new.size() > 0`.
+    let fresh = NonNull::new(unsafe { alloc::alloc(new) }).unwrap_or_else(|| alloc::handle_alloc_error(new));
+    // SAFETY: `ptr` holds `old.size()` bytes of a live block (caller), `fresh` a
+    // new block of more; they are distinct.
+    unsafe { core::ptr::copy_nonoverlapping(ptr.as_ptr(), fresh.as_ptr(), old.size()) };
+    // SAFETY: allocated by the global allocator with `old` (not mapped: smaller
+    // than `new`, which is not mapped either).
+    unsafe { alloc::dealloc(ptr.as_ptr(), old) };
+    fresh
 }
 
 /// Frees a block made by [`grow`] (nothing for a zero-sized one).
