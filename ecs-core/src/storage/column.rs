@@ -1570,8 +1570,8 @@ pub(super) unsafe fn dealloc_array<T>(ptr: NonNull<T>, item: Layout, capacity: u
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::cell::Cell;
     use crate::storage::growth::MAPPED_FROM;
+    use std::cell::Cell;
 
     thread_local!(static DROPS: Cell<usize> = const { Cell::new(0) });
 
