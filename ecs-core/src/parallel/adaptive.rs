@@ -2,7 +2,7 @@
 //! the pool, from how long each took here, on this machine.
 
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// How to run a piece of work.
@@ -51,6 +51,14 @@ const HOPELESS: u64 = 4;
 /// median of every [`CHECK_RUNS`] such timings becomes its estimate, so that
 /// both estimates are taken the same way.
 const TRACK_EVERY: u32 = 64;
+/// While parallel is the mode in use, every run is timed (cheaply, without the
+/// lock) and its estimate is the mean of each window of this many runs, not a
+/// median of sampled ones: where another process holds a core, a worker that
+/// loses it while running a task stalls the whole run for a time slice, a
+/// minority of runs (so sampled medians never see them) that makes the mean far
+/// slower than running inline. A window this long dilutes one stray stall on a
+/// free machine (a run of milliseconds among sixteen).
+const PARALLEL_WINDOW: u32 = 16;
 /// An inline site whose timing grows by more than this factor from its
 /// estimate (a parallel one whose timing shrinks that much) has the other mode
 /// checked at once.
@@ -76,6 +84,15 @@ struct Policy {
     /// Runs since the last check, and the gap before the next.
     runs: u32,
     interval: u32,
+    /// Parallel runs of the current window: their total time and number.
+    window_ns: u64,
+    window_runs: u32,
+    /// The gap before the next check of parallel after its window's mean lost
+    /// to inline: doubled each time that happens (up to [`LAST_INTERVAL`]),
+    /// halved by a window that holds, so that a machine
+    /// where parallel runs keep stalling is not sent back to parallel (and its
+    /// stalls) after every lucky check.
+    backoff: u32,
     /// Whether the last check found the other mode [`HOPELESS`]ly slower: the
     /// budget spacing waits for a second such check in a row, so that one
     /// unlucky run (a worker that lost its core for a time slice) does not put
@@ -93,6 +110,9 @@ impl Default for Policy {
             current: None,
             runs: 0,
             interval: FIRST_INTERVAL,
+            window_ns: 0,
+            window_runs: 0,
+            backoff: FIRST_INTERVAL,
             hopeless_before: false,
         }
     }
@@ -159,6 +179,7 @@ impl Policy {
         if self.current != Some(best) {
             self.current = Some(best);
             self.tracked = Timings::default();
+            (self.window_ns, self.window_runs) = (0, 0);
         }
         if self.runs >= self.interval {
             self.runs = 0;
@@ -166,14 +187,22 @@ impl Policy {
             self.check = Some((other, Timings::default()));
             return (Choice { mode: other, measure: true }, 0);
         }
-        // One timed run, then untimed ones up to the next timing or check.
-        let untimed = (TRACK_EVERY - 1).min(self.interval - self.runs - 1);
+        // One timed run, then untimed ones up to the next timing or check
+        // (untimed parallel runs are still added up, see `PARALLEL_WINDOW`).
+        let every = if best == Mode::Parallel { PARALLEL_WINDOW } else { TRACK_EVERY };
+        let untimed = (every - 1).min(self.interval - self.runs - 1);
         self.runs += 1 + untimed;
         (Choice { mode: best, measure: true }, untimed)
     }
 
-    fn record(&mut self, mode: Mode, took: Duration) {
+    /// Records a timed run of `mode`, and the total time and number of the
+    /// untimed parallel runs since the last record (`untimed_parallel`).
+    fn record(&mut self, mode: Mode, took: Duration, untimed_parallel: (u64, u32)) {
         let took = u64::try_from(took.as_nanos()).unwrap_or(u64::MAX).max(1);
+        if self.current == Some(Mode::Parallel) {
+            self.window_ns = self.window_ns.saturating_add(untimed_parallel.0);
+            self.window_runs += untimed_parallel.1;
+        }
         match self.check {
             Some((checked, mut timings)) if checked == mode => {
                 let complete = timings.push(took);
@@ -209,6 +238,35 @@ impl Policy {
                     FIRST_INTERVAL
                 };
                 self.hopeless_before = settled && far_slower;
+            }
+            _ if mode == Mode::Parallel => {
+                self.window_ns = self.window_ns.saturating_add(took);
+                self.window_runs += 1;
+                if self.window_runs < PARALLEL_WINDOW {
+                    return;
+                }
+                let before = self.parallel_ns;
+                let now = (self.window_ns / u64::from(self.window_runs)).max(1);
+                (self.window_ns, self.window_runs) = (0, 0);
+                self.parallel_ns = now;
+                if self.best() == Mode::Parallel {
+                    // Halved, not reset: where stalls are random, a window
+                    // without one now and then should not undo the backoff.
+                    self.backoff = (self.backoff / 2).max(FIRST_INTERVAL);
+                    if before / GROWN > now {
+                        // The work shrank: inline may win now, check it at once.
+                        self.interval = FIRST_INTERVAL;
+                        self.runs = FIRST_INTERVAL;
+                        self.hopeless_before = false;
+                    }
+                } else {
+                    // Parallel lost on its own runs (stalls a check of three
+                    // rarely sees): inline from now on, and parallel checked
+                    // again later each time this happens in a row.
+                    self.backoff = (self.backoff * 2).min(LAST_INTERVAL);
+                    self.interval = self.backoff;
+                    self.runs = 0;
+                }
             }
             _ => {
                 if self.tracked.push(took) {
@@ -258,6 +316,10 @@ pub struct Adaptive {
     /// the common case costs two loads and a store.
     untimed: AtomicU32,
     parallel: AtomicBool,
+    /// Untimed-by-the-policy parallel runs since the last record: their total
+    /// nanoseconds and number (see [`PARALLEL_WINDOW`]).
+    untimed_parallel_ns: AtomicU64,
+    untimed_parallel_runs: AtomicU32,
 }
 
 impl Adaptive {
@@ -299,18 +361,41 @@ impl Adaptive {
     #[inline]
     pub fn run<R>(&self, work: impl FnOnce(Mode) -> R) -> R {
         let choice = self.choose();
-        let started = choice.measure.then(Instant::now);
+        // Every parallel run is timed (see `PARALLEL_WINDOW`): it hands work to
+        // the pool, which costs far more than reading the clock twice.
+        if !choice.measure && choice.mode == Mode::Inline {
+            return work(choice.mode);
+        }
+        let started = Instant::now();
         let result = work(choice.mode);
-        if let Some(started) = started {
-            self.record(choice.mode, started.elapsed());
+        let took = started.elapsed();
+        if choice.measure {
+            self.record(choice.mode, took);
+        } else {
+            self.add_untimed_parallel(took);
         }
         result
+    }
+
+    /// Adds an untimed parallel run to the sums the next record folds in.
+    /// Plain loads and stores: concurrent callers of one site (never the
+    /// crate's own) could only lose a run from the mean.
+    fn add_untimed_parallel(&self, took: Duration) {
+        let took = u64::try_from(took.as_nanos()).unwrap_or(u64::MAX);
+        let ns = self.untimed_parallel_ns.load(Ordering::Relaxed);
+        self.untimed_parallel_ns.store(ns.saturating_add(took), Ordering::Relaxed);
+        let runs = self.untimed_parallel_runs.load(Ordering::Relaxed);
+        self.untimed_parallel_runs.store(runs.saturating_add(1), Ordering::Relaxed);
     }
 
     /// What a run chosen with `measure` took.
     pub fn record(&self, mode: Mode, took: Duration) {
         if let Ok(mut policy) = self.policy.try_lock() {
-            policy.record(mode, took);
+            let untimed = (
+                self.untimed_parallel_ns.swap(0, Ordering::Relaxed),
+                self.untimed_parallel_runs.swap(0, Ordering::Relaxed),
+            );
+            policy.record(mode, took, untimed);
         }
     }
 }
@@ -322,16 +407,69 @@ mod tests {
     /// Runs a site whose work takes `inline` or `parallel` nanoseconds `runs`
     /// times; the modes it ran, in order.
     fn run(policy: &mut Policy, runs: usize, inline: u64, parallel: u64) -> Vec<Mode> {
+        run_with(policy, runs, |mode, _| if mode == Mode::Inline { inline } else { parallel })
+    }
+
+    /// Runs a site `runs` times, the `i`th run of `mode` taking `cost(mode, i)`
+    /// nanoseconds, as `Adaptive::run` does: untimed parallel runs are added
+    /// up and handed to the next record. The modes it ran, in order.
+    fn run_with(policy: &mut Policy, runs: usize, mut cost: impl FnMut(Mode, usize) -> u64) -> Vec<Mode> {
         let mut modes = Vec::new();
+        let mut untimed_parallel = (0, 0);
         while modes.len() < runs {
             let (choice, untimed) = policy.choose();
             assert!(choice.measure);
-            let took = if choice.mode == Mode::Inline { inline } else { parallel };
-            policy.record(choice.mode, Duration::from_nanos(took));
-            modes.extend(std::iter::repeat_n(choice.mode, 1 + untimed as usize));
+            let took = cost(choice.mode, modes.len());
+            policy.record(choice.mode, Duration::from_nanos(took), core::mem::take(&mut untimed_parallel));
+            modes.push(choice.mode);
+            for _ in 0..untimed {
+                if choice.mode == Mode::Parallel {
+                    untimed_parallel.0 += cost(Mode::Parallel, modes.len());
+                    untimed_parallel.1 += 1;
+                }
+                modes.push(choice.mode);
+            }
         }
         modes.truncate(runs);
         modes
+    }
+
+    #[test]
+    fn parallel_runs_that_often_stall_lose_to_inline_and_are_rechecked_ever_more_rarely() {
+        // Another process holds a core: parallel runs take 140 us, but one in
+        // eight waits 3 ms for the worker's time slice (a mean of about 500 us,
+        // where inline takes 270). A check of three parallel runs is often
+        // lucky; the runs that follow are not.
+        let mut policy = Policy::default();
+        let modes = run_with(&mut policy, 20_000, |mode, i| match mode {
+            Mode::Inline => 270_000,
+            Mode::Parallel if i % 8 == 7 => 3_000_000,
+            Mode::Parallel => 140_000,
+        });
+        let late_parallel = modes[10_000..].iter().filter(|&&m| m == Mode::Parallel).count();
+        assert!(late_parallel * 20 <= 10_000, "{late_parallel} of 10000 runs parallel late on: {policy:?}");
+        assert_eq!(policy.current, Some(Mode::Inline));
+        // The machine frees up: parallel is found again within the longest gap.
+        let modes = run(&mut policy, 3 * LAST_INTERVAL as usize, 270_000, 140_000);
+        let late_inline = modes[2 * LAST_INTERVAL as usize..].iter().filter(|&&m| m == Mode::Inline).count();
+        assert!(late_inline <= 2 * CHECK_RUNS, "{late_inline} inline runs late on: {policy:?}");
+        assert_eq!(policy.current, Some(Mode::Parallel));
+    }
+
+    #[test]
+    fn one_stray_stall_among_parallel_runs_keeps_parallel() {
+        let mut policy = Policy::default();
+        run(&mut policy, 1000, 270_000, 140_000);
+        assert_eq!(policy.current, Some(Mode::Parallel));
+        // One run of a millisecond (the OS took the core once) in a thousand.
+        let modes = run_with(&mut policy, 1000, |mode, i| match mode {
+            Mode::Inline => 270_000,
+            Mode::Parallel if i == 500 => 1_000_000,
+            Mode::Parallel => 140_000,
+        });
+        let inline = modes.iter().filter(|&&m| m == Mode::Inline).count();
+        assert!(inline <= 2 * CHECK_RUNS, "{inline} inline runs: {policy:?}");
+        assert_eq!(policy.current, Some(Mode::Parallel));
     }
 
     #[test]
@@ -381,10 +519,10 @@ mod tests {
         let unlucky_check = |policy: &mut Policy| loop {
             let (choice, _) = policy.choose();
             if choice.mode == Mode::Inline {
-                policy.record(Mode::Inline, Duration::from_nanos(3_000_000));
+                policy.record(Mode::Inline, Duration::from_nanos(3_000_000), (0, 0));
                 return;
             }
-            policy.record(choice.mode, Duration::from_nanos(15_000));
+            policy.record(choice.mode, Duration::from_nanos(15_000), (0, 0));
         };
         // One check of inline is far slower (the thread lost its core), once:
         // the next check comes within the usual gap.
@@ -415,11 +553,11 @@ mod tests {
         // The first parallel run pays for waking the workers.
         for took in [5000, 150, 160] {
             assert_eq!(policy.choose().0.mode, Mode::Parallel);
-            policy.record(Mode::Parallel, Duration::from_nanos(took));
+            policy.record(Mode::Parallel, Duration::from_nanos(took), (0, 0));
         }
         for _ in 0..CHECK_RUNS {
             assert_eq!(policy.choose().0.mode, Mode::Inline);
-            policy.record(Mode::Inline, Duration::from_nanos(200));
+            policy.record(Mode::Inline, Duration::from_nanos(200), (0, 0));
         }
         assert_eq!(policy.choose().0.mode, Mode::Parallel);
     }
@@ -433,7 +571,7 @@ mod tests {
         for _ in 0..200 {
             let (choice, untimed) = policy.choose();
             let took = if choice.mode == Mode::Inline { 1_000 } else { parallel_runs.next().unwrap() };
-            policy.record(choice.mode, Duration::from_nanos(took));
+            policy.record(choice.mode, Duration::from_nanos(took), (0, 0));
             modes.extend(std::iter::repeat_n(choice.mode, 1 + untimed as usize));
         }
         // Only the checks run parallel (the fastest of three would have chosen it).

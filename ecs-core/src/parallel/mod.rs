@@ -18,10 +18,16 @@
 //!    median run of each (the first parallel run after a pause pays for waking
 //!    the workers; the later ones show the steady cost; and where another
 //!    process holds a core, the one lucky run does not count);
-//! 2. it then runs the faster way, timing every sixty-fourth run so the
-//!    estimate follows work that grows or shrinks (inline work that grows
-//!    fourfold, or parallel work that shrinks as much, has the other way
-//!    checked at once);
+//! 2. it then runs the faster way. Inline, it times every sixty-fourth run so
+//!    the estimate follows work that grows (fourfold growth has parallel
+//!    checked at once). Parallel, it times every run (the clock costs little
+//!    beside a hand-off to the pool) and takes the *mean* of each sixteen as
+//!    the estimate: where another process holds a core, a worker that loses it
+//!    mid-task stalls its run for a time slice, a minority of runs that a
+//!    median of three never sees but that can make parallel slower on average
+//!    than inline. A window that loses to inline switches to inline and puts
+//!    the next check of parallel off twice as long as the last time (up to
+//!    1,024 runs); a window that holds halves that gap again;
 //! 3. every 8 runs it checks the other way again (three runs); each check that
 //!    confirms the choice doubles the gap, up to 1,024 runs, and one that
 //!    overturns it starts over at 8. A check run four times slower than the
