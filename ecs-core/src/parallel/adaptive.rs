@@ -201,7 +201,7 @@ impl Policy {
         let took = u64::try_from(took.as_nanos()).unwrap_or(u64::MAX).max(1);
         if self.current == Some(Mode::Parallel) {
             self.window_ns = self.window_ns.saturating_add(untimed_parallel.0);
-            self.window_runs += untimed_parallel.1;
+            self.window_runs = self.window_runs.saturating_add(untimed_parallel.1);
         }
         match self.check {
             Some((checked, mut timings)) if checked == mode => {
@@ -241,7 +241,7 @@ impl Policy {
             }
             _ if mode == Mode::Parallel => {
                 self.window_ns = self.window_ns.saturating_add(took);
-                self.window_runs += 1;
+                self.window_runs = self.window_runs.saturating_add(1);
                 if self.window_runs < PARALLEL_WINDOW {
                     return;
                 }

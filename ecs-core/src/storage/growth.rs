@@ -128,9 +128,9 @@ pub(crate) unsafe fn grow(ptr: NonNull<u8>, old: Layout, new: Layout) -> NonNull
     // SAFETY: `ptr` holds `old.size()` bytes of a live block (caller), `fresh` a
     // new block of more; they are distinct.
     unsafe { core::ptr::copy_nonoverlapping(ptr.as_ptr(), fresh.as_ptr(), old.size()) };
-    // SAFETY: allocated by the global allocator with `old` (not mapped: smaller
-    // than `new`, which is not mapped either).
-    unsafe { alloc::dealloc(ptr.as_ptr(), old) };
+    // SAFETY: `ptr` was returned by `grow` for `old` (caller), and nothing
+    // refers to it any more; `free` tells a mapping from an allocation itself.
+    unsafe { free(ptr, old) };
     fresh
 }
 
