@@ -262,7 +262,7 @@ impl Policy {
                 } else {
                     // Parallel lost on its own runs (stalls a check of three
                     // rarely sees): inline from now on, and parallel checked
-                    // again later each time this happens in a row.
+                    // again later, twice as late each time this happens.
                     self.backoff = (self.backoff * 2).min(LAST_INTERVAL);
                     self.interval = self.backoff;
                     self.runs = 0;
