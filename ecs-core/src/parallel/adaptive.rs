@@ -44,12 +44,12 @@ const MAX_INTERVAL: u32 = 1 << 20;
 /// A check run this many times slower than the other mode's estimate ends the
 /// check (see `record`).
 const HOPELESS: u64 = 4;
-/// The mode in use is timed every this many runs, to follow a workload that
-/// grows or shrinks (a timing reads the clock twice, tens of nanoseconds on a
-/// virtual machine: often, that would cost a schedule of small systems a few
-/// percent, as its every batch and parallel query is a site of its own); the
-/// median of every [`CHECK_RUNS`] such timings becomes its estimate, so that
-/// both estimates are taken the same way.
+/// Inline, the mode in use is timed every this many runs, to follow a workload
+/// that grows (a timing reads the clock twice, tens of nanoseconds on a
+/// virtual machine: every run, that would cost a schedule of small systems a
+/// few percent, as its every batch and parallel query is a site of its own);
+/// the median of every [`CHECK_RUNS`] such timings becomes its estimate, taken
+/// as a check's is. (Parallel runs are all timed: see [`PARALLEL_WINDOW`].)
 const TRACK_EVERY: u32 = 64;
 /// While parallel is the mode in use, every run is timed (cheaply, without the
 /// lock) and its estimate is the mean of each window of this many runs, not a
@@ -269,20 +269,18 @@ impl Policy {
                 }
             }
             _ => {
+                debug_assert_eq!(mode, Mode::Inline);
                 if self.tracked.push(took) {
                     let before = *self.estimate(mode);
                     let now = self.tracked.median();
                     *self.estimate(mode) = now;
                     self.tracked = Timings::default();
-                    // The work grew (inline) or shrank (parallel) enough that the
-                    // other mode may now win: what it costs now is unknown, so
-                    // it is checked next, whatever the gap was. A factor beyond
-                    // noise: two of three timings must have moved that far.
-                    let moved = match mode {
-                        Mode::Inline => now / GROWN > before,
-                        Mode::Parallel => before / GROWN > now,
-                    };
-                    if moved {
+                    // Inline here (parallel has its own arm above). The work grew
+                    // enough that parallel may now win: what it costs now is
+                    // unknown, so it is checked next, whatever the gap was. A
+                    // factor beyond noise: two of three timings must have grown
+                    // that far.
+                    if now / GROWN > before {
                         self.interval = FIRST_INTERVAL;
                         self.runs = FIRST_INTERVAL;
                         self.hopeless_before = false;

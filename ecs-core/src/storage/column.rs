@@ -1518,9 +1518,9 @@ pub(super) unsafe fn copy_item(src: *const u8, dst: *mut u8, size: usize) {
 const PAGE_ALIGNED_FROM: usize = 1024;
 /// The granularity of the aliasing [`array_layout`] avoids: processors compare
 /// the low 12 bits of a load's address with pending stores before the whole
-/// address is known (x86 and most arm64 cores), and 4 KiB is the smallest page
-/// size in use, so a page boundary is also where a mapped array starts.
-const PAGE: usize = 4096;
+/// address is known (x86 and most arm64 cores); it is also the smallest page,
+/// where a mapped array starts.
+const PAGE: usize = growth::MIN_PAGE;
 
 /// The layout of an array of `capacity` items of `item`.
 ///

@@ -36,6 +36,11 @@ use std::alloc;
 /// once, when an array first reaches it, takes microseconds.
 pub const MAPPED_FROM: usize = 128 * 1024;
 
+/// The smallest page size in use (no Linux system has smaller pages): a mapping
+/// starts on one, and columns align their larger arrays to one (see
+/// `column::array_layout`).
+pub(crate) const MIN_PAGE: usize = 4096;
+
 std::thread_local!(static COPIED: Cell<u64> = const { Cell::new(0) });
 
 /// The bytes copied so far on this thread by growing arrays of any world: an
@@ -155,7 +160,7 @@ pub(crate) unsafe fn free(ptr: NonNull<u8>, layout: Layout) {
 /// the layout, so `grow` and `free` always agree.
 #[inline]
 fn mapped(layout: Layout) -> bool {
-    map::AVAILABLE && layout.size() >= MAPPED_FROM && layout.align() <= map::MIN_PAGE
+    map::AVAILABLE && layout.size() >= MAPPED_FROM && layout.align() <= MIN_PAGE
 }
 
 #[cfg(target_os = "linux")]
@@ -173,9 +178,9 @@ mod map {
     use core::ptr::{NonNull, null_mut};
     use core::sync::atomic::{AtomicUsize, Ordering};
 
+    use super::MIN_PAGE;
+
     pub(super) const AVAILABLE: bool = true;
-    /// No Linux system has smaller pages; a mapping is aligned to a page.
-    pub(super) const MIN_PAGE: usize = 4096;
     /// The least address space reserved for one array: room to double a few
     /// times in place. Not more, as address space is finite too (valgrind gives
     /// a program 128 GiB of it; `ulimit -v` may give less).
@@ -413,7 +418,6 @@ mod map {
     use core::ptr::NonNull;
 
     pub(super) const AVAILABLE: bool = false;
-    pub(super) const MIN_PAGE: usize = 4096;
 
     pub(super) fn map(_: usize) -> Option<NonNull<u8>> {
         unreachable!("mappings are used on Linux only")
