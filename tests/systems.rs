@@ -705,3 +705,77 @@ fn a_hand_written_system_is_applied_at_each_sync_point() {
     assert_eq!(world.get_resource::<Applied>().map(|a| a.0), Some(4));
     assert_eq!(world.query::<&Position>().iter().count(), 2, "the commands were applied");
 }
+
+/// A system written by hand: it reads nothing of the world and counts its runs.
+struct Counted {
+    runs: Arc<AtomicUsize>,
+    access: ecs_core::system::SystemAccess,
+}
+
+// SAFETY: `run_unchecked` touches nothing of the world, which the empty access says.
+unsafe impl ecs_core::system::System for Counted {
+    fn name(&self) -> &'static str {
+        "counted"
+    }
+    fn access(&self) -> &ecs_core::system::SystemAccess {
+        &self.access
+    }
+    fn is_exclusive(&self) -> bool {
+        false
+    }
+    fn label(&self) -> std::any::TypeId {
+        std::any::TypeId::of::<Self>()
+    }
+    fn initialize(&mut self, _: &mut World) {}
+    unsafe fn run_unchecked(&mut self, _: &World) {
+        self.runs.fetch_add(1, Ordering::Relaxed);
+    }
+    fn run_exclusive(&mut self, _: &mut World) {
+        self.runs.fetch_add(1, Ordering::Relaxed);
+    }
+    fn apply(&mut self, _: &mut World) {}
+    fn has_deferred(&self) -> bool {
+        false
+    }
+}
+
+struct CountedMarker;
+
+impl ecs_core::system::IntoSystem<CountedMarker> for Counted {
+    type System = Counted;
+    fn into_system(self) -> Counted {
+        self
+    }
+}
+
+fn add_velocity(mut q: Query<(&mut Position, &Velocity)>) {
+    q.iter_mut().for_each(|(p, v)| p.0 += v.0);
+}
+
+fn count_moved(q: Query<&Position, Changed<Position>>, mut moved: ResMut<Spawned>) {
+    moved.0 += q.iter().count() as u32;
+}
+
+/// The schedule hands each system of a batch a change tick it took in advance
+/// (`System::run_unchecked_at`); a hand-written system that only implements
+/// `run_unchecked` still runs, and change detection across batches and runs is
+/// what it was.
+#[test]
+fn hand_written_systems_run_beside_function_systems_and_changes_are_seen_once() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let mut world = World::new();
+    world.insert_resource(Spawned::default());
+    world.spawn_batch((0..100).map(|i| (Position(0.0), Velocity(i as f32))));
+    let mut schedule = Schedule::new();
+    let counted = Counted { runs: runs.clone(), access: ecs_core::system::SystemAccess::default() };
+    schedule.add_system(counted).add_system(add_velocity).add_system(count_moved.after(add_velocity));
+    for run in 1..=3u32 {
+        schedule.run(&mut world);
+        assert_eq!(runs.load(Ordering::Relaxed), run as usize);
+        // The first run sees all 100 as changed (spawned and written); later
+        // runs see the 100 `add_velocity` wrote in that run, not the earlier ones.
+        assert_eq!(world.resource::<Spawned>().0, 100 * run);
+    }
+    let sum: f32 = world.query::<&Position>().iter().map(|p| p.0).sum();
+    assert_eq!(sum, 3.0 * (0..100).sum::<i32>() as f32);
+}

@@ -187,10 +187,13 @@ unsafe impl<Marker: 'static, F: SystemParamFunction<Marker, Out = ()>> System fo
         // SAFETY: forwarded.
         unsafe { self.call(world) }
     }
+    unsafe fn run_unchecked_at(&mut self, world: &World, this_run: crate::storage::Tick) {
+        // SAFETY: forwarded.
+        unsafe { self.call_at(world, this_run) }
+    }
     fn run_exclusive(&mut self, world: &mut World) {
         self.initialize(world);
-        // SAFETY: `&mut World` excludes every other access.
-        unsafe { self.run_unchecked(world) };
+        self.call_mut(world);
         self.apply(world);
     }
     fn apply(&mut self, world: &mut World) {

@@ -177,6 +177,21 @@ pub unsafe trait System: Send + Sync + 'static {
     /// The system is initialized for `world`, and nothing else touches what its
     /// [`access`](Self::access) writes, or writes what it reads, meanwhile.
     unsafe fn run_unchecked(&mut self, world: &World);
+    /// [`run_unchecked`](Self::run_unchecked) for a run whose change tick the
+    /// caller already took from the world (a [`Schedule`] takes a whole batch's
+    /// ticks with one plain add while it still holds `&mut World`): the run
+    /// stamps its writes with `this_run` instead of taking a tick itself, which
+    /// through `&World` is a locked add. The default ignores `this_run` and
+    /// calls `run_unchecked`, which is always correct; the tick only decides
+    /// change detection, never memory safety.
+    ///
+    /// # Safety
+    /// As for [`run_unchecked`](Self::run_unchecked).
+    unsafe fn run_unchecked_at(&mut self, world: &World, this_run: Tick) {
+        let _ = this_run;
+        // SAFETY: forwarded.
+        unsafe { self.run_unchecked(world) }
+    }
     /// Runs an exclusive system.
     fn run_exclusive(&mut self, world: &mut World);
     /// Applies deferred work (commands).

@@ -21,7 +21,7 @@ use super::condition::{Condition, ConditionSystem};
 use super::set::{InternedSet, IntoLabel, IntoSetConfig, Label, SetConfig, SystemSet};
 use super::{IntoSystem, System, SystemAccess};
 use crate::parallel::{Adaptive, Mode, for_each_index};
-use crate::storage::{catch_each, resume_deferred};
+use crate::storage::{Tick, catch_each, resume_deferred};
 use crate::world::{World, WorldId};
 
 /// A system with its ordering constraints, sets and run conditions, made by
@@ -622,15 +622,23 @@ impl Schedule {
 
     /// Runs one batch, inline or in parallel as `adaptive` says.
     fn run_batch(&mut self, batch: &[usize], adaptive: &Adaptive, world: &mut World) {
+        // The batch's change ticks, one per system in batch order, taken with one
+        // plain add while `&mut World` is still held: through `&World` each
+        // system would take its own with a locked add, which also waits for
+        // every store the previous system's loop left pending.
+        let count = u32::try_from(batch.len()).expect("a batch has fewer than 2^32 systems");
+        let first = world.reserve_change_ticks_mut(count).get();
         let world: &World = world;
-        let run = |entry: &mut Entry| {
+        let run = |entry: &mut Entry, position: usize| {
+            // `position < batch.len()`, which fits in `u32` (above).
+            let this_run = Tick::new(first.wrapping_add(position as u32));
             // SAFETY: the systems of one batch have no conflicting access, their
             // conditions' included (conflicts are ordered into different batches by
             // `Entry::access`), and `run` holds the world mutably for the whole
             // batch, so nothing else touches it; `run` initialized every entry.
             unsafe {
                 if entry.conditions_hold(world) {
-                    entry.system.run_unchecked(world);
+                    entry.system.run_unchecked_at(world, this_run);
                 }
             }
         };
@@ -638,20 +646,23 @@ impl Schedule {
         // merge pass of `batch_entries` (for the parallel case, which needs all
         // the borrows at once) mispredicts its way through every entry.
         let entries = &mut self.entries;
+        let inline = |entries: &mut Vec<Entry>| {
+            batch.iter().enumerate().for_each(|(position, &index)| run(&mut entries[index], position));
+        };
         if !self.multi_threaded || batch.len() < 2 {
-            batch.iter().for_each(|&index| run(&mut entries[index]));
+            inline(entries);
             return;
         }
         adaptive.run(|mode| match mode {
-            Mode::Inline => batch.iter().for_each(|&index| run(&mut entries[index])),
+            Mode::Inline => inline(entries),
             Mode::Parallel => {
                 // One slot per system, each taken by exactly one call.
                 let slots: Vec<Mutex<Option<&mut Entry>>> =
                     batch_entries(entries, batch).map(|entry| Mutex::new(Some(entry))).collect();
-                for_each_index(slots.len(), &|index| {
-                    let entry = slots[index].lock().ok().and_then(|mut slot| slot.take());
+                for_each_index(slots.len(), &|position| {
+                    let entry = slots[position].lock().ok().and_then(|mut slot| slot.take());
                     if let Some(entry) = entry {
-                        run(entry);
+                        run(entry, position);
                     }
                 });
             }

@@ -247,9 +247,19 @@ impl World {
     /// every query run).
     #[inline]
     pub(crate) fn increment_change_tick_mut(&mut self) -> Tick {
+        self.reserve_change_ticks_mut(1)
+    }
+
+    /// Starts `count` ticks at once through `&mut self` and returns the first: the
+    /// runs that use them are stamped `first`, `first + 1`, … A schedule takes
+    /// a batch's ticks this way before the batch runs, so that its systems, which
+    /// only have `&World`, need no locked add (which also waits for every store
+    /// the previous system left pending).
+    #[inline]
+    pub(crate) fn reserve_change_ticks_mut(&mut self, count: u32) -> Tick {
         let tick = self.change_tick.get_mut();
         let current = *tick;
-        *tick = current.wrapping_add(1);
+        *tick = current.wrapping_add(count);
         Tick::new(current)
     }
 
