@@ -1179,3 +1179,45 @@ proptest! {
         prop_assert_eq!(z_live(), z_before, "every `Z` made is dropped exactly once");
     }
 }
+
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+struct Body {
+    x: f32,
+    v: f32,
+}
+
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+struct Mass(f32);
+
+/// `par_for_each` runs one of two compiled copies of its loop (with AVX2 where
+/// the CPU has it, see `ecs_core::query` docs), alternating while it measures
+/// them: every run, whichever copy it took, leaves bit-for-bit the values a
+/// `for` loop leaves, float arithmetic included.
+#[test]
+fn par_for_each_leaves_the_values_a_for_loop_leaves_in_every_run() {
+    let spawn = |world: &mut World| {
+        world.spawn_batch((0..999).map(|i| (Body { x: i as f32 * 0.37, v: 1.0 / (i as f32 + 3.0) }, Mass(1.5))));
+        world.spawn_batch((0..501).map(|i| Body { x: -(i as f32), v: i as f32 * 1e-3 }));
+    };
+    let (mut looped, mut parallel) = (World::new(), World::new());
+    spawn(&mut looped);
+    spawn(&mut parallel);
+    let mut by_loop = looped.query_state::<(&mut Body, Option<&Mass>)>();
+    let mut by_par = parallel.query_state::<(&mut Body, Option<&Mass>)>();
+    let step = |(body, mass): (&mut Body, Option<&Mass>)| {
+        let m = mass.map_or(1.0, |m| m.0);
+        body.v = body.v * 0.999 + (body.x * 1e-4) / m;
+        body.x += body.v * 0.016;
+    };
+    let mut snapshot = looped.query_state::<&Body>();
+    let mut snapshot_par = parallel.query_state::<&Body>();
+    for run in 0..40 {
+        for item in by_loop.iter_mut(&mut looped) {
+            step(item);
+        }
+        by_par.par_for_each(&mut parallel, step);
+        let expected: Vec<(u32, u32)> = snapshot.iter(&looped).map(|b| (b.x.to_bits(), b.v.to_bits())).collect();
+        let got: Vec<(u32, u32)> = snapshot_par.iter(&parallel).map(|b| (b.x.to_bits(), b.v.to_bits())).collect();
+        assert_eq!(got, expected, "run {run}");
+    }
+}

@@ -150,7 +150,29 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
     // half-walked archetype folds away (fragmented_iter: 1317 -> 1278
     // instructions a run).
     #[inline(always)]
-    fn fold<B, G: FnMut(B, Self::Item) -> B>(mut self, init: B, mut g: G) -> B {
+    fn fold<B, G: FnMut(B, Self::Item) -> B>(self, init: B, g: G) -> B {
+        self.fold_archetypes(init, g)
+    }
+
+    /// Without per-row filters, the remaining rows add up without visiting any.
+    fn count(self) -> usize {
+        if Self::DENSE { self.size_hint().0 } else { self.fold(0, |n, _| n + 1) }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let state = self.state.get();
+        let rest: usize =
+            state.matched()[self.next..].iter().filter_map(|&id| self.archetypes.get(id)).map(|a| a.len()).sum();
+        let upper = self.len - self.row + rest;
+        (if Self::DENSE { upper } else { 0 }, Some(upper))
+    }
+}
+
+impl<'w, Q: QueryData, F: QueryFilter> QueryIter<'w, '_, Q, F> {
+    /// `fold`'s loops: the rest of the archetype `next` was in, then one tight
+    /// loop per remaining archetype.
+    #[inline(always)]
+    pub(super) fn fold_archetypes<B, G: FnMut(B, Q::Item<'w>) -> B>(mut self, init: B, mut g: G) -> B {
         let mut acc = init;
         // The rest of the archetype `next` was in the middle of.
         if let Some((fetch, filter)) = &self.fetch {
@@ -219,19 +241,6 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
         self.next = matched.len();
         acc
     }
-
-    /// Without per-row filters, the remaining rows add up without visiting any.
-    fn count(self) -> usize {
-        if Self::DENSE { self.size_hint().0 } else { self.fold(0, |n, _| n + 1) }
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        let state = self.state.get();
-        let rest: usize =
-            state.matched()[self.next..].iter().filter_map(|&id| self.archetypes.get(id)).map(|a| a.len()).sum();
-        let upper = self.len - self.row + rest;
-        (if Self::DENSE { upper } else { 0 }, Some(upper))
-    }
 }
 
 impl<'w, 's, Q: QueryData, F: QueryFilter> QueryIter<'w, 's, Q, F> {
@@ -248,6 +257,21 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> QueryIter<'w, 's, Q, F> {
         // SAFETY: forwarded.
         unsafe { Self::new(archetypes, StateRef::Owned(Box::new(state)), ctx) }
     }
+}
+
+/// [`QueryIter::fold`] compiled with AVX2, for `par_for_each` (see
+/// [`super::wide`]).
+///
+/// # Safety
+/// The CPU supports AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn fold_wide<'w, Q: QueryData, F: QueryFilter, B, G: FnMut(B, Q::Item<'w>) -> B>(
+    iter: QueryIter<'w, '_, Q, F>,
+    init: B,
+    g: G,
+) -> B {
+    iter.fold_archetypes(init, g)
 }
 
 /// Folds `step` over `rows` in blocks of sixteen, then at most one of eight and

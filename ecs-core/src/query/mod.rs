@@ -26,6 +26,7 @@ mod iter;
 mod par;
 mod state;
 mod tuples;
+mod wide;
 
 pub use access::Access;
 pub use borrow::QueryBorrow;

@@ -50,29 +50,26 @@ fn visit<'w, Q: QueryData, F: QueryFilter>(
             }
         }
     }
-    let run = |&(index, start, end): &(usize, usize, usize)| {
+    let run = |&(index, start, end): &(usize, usize, usize), wide: bool| {
         let archetype = archetypes.get(state.matched()[index]).expect("matched archetype exists");
         let mut columns = state.columns_of(index);
         // SAFETY: the archetype matched and these are its cached entries, current (the
         // state is up to date); the caller holds the query's access for `'w`; tasks
         // cover disjoint row ranges, so no two items (or tick stamps) of this query
-        // refer to the same row.
+        // refer to the same row; `wide` is `true` only where `avx2` found AVX2.
         unsafe {
             let fetch = Q::fetch_archetype(archetype, &mut columns, ctx);
             let filter = F::fetch_archetype(archetype, &mut columns, ctx);
             if !F::ARCHETYPAL && !F::may_pass(&filter) {
                 return;
             }
-            if Q::DENSE && F::ARCHETYPAL {
-                // Every row is handed out: stamp the range at once, which keeps
-                // the loop free of the per-row check (and vectorizable).
-                Q::mark_written(&fetch, start..end);
-                for row in start..end {
-                    f(Q::fetch(&fetch, row));
-                }
-            } else {
-                super::iter::filtered_rows::<Q, F, ()>(&fetch, &filter, start..end, (), |(), item| f(item));
+            #[cfg(target_arch = "x86_64")]
+            if wide {
+                rows_wide::<Q, F>(&fetch, &filter, start..end, f);
+                return;
             }
+            let _ = wide;
+            rows::<Q, F>(&fetch, &filter, start..end, f);
         }
     };
     match mode {
@@ -80,7 +77,72 @@ fn visit<'w, Q: QueryData, F: QueryFilter>(
         // current and belongs to the world of `archetypes` (callers update it
         // first), and the caller holds the query's access to it for `'w`. The
         // iterator hands out each row once.
-        Mode::Inline => unsafe { QueryIter::new(archetypes, state.into(), ctx) }.for_each(f),
-        Mode::Parallel => for_each_index(tasks.len(), &|task| run(&tasks[task])),
+        Mode::Inline => {
+            // SAFETY: as above.
+            let iter = unsafe { QueryIter::new(archetypes, state.into(), ctx) };
+            #[cfg(target_arch = "x86_64")]
+            if super::wide::avx2() {
+                let run = state.wide().begin();
+                if run.wide {
+                    // SAFETY: the CPU has AVX2 (`avx2` checked it).
+                    unsafe { super::iter::fold_wide(iter, (), |(), item| f(item)) }
+                } else {
+                    iter.for_each(f);
+                }
+                state.wide().end(run);
+                return;
+            }
+            iter.for_each(f);
+        }
+        // The copy inline runs measured to be faster (see `query::wide`); not
+        // timed here: a parallel run's time varies with the other threads more
+        // than with the copy.
+        Mode::Parallel => {
+            let wide = super::wide::avx2() && state.wide().current();
+            for_each_index(tasks.len(), &|task| run(&tasks[task], wide));
+        }
     }
+}
+
+/// A task's rows: `f` for each row of `rows` that passes the filters.
+///
+/// # Safety
+/// The fetches were made for one archetype of a world whose query access the
+/// caller holds, `rows` are rows of it, and no other call hands them out.
+#[inline(always)]
+unsafe fn rows<'w, Q: QueryData, F: QueryFilter>(
+    fetch: &Q::Fetch<'w>,
+    filter: &F::Fetch<'w>,
+    rows: core::ops::Range<usize>,
+    f: &(impl Fn(Q::Item<'w>) + Send + Sync),
+) {
+    // SAFETY: the caller's (above).
+    unsafe {
+        if Q::DENSE && F::ARCHETYPAL {
+            // Every row is handed out: stamp the range at once, which keeps
+            // the loop free of the per-row check (and vectorizable).
+            Q::mark_written(fetch, rows.clone());
+            for row in rows {
+                f(Q::fetch(fetch, row));
+            }
+        } else {
+            super::iter::filtered_rows::<Q, F, ()>(fetch, filter, rows, (), |(), item| f(item));
+        }
+    }
+}
+
+/// [`rows`] compiled with AVX2 (see [`super::wide`]).
+///
+/// # Safety
+/// The CPU supports AVX2, and as for `rows`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn rows_wide<'w, Q: QueryData, F: QueryFilter>(
+    fetch: &Q::Fetch<'w>,
+    filter: &F::Fetch<'w>,
+    range: core::ops::Range<usize>,
+    f: &(impl Fn(Q::Item<'w>) + Send + Sync),
+) {
+    // SAFETY: forwarded.
+    unsafe { rows::<Q, F>(fetch, filter, range, f) }
 }

@@ -20,6 +20,7 @@ use super::combinations::QueryCombinationIter;
 use super::fetch::{CachedColumn, FetchContext, QueryData, ReadOnlyQueryData};
 use super::filter::QueryFilter;
 use super::iter::QueryIter;
+use super::wide::WideChoice;
 use crate::archetype::{Archetype, ArchetypeId, Archetypes};
 use crate::component::ComponentId;
 use crate::entity::Entity;
@@ -71,6 +72,8 @@ pub struct QueryState<Q: QueryData, F: QueryFilter = ()> {
     last_run: Tick,
     /// Whether `par_for_each` runs inline or in parallel, as measured.
     parallel: Adaptive,
+    /// Whether `par_for_each` runs its AVX2 copy, as measured.
+    wide: WideChoice,
     /// Set by a system's `Query::get` that went through the tables: from then
     /// on the system's queries come with their only archetype's fetches ready
     /// (see [`single_fetches`](Self::single_fetches)), which a system that never
@@ -104,6 +107,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             position: Vec::new(),
             last_run: Tick::new(0),
             parallel: Adaptive::new(),
+            wide: WideChoice::default(),
             gets: core::sync::atomic::AtomicBool::new(false),
             marker: PhantomData,
         };
@@ -234,6 +238,12 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// What running `par_for_each` inline or in parallel was measured to cost.
     pub(crate) fn parallel(&self) -> &Adaptive {
         &self.parallel
+    }
+
+    /// Which copy of `par_for_each`'s loops (AVX2 or baseline) was measured to
+    /// be faster.
+    pub(crate) fn wide(&self) -> &WideChoice {
+        &self.wide
     }
 
     /// Sets when the query last ran (systems drive this).
@@ -509,6 +519,13 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// large archetypes, over row ranges; every entity is visited exactly once.
     /// Where this query measured one thread to be faster (small work, busy
     /// machine), it runs inline: the choice is re-checked as the work changes.
+    ///
+    /// On x86-64 CPUs with AVX2 (when the crate is not already compiled for it),
+    /// the loop is compiled twice, for the baseline and with AVX2's 32-byte
+    /// vectors, and the query keeps the copy it measured to be faster (a plain
+    /// loop over a few columns usually gains; a body calling a large function
+    /// the compiler did not inline may lose). Both leave the same values.
+    /// `for_each` and `for` loops always run the baseline copy.
     #[track_caller]
     pub fn par_for_each<'w>(&mut self, world: &'w mut World, f: impl Fn(Q::Item<'w>) + Send + Sync)
     where
