@@ -118,23 +118,34 @@ impl Default for Policy {
     }
 }
 
-/// Up to [`CHECK_RUNS`] timings of one mode, in nanoseconds.
+/// Up to [`CHECK_RUNS`] timings of one mode, in nanoseconds (also of one loop
+/// copy, `query::wide`).
 #[derive(Clone, Copy, Debug, Default)]
-struct Timings {
+pub(crate) struct Timings {
     count: usize,
     ns: [u64; CHECK_RUNS],
 }
 
 impl Timings {
     /// Adds a timing; `true` once there are [`CHECK_RUNS`].
-    fn push(&mut self, ns: u64) -> bool {
+    pub(crate) fn push(&mut self, ns: u64) -> bool {
         self.ns[self.count] = ns;
         self.count += 1;
         self.count == CHECK_RUNS
     }
 
+    /// How many timings there are.
+    pub(crate) fn len(&self) -> usize {
+        self.count
+    }
+
+    /// `true` once there are [`CHECK_RUNS`].
+    pub(crate) fn is_full(&self) -> bool {
+        self.count == CHECK_RUNS
+    }
+
     /// The median (of two, the slower: a check cut short was cut for being slow).
-    fn median(mut self) -> u64 {
+    pub(crate) fn median(mut self) -> u64 {
         let taken = &mut self.ns[..self.count];
         taken.sort_unstable();
         taken.get(self.count / 2).copied().unwrap_or(u64::MAX)

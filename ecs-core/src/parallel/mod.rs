@@ -59,6 +59,6 @@
 mod adaptive;
 mod pool;
 
-pub(crate) use adaptive::{Adaptive, Mode};
+pub(crate) use adaptive::{Adaptive, Mode, Timings};
 pub use pool::threads;
 pub(crate) use pool::{for_each_index, is_parallel};

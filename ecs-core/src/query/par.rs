@@ -68,6 +68,7 @@ fn visit<'w, Q: QueryData, F: QueryFilter>(
                 rows_wide::<Q, F>(&fetch, &filter, start..end, f);
                 return;
             }
+            #[cfg(not(target_arch = "x86_64"))]
             let _ = wide;
             rows::<Q, F>(&fetch, &filter, start..end, f);
         }

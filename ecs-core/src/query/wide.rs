@@ -45,8 +45,8 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::Instant;
 
-/// Timed runs of each copy per check.
-const CHECK_RUNS: usize = 3;
+use crate::parallel::Timings;
+
 /// Untimed runs after the first check.
 const FIRST_INTERVAL: u32 = 16;
 /// The most untimed runs between two checks.
@@ -161,14 +161,14 @@ pub(crate) struct WideRun {
 struct Policy {
     wide: bool,
     interval: u32,
-    plain_ns: Vec<u64>,
-    wide_ns: Vec<u64>,
+    plain_ns: Timings,
+    wide_ns: Timings,
 }
 
 impl Default for Policy {
     fn default() -> Self {
         // The first check doubles the interval to `FIRST_INTERVAL`.
-        Self { wide: false, interval: FIRST_INTERVAL / 2, plain_ns: Vec::new(), wide_ns: Vec::new() }
+        Self { wide: false, interval: FIRST_INTERVAL / 2, plain_ns: Timings::default(), wide_ns: Timings::default() }
     }
 }
 
@@ -186,15 +186,15 @@ impl Policy {
     /// untimed runs before the next check.
     fn record(&mut self, wide: bool, ns: u64) -> Option<(bool, u32)> {
         let timings = if wide { &mut self.wide_ns } else { &mut self.plain_ns };
-        if timings.len() < CHECK_RUNS {
+        if !timings.is_full() {
             timings.push(ns);
         }
-        if self.plain_ns.len() < CHECK_RUNS || self.wide_ns.len() < CHECK_RUNS {
+        if !self.plain_ns.is_full() || !self.wide_ns.is_full() {
             return None;
         }
-        let (plain, wide) = (median(&mut self.plain_ns), median(&mut self.wide_ns));
-        self.plain_ns.clear();
-        self.wide_ns.clear();
+        let (plain, wide) = (self.plain_ns.median(), self.wide_ns.median());
+        self.plain_ns = Timings::default();
+        self.wide_ns = Timings::default();
         let (kept, other) = if self.wide { (wide, plain) } else { (plain, wide) };
         if other.saturating_mul(100) < kept.saturating_mul(100 - SWITCH_MARGIN) {
             self.wide = !self.wide;
@@ -205,11 +205,6 @@ impl Policy {
         self.interval = (self.interval * 2).clamp(FIRST_INTERVAL, LAST_INTERVAL);
         Some((self.wide, self.interval))
     }
-}
-
-fn median(timings: &mut [u64]) -> u64 {
-    timings.sort_unstable();
-    timings[timings.len() / 2]
 }
 
 #[cfg(test)]
