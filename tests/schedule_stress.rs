@@ -2,7 +2,7 @@
 //! conflicts never run at the same time, whatever systems a schedule holds and in
 //! whatever order they were added.
 //!
-//! A menu of thirty systems, each a distinct function with a fixed access set
+//! A menu of thirty-four systems, each a distinct function with a fixed access set
 //! (`Query` with `&`/`&mut`/`Option`/`With`/`Without`/`Or`/`Changed` on table and
 //! sparse components, `Res`, `ResMut`, `Option<Res…>`, `&World`, `Commands`,
 //! `Local`, a `#[derive(SystemParam)]` struct, and one exclusive `&mut World`
@@ -26,7 +26,10 @@
 //! rows, so the tracker splits `C4` into a flagged and a plain half: the scheduler
 //! may run such systems side by side. `With`/`Or` filters read no component data,
 //! so they are not registered; `Changed<C0>` reads `C0`'s change ticks, which
-//! writers of `C0` write, so it is registered as a read of `C0`.
+//! writers of `C0` write, so it is registered as a read of `C0`. A tick filter
+//! beside a per-row filter (`(Changed<C4>, Without<Flag>)`, `(Changed<C1>,
+//! Without<Sp>)`) scans the ticks of rows the per-row filter then drops, so it is
+//! registered as a read of the whole component, both halves of `C4` included.
 //!
 //! A last test shows the tracker is not blind: it flags a writer that enters while
 //! a reader is inside, and it sees two read-only systems run at the same time.
@@ -299,6 +302,7 @@ macro_rules! menu {
 }
 
 type WithC0OrSp = Or<(With<C0>, With<Sp>)>;
+type ChangedC1WithoutSp = (Changed<C1>, Without<Sp>);
 
 #[derive(SystemParam)]
 struct C2Writer<'w> {
@@ -442,6 +446,23 @@ menu! {
         world.query_mut::<&mut C0>().for_each(|c| c.0 = c.0.wrapping_add(3));
         let r0 = world.get_resource_mut::<R0>().expect("inserted");
         r0.0 = (r0.0 + 1) % 5;
+    }
+    // Per-row filters beside tick filters: `Changed<C4>` scans the ticks of every
+    // row of `C4`'s archetypes, flagged rows included, so it reads both halves.
+    30 changed_c4_plain(q: Query<Entity, (Changed<C4>, Without<Flag>)>) reads slot::C4, writes slot::NONE, {
+        std::hint::black_box(q.iter().count());
+    }
+    31 w_c1_with_sp(mut q: Query<&mut C1, With<Sp>>) reads slot::SP, writes slot::C1, {
+        q.iter_mut().for_each(|c| c.0 = c.0.wrapping_add(5));
+    }
+    32 changed_c1_without_sp(q: Query<(Entity, &C3), ChangedC1WithoutSp>)
+        reads slot::C1 | slot::C3 | slot::SP, writes slot::NONE, {
+        std::hint::black_box(q.iter().map(|(_, c)| c.0).fold(0, u64::wrapping_add));
+    }
+    33 w_c4_flagged_ref_plain(mut a: Query<&mut C4, With<Flag>>, b: Query<Ref<C4>, Without<Flag>>)
+        reads slot::C4_PLAIN, writes slot::C4_FLAGGED, {
+        let changed = b.iter().filter(|c| c.is_changed()).count() as u64;
+        a.iter_mut().for_each(|c| c.0 = c.0.wrapping_add(changed));
     }
 }
 

@@ -8,6 +8,13 @@ pub struct Access {
     reads: Vec<(ComponentId, &'static str)>,
     /// Components whose changes a filter watches (`Changed<T>`).
     watched: Vec<ComponentId>,
+    /// Components whose per-row ticks a filter scans (`Changed<T>`, `Added<T>`):
+    /// it reads rows it does not yield, ahead of the presence filters beside it.
+    tick_scans: Vec<ComponentId>,
+    /// Components whose presence a filter tests row by row (`With<T>`/`Without<T>`
+    /// of a tag or sparse component): a disjointness proof through one of them
+    /// separates rows of one archetype, not archetypes.
+    per_row: Vec<ComponentId>,
     writes: Vec<(ComponentId, &'static str)>,
     conflicts: Vec<String>,
 }
@@ -26,6 +33,32 @@ impl Access {
     /// this never conflicts within the query, but counts as a read for others.
     pub fn add_filter_read(&mut self, id: ComponentId, name: &'static str) {
         self.reads.push((id, name));
+    }
+
+    /// Records that a filter scans the component's per-row ticks (`Changed<T>`,
+    /// `Added<T>`), rows it will not yield included. Such a filter may not run
+    /// beside a writer of `T` that is kept apart from it only per row (see
+    /// [`add_presence_read`](Self::add_presence_read)).
+    pub fn add_tick_scan(&mut self, id: ComponentId) {
+        self.tick_scans.push(id);
+    }
+
+    /// The components whose ticks a filter scans.
+    pub fn tick_scans(&self) -> &[ComponentId] {
+        &self.tick_scans
+    }
+
+    /// Records a filter that tests a tag or sparse component's presence row by
+    /// row (`With<T>`/`Without<T>`): a read of its presence, and a mark that a
+    /// disjointness proof through `T` holds per row only.
+    pub fn add_presence_read(&mut self, id: ComponentId, name: &'static str) {
+        self.add_filter_read(id, name);
+        self.per_row.push(id);
+    }
+
+    /// The components whose presence a filter tests per row.
+    pub fn per_row(&self) -> &[ComponentId] {
+        &self.per_row
     }
 
     /// Records that a filter watches the component's changes (`Changed<T>`), so

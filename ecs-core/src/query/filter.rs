@@ -226,7 +226,7 @@ macro_rules! presence_filter {
             }
             fn access(state: &ComponentId, access: &mut Access) {
                 if is_sparse::<T>() {
-                    access.add_filter_read(*state, crate::names::type_name::<T>());
+                    access.add_presence_read(*state, crate::names::type_name::<T>());
                 }
             }
             #[inline]
@@ -313,6 +313,7 @@ macro_rules! tick_filter {
             }
             fn access(state: &ComponentId, access: &mut Access) {
                 access.add_filter_read(*state, crate::names::type_name::<T>());
+                access.add_tick_scan(*state);
                 if $watch {
                     access.watch_changes(*state);
                 }

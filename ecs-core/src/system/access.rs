@@ -55,6 +55,9 @@ impl SystemAccess {
         for &(id, name) in other.components.writes() {
             self.components.add_write_unchecked(id, name);
         }
+        for &id in other.components.tick_scans() {
+            self.components.add_tick_scan(id);
+        }
         self.resource_reads.extend_from_slice(&other.resource_reads);
         self.resource_writes.extend_from_slice(&other.resource_writes);
         self.world |= other.world;
@@ -62,8 +65,35 @@ impl SystemAccess {
         self.without.clear();
     }
 
-    fn disjoint(&self, other: &SystemAccess) -> bool {
-        self.with.iter().any(|c| other.without.contains(c)) || other.with.iter().any(|c| self.without.contains(c))
+    /// How far the two parameters' disjointness proofs keep them apart: some
+    /// component every row of one has and no row of the other has.
+    fn disjoint(&self, other: &SystemAccess) -> Disjoint {
+        let per_row = |c: &ComponentId| self.components.per_row().contains(c) || other.components.per_row().contains(c);
+        let proofs = self
+            .with
+            .iter()
+            .filter(|c| other.without.contains(c))
+            .chain(other.with.iter().filter(|c| self.without.contains(c)));
+        let mut found = Disjoint::No;
+        for c in proofs {
+            if !per_row(c) {
+                return Disjoint::Archetypes;
+            }
+            found = Disjoint::Rows;
+        }
+        found
+    }
+
+    /// A component one side writes whose per-row ticks the other side's filter
+    /// scans (`Changed`/`Added`, or `With`/`Without` of that very tag or sparse
+    /// component): such a filter reads rows the other side hands out, so a proof
+    /// that separates rows only does not keep them apart.
+    fn scanned_write(&self, other: &SystemAccess) -> Option<&'static str> {
+        let scanned = |writer: &SystemAccess, scanner: &SystemAccess| {
+            let scans = |id| scanner.components.tick_scans().contains(id) || scanner.components.per_row().contains(id);
+            writer.components.writes().iter().find(|(id, _)| scans(id)).map(|&(_, name)| name)
+        };
+        scanned(self, other).or_else(|| scanned(other, self))
     }
 
     /// Why `self` and `other` cannot run at the same time, or `None` when they can.
@@ -94,8 +124,22 @@ impl SystemAccess {
                 ));
             }
         }
-        if self.disjoint(other) {
-            return None;
+        match self.disjoint(other) {
+            Disjoint::Archetypes => return None,
+            Disjoint::Rows => {
+                let name = self.scanned_write(other)?;
+                return Some((
+                    format!(
+                        "component `{name}` is written by one, and a filter of the other (`Changed<{name}>`, \
+                         `Added<{name}>`, `With<{name}>` or `Without<{name}>`) reads the ticks of every row it \
+                         passes over; their `With`/`Without` filters name a tag or sparse component, which \
+                         separates rows of one archetype, not archetypes, so that filter would read ticks of \
+                         rows the writer hands out"
+                    ),
+                    ConflictKind::RowTicks,
+                ));
+            }
+            Disjoint::No => {}
         }
         let touches = |a: &SystemAccess, id: ComponentId| {
             a.components.reads().iter().chain(a.components.writes()).any(|&(c, _)| c == id)
@@ -120,6 +164,17 @@ impl SystemAccess {
     }
 }
 
+/// What a disjointness proof between two parameters keeps apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Disjoint {
+    /// No proof.
+    No,
+    /// Rows of shared archetypes only: a `With`/`Without` of a tag or sparse component.
+    Rows,
+    /// Whole archetypes: a `With`/`Without` of a table component.
+    Archetypes,
+}
+
 /// What two conflicting accesses share.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum ConflictKind {
@@ -129,4 +184,7 @@ pub(crate) enum ConflictKind {
     Resource,
     /// A component.
     Component,
+    /// A component's ticks, scanned by a tick filter over rows a writer kept
+    /// apart from it only per row hands out.
+    RowTicks,
 }

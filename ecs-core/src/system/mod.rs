@@ -104,6 +104,11 @@ impl SystemMeta {
                     access::ConflictKind::Component => {
                         "prove them disjoint with `With`/`Without` filters, or merge them into one parameter"
                     }
+                    access::ConflictKind::RowTicks => {
+                        "query `Ref<T>` (or `Has<T>`) instead of that filter and test `is_changed()`, `is_added()` or the flag \
+                         per item (they read only the rows they yield), or split the work \
+                         into two systems"
+                    }
                     access::ConflictKind::Resource => {
                         "a system borrows a resource once: keep only the `ResMut` (it reads too, through \
                          `*` or `.field`), or split the work into two systems"
