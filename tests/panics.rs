@@ -133,7 +133,7 @@ fn after_bomb(mut runs: ResMut<Runs>) {
 }
 
 #[test]
-fn a_panicking_system_stops_the_run_and_its_commands_wait_for_the_next_sync_point() {
+fn a_panicking_system_stops_the_run_and_the_commands_recorded_are_applied_to_its_world() {
     let mut world = World::new();
     world.insert_resource(Runs::default());
     let mut schedule = Schedule::new();
@@ -142,10 +142,47 @@ fn a_panicking_system_stops_the_run_and_its_commands_wait_for_the_next_sync_poin
     assert_eq!(panic_message(result.unwrap_err()), "bomb");
     world.check_invariants().unwrap();
     assert_eq!(world.get_resource::<Runs>().unwrap().0, ["recorder"], "no system starts after the panic");
-    assert_eq!(world.query::<&Armor>().iter().count(), 0, "commands wait for a sync point");
+    assert_eq!(world.query::<&Armor>().iter().count(), 1, "the recorded spawn is applied as the panic unwinds");
     world.spawn(Health(1));
     world.spawn(Health(2));
     schedule.run(&mut world);
     assert_eq!(world.get_resource::<Runs>().unwrap().0, ["recorder", "recorder", "after_bomb"]);
-    assert_eq!(world.query::<&Armor>().iter().count(), 2, "both runs' commands were applied");
+    assert_eq!(world.query::<&Armor>().iter().count(), 2, "both runs' commands were applied once each");
+}
+
+/// The case that lost commands: after the panic, the same schedule runs on
+/// another world. Every handle `Commands::spawn` gave out on the first world is
+/// a live entity there, and nothing of the first world's queue reaches the second.
+#[test]
+fn commands_recorded_before_a_panic_stay_with_their_world_when_the_schedule_moves_on() {
+    #[derive(Default)]
+    struct Handed(Vec<Entity>);
+    fn spawner(mut commands: Commands, mut handed: ResMut<Handed>) {
+        handed.0.push(commands.spawn(Armor(3)).id());
+    }
+    fn bomb_once(q: Query<&Health>) {
+        assert!(q.iter().count() != 1, "bomb");
+    }
+    let mut first = World::new();
+    first.insert_resource(Handed::default());
+    first.spawn(Health(1));
+    let mut schedule = Schedule::new();
+    schedule.add_system(spawner).add_system(bomb_once.after(spawner));
+    let result = catch_unwind(AssertUnwindSafe(|| schedule.run(&mut first)));
+    assert_eq!(panic_message(result.unwrap_err()), "bomb");
+    first.check_invariants().unwrap();
+    let handed = first.resource::<Handed>().0.clone();
+    assert_eq!(handed.len(), 1);
+    assert_eq!(first.get::<Armor>(handed[0]).map(|a| a.0), Some(3), "the spawn reached its own world");
+
+    let mut second = World::new();
+    second.insert_resource(Handed::default());
+    schedule.run(&mut second);
+    second.check_invariants().unwrap();
+    assert_eq!(second.query::<&Armor>().iter().count(), 1, "only the second world's own spawn");
+    assert_eq!(first.query::<&Armor>().iter().count(), 1);
+    // The first world hands out fresh ids after the reserved one, which is live.
+    let next = first.spawn(Health(9));
+    assert_ne!(next, handed[0]);
+    assert!(first.contains(handed[0]));
 }

@@ -34,10 +34,12 @@
 //!
 //! ## A system
 //! - [`Schedule::run`](crate::system::Schedule::run) starts no further system
-//!   (those already running on the pool finish) and resumes the panic. The
-//!   commands recorded so far are kept in their systems' queues and applied at the
-//!   next sync point the schedule reaches (in its next run). The schedule can be run
-//!   again.
+//!   (those already running on the pool finish), applies the commands every
+//!   system recorded so far (the panicking one's included) to the world they
+//!   were recorded for, in the order the systems were added, releases the entity
+//!   handles reserved and never spawned, and resumes the panic. No command is
+//!   kept for a later run, which might be on another world. The schedule can be
+//!   run again (`tests/panics.rs`).
 //!
 //! ## A command (or the command error handler)
 //! - The commands after it in the queue still run, so every handle

@@ -569,8 +569,9 @@ impl Schedule {
     /// [`set_updates_events`](Self::set_updates_events)).
     ///
     /// # Panics
-    /// When a system or a command panics (the panic propagates; the world stays
-    /// consistent; see [`panics`](crate::panics) for what has run by then), or when
+    /// When a system or a command panics (the panic propagates once the commands
+    /// recorded so far are applied to `world`; the world stays consistent; see
+    /// [`panics`](crate::panics) for what has run by then), or when
     /// the ordering constraints name an unknown system, form a cycle (the message
     /// lists the systems on it), or ask for an order that a sync point between the
     /// two systems reverses (the message names both). An explicit `before`/`after`
@@ -616,6 +617,16 @@ impl Schedule {
         }));
         self.plan = Some(plan);
         if let Err(panic) = result {
+            // The commands recorded before the panic go to the world they were
+            // recorded for, now: kept for the next run they would be dropped if
+            // that run is on another world, and the entities `Commands::spawn`
+            // reserved here would stay reserved but missing. A panicking command
+            // stops no other queue; the system's panic is the one resumed.
+            let entries = &mut self.entries;
+            let _ = catch_each(entries.iter_mut().filter(|entry| entry.system.has_deferred()), |entry| {
+                entry.system.apply(world)
+            });
+            world.release_reserved_entities();
             std::panic::resume_unwind(panic);
         }
     }
