@@ -257,6 +257,13 @@ impl Archetype {
         self.column_index(component).map(|c| unsafe { self.columns.get_unchecked_mut(c) })
     }
 
+    /// The bytes one row takes over all the archetype's arrays: its entity,
+    /// and each column's value and change ticks.
+    pub(crate) fn row_bytes(&self) -> usize {
+        let ticks = |c: &Column| if c.keeps_ticks() { size_of::<crate::storage::ComponentTicks>() } else { 0 };
+        self.columns.iter().map(|c| c.item_layout().size() + ticks(c)).sum::<usize>() + size_of::<Entity>()
+    }
+
     /// The columns, in the order of [`components`](Self::components).
     #[inline]
     pub fn columns(&self) -> &[Column] {

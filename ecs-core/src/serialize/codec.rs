@@ -191,14 +191,18 @@ pub(crate) unsafe fn decode<F: Form>(
             unsafe { push(column, value, tick) };
         }
     } else {
-        // `count` fits in the rows left (checked above), which the entity list
-        // already read bounds.
-        column.reserve(count);
+        // `count` fits in the rows left (checked above), but the values it
+        // claims may not follow: room is reserved for at most as many bytes of
+        // values as the input holds (or a growth step's worth), and the column
+        // grows as values actually arrive.
+        let trusted = bytes.len().max(crate::storage::MAPPED_FROM) / column.item_layout().size().max(1);
+        column.reserve(count.min(trusted));
         for _ in 0..count {
             let row = column.len();
             let value = F::read(&mut deserializer).map_err(|e| DecodeError::at(row, e))?;
-            // SAFETY: room for `count` values was reserved above and one is
-            // pushed per turn; the slot is written right away, with a value
+            column.reserve(1);
+            // SAFETY: room for one more value was reserved just above, and one
+            // is pushed per turn; the slot is written right away, with a value
             // of the column's type (caller).
             unsafe { column.push_slot(tick).cast::<F::Component>().write(value) };
             column.settle();

@@ -273,10 +273,14 @@ mod map {
             if libc::mprotect(start, to - from, libc::PROT_READ | libc::PROT_WRITE) != 0 {
                 return false;
             }
-            // Faults the new pages in now, in one call, rather than one fault per
-            // page in later spawns (see `next_capacity`). Linux 5.14 and later;
-            // before, it fails and the pages fault in as they are written.
-            libc::madvise(start, to - from, MADV_POPULATE_WRITE);
+            // Faults the first new pages in now, in one call, rather than one
+            // fault per page in later spawns (see `next_capacity`). Linux 5.14
+            // and later; before, it fails and the pages fault in as they are
+            // written. At most `POPULATE` bytes: a growth step is no larger, and
+            // a larger opening is a reservation for rows that may never come
+            // (a size hint, a count in a file), whose pages must cost nothing
+            // until they are written.
+            libc::madvise(start, (to - from).min(POPULATE), MADV_POPULATE_WRITE);
         }
         opened(base, to);
         true
@@ -302,6 +306,11 @@ mod map {
 
     /// `MADV_POPULATE_WRITE` (23 on every Linux architecture).
     const MADV_POPULATE_WRITE: libc::c_int = 23;
+
+    /// The most bytes one opening faults in up front: two growth steps (a step
+    /// is [`MAPPED_FROM`](super::MAPPED_FROM) bytes of the widest array, and an
+    /// array's first mapping holds at most twice that).
+    const POPULATE: usize = 2 * super::MAPPED_FROM;
 
     pub(super) fn map(size: usize) -> Option<NonNull<u8>> {
         let length = reservation(size);

@@ -10,7 +10,7 @@ impl World {
     /// Spawns one entity per item of `bundles`, returning an iterator of their handles.
     ///
     /// The bundle type is looked up once and the archetype's columns are reserved once
-    /// for the iterator's lower size bound (up to a million rows: a hint is not
+    /// for the iterator's lower size bound (up to 64 MiB of rows: a hint is not
     /// trusted beyond that, and the columns grow as items arrive); each item is
     /// written straight into the columns. Entities are spawned as the returned iterator advances, and the rest
     /// when it is dropped, so `world.spawn_batch(items);` spawns them all.
@@ -37,7 +37,7 @@ impl World {
             .then(|| bundles.by_ref().map(|bundle| self.spawn(bundle)).collect::<Vec<_>>().into_iter());
         let bundle = self.bundle_id::<I::Item>();
         let archetype = self.spawn_archetype(bundle);
-        let lower = upfront_rows(bundles.size_hint());
+        let lower = upfront_rows(bundles.size_hint(), self.archetypes.get(archetype).map_or(0, Archetype::row_bytes));
         self.entities.reserve(lower);
         let tick = self.change_tick();
         // Disjoint borrows of the world's parts, held for the whole batch: every
@@ -49,16 +49,19 @@ impl World {
     }
 }
 
-/// The most rows a batch reserves before its items arrive. A size hint is only a
-/// hint, and a safe iterator may claim a lower bound it never yields (or one no
-/// machine could allocate): up to this many rows it is trusted, which covers
-/// batches as large as scenes are loaded with; beyond it the columns grow as rows
-/// actually arrive, doubling, as a `Vec` does.
-const MAX_UPFRONT_ROWS: usize = 1 << 20;
+/// The most bytes a batch reserves in its archetype's arrays before its items
+/// arrive. A size hint is only a hint, and a safe iterator may claim a lower
+/// bound it never yields (or one no machine could hold): the claim is trusted up
+/// to this many bytes of rows, which covers batches as large as scenes are
+/// loaded with; beyond it the arrays grow as rows actually arrive (large ones in
+/// steps that copy nothing, see `storage::growth`). Bytes, not rows: a million
+/// rows of a 64 KiB component would be 64 GiB.
+const MAX_UPFRONT_BYTES: usize = 64 << 20;
 
-/// How many rows to reserve for an iterator with this size hint.
-fn upfront_rows((lower, upper): (usize, Option<usize>)) -> usize {
-    lower.min(upper.unwrap_or(usize::MAX)).min(MAX_UPFRONT_ROWS)
+/// How many rows to reserve for an iterator with this size hint, in an
+/// archetype whose rows take `row_bytes` bytes over all its arrays.
+fn upfront_rows((lower, upper): (usize, Option<usize>), row_bytes: usize) -> usize {
+    lower.min(upper.unwrap_or(usize::MAX)).min(MAX_UPFRONT_BYTES / row_bytes.max(1))
 }
 
 /// The iterator returned by [`World::spawn_batch`]: spawns an entity per item.
@@ -107,7 +110,7 @@ where
         }
         match self.bundles.size_hint() {
             (lower, Some(upper)) if lower == upper => (lower, Some(upper)),
-            (lower, upper) => (lower.min(MAX_UPFRONT_ROWS), upper),
+            (lower, upper) => (lower.min(MAX_UPFRONT_BYTES / size_of::<Entity>()), upper),
         }
     }
 }
