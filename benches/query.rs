@@ -2,7 +2,10 @@
 //! to a hand-written baseline doing the same work on plain `Vec`s.
 //!
 //! - `simple_iter`: 10,000 entities of (Transform, Position, Rotation, Velocity);
-//!   `pos += vel` over `(&Velocity, &mut Position)`.
+//!   `pos += vel` over `(&Velocity, &mut Position)`: a `for` loop over a query
+//!   state (`ecs`), over `world.query_mut` and in a system, and `for_each`.
+//! - `filtered_iter` (not in the suite): the same, every other entity tagged,
+//!   through `With<Tagged>`.
 //! - `fragmented_iter`: 26 component types A..Z, 20 entities each, all with `Data`;
 //!   `data *= 2` over `&mut Data`.
 //! - `heavy_compute`: 1,000 entities of (Transform, Position, Rotation, Velocity); in
@@ -71,6 +74,37 @@ fn simple_iter(c: &mut Criterion) {
         let mut query = world.query_state::<(&Velocity, &mut Position)>();
         b.iter(|| query.iter_mut(&mut world).for_each(|(v, p)| add(p, v)))
     });
+    group.bench_function("ecs_world_for", |b| {
+        let mut world = World::new();
+        world.spawn_batch((0..10_000).map(|_| (identity(), Position(UNIT_X), Rotation(UNIT_X), Velocity(UNIT_X))));
+        b.iter(|| {
+            for (v, p) in world.query_mut::<(&Velocity, &mut Position)>() {
+                add(p, v);
+            }
+        })
+    });
+    group.bench_function("ecs_system_for", |b| {
+        fn movement(mut q: Query<(&Velocity, &mut Position)>) {
+            for (v, p) in &mut q {
+                add(p, v);
+            }
+        }
+        let mut world = World::new();
+        world.spawn_batch((0..10_000).map(|_| (identity(), Position(UNIT_X), Rotation(UNIT_X), Velocity(UNIT_X))));
+        let mut schedule = Schedule::new();
+        schedule.add_system(movement);
+        b.iter(|| schedule.run(&mut world))
+    });
+    group.bench_function("ecs_system_for_each", |b| {
+        fn movement(mut q: Query<(&Velocity, &mut Position)>) {
+            q.iter_mut().for_each(|(v, p)| add(p, v));
+        }
+        let mut world = World::new();
+        world.spawn_batch((0..10_000).map(|_| (identity(), Position(UNIT_X), Rotation(UNIT_X), Velocity(UNIT_X))));
+        let mut schedule = Schedule::new();
+        schedule.add_system(movement);
+        b.iter(|| schedule.run(&mut world))
+    });
     group.bench_function("ecs_chunk", |b| {
         let mut world = World::new();
         world.spawn_batch((0..10_000).map(|_| (identity(), Position(UNIT_X), Rotation(UNIT_X), Velocity(UNIT_X))));
@@ -94,6 +128,54 @@ fn simple_iter(c: &mut Criterion) {
             }
         });
         black_box((transforms, rotations));
+    });
+    group.finish();
+}
+
+/// A tag: rows with and without it share an archetype.
+#[derive(Component)]
+struct Tagged;
+
+/// `simple_iter`'s data with every other entity tagged, iterated through
+/// `With<Tagged>` (a per-row filter): a `for` loop against `for_each`.
+fn filtered_iter(c: &mut Criterion) {
+    fn tagged_world() -> World {
+        let mut world = World::new();
+        for i in 0..10_000 {
+            let body = (identity(), Position(UNIT_X), Rotation(UNIT_X), Velocity(UNIT_X));
+            if i % 2 == 0 {
+                world.spawn((body, Tagged));
+            } else {
+                world.spawn(body);
+            }
+        }
+        world
+    }
+    let mut group = c.benchmark_group("filtered_iter");
+    group.bench_function("ecs_for", |b| {
+        let mut world = tagged_world();
+        let mut query = world.query_state_filtered::<(&Velocity, &mut Position), With<Tagged>>();
+        b.iter(|| {
+            for (v, p) in query.iter_mut(&mut world) {
+                add(p, v);
+            }
+        })
+    });
+    group.bench_function("ecs_for_each", |b| {
+        let mut world = tagged_world();
+        let mut query = world.query_state_filtered::<(&Velocity, &mut Position), With<Tagged>>();
+        b.iter(|| query.iter_mut(&mut world).for_each(|(v, p)| add(p, v)))
+    });
+    group.bench_function("ecs_system_for", |b| {
+        fn movement(mut q: Query<(&Velocity, &mut Position), With<Tagged>>) {
+            for (v, p) in &mut q {
+                add(p, v);
+            }
+        }
+        let mut world = tagged_world();
+        let mut schedule = Schedule::new();
+        schedule.add_system(movement);
+        b.iter(|| schedule.run(&mut world))
     });
     group.finish();
 }
@@ -227,5 +309,5 @@ fn many_archetypes(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, simple_iter, fragmented_iter, heavy_compute, many_archetypes);
+criterion_group!(benches, simple_iter, filtered_iter, fragmented_iter, heavy_compute, many_archetypes);
 criterion_main!(benches);

@@ -279,6 +279,58 @@ fn a_for_loop_stamps_exactly_the_rows_it_handed_out() {
     assert_eq!(Some(got[0]), first);
 }
 
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+#[component(layout = "soa")]
+struct Spot {
+    x: f32,
+    y: f32,
+}
+
+#[derive(Query)]
+struct Mover<'w> {
+    entity: Entity,
+    pos: &'w mut Position,
+}
+
+#[derive(Query)]
+struct MaybeMover<'w> {
+    entity: Entity,
+    pos: Option<&'w mut Position>,
+}
+
+/// A `for` loop hands a row out as plainly as it can (no per-row call) only
+/// where nothing watches what it writes: with a `Changed` query, every item
+/// shape that writes — a derived query, an `Option`, a tuple, a per-field
+/// component — stamps exactly the rows handed out.
+#[test]
+fn a_for_loop_stamps_the_rows_of_every_writing_shape_once_a_changed_query_watches() {
+    fn check<Q: ecs_core::query::QueryData>(name: &str, take: usize, entity: impl Fn(&Q::Item<'_>) -> Entity) {
+        let mut world = World::new();
+        for i in 0..6 {
+            world.spawn((Position(i as f32), Spot { x: 0.0, y: 0.0 }));
+            world.spawn((Position(i as f32), Spot { x: 0.0, y: 0.0 }, Velocity(1.0)));
+        }
+        let mut position = world.query_state_filtered::<Entity, Changed<Position>>();
+        let mut spot = world.query_state_filtered::<Entity, Changed<Spot>>();
+        assert_eq!(position.iter(&world).count() + spot.iter(&world).count(), 24);
+        let mut writer = world.query_state::<Q>();
+        let mut handed_out = HashSet::new();
+        for item in writer.iter_mut(&mut world) {
+            handed_out.insert(entity(&item));
+            if handed_out.len() == take {
+                break;
+            }
+        }
+        let got: HashSet<Entity> = position.iter(&world).chain(spot.iter(&world)).collect();
+        assert_eq!(got, handed_out, "{name}: the rows handed out, and only those, are changed");
+    }
+    check::<Mover>("derived", 8, |m| m.entity);
+    check::<MaybeMover>("derived with an Option", 7, |m| m.entity);
+    check::<(Entity, Option<&mut Position>)>("Option", 9, |m| m.0);
+    check::<(Entity, (&Velocity, &mut Position))>("nested tuple", 3, |m| m.0);
+    check::<(Entity, &mut Spot)>("per-field", 10, |m| m.0);
+}
+
 #[test]
 fn two_queries_keep_their_own_last_run() {
     let mut world = World::new();

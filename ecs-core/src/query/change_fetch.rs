@@ -161,6 +161,10 @@ unsafe impl<'a, T: Component + ChangeTracked + MutableComponent + crate::compone
     }
     // `mark_written` stays a no-op: each item stamps its row when written.
     #[inline(always)]
+    fn stamps(_: &Self::Fetch<'_>) -> bool {
+        false
+    }
+    #[inline(always)]
     unsafe fn mark_sliced(fetch: &Self::Fetch<'_>, rows: Range<usize>) {
         // A slice is plain `&mut [T]`: every row of it counts as written.
         // SAFETY: `rows` is in bounds (caller) of the column's ticks, which the
@@ -230,6 +234,10 @@ unsafe impl<'a, T: Component + ChangeTracked + crate::component::WholeComponent>
     unsafe fn slice<'w>(fetch: &Self::Fetch<'w>, rows: Range<usize>) -> &'w [T] {
         // SAFETY: `rows` is in bounds (caller), shared for `'w`.
         unsafe { core::slice::from_raw_parts(fetch.data.add(rows.start).as_ptr(), rows.len()) }
+    }
+    #[inline(always)]
+    fn stamps(_: &Self::Fetch<'_>) -> bool {
+        false
     }
 }
 

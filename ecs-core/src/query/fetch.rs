@@ -251,6 +251,16 @@ pub unsafe trait QueryData {
     #[inline(always)]
     unsafe fn mark_written(_fetch: &Self::Fetch<'_>, _rows: Range<usize>) {}
 
+    /// `false` when [`mark_written`](Self::mark_written) does nothing for this
+    /// fetch's archetype (nothing written, or no `Changed` query watching what
+    /// is): a `for` loop then hands its rows out with nothing but a compare on
+    /// each row's path. `true`, the default, is always correct; a `false`
+    /// where `mark_written` would stamp loses changes.
+    #[inline(always)]
+    fn stamps(_fetch: &Self::Fetch<'_>) -> bool {
+        true
+    }
+
     /// Stamps the rows handed out as a [`slice`](Self::slice): what
     /// [`mark_written`](Self::mark_written) does, except for items that stamp
     /// their row themselves when written ([`Mut`](crate::Mut)), whose slices are
@@ -510,6 +520,10 @@ unsafe impl<T: Component + WholeComponent> QueryData for &T {
         // SAFETY: `rows` is in bounds (caller) of a column of `T`s, shared for `'w`.
         unsafe { core::slice::from_raw_parts(fetch.data.add(rows.start).as_ptr(), rows.len()) }
     }
+    #[inline(always)]
+    fn stamps(_: &Self::Fetch<'_>) -> bool {
+        false
+    }
 }
 
 // SAFETY: only reads. Bounded through `QueryData` rather than `Component`, so that
@@ -594,6 +608,10 @@ unsafe impl<T: Component + MutableComponent + WholeComponent> QueryData for &mut
         // (so keeps ticks), which outlives `'w`; `rows` is in bounds (caller),
         // which has write access to them.
         unsafe { stamp_rows(fetch.column.as_ref(), rows, fetch.this_run) };
+    }
+    #[inline(always)]
+    fn stamps(fetch: &Self::Fetch<'_>) -> bool {
+        fetch.track
     }
 }
 
@@ -714,6 +732,10 @@ unsafe impl<Q: QueryData> QueryData for Option<Q> {
             }
         }
     }
+    #[inline(always)]
+    fn stamps(fetch: &Self::Fetch<'_>) -> bool {
+        fetch.as_ref().is_some_and(Q::stamps)
+    }
 }
 
 // SAFETY: forwards to a read-only inner query.
@@ -759,6 +781,10 @@ unsafe impl QueryData for Entity {
     unsafe fn slice<'w>(fetch: &Self::Fetch<'w>, rows: Range<usize>) -> &'w [Entity] {
         // SAFETY: `rows` is within the archetype (caller).
         unsafe { fetch.0.get_unchecked(rows) }
+    }
+    #[inline(always)]
+    fn stamps(_: &Self::Fetch<'_>) -> bool {
+        false
     }
 }
 

@@ -141,6 +141,10 @@ unsafe impl<T: PerField> QueryData for Fields<T> {
         // SAFETY: `rows` is in bounds (caller), shared for `'w`.
         unsafe { T::slices(fetch.lanes, rows) }
     }
+    #[inline(always)]
+    fn stamps(_: &Self::Fetch<'_>) -> bool {
+        false
+    }
 }
 
 // SAFETY: only reads.
@@ -215,6 +219,10 @@ unsafe impl<T: PerField + MutableComponent> QueryData for FieldsMut<T> {
         // changes (so keeps ticks), which outlives the fetch; `rows` is in bounds
         // (caller), which has write access to them.
         unsafe { super::fetch::stamp_rows(fetch.column.as_ref(), rows, fetch.this_run) };
+    }
+    #[inline(always)]
+    fn stamps(fetch: &Self::Fetch<'_>) -> bool {
+        fetch.track
     }
 }
 
@@ -301,6 +309,10 @@ macro_rules! __per_field_queries {
             unsafe fn mark_sliced(fetch: &Self::Fetch<'_>, rows: ::core::ops::Range<usize>) {
                 // SAFETY: forwarded.
                 unsafe { <$inner as $crate::query::QueryData>::mark_sliced(fetch, rows) }
+            }
+            #[inline(always)]
+            fn stamps(fetch: &Self::Fetch<'_>) -> bool {
+                <$inner as $crate::query::QueryData>::stamps(fetch)
             }
         }
     };

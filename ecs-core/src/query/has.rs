@@ -93,6 +93,10 @@ unsafe impl<T: Component> QueryData for Has<T> {
     unsafe fn slice<'w>(fetch: &Self::Fetch<'w>, rows: Range<usize>) -> Self::Slice<'w> {
         HasSlice { fetch: *fetch, rows, marker: PhantomData }
     }
+    #[inline(always)]
+    fn stamps(_: &Self::Fetch<'_>) -> bool {
+        false
+    }
 }
 
 // SAFETY: reads nothing but presence.

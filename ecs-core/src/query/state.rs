@@ -177,6 +177,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// # Safety
     /// The caller has the query's access to `world` for `'w` (no other borrow of
     /// what it writes, nothing writing what it reads), and archetypes are up to date.
+    #[inline]
     pub(crate) unsafe fn iter_unchecked<'w, 's>(
         &'s self,
         world: &'w World,
@@ -388,6 +389,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
 
     /// Iterates the matching entities of a shared world. Read-only queries only.
     #[track_caller]
+    #[inline]
     pub fn iter<'w, 's>(&'s mut self, world: &'w World) -> QueryIter<'w, 's, Q, F>
     where
         Q: ReadOnlyQueryData,
@@ -401,13 +403,23 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
 
     /// Iterates the matching entities, with mutable access where the query asks.
     #[track_caller]
+    #[inline]
     pub fn iter_mut<'w, 's>(&'s mut self, world: &'w mut World) -> QueryIter<'w, 's, Q, F> {
-        world.check_change_ticks_if_due();
-        self.update_archetypes(world);
-        let ctx = self.begin_run_mut(world);
+        let ctx = self.prepare_mut(world);
         // SAFETY: `world` is borrowed mutably for `'w`, so the query's access is
         // exclusive, and `new` refused aliasing within the query.
         unsafe { QueryIter::new(world.archetypes(), self.into(), ctx) }
+    }
+
+    /// What every run through `&mut World` does before iterating, kept out of
+    /// line: the caller's loop then starts from an iterator the compiler sees
+    /// whole, with less of the run's set-up competing for its registers.
+    #[track_caller]
+    #[inline(never)]
+    fn prepare_mut(&mut self, world: &mut World) -> FetchContext {
+        world.check_change_ticks_if_due();
+        self.update_archetypes(world);
+        self.begin_run_mut(world)
     }
 
     /// Each combination of `K` distinct matching entities once, as `[item; K]`

@@ -80,6 +80,10 @@ macro_rules! tuple_query {
                 // SAFETY: forwarded.
                 $(unsafe { $name::mark_sliced(&fetch.$index, rows.clone()) };)*
             }
+            #[inline(always)]
+            fn stamps(fetch: &Self::Fetch<'_>) -> bool {
+                false $(|| $name::stamps(&fetch.$index))*
+            }
         }
 
         // SAFETY: all elements are read-only.

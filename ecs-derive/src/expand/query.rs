@@ -45,6 +45,7 @@ pub fn query(def: QueryDef<'_>) -> TokenStream {
     );
     let slice_marks =
         per_field("unsafe { <$ty as $q::QueryData>::mark_sliced(&__fetch.$i, ::core::clone::Clone::clone(&__rows)) };");
+    let stamps = per_field("|| <$ty as $q::QueryData>::stamps(&__fetch.$i)");
     let filters = per_field("&& unsafe { <$ty as $q::QueryData>::filter_row(&__fetch.$i, __row) }");
     let run_ends = per_field(
         "let __end = if <$ty as $q::QueryData>::DENSE {
@@ -166,6 +167,11 @@ pub fn query(def: QueryDef<'_>) -> TokenStream {
                 ) {
                     $slice_marks
                 }
+
+                #[inline(always)]
+                fn stamps(__fetch: &Self::Fetch<'_>) -> bool {
+                    false $stamps
+                }
             }
 
             #[automatically_derived]
@@ -200,6 +206,7 @@ pub fn query(def: QueryDef<'_>) -> TokenStream {
         slices,
         marks,
         slice_marks,
+        stamps,
         read_only
     )
 }
