@@ -89,12 +89,8 @@ fn bad_links_are_refused_and_change_nothing() {
     assert_eq!(world.parent(leaf), Some(mid));
     assert_eq!(world.iter_ancestors(leaf).collect::<Vec<_>>(), [mid, root]);
     assert_consistent(&world);
-    let message = panic_message(
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            world.spawn(ChildOf(dead));
-        }))
-        .unwrap_err(),
-    );
+    // `spawn` leaves such a link out (see below); `try_spawn` refuses it.
+    let message = world.try_spawn(ChildOf(dead)).unwrap_err().to_string();
     assert!(message.contains("does not exist"), "{message}");
     assert_consistent(&world);
 }
@@ -700,4 +696,42 @@ fn propagate_and_par_propagate_agree_with_a_recursive_walk() {
         let got: Vec<f32> = all.iter().map(|&e| world.get::<GlobalT>(e).unwrap().0).collect();
         assert_eq!(got, expected, "parallel: {parallel}");
     }
+}
+
+/// A child spawned for a parent despawned earlier in the frame: `spawn` does
+/// what bevy_ecs does (the entity, without the dangling link, and the error to
+/// the world's handler); `try_spawn` returns the error and spawns nothing.
+#[test]
+fn spawning_a_child_of_a_dead_parent_spawns_it_unlinked_and_reports_the_error() {
+    let mut world = World::new();
+    let errors = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = errors.clone();
+    world.set_command_error_handler(move |e| seen.lock().unwrap().push(e.to_string()));
+    let parent = world.spawn(Name(0));
+    let sibling = world.spawn((Name(1), ChildOf(parent)));
+    world.despawn(parent).unwrap();
+    assert!(!world.contains(sibling), "the linked despawn took the first child");
+
+    let child = world.spawn((Name(2), ChildOf(parent)));
+    assert!(world.contains(child));
+    assert_eq!(world.get::<Name>(child), Some(&Name(2)));
+    assert_eq!(world.get::<ChildOf>(child), None, "the link to the dead parent is dropped");
+    let reported = errors.lock().unwrap().clone();
+    assert_eq!(reported.len(), 1, "{reported:?}");
+    assert!(reported[0].contains(&parent.to_string()), "the error names the dead target: {}", reported[0]);
+    assert_consistent(&world);
+
+    let before = world.len();
+    let error = world.try_spawn((Name(3), ChildOf(parent))).unwrap_err();
+    assert!(
+        matches!(error, EcsError::InvalidRelationship { target, problem: RelationshipProblem::DeadTarget, .. } if target == parent),
+        "{error:?}"
+    );
+    assert_eq!(world.len(), before, "try_spawn spawned nothing");
+    assert_eq!(errors.lock().unwrap().len(), 1, "try_spawn returns the error instead of reporting it");
+    // A live parent still links both ways.
+    let parent = world.spawn(Name(4));
+    let child = world.try_spawn((Name(5), ChildOf(parent))).unwrap();
+    assert_eq!(world.children(parent), [child]);
+    assert_consistent(&world);
 }

@@ -35,7 +35,8 @@
 //!   sources that point at its entity.
 //! - A link to a dead entity, to the entity itself, or to one of its own
 //!   descendants is refused with [`EcsError::InvalidRelationship`](crate::EcsError::InvalidRelationship) and changes
-//!   nothing (`spawn`, which cannot return an error, panics; a command reports).
+//!   nothing (a command reports it; `World::spawn` spawns the entity without the
+//!   link and reports it, as bevy_ecs does, and `World::try_spawn` returns it).
 //! - Despawning a target despawns its sources (linked despawn, the default;
 //!   the hierarchy's policy) or, with `unlink`, removes their relationship.
 //!   Removing the target component by hand unlinks its sources. Nothing is

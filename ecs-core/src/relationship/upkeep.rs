@@ -57,6 +57,17 @@ pub fn relationship_on_insert<R: Relationship>(mut world: DeferredWorld, ctx: Ho
         list.__sources_mut().__push(source);
         return;
     }
+    if !world.contains(target) {
+        // Only a spawn links to a dead target (every other way in checks the
+        // link first, and `spawn` reported it): the source loses the link, as
+        // in bevy_ecs, before any later operation sees it.
+        world.defer(move |world| {
+            if world.get::<R>(source).is_some_and(|r| r.get() == target) {
+                let _ = world.remove::<R>(source);
+            }
+        });
+        return;
+    }
     let key = (component_id::<R::Target>(), target);
     let pending = world.pending_links.by_target.entry(key).or_default();
     pending.push(source);

@@ -203,10 +203,11 @@ impl World {
     #[track_caller]
     pub(super) fn spawn_observed<B: Bundle>(&mut self, bundle: B) -> Entity {
         if B::__LINKS {
+            // As bevy_ecs does: the entity is spawned, the link to a dead target
+            // is dropped (the relationship's `on_insert` hook removes it) and
+            // the error goes to the world's error handler. `try_spawn` returns it.
             if let Err(error) = bundle.__check_links(self, None) {
-                panic!(
-                    "{error} (`spawn` cannot return the error: check the target, or spawn through commands, which report it)"
-                );
+                self.report_error(&error, "spawned without the relationship");
             }
         }
         let entity = self.spawn_unobserved(bundle);

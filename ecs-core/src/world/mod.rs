@@ -549,15 +549,22 @@ impl World {
     }
 
     /// Sets what happens when a deferred command is skipped because its entity no
-    /// longer exists. The default prints one line to stderr.
+    /// longer exists, or when [`spawn`](Self::spawn) drops a relationship whose
+    /// target is not alive. The default prints one line to stderr.
     pub fn set_command_error_handler(&mut self, handler: impl FnMut(&EcsError) + Send + Sync + 'static) {
         self.command_error = Some(Box::new(handler));
     }
 
     pub(crate) fn report_command_error(&mut self, error: &EcsError) {
+        self.report_error(error, "command skipped");
+    }
+
+    /// Hands `error` to the error handler; without one, prints it after `what`
+    /// happened instead.
+    pub(crate) fn report_error(&mut self, error: &EcsError, what: &str) {
         match &mut self.command_error {
             Some(handler) => handler(error),
-            None => eprintln!("ecs: command skipped: {error}"),
+            None => eprintln!("ecs: {what}: {error}"),
         }
     }
 

@@ -21,10 +21,15 @@ use crate::storage::resume_deferred;
 impl World {
     /// Spawns an entity with the components of `bundle` and returns its handle.
     ///
+    /// A relationship whose target is not alive (`ChildOf(despawned)`, a parent
+    /// despawned earlier in the frame) is left out, as in bevy_ecs: the entity
+    /// is spawned with the rest of the bundle, and the error
+    /// ([`EcsError::InvalidRelationship`]) goes to the world's
+    /// [error handler](Self::set_command_error_handler). [`try_spawn`](Self::try_spawn)
+    /// returns it instead.
+    ///
     /// # Panics
-    /// When the bundle holds a component type twice, or a relationship whose
-    /// target is not alive (`ChildOf(despawned)`; checked before anything is
-    /// written).
+    /// When the bundle holds a component type twice.
     ///
     /// # Example
     /// ```
@@ -42,6 +47,32 @@ impl World {
             return self.spawn_observed(bundle);
         }
         self.spawn_unobserved(bundle)
+    }
+
+    /// [`spawn`](Self::spawn), refusing a bundle whose relationship names an
+    /// entity that is not alive.
+    ///
+    /// # Errors
+    /// [`EcsError::InvalidRelationship`] naming the relationship and the dead
+    /// target; nothing is spawned and the bundle is dropped.
+    ///
+    /// # Example
+    /// ```
+    /// # use ecs_core::prelude::*;
+    /// #[derive(Component)] struct Barrel;
+    /// let mut world = World::new();
+    /// let turret = world.spawn(());
+    /// world.despawn(turret)?;
+    /// assert!(world.try_spawn((Barrel, ChildOf(turret))).is_err());
+    /// assert!(world.is_empty());
+    /// # Ok::<(), EcsError>(())
+    /// ```
+    #[track_caller]
+    pub fn try_spawn<B: Bundle>(&mut self, bundle: B) -> Result<Entity, EcsError> {
+        if B::__LINKS {
+            bundle.__check_links(self, None)?;
+        }
+        Ok(self.spawn(bundle))
     }
 
     /// [`spawn`](Self::spawn) without hooks, observers or removal logs.

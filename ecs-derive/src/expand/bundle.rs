@@ -9,7 +9,21 @@ pub fn bundle(def: BundleDef<'_>) -> TokenStream {
     let BundleDef { ident, generics, krate, fields } = def;
     let impl_generics = generics.impl_generics();
     let ty_generics = generics.ty_generics();
-    let where_clause = generics.where_clause(&[]);
+    // As std's derives bound each type parameter: a field whose type names one
+    // (`foo: T`, `foo: Wrapper<T>`) must be a bundle, so the impl holds for
+    // exactly the arguments that make every field one.
+    let params: Vec<String> = generics
+        .params
+        .iter()
+        .filter(|p| p.kind == crate::input::ParamKind::Type)
+        .map(|p| p.name.to_string())
+        .collect();
+    let bounds: Vec<_> = fields
+        .iter()
+        .filter(|(_, ty)| names_any(&ty.0, &params))
+        .map(|(_, ty)| code!(ty.span() => "$ty: $krate::Bundle", ty, krate))
+        .collect();
+    let where_clause = generics.where_clause(&bounds);
     let mut register = Vec::new();
     let mut take = Vec::new();
     let mut write = Vec::new();
@@ -106,4 +120,14 @@ pub fn bundle(def: BundleDef<'_>) -> TokenStream {
         check_links,
         remove_present
     )
+}
+
+/// Whether `tokens` name one of the type parameters `params` anywhere.
+fn names_any(tokens: &[proc_macro::TokenTree], params: &[String]) -> bool {
+    use proc_macro::TokenTree;
+    tokens.iter().any(|token| match token {
+        TokenTree::Ident(ident) => params.iter().any(|p| *p == ident.to_string()),
+        TokenTree::Group(group) => names_any(&group.stream().into_iter().collect::<Vec<_>>(), params),
+        _ => false,
+    })
 }
