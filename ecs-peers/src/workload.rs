@@ -7,6 +7,14 @@ pub enum Workload {
     SimpleInsert,
     /// `pos += vel` over 10,000 entities of (Transform, Position, Rotation, Velocity).
     SimpleIter,
+    /// `simple_iter` as the plain `for` loop over each crate's query iterator,
+    /// the loop users write first (flecs has no external iterator: its `each`).
+    SimpleIterFor,
+    /// `simple_iter_for` inside a system run by the crate's scheduler (ecs and
+    /// bevy `for (v, p) in &mut query` in a one-system `Schedule`, shipyard and
+    /// specs their views and storages in `run`/`system_data`, as in
+    /// `simple_iter`; hecs and legion, which have none, run their `for` loop).
+    SimpleIterSystemFor,
     /// 26 types A..Z, 20 entities each, all with Data; `data *= 2`.
     FragmentedIter,
     /// 1,000 entities; in parallel, invert a 4x4 matrix 100 times and transform the position.
@@ -107,9 +115,11 @@ pub enum Workload {
 
 impl Workload {
     /// Every workload, in table order.
-    pub const ALL: [Workload; 30] = [
+    pub const ALL: [Workload; 32] = [
         Workload::SimpleInsert,
         Workload::SimpleIter,
+        Workload::SimpleIterFor,
+        Workload::SimpleIterSystemFor,
         Workload::FragmentedIter,
         Workload::HeavyCompute,
         Workload::AddRemove,
@@ -145,6 +155,8 @@ impl Workload {
         match self {
             Workload::SimpleInsert => "simple_insert",
             Workload::SimpleIter => "simple_iter",
+            Workload::SimpleIterFor => "simple_iter_for",
+            Workload::SimpleIterSystemFor => "simple_iter_system_for",
             Workload::FragmentedIter => "fragmented_iter",
             Workload::HeavyCompute => "heavy_compute",
             Workload::AddRemove => "add_remove",

@@ -24,6 +24,15 @@ pub fn runner(workload: Workload) -> Option<Runner> {
             let v = vec![UNIT_X; 10_000];
             Box::new(move || p.iter_mut().zip(&v).for_each(|(p, v)| add(p, v)))
         }
+        Workload::SimpleIterFor | Workload::SimpleIterSystemFor => {
+            let mut p = vec![UNIT_X; 10_000];
+            let v = vec![UNIT_X; 10_000];
+            Box::new(move || {
+                for (p, v) in p.iter_mut().zip(&v) {
+                    add(p, v);
+                }
+            })
+        }
         Workload::FragmentedIter => {
             let mut data = vec![1.0f32; 26 * 20];
             Box::new(move || data.iter_mut().for_each(|d| *d *= 2.0))

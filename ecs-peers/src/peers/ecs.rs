@@ -137,6 +137,28 @@ pub fn runner(workload: Workload) -> Option<Runner> {
             let mut q = world.query_state::<(&Velocity, &mut Position)>();
             Box::new(move || q.iter_mut(&mut world).for_each(|(v, p)| add(&mut p.0, &v.0)))
         }
+        Workload::SimpleIterFor => {
+            let mut world = World::new();
+            bodies(&mut world, 10_000);
+            let mut q = world.query_state::<(&Velocity, &mut Position)>();
+            Box::new(move || {
+                for (v, p) in q.iter_mut(&mut world) {
+                    add(&mut p.0, &v.0);
+                }
+            })
+        }
+        Workload::SimpleIterSystemFor => {
+            fn movement(mut q: Query<(&Velocity, &mut Position)>) {
+                for (v, p) in &mut q {
+                    add(&mut p.0, &v.0);
+                }
+            }
+            let mut world = World::new();
+            bodies(&mut world, 10_000);
+            let mut schedule = Schedule::new();
+            schedule.add_system(movement);
+            Box::new(move || schedule.run(&mut world))
+        }
         Workload::FragmentedIter => {
             let mut world = World::new();
             macro_rules! frags { ($($n:literal)*) => { $(world.spawn_batch((0..20).map(|_| (Frag::<$n>(0.0), Data(1.0))));)* }; }

@@ -88,6 +88,7 @@ pub fn runner(workload: Workload) -> Option<Runner> {
                 q.each(|(v, p)| add(&mut p.0, &v.0))
             })
         }
+        Workload::SimpleIterFor | Workload::SimpleIterSystemFor => return runner(Workload::SimpleIter),
         Workload::FragmentedIter => {
             let world = World::new();
             macro_rules! frags { ($($name:ident)*) => { $(for _ in 0..20 { world.entity().set($name(0.0)).set(Data(1.0)); })* }; }

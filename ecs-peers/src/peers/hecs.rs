@@ -58,6 +58,7 @@ pub fn runner(workload: Workload) -> Option<Runner> {
                 }
             })
         }
+        Workload::SimpleIterFor | Workload::SimpleIterSystemFor => return runner(Workload::SimpleIter),
         Workload::FragmentedIter => {
             let mut world = World::new();
             macro_rules! frags { ($($n:literal)*) => { $(world.spawn_batch((0..20).map(|_| (Frag::<$n>(0.0), Data(1.0))));)* }; }

@@ -71,6 +71,16 @@ pub fn runner(workload: Workload) -> Option<Runner> {
             let mut q = <(Read<Velocity>, Write<Position>)>::query();
             Box::new(move || q.for_each_mut(&mut world, |(v, p)| add(&mut p.0, &v.0)))
         }
+        Workload::SimpleIterFor | Workload::SimpleIterSystemFor => {
+            let mut world = World::default();
+            bodies(&mut world, 10_000);
+            let mut q = <(Read<Velocity>, Write<Position>)>::query();
+            Box::new(move || {
+                for (v, p) in q.iter_mut(&mut world) {
+                    add(&mut p.0, &v.0);
+                }
+            })
+        }
         Workload::FragmentedIter => {
             let mut world = World::default();
             macro_rules! frags { ($($n:literal)*) => { $(world.extend((0..20).map(|_| (Frag::<$n>(0.0), Data(1.0))).collect::<Vec<_>>());)* }; }

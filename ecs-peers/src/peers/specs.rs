@@ -114,6 +114,7 @@ pub fn runner(workload: Workload) -> Option<Runner> {
                 }
             })
         }
+        Workload::SimpleIterFor | Workload::SimpleIterSystemFor => return runner(Workload::SimpleIter),
         Workload::FragmentedIter => {
             let mut world = World::new();
             world.register::<Data>();
