@@ -335,10 +335,8 @@ impl Presence {
     /// `row` is below the archetype's length.
     #[inline(always)]
     pub(crate) unsafe fn at(self, row: usize) -> bool {
-        // SAFETY: `row` is in bounds (caller) of the sparse column's ticks. Only the
-        // `added` half is read: a writer of the component kept apart from this
-        // query per row may stamp the `changed` half of the same row meanwhile.
-        self.0.is_some_and(|ticks| unsafe { (&raw const (*ticks.as_ptr().add(row)).added).read() } != Tick::ABSENT)
+        // SAFETY: `row` is in bounds (caller) of the sparse column's ticks.
+        self.0.is_some_and(|ticks| unsafe { ticks.add(row).read().added } != Tick::ABSENT)
     }
 }
 
@@ -623,14 +621,10 @@ unsafe impl<T: Component + MutableComponent + WholeComponent> QueryData for &mut
 /// write access to those rows (no other reference to their ticks is live).
 #[inline]
 pub(crate) unsafe fn stamp_rows(column: &Column, rows: Range<usize>, tick: Tick) {
-    let ticks = column.ticks_ptr().as_ptr();
-    for row in rows {
-        // SAFETY: the tick array holds the row (caller), whose `changed` half
-        // nothing else reads or writes now. Only that half is written, through a
-        // raw pointer and no reference to the whole entry: a query kept apart
-        // from this one per row may read the `added` half (a sparse component's
-        // presence) of the same rows meanwhile.
-        unsafe { (&raw mut (*ticks.add(row)).changed).write(tick) };
+    // SAFETY: the tick array holds the rows (caller), written by nothing else now.
+    let ticks = unsafe { core::slice::from_raw_parts_mut(column.ticks_ptr().add(rows.start).as_ptr(), rows.len()) };
+    for row in ticks {
+        row.changed = tick;
     }
     crate::storage::stamp_summary(column.last_change_cell(), tick);
 }

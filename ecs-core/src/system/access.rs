@@ -55,9 +55,6 @@ impl SystemAccess {
         for &(id, name) in other.components.writes() {
             self.components.add_write_unchecked(id, name);
         }
-        for &id in other.components.tick_scans() {
-            self.components.add_tick_scan(id);
-        }
         self.resource_reads.extend_from_slice(&other.resource_reads);
         self.resource_writes.extend_from_slice(&other.resource_writes);
         self.world |= other.world;
@@ -184,7 +181,8 @@ pub(crate) enum ConflictKind {
     Resource,
     /// A component.
     Component,
-    /// A component's ticks, scanned by a tick filter over rows a writer kept
-    /// apart from it only per row hands out.
+    /// A component's ticks, read by a filter (`Changed`, `Added`, or a presence
+    /// test of the component itself) over rows that a writer, kept apart from it
+    /// only per row, hands out.
     RowTicks,
 }

@@ -21,7 +21,7 @@ use super::condition::{Condition, ConditionSystem};
 use super::set::{InternedSet, IntoLabel, IntoSetConfig, Label, SetConfig, SystemSet};
 use super::{IntoSystem, System, SystemAccess};
 use crate::parallel::{Adaptive, Mode, for_each_index};
-use crate::storage::{Tick, catch_each, resume_deferred};
+use crate::storage::{DeferredPanic, Tick, catch_each, resume_deferred};
 use crate::world::{World, WorldId};
 
 /// A system with its ordering constraints, sets and run conditions, made by
@@ -303,6 +303,19 @@ impl Entry {
 
 /// The entries of a batch, in plan order: `batch` is ascending, so one merge pass
 /// finds them.
+/// Applies the command queues of `entries[indices]`, in that order (a panicking
+/// command stops no queue), then releases the entity handles reserved and never
+/// spawned; returns the first panic.
+fn apply_queues(entries: &mut [Entry], mut indices: impl Iterator<Item = usize>, world: &mut World) -> DeferredPanic {
+    // No catch to set up where no system defers anything.
+    let panic = match indices.next() {
+        None => None,
+        Some(first) => catch_each(core::iter::once(first).chain(indices), |index| entries[index].system.apply(world)),
+    };
+    world.release_reserved_entities();
+    panic
+}
+
 fn batch_entries<'e>(entries: &'e mut [Entry], batch: &'e [usize]) -> impl Iterator<Item = &'e mut Entry> + 'e {
     let mut wanted = batch.iter().peekable();
     entries.iter_mut().enumerate().filter_map(move |(index, entry)| {
@@ -602,15 +615,7 @@ impl Schedule {
                         // panicking command stops neither its own queue nor the
                         // others': every queue is applied and unspawned handles are
                         // released before the first panic goes on.
-                        let entries = &mut self.entries;
-                        // No catch to set up where no system defers anything.
-                        let panic = if deferred.is_empty() {
-                            None
-                        } else {
-                            catch_each(deferred.iter(), |&index| entries[index].system.apply(world))
-                        };
-                        world.release_reserved_entities();
-                        resume_deferred(panic);
+                        resume_deferred(apply_queues(&mut self.entries, deferred.iter().copied(), world));
                     }
                 }
             }
@@ -622,11 +627,9 @@ impl Schedule {
             // that run is on another world, and the entities `Commands::spawn`
             // reserved here would stay reserved but missing. A panicking command
             // stops no other queue; the system's panic is the one resumed.
-            let entries = &mut self.entries;
-            let _ = catch_each(entries.iter_mut().filter(|entry| entry.system.has_deferred()), |entry| {
-                entry.system.apply(world)
-            });
-            world.release_reserved_entities();
+            // Every system's: one with nothing recorded applies nothing.
+            let all = 0..self.entries.len();
+            let _ = apply_queues(&mut self.entries, all, world);
             std::panic::resume_unwind(panic);
         }
     }
