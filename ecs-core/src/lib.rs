@@ -191,6 +191,6 @@ pub mod __private {
     /// Calls `step(0)` … `step(count - 1)` in order, each even if an earlier one
     /// panicked, then resumes the first panic (for derived `SystemParam::apply`).
     pub fn run_in_order(count: usize, step: impl FnMut(usize)) {
-        crate::storage::run_in_order(count, step);
+        crate::panics::run_in_order(count, step);
     }
 }

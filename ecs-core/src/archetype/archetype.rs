@@ -63,7 +63,7 @@ impl Archetype {
             .map(|&c| {
                 let info = registry.get(c).expect("archetype component is registered");
                 assert!(!info.is_sparse(), "sparse components are not part of an archetype's key");
-                Column::new(info)
+                info.new_column()
             })
             .collect();
         let split = columns.iter().any(Column::is_split);
@@ -92,7 +92,7 @@ impl Archetype {
         if let Some(column) = self.column_index(info.id()) {
             return column;
         }
-        let mut column = Column::new(info);
+        let mut column = info.new_column();
         column.grow_to(self.capacity);
         for _ in 0..self.entities.len() {
             // SAFETY: grown to the archetype's capacity, which exceeds its length.
@@ -440,7 +440,7 @@ impl Archetype {
 
     /// Drops every row (panics of `Drop` caught into `panic`), keeping the
     /// allocations.
-    pub(crate) fn clear_rows(&mut self, panic: &mut crate::storage::DeferredPanic) {
+    pub(crate) fn clear_rows(&mut self, panic: &mut crate::panics::DeferredPanic) {
         self.entities.clear();
         for column in &mut self.columns {
             column.clear(panic);

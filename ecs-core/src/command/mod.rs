@@ -13,7 +13,7 @@ use crate::entity::Entity;
 use crate::error::EcsError;
 use crate::event::Event;
 use crate::observer::{IntoObserverSystem, TriggerTargets};
-use crate::storage::{catch_each, resume_deferred};
+use crate::panics::{catch_each, resume_deferred};
 use crate::world::World;
 
 type Command = Box<dyn FnOnce(&mut World) -> Result<(), EcsError> + Send + Sync>;

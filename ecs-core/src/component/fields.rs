@@ -14,7 +14,6 @@
 //! `Ref<T>` and `Mut<T>` need [`WholeComponent`], which a per-field type lacks
 //! (the compiler names the view to use instead).
 
-use core::alloc::Layout;
 use core::any::TypeId;
 use core::marker::PhantomData;
 use core::ops::Range;
@@ -22,21 +21,7 @@ use core::ptr::NonNull;
 
 use super::Component;
 
-/// Where one field of a per-field component sits in the whole value.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub struct FieldColumn {
-    /// Byte offset of the field in the value (`core::mem::offset_of!`).
-    pub offset: usize,
-    /// The field's layout (`Layout::new::<F>()`).
-    pub layout: Layout,
-}
-
-impl FieldColumn {
-    /// The field at `offset` of layout `layout`.
-    pub const fn new(offset: usize, layout: Layout) -> Self {
-        Self { offset, layout }
-    }
-}
+pub use crate::storage::FieldColumn;
 
 /// The fields of a per-field component, tied to the type they describe:
 /// made only by [`FieldLayout::of`], for a type that implements the `unsafe`

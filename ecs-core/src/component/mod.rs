@@ -271,6 +271,17 @@ pub struct ComponentInfo {
 }
 
 impl ComponentInfo {
+    /// An empty column for this component's values, of its storage kind.
+    pub(crate) fn new_column(&self) -> crate::storage::Column {
+        crate::storage::Column::new(
+            self.layout(),
+            self.drop_fn(),
+            self.is_sparse(),
+            self.tracks_changes(),
+            self.fields(),
+        )
+    }
+
     /// The info of `T`.
     pub fn of<T: Component>() -> Self {
         Self {

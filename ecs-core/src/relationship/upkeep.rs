@@ -5,7 +5,7 @@ use super::{Relationship, RelationshipTarget};
 use crate::component::{ComponentId, HookContext, component_id};
 use crate::entity::Entity;
 use crate::error::{EcsError, RelationshipProblem};
-use crate::storage::{catch_each, resume_deferred};
+use crate::panics::{catch_each, resume_deferred};
 use crate::world::{DeferredWorld, World};
 
 /// Links made while their target had no list yet, by (target component, target):

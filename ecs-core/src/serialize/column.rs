@@ -322,7 +322,7 @@ pub(crate) fn loaded_column(registry: &SerializeRegistry, entry: usize) -> Loade
     LoadedColumn {
         name: entry.name.clone(),
         info: entry.info,
-        column: Column::new(&entry.info),
+        column: entry.info.new_column(),
         map_entities: entry.map_entities,
         relation: entry.relation,
     }

@@ -85,7 +85,7 @@ pub(crate) mod strategy;
 
 use core::any::{Any, TypeId};
 
-pub(crate) use strategy::{CloneFn, StrategyKind};
+pub(crate) use strategy::StrategyKind;
 pub use strategy::{Probe, ProbeClone, ProbeCopy, ProbeNone, SnapshotStrategy, Snapshotting};
 
 use crate::component::{ComponentId, ComponentInfo};

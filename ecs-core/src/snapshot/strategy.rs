@@ -18,8 +18,7 @@ use core::ptr::NonNull;
 
 use crate::storage::Ptr;
 
-/// Clones the value behind `src` into the uninitialised slot `dst`.
-pub(crate) type CloneFn = unsafe fn(Ptr<'_>, NonNull<u8>);
+pub(crate) use crate::storage::CloneFn;
 
 /// What a snapshot does with a component, as [`ComponentInfo::snapshotting`]
 /// reports it.

@@ -8,11 +8,12 @@ use super::{SystemAccess, SystemMeta};
 use crate::command::{CommandQueue, Commands};
 use crate::entity::Entity;
 use crate::error::EcsError;
+use crate::panics::run_in_order;
 use crate::query::{
     FetchContext, Miss, QueryCombinationIter, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData,
     SingleFetches,
 };
-use crate::storage::{ComponentTicks, Tick, run_in_order};
+use crate::storage::{ComponentTicks, Tick};
 use crate::world::World;
 
 /// A value a system function can take as a parameter.

@@ -20,8 +20,9 @@ use std::sync::Mutex;
 use super::condition::{Condition, ConditionSystem};
 use super::set::{InternedSet, IntoLabel, IntoSetConfig, Label, SetConfig, SystemSet};
 use super::{IntoSystem, System, SystemAccess};
+use crate::panics::{DeferredPanic, catch_each, resume_deferred};
 use crate::parallel::{Adaptive, Mode, for_each_index};
-use crate::storage::{DeferredPanic, Tick, catch_each, resume_deferred};
+use crate::storage::Tick;
 use crate::world::{World, WorldId};
 
 /// A system with its ordering constraints, sets and run conditions, made by

@@ -120,14 +120,14 @@ impl World {
                     );
                 }
                 let mut round = core::mem::take(&mut self.deferred.queue);
-                crate::storage::defer_panic(&mut first_panic, || round.apply(self));
+                crate::panics::defer_panic(&mut first_panic, || round.apply(self));
             }
         }));
         self.deferred.flushing = false;
         if let Err(panic) = result {
             std::panic::resume_unwind(panic);
         }
-        crate::storage::resume_deferred(first_panic);
+        crate::panics::resume_deferred(first_panic);
     }
 
     /// `true` when none of `components` has a hook, an observer or a log.

@@ -38,8 +38,9 @@ use crate::bundle::{Bundle, BundleId, BundleInfo, BundleKey, Bundles, SpawnTarge
 use crate::component::{Component, Components, MutableComponent, WholeComponent, component_id, is_sparse};
 use crate::entity::{Entities, Entity, EntityLocation};
 use crate::error::EcsError;
+use crate::panics::resume_deferred;
 use crate::resource::Resources;
-use crate::storage::{ComponentTicks, Tick, resume_deferred};
+use crate::storage::{ComponentTicks, Tick};
 
 /// The container of all entities and their components.
 ///
@@ -609,14 +610,14 @@ impl World {
         resume_deferred(self.clear_deferring_panic());
     }
 
-    fn clear_deferring_panic(&mut self) -> crate::storage::DeferredPanic {
+    fn clear_deferring_panic(&mut self) -> crate::panics::DeferredPanic {
         self.entities.clear();
         self.drop_components()
     }
 
     /// Drops every component value, leaving the archetypes empty, and returns the
     /// first panic of a `Drop`. The entity index is left to the caller.
-    fn drop_components(&mut self) -> crate::storage::DeferredPanic {
+    fn drop_components(&mut self) -> crate::panics::DeferredPanic {
         let mut panic = None;
         for archetype in self.archetypes.iter_mut() {
             archetype.entities.clear();

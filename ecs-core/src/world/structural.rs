@@ -16,7 +16,7 @@ use crate::bundle::{Bundle, BundleId, BundleKey};
 use crate::component::ComponentId;
 use crate::entity::{Entity, EntityLocation};
 use crate::error::EcsError;
-use crate::storage::resume_deferred;
+use crate::panics::resume_deferred;
 
 impl World {
     /// Spawns an entity with the components of `bundle` and returns its handle.

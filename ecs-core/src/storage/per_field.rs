@@ -17,8 +17,23 @@
 use core::alloc::Layout;
 use core::ptr::NonNull;
 
-use super::column::{array_layout, copy_item, dealloc_array, realloc_array};
-use crate::component::FieldColumn;
+use super::array::{array_layout, copy_item, dealloc_array, realloc_array};
+
+/// Where one field of a per-field component sits in the whole value.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct FieldColumn {
+    /// Byte offset of the field in the value (`core::mem::offset_of!`).
+    pub offset: usize,
+    /// The field's layout (`Layout::new::<F>()`).
+    pub layout: Layout,
+}
+
+impl FieldColumn {
+    /// The field at `offset` of layout `layout`.
+    pub const fn new(offset: usize, layout: Layout) -> Self {
+        Self { offset, layout }
+    }
+}
 
 /// Lanes start on a cache line, so that a loop over one field can use aligned
 /// vector loads from the first row.
