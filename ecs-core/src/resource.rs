@@ -174,3 +174,21 @@ impl core::fmt::Debug for Resources {
         f.debug_list().entries(self.names()).finish()
     }
 }
+
+/// How a resource registered for snapshots is cloned into one.
+#[derive(Clone, Copy)]
+pub(crate) struct ResourceSaver {
+    pub(crate) type_id: TypeId,
+    pub(crate) name: &'static str,
+    pub(crate) clone: fn(&(dyn Any + Send + Sync)) -> Box<dyn Any + Send + Sync>,
+}
+
+impl ResourceSaver {
+    pub(crate) fn of<R: Clone + Send + Sync + 'static>() -> Self {
+        Self { type_id: TypeId::of::<R>(), name: crate::names::type_name::<R>(), clone: clone_resource::<R> }
+    }
+}
+
+fn clone_resource<R: Clone + Send + Sync + 'static>(value: &(dyn Any + Send + Sync)) -> Box<dyn Any + Send + Sync> {
+    Box::new(value.downcast_ref::<R>().expect("resources are keyed by their type").clone())
+}

@@ -177,7 +177,7 @@ impl Archetypes {
         }
         self.by_component[component.index()].push(ArchetypeColumn { archetype: id, column });
         // The push may have moved every column of the archetype.
-        let key = info.lookup_key();
+        let key = LookupKey::of_info(info);
         self.index_columns(id, |c| if c == component { key } else { None });
         column
     }
@@ -311,7 +311,7 @@ impl Archetypes {
         }
         self.by_components.insert(components.into(), id);
         self.archetypes.push(archetype);
-        self.index_columns(id, |c| registry.get(c).and_then(ComponentInfo::lookup_key));
+        self.index_columns(id, |c| registry.get(c).and_then(LookupKey::of_info));
         id
     }
 

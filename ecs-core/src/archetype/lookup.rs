@@ -22,7 +22,7 @@ use std::mem::MaybeUninit;
 use std::ptr::NonNull;
 
 use super::archetypes::{ColumnPtr, ColumnsOf};
-use crate::component::Component;
+use crate::component::{Component, ComponentInfo};
 
 /// Entries per world. Small, as the cache is part of every world; types that
 /// collide keep working, through the registry.
@@ -43,7 +43,18 @@ impl LookupKey {
     pub(crate) fn of<T: Component>() -> Option<Self> {
         let cell = T::__id_cell()?;
         let hash = T::__LOOKUP_HASH?;
-        Some(Self { entry: hash as usize % ENTRIES, cell: core::ptr::from_ref(cell).addr() })
+        Some(Self::from_parts(core::ptr::from_ref(cell).addr(), hash))
+    }
+
+    /// The key of the component `info` describes.
+    #[inline]
+    pub(crate) fn of_info(info: &ComponentInfo) -> Option<Self> {
+        info.lookup_parts().map(|(cell, hash)| Self::from_parts(cell, hash))
+    }
+
+    #[inline(always)]
+    fn from_parts(cell: usize, hash: u32) -> Self {
+        Self { entry: hash as usize % ENTRIES, cell }
     }
 }
 

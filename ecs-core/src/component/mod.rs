@@ -7,11 +7,12 @@
 //! [`World`](crate::World) keeps its own [`Components`]: the [`ComponentInfo`] (name,
 //! layout, drop function) of every component it has seen.
 
-mod fields;
 mod hooks;
+mod per_field;
 mod registry;
+mod snapshot_strategy;
 
-pub use fields::{FieldColumn, FieldLayout, Fields, FieldsMut, LanePtr, PerField, WholeComponent};
+pub use per_field::{FieldColumn, FieldLayout, Fields, FieldsMut, LanePtr, PerField, WholeComponent};
 
 pub use hooks::{ComponentHook, ComponentHooks, HookContext};
 pub(crate) use hooks::{Lifecycle, REMOVED_LOG};
@@ -21,9 +22,9 @@ pub(crate) use registry::{known_component_id, known_component_index};
 use core::alloc::Layout;
 use core::any::TypeId;
 
-use crate::snapshot::StrategyKind;
-pub use crate::snapshot::{SnapshotStrategy, Snapshotting};
 use crate::storage::OwningPtr;
+pub(crate) use snapshot_strategy::StrategyKind;
+pub use snapshot_strategy::{Probe, ProbeClone, ProbeCopy, ProbeNone, SnapshotStrategy, Snapshotting};
 
 /// A type that can be stored in an entity.
 ///
@@ -267,7 +268,10 @@ pub struct ComponentInfo {
     /// The fields, each in its own array, of a per-field component.
     fields: Option<&'static [FieldColumn]>,
     /// Where the world's lookup cache files the component's column table.
-    lookup: Option<crate::archetype::LookupKey>,
+    /// The address of the type's id cell and its lookup hash (derived,
+    /// non-generic components), from which the world's lookup cache files
+    /// the component's column table.
+    lookup: Option<(usize, u32)>,
 }
 
 impl ComponentInfo {
@@ -295,16 +299,17 @@ impl ComponentInfo {
             changes: T::CHANGES,
             snapshot: T::snapshot_strategy().kind,
             fields: T::__fields().map(|layout| {
-                fields::check_fields::<T>(&layout);
+                per_field::check_fields::<T>(&layout);
                 layout.fields()
             }),
-            lookup: crate::archetype::LookupKey::of::<T>(),
+            lookup: T::__id_cell().zip(T::__LOOKUP_HASH).map(|(cell, hash)| (core::ptr::from_ref(cell).addr(), hash)),
         }
     }
 
-    /// Where the world's lookup cache files the component's column table.
+    /// The address of the component's id cell and its lookup hash, for the
+    /// world's lookup cache.
     #[inline]
-    pub(crate) fn lookup_key(&self) -> Option<crate::archetype::LookupKey> {
+    pub(crate) fn lookup_parts(&self) -> Option<(usize, u32)> {
         self.lookup
     }
 

@@ -16,28 +16,7 @@ use core::num::NonZeroU32;
 use core::sync::atomic::{AtomicU32, Ordering};
 
 use super::Entity;
-use crate::archetype::{ArchetypeId, Row};
-
-/// Where an entity's components are: its archetype and its row in that archetype.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct EntityLocation {
-    /// The archetype holding the entity.
-    pub archetype: ArchetypeId,
-    /// The row of the entity in every column of that archetype.
-    pub row: Row,
-}
-
-impl EntityLocation {
-    /// The location of a slot that holds no entity.
-    const FREE: Self = Self { archetype: ArchetypeId::INVALID, row: Row::INVALID };
-    const RESERVED: Self = Self { archetype: ArchetypeId::RESERVED, row: Row::INVALID };
-
-    /// `true` when the location names a real archetype: the slot holds a live entity.
-    #[inline]
-    fn is_live(self) -> bool {
-        self.archetype < ArchetypeId::RESERVED
-    }
-}
+use super::location::{ArchetypeId, EntityLocation, Row};
 
 #[derive(Clone, Copy, Debug)]
 struct Slot {

@@ -35,9 +35,3 @@ impl<T: MapEntities, const N: usize> MapEntities for [T; N] {
         self.iter_mut().for_each(|value| value.map_entities(map));
     }
 }
-
-impl MapEntities for crate::relationship::RelationshipSources {
-    fn map_entities(&mut self, map: &mut dyn FnMut(Entity) -> Entity) {
-        self.for_each_mut(map);
-    }
-}

@@ -19,14 +19,16 @@ mod borrow;
 mod change_fetch;
 mod combinations;
 pub(crate) mod fetch;
-pub(crate) mod fields;
 mod filter;
 mod has;
 mod iter;
 mod par;
+pub(crate) mod per_field;
+mod per_field_world;
 mod state;
 mod tuples;
 mod wide;
+mod world;
 
 pub use access::Access;
 pub use borrow::QueryBorrow;
@@ -37,9 +39,9 @@ pub use fetch::leading_table_column;
 pub use fetch::{
     CachedColumn, EntityFetch, FetchContext, Presence, QueryData, ReadFetch, ReadOnlyQueryData, WriteFetch,
 };
-pub use fields::{FieldsFetch, FieldsMutFetch};
 pub use filter::{Added, Changed, Or, QueryFilter, TickFetch, With, Without};
 pub use has::{Has, HasFetch, HasSlice};
 pub use iter::QueryIter;
+pub use per_field::{FieldsFetch, FieldsMutFetch};
 pub use state::QueryState;
 pub(crate) use state::{Miss, SingleFetches};

@@ -51,6 +51,7 @@ mod hierarchy;
 mod propagate;
 #[cfg(feature = "serde")]
 mod serde;
+mod snapshot;
 mod sources;
 mod traverse;
 mod upkeep;
@@ -58,7 +59,6 @@ mod upkeep;
 pub use hierarchy::{ChildOf, ChildSpawner, ChildSpawnerCommands, Children};
 pub use sources::{RelationshipSourceCollection, RelationshipSources};
 pub use traverse::{Ancestors, Descendants, DescendantsBreadthFirst};
-pub(crate) use upkeep::PendingLinks;
 #[doc(hidden)]
 pub use upkeep::{
     check_link, relationship_on_insert, relationship_on_replace, target_on_despawn, target_on_insert, target_on_replace,

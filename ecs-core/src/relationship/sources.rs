@@ -249,6 +249,12 @@ impl RelationshipSourceCollection for Vec<Entity> {
     }
 }
 
+impl crate::entity::MapEntities for RelationshipSources {
+    fn map_entities(&mut self, map: &mut dyn FnMut(Entity) -> Entity) {
+        self.for_each_mut(map);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,21 +2,11 @@
 //! that refuses a bad link before anything changes.
 
 use super::{Relationship, RelationshipTarget};
-use crate::component::{ComponentId, HookContext, component_id};
+use crate::component::{HookContext, component_id};
 use crate::entity::Entity;
 use crate::error::{EcsError, RelationshipProblem};
 use crate::panics::{catch_each, resume_deferred};
 use crate::world::{DeferredWorld, World};
-
-/// Links made while their target had no list yet, by (target component, target):
-/// a hook cannot insert the list (a structural change), so it collects the
-/// sources here and queues one command per target that inserts the list with
-/// all of them. Unlinks before that command runs take sources back out, so the
-/// command finds exactly the live links.
-#[derive(Default)]
-pub(crate) struct PendingLinks {
-    by_target: crate::hashers::IdMap<(ComponentId, Entity), Vec<Entity>>,
-}
 
 /// Refuses a link from `entity` (`None`: being spawned) to `target` through `R`
 /// when the target is dead, is the entity, or is one of its descendants.

@@ -104,6 +104,7 @@ mod codec;
 mod column;
 mod compact;
 mod error;
+mod load;
 mod plan;
 mod registry;
 mod resources;

@@ -81,15 +81,16 @@
 //! different thread counts, so its results are the same only when the closure
 //! does not depend on the order in which it sees entities.
 
-pub(crate) mod strategy;
+mod world;
 
-use core::any::{Any, TypeId};
+use core::any::Any;
 
-pub(crate) use strategy::StrategyKind;
-pub use strategy::{Probe, ProbeClone, ProbeCopy, ProbeNone, SnapshotStrategy, Snapshotting};
+pub(crate) use crate::component::StrategyKind;
+pub use crate::component::{Probe, ProbeClone, ProbeCopy, ProbeNone, SnapshotStrategy, Snapshotting};
 
 use crate::component::{ComponentId, ComponentInfo};
 use crate::entity::{Entity, SavedEntities};
+pub(crate) use crate::resource::ResourceSaver;
 use crate::storage::{Column, ComponentTicks, Tick};
 
 /// A copy of a world's state, made by [`World::snapshot`](crate::World::snapshot)
@@ -170,22 +171,4 @@ impl core::fmt::Debug for Snapshot {
             .field("complete", &self.complete)
             .finish_non_exhaustive()
     }
-}
-
-/// How a registered resource is saved and restored.
-#[derive(Clone, Copy)]
-pub(crate) struct ResourceSaver {
-    pub(crate) type_id: TypeId,
-    pub(crate) name: &'static str,
-    pub(crate) clone: fn(&(dyn Any + Send + Sync)) -> Box<dyn Any + Send + Sync>,
-}
-
-impl ResourceSaver {
-    pub(crate) fn of<R: Clone + Send + Sync + 'static>() -> Self {
-        Self { type_id: TypeId::of::<R>(), name: crate::names::type_name::<R>(), clone: clone_resource::<R> }
-    }
-}
-
-fn clone_resource<R: Clone + Send + Sync + 'static>(value: &(dyn Any + Send + Sync)) -> Box<dyn Any + Send + Sync> {
-    Box::new(value.downcast_ref::<R>().expect("resources are keyed by their type").clone())
 }

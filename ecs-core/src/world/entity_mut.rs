@@ -172,41 +172,4 @@ impl World {
         let entity = self.spawn(());
         EntityWorldMut::new(self, entity)
     }
-
-    /// Mutable references to the `T` of several distinct entities at once: two
-    /// ships trading fuel.
-    ///
-    /// # Errors
-    /// [`EcsError::AliasedMutability`] when an entity is named twice,
-    /// [`EcsError::NoSuchEntity`] for a dead one, [`EcsError::MissingComponent`] for
-    /// one without a `T`. Nothing is handed out (or marked changed) then.
-    ///
-    /// # Example
-    /// ```
-    /// # use ecs_core::prelude::*;
-    /// #[derive(Component)] struct Fuel(u32);
-    /// let mut world = World::new();
-    /// let (a, b) = (world.spawn(Fuel(10)), world.spawn(Fuel(0)));
-    /// let [from, to] = world.get_many_mut::<Fuel, 2>([a, b])?;
-    /// to.0 += 4;
-    /// from.0 -= 4;
-    /// assert_eq!(world.get::<Fuel>(b).map(|f| f.0), Some(4));
-    /// assert_eq!(world.get_many_mut::<Fuel, 2>([a, a]).err(), Some(EcsError::AliasedMutability(a)));
-    /// # Ok::<(), EcsError>(())
-    /// ```
-    pub fn get_many_mut<
-        T: Component + crate::component::MutableComponent + crate::component::WholeComponent,
-        const N: usize,
-    >(
-        &mut self,
-        entities: [Entity; N],
-    ) -> Result<[&mut T; N], EcsError> {
-        let mut state = crate::query::QueryState::<&mut T>::new(self);
-        state.get_many_mut(self, entities).map_err(|error| match error {
-            EcsError::QueryMismatch { entity, .. } => {
-                EcsError::MissingComponent { entity, component: core::any::type_name::<T>() }
-            }
-            other => other,
-        })
-    }
 }

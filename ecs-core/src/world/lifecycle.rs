@@ -19,7 +19,18 @@ use crate::command::CommandQueue;
 use crate::component::{ComponentId, HookContext, Lifecycle, REMOVED_LOG};
 use crate::entity::Entity;
 use crate::error::EcsError;
+use crate::hashers::IdMap;
 use crate::observer::{MAX_OBSERVER_ROUNDS, TriggerContext};
+
+/// Relationship links made while their target had no list yet, by (target component, target):
+/// a hook cannot insert the list (a structural change), so it collects the
+/// sources here and queues one command per target that inserts the list with
+/// all of them. Unlinks before that command runs take sources back out, so the
+/// command finds exactly the live links.
+#[derive(Default)]
+pub(crate) struct PendingLinks {
+    pub(crate) by_target: IdMap<(ComponentId, Entity), Vec<Entity>>,
+}
 
 /// The world's deferred work: commands queued by hooks and observers, and how
 /// deep the world is in operations that defer them.

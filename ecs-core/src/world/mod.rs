@@ -13,17 +13,11 @@ mod change;
 mod deferred;
 mod entity_mut;
 mod entity_ref;
-mod fields;
 mod lifecycle;
-#[cfg(feature = "serde")]
-mod load;
-mod query;
-mod snapshot;
 mod spawn_batch;
 mod structural;
 mod ticks;
 
-pub use crate::query::QueryBorrow;
 pub(crate) use change::TicksMut;
 pub use change::{Mut, Ref};
 pub use deferred::DeferredWorld;
@@ -66,16 +60,16 @@ use crate::storage::{ComponentTicks, Tick};
 /// ```
 pub struct World {
     id: WorldId,
-    entities: Entities,
+    pub(crate) entities: Entities,
     pub(crate) components: Components,
-    archetypes: Archetypes,
-    bundles: Bundles,
-    resources: Resources,
+    pub(crate) archetypes: Archetypes,
+    pub(crate) bundles: Bundles,
+    pub(crate) resources: Resources,
     command_error: Option<CommandErrorHandler>,
     /// Atomic so that a read-only query run on `&World` can still start a new tick.
-    change_tick: AtomicU32,
+    pub(crate) change_tick: AtomicU32,
     /// When stored ticks were last clamped (see `ticks.rs`).
-    last_tick_check: Tick,
+    pub(crate) last_tick_check: Tick,
     /// Every observer (see `crate::observer`).
     pub(crate) observers: crate::observer::Observers,
     /// The trigger being handled, while an observer runs.
@@ -83,20 +77,20 @@ pub struct World {
     /// Commands of hooks and observers, waiting for the operation in progress.
     pub(crate) deferred: lifecycle::Deferred,
     /// Relationship links waiting for their target's list (see `relationship`).
-    pub(crate) pending_links: crate::relationship::PendingLinks,
+    pub(crate) pending_links: lifecycle::PendingLinks,
     /// Entities that lost components, for `RemovedComponents`.
     pub(crate) removed: crate::event::RemovedLogs,
     /// How to update each registered event type's buffer.
     pub(crate) event_updates: Vec<(core::any::TypeId, EventUpdate)>,
     /// Resources snapshots include (see `register_snapshot_resource`).
-    snapshot_resources: Vec<crate::snapshot::ResourceSaver>,
+    pub(crate) snapshot_resources: Vec<crate::resource::ResourceSaver>,
     /// Each system's last run, by the slot it got when initialized for this
     /// world: kept here, not in the system, so that a snapshot holds it and a
     /// restore makes change detection report what it reported the first time.
-    system_ticks: Vec<AtomicU32>,
+    pub(crate) system_ticks: Vec<AtomicU32>,
     /// The next slot to hand out; slots below `system_ticks.len()` and above
     /// this one were restored from a snapshot for systems not yet initialized.
-    next_system_slot: usize,
+    pub(crate) next_system_slot: usize,
 }
 
 /// Updates one registered event type's buffer.

@@ -210,7 +210,7 @@ fn do_not_recommend(hidden: bool) -> TokenStream {
 
 /// `Component::snapshot_strategy`: the declared strategy, or for an undeclared
 /// one, the first of copy / clone / unsupported the type allows (see
-/// `ecs_core::snapshot::strategy`). A generic component declaring one gets the
+/// `ecs_core::component::SnapshotStrategy`). A generic component declaring one gets the
 /// matching bound on its impl, added to `bounds`.
 fn snapshot_strategy(
     krate: &TokenStream,

@@ -1,11 +1,48 @@
 //! Queries from the world: one-off [`World::query`] / [`World::query_mut`], and
 //! [`World::query_state`] for a query that runs every frame.
 
-use super::World;
-use crate::query::{FetchContext, QueryBorrow, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData};
+use super::{FetchContext, QueryBorrow, QueryData, QueryFilter, QueryIter, QueryState, ReadOnlyQueryData};
+use crate::component::{Component, MutableComponent, WholeComponent};
+use crate::entity::Entity;
+use crate::error::EcsError;
 use crate::storage::Tick;
+use crate::world::World;
 
 impl World {
+    /// Mutable references to the `T` of several distinct entities at once: two
+    /// ships trading fuel.
+    ///
+    /// # Errors
+    /// [`EcsError::AliasedMutability`] when an entity is named twice,
+    /// [`EcsError::NoSuchEntity`] for a dead one, [`EcsError::MissingComponent`] for
+    /// one without a `T`. Nothing is handed out (or marked changed) then.
+    ///
+    /// # Example
+    /// ```
+    /// # use ecs_core::prelude::*;
+    /// #[derive(Component)] struct Fuel(u32);
+    /// let mut world = World::new();
+    /// let (a, b) = (world.spawn(Fuel(10)), world.spawn(Fuel(0)));
+    /// let [from, to] = world.get_many_mut::<Fuel, 2>([a, b])?;
+    /// to.0 += 4;
+    /// from.0 -= 4;
+    /// assert_eq!(world.get::<Fuel>(b).map(|f| f.0), Some(4));
+    /// assert_eq!(world.get_many_mut::<Fuel, 2>([a, a]).err(), Some(EcsError::AliasedMutability(a)));
+    /// # Ok::<(), EcsError>(())
+    /// ```
+    pub fn get_many_mut<T: Component + MutableComponent + WholeComponent, const N: usize>(
+        &mut self,
+        entities: [Entity; N],
+    ) -> Result<[&mut T; N], EcsError> {
+        let mut state = crate::query::QueryState::<&mut T>::new(self);
+        state.get_many_mut(self, entities).map_err(|error| match error {
+            EcsError::QueryMismatch { entity, .. } => {
+                EcsError::MissingComponent { entity, component: core::any::type_name::<T>() }
+            }
+            other => other,
+        })
+    }
+
     /// A read-only query over a shared world. Only read-only items (`&T`,
     /// `Option<&T>`, `Entity`, …) compile here; use [`query_mut`](Self::query_mut) to
     /// write.

@@ -3,13 +3,13 @@
 use core::any::Any;
 use core::sync::atomic::AtomicU32;
 
-use super::World;
 use crate::archetype::{Archetype, ArchetypeId};
 use crate::component::ComponentId;
 use crate::error::EcsError;
 use crate::panics::{DeferredPanic, defer_panic, resume_deferred};
 use crate::snapshot::{ResourceSaver, SavedArchetype, SavedColumn, SavedResource, Snapshot, StrategyKind};
 use crate::storage::{Column, ComponentTicks};
+use crate::world::World;
 
 impl World {
     /// A copy of the world's state: entities, components, change ticks and the

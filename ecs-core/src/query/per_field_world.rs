@@ -1,11 +1,11 @@
 //! Reading one entity's per-field component (`#[component(layout = "soa")]`)
 //! through its views, and reading any `Clone` component out whole.
 
-use super::{EntityRef, EntityWorldMut, World};
+use super::fetch::stamp_rows;
+use super::per_field::{lanes_of, refuse_tag};
 use crate::component::{Component, MutableComponent, PerField, known_component_id};
 use crate::entity::Entity;
-use crate::query::fetch::stamp_rows;
-use crate::query::fields::{lanes_of, refuse_tag};
+use crate::world::{EntityRef, EntityWorldMut, World};
 
 impl World {
     /// The entity's per-field component as its read view (`TRef`: one reference

@@ -2,11 +2,11 @@
 
 use core::sync::atomic::{AtomicU32, Ordering};
 
-use super::World;
 use crate::archetype::ArchetypeId;
 use crate::entity::{Entity, EntityLocation};
 use crate::serialize::{EntityMap, WorldSave};
 use crate::storage::Tick;
+use crate::world::World;
 
 impl World {
     /// Loads a save made by [`SerializeRegistry::load_rows`](crate::serialize::SerializeRegistry::load_rows)

@@ -82,7 +82,7 @@ impl<T: ?Sized> core::fmt::Debug for SnapshotStrategy<T> {
 }
 
 impl<T: ?Sized> SnapshotStrategy<T> {
-    const fn of(kind: StrategyKind) -> Self {
+    pub(crate) const fn of(kind: StrategyKind) -> Self {
         Self { kind, pod: false, _type: PhantomData }
     }
 
@@ -126,30 +126,11 @@ impl<T: Clone + 'static> SnapshotStrategy<T> {
     }
 }
 
-impl<T: crate::relationship::RelationshipTarget> SnapshotStrategy<T> {
-    /// A relationship target's list, duplicated for a snapshot (the type is not
-    /// `Clone`, so that no user copies a list onto another entity; a snapshot
-    /// restores it with the relationships it mirrors).
-    pub fn relationship_target() -> Self {
-        Self::of(StrategyKind::Clone(clone_target::<T>))
-    }
-}
-
 /// # Safety
 /// `src` points at a valid `T`; `dst` is valid for writing a `T`.
 unsafe fn clone_as<T: Clone>(src: Ptr<'_>, dst: NonNull<u8>) {
     // SAFETY: the caller's guarantees.
     unsafe { dst.cast::<T>().write(src.deref::<T>().clone()) }
-}
-
-/// # Safety
-/// As for [`clone_as`].
-unsafe fn clone_target<T: crate::relationship::RelationshipTarget>(src: Ptr<'_>, dst: NonNull<u8>) {
-    // SAFETY: the caller's guarantees.
-    unsafe {
-        let sources = src.deref::<T>().sources().to_vec();
-        dst.cast::<T>().write(T::__from_sources(sources));
-    }
 }
 
 /// Autoref specialization: `(&&&Probe::<T>::NEW).__snapshot_strategy()` resolves
