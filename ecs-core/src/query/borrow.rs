@@ -1,9 +1,9 @@
 //! [`QueryBorrow`]: a read-only query over a shared world, from
 //! [`World::query`]: an iterator that also answers random access.
 
+use super::by_entity::{Miss, item_at};
 use super::fetch::{FetchContext, QueryData, ReadOnlyQueryData};
 use super::filter::QueryFilter;
-use super::state::{Miss, item_at};
 use super::{QueryCombinationIter, QueryIter, QueryState};
 use crate::entity::Entity;
 use crate::error::EcsError;

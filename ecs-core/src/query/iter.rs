@@ -10,10 +10,12 @@
 //! the loop body's writes. So the iterator has no `Drop`, and `next` and what
 //! it calls with the iterator's address are always inlined.
 
-use super::fetch::{FetchContext, QueryData};
+use super::combinations::QueryCombinationIter;
+use super::fetch::{FetchContext, QueryData, ReadOnlyQueryData};
 use super::filter::QueryFilter;
 use super::state::QueryState;
-use crate::archetype::Archetypes;
+use crate::archetype::{Archetype, Archetypes};
+use crate::world::World;
 
 /// A query state the iterator either borrows (from a `QueryState`) or owns (for a
 /// one-off `world.query_mut()`).
@@ -382,4 +384,250 @@ pub(crate) unsafe fn filtered_rows<'w, Q: QueryData, F: QueryFilter, B>(
         }
     }
     acc
+}
+
+impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
+    /// Iterates with the given tick window, through a shared world, without
+    /// touching the state's own `last_run` (systems keep theirs).
+    ///
+    /// # Safety
+    /// The caller has the query's access to `world` for `'w` (no other borrow of
+    /// what it writes, nothing writing what it reads), and archetypes are up to date.
+    #[inline]
+    pub(crate) unsafe fn iter_unchecked<'w, 's>(
+        &'s self,
+        world: &'w World,
+        ctx: FetchContext,
+    ) -> QueryIter<'w, 's, Q, F> {
+        self.validate_world(world);
+        // SAFETY: forwarded.
+        unsafe { QueryIter::new(world.archetypes(), self.into(), ctx) }
+    }
+
+    /// Iterates the matching entities of a shared world. Read-only queries only.
+    #[track_caller]
+    #[inline]
+    pub fn iter<'w, 's>(&'s mut self, world: &'w World) -> QueryIter<'w, 's, Q, F>
+    where
+        Q: ReadOnlyQueryData,
+    {
+        self.update_archetypes(world);
+        let ctx = self.begin_run(world);
+        // SAFETY: the query only reads (`ReadOnlyQueryData`), and `world` is borrowed
+        // shared for `'w`, so nothing writes the data meanwhile.
+        unsafe { QueryIter::new(world.archetypes(), self.into(), ctx) }
+    }
+
+    /// Iterates the matching entities, with mutable access where the query asks.
+    #[track_caller]
+    #[inline]
+    pub fn iter_mut<'w, 's>(&'s mut self, world: &'w mut World) -> QueryIter<'w, 's, Q, F> {
+        let ctx = self.prepare_mut(world);
+        // SAFETY: `world` is borrowed mutably for `'w`, so the query's access is
+        // exclusive, and `new` refused aliasing within the query.
+        unsafe { QueryIter::new(world.archetypes(), self.into(), ctx) }
+    }
+
+    /// What every run through `&mut World` does before iterating, kept out of
+    /// line: the caller's loop then starts from an iterator the compiler sees
+    /// whole, with less of the run's set-up competing for its registers.
+    #[track_caller]
+    #[inline(never)]
+    pub(super) fn prepare_mut(&mut self, world: &mut World) -> FetchContext {
+        world.check_change_ticks_if_due();
+        self.update_archetypes(world);
+        self.begin_run_mut(world)
+    }
+
+    /// Each combination of `K` distinct matching entities once, as `[item; K]`
+    /// (read-only queries): `n` entities give `n·(n−1)/2` pairs. See
+    /// [`QueryCombinationIter`].
+    ///
+    /// # Example
+    /// ```
+    /// # use ecs_core::prelude::*;
+    /// #[derive(Component)] struct Position(f32);
+    /// let mut world = World::new();
+    /// world.spawn_batch([0.0, 1.0, 4.0].map(Position)).for_each(drop);
+    /// let mut positions = world.query_state::<&Position>();
+    /// let closest = positions
+    ///     .iter_combinations::<2>(&world)
+    ///     .map(|[a, b]| (a.0 - b.0).abs())
+    ///     .fold(f32::INFINITY, f32::min);
+    /// assert_eq!(closest, 1.0);
+    /// ```
+    #[track_caller]
+    pub fn iter_combinations<'w, const K: usize>(&mut self, world: &'w World) -> QueryCombinationIter<'w, Q, K>
+    where
+        Q: ReadOnlyQueryData,
+    {
+        self.update_archetypes(world);
+        let ctx = self.begin_run(world);
+        // SAFETY: read-only query on a world borrowed shared for `'w`; the state is
+        // up to date.
+        unsafe { QueryCombinationIter::new(self, world, ctx) }
+    }
+
+    /// [`iter_combinations`](Self::iter_combinations) with mutable access: a
+    /// lending iterator, stepped with
+    /// [`fetch_next`](QueryCombinationIter::fetch_next), so that one step's `&mut`
+    /// items are gone before the next step's exist.
+    #[track_caller]
+    pub fn iter_combinations_mut<'w, const K: usize>(
+        &mut self,
+        world: &'w mut World,
+    ) -> QueryCombinationIter<'w, Q, K> {
+        world.check_change_ticks_if_due();
+        self.update_archetypes(world);
+        let ctx = self.begin_run_mut(world);
+        // SAFETY: `world` is borrowed mutably for `'w`, so the query's access is
+        // exclusive; the state is up to date.
+        unsafe { QueryCombinationIter::new(self, world, ctx) }
+    }
+
+    /// [`iter_combinations_mut`](Self::iter_combinations_mut) through a shared
+    /// world with a given tick window.
+    ///
+    /// # Safety
+    /// As for [`iter_unchecked`](Self::iter_unchecked).
+    pub(crate) unsafe fn combinations_unchecked<'w, const K: usize>(
+        &self,
+        world: &'w World,
+        ctx: FetchContext,
+    ) -> QueryCombinationIter<'w, Q, K> {
+        self.validate_world(world);
+        // SAFETY: forwarded.
+        unsafe { QueryCombinationIter::new(self, world, ctx) }
+    }
+
+    /// Calls `f` with one slice per fetched column for each matched archetype: the
+    /// loop body sees plain arrays, which the compiler can vectorize.
+    ///
+    /// With archetypal filters (`With`/`Without` of data components, `Or`s of them)
+    /// that is one call per non-empty archetype. Where rows of one archetype differ
+    /// (a sparse component or tag, `Changed`, `Added`), `f` is called once per run of consecutive
+    /// matching rows instead.
+    #[track_caller]
+    pub fn for_each_chunk<'w>(&mut self, world: &'w mut World, mut f: impl FnMut(Q::Slice<'w>)) {
+        world.check_change_ticks_if_due();
+        self.update_archetypes(world);
+        let ctx = self.begin_run_mut(world);
+        let archetypes = world.archetypes();
+        for (index, &id) in self.matched.iter().enumerate() {
+            let archetype = archetypes.get(id).expect("matched archetype exists");
+            let len = archetype.len();
+            if len == 0 {
+                continue;
+            }
+            let mut columns = self.columns_of(index);
+            // SAFETY: the archetype matched and these are its cached entries, current
+            // (the state is up to date); `world` is borrowed mutably for `'w`; runs of
+            // rows never overlap, so each row is handed out once; a run starts at a
+            // row passing `filter_row` and ends within `run_end`, as `slice` needs.
+            unsafe {
+                let fetch = Q::fetch_archetype(archetype, &mut columns, ctx);
+                let filter = F::fetch_archetype(archetype, &mut columns, ctx);
+                if !F::ARCHETYPAL && !F::may_pass(&filter) {
+                    continue;
+                }
+                if Q::DENSE && F::ARCHETYPAL {
+                    Q::mark_sliced(&fetch, 0..len);
+                    f(Q::slice(&fetch, 0..len));
+                    continue;
+                }
+                let mut row = 0;
+                while row < len {
+                    if !(Q::filter_row(&fetch, row) && F::filter(&filter, row)) {
+                        // Where the next row may pass (`max`: never back).
+                        row = F::skip(&filter, row + 1, len).max(row + 1);
+                        continue;
+                    }
+                    // A run is as long as the query's rows agree in shape (`run_end`:
+                    // each `Option` is `Some` throughout or `None` throughout) and
+                    // the filter passes.
+                    let start = row;
+                    let end = if Q::DENSE { len } else { Q::run_end(&fetch, start..len) };
+                    row += 1;
+                    while row < end && F::filter(&filter, row) {
+                        row += 1;
+                    }
+                    Q::mark_sliced(&fetch, start..row);
+                    f(Q::slice(&fetch, start..row));
+                }
+            }
+        }
+    }
+
+    /// The number of rows the query yields. Without row filters (sparse
+    /// components, `Changed`, `Added`) it adds up archetype lengths, visiting no row.
+    ///
+    /// # Safety
+    /// As for [`locate`](Self::locate).
+    pub(crate) unsafe fn count_unchecked(&self, world: &World, ctx: FetchContext) -> usize {
+        if Q::DENSE && F::ARCHETYPAL {
+            let archetypes = world.archetypes();
+            return self.matched.iter().map(|&id| archetypes.get(id).map_or(0, Archetype::len)).sum();
+        }
+        let mut count = 0;
+        // SAFETY: forwarded.
+        unsafe {
+            self.visit_matches(world, ctx, |_, _| {
+                count += 1;
+                true
+            })
+        };
+        count
+    }
+
+    /// `true` when the query yields no row; stops at the first it finds.
+    ///
+    /// # Safety
+    /// As for [`locate`](Self::locate).
+    pub(crate) unsafe fn is_empty_unchecked(&self, world: &World, ctx: FetchContext) -> bool {
+        let mut empty = true;
+        // SAFETY: forwarded.
+        unsafe {
+            self.visit_matches(world, ctx, |_, _| {
+                empty = false;
+                false
+            })
+        };
+        empty
+    }
+
+    /// The number of entities the query matches. Without per-row filters (sparse
+    /// components or tags, `Changed`, `Added`) no row is visited: it adds up the
+    /// lengths of the matched archetypes. Does not count as a run.
+    ///
+    /// # Example
+    /// ```
+    /// # use ecs_core::prelude::*;
+    /// #[derive(Component)] struct Enemy;
+    /// #[derive(Component)] struct Health(u32);
+    /// let mut world = World::new();
+    /// world.spawn_batch((0..3).map(|_| (Enemy, Health(1))));
+    /// world.spawn(Health(10));
+    /// let mut enemies = world.query_state_filtered::<&mut Health, With<Enemy>>();
+    /// assert_eq!(enemies.count(&world), 3);
+    /// assert!(!enemies.is_empty(&world));
+    /// ```
+    #[track_caller]
+    pub fn count(&mut self, world: &World) -> usize {
+        self.update_archetypes(world);
+        let ctx = FetchContext::new(self.last_run, world.change_tick());
+        // SAFETY: counting reads only ticks (`QueryData`'s contract: making fetches
+        // and asking row filters reads no component data), which nothing writes
+        // while `world` is borrowed shared.
+        unsafe { self.count_unchecked(world, ctx) }
+    }
+
+    /// `true` when no entity matches the query; stops at the first match. Does
+    /// not count as a run.
+    #[track_caller]
+    pub fn is_empty(&mut self, world: &World) -> bool {
+        self.update_archetypes(world);
+        let ctx = FetchContext::new(self.last_run, world.change_tick());
+        // SAFETY: as in `count`.
+        unsafe { self.is_empty_unchecked(world, ctx) }
+    }
 }

@@ -16,6 +16,7 @@
 
 mod access;
 mod borrow;
+mod by_entity;
 mod change_fetch;
 mod combinations;
 pub(crate) mod fetch;
@@ -32,6 +33,7 @@ mod world;
 
 pub use access::Access;
 pub use borrow::QueryBorrow;
+pub(crate) use by_entity::{Miss, SingleFetches};
 pub use change_fetch::TrackedFetch;
 pub use combinations::QueryCombinationIter;
 #[doc(hidden)]
@@ -44,4 +46,3 @@ pub use has::{Has, HasFetch, HasSlice};
 pub use iter::QueryIter;
 pub use per_field::{FieldsFetch, FieldsMutFetch};
 pub use state::QueryState;
-pub(crate) use state::{Miss, SingleFetches};

@@ -7,6 +7,7 @@ use super::iter::QueryIter;
 use super::state::QueryState;
 use crate::archetype::Archetypes;
 use crate::parallel::{Mode, for_each_index, threads};
+use crate::world::World;
 
 /// Rows below this are not worth a task of their own.
 const MIN_BATCH: usize = 64;
@@ -146,4 +147,46 @@ unsafe fn rows_wide<'w, Q: QueryData, F: QueryFilter>(
 ) {
     // SAFETY: forwarded.
     unsafe { rows::<Q, F>(fetch, filter, range, f) }
+}
+
+impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
+    /// [`par_for_each`](Self::par_for_each) through a shared world with a given
+    /// tick window.
+    ///
+    /// # Safety
+    /// As for [`iter_unchecked`](Self::iter_unchecked).
+    pub(crate) unsafe fn par_for_each_unchecked<'w>(
+        &self,
+        world: &'w World,
+        ctx: FetchContext,
+        f: &(impl Fn(Q::Item<'w>) + Send + Sync),
+    ) where
+        Q::State: Sync,
+    {
+        self.validate_world(world);
+        super::par::for_each(world.archetypes(), self, ctx, f);
+    }
+
+    /// Calls `f` for every matching entity, in parallel on the crate's
+    /// [worker pool](crate::parallel). Work is split over archetypes and, for
+    /// large archetypes, over row ranges; every entity is visited exactly once.
+    /// Where this query measured one thread to be faster (small work, busy
+    /// machine), it runs inline: the choice is re-checked as the work changes.
+    ///
+    /// On x86-64 CPUs with AVX2 (when the crate is not already compiled for it),
+    /// the loop is compiled twice, for the baseline and with AVX2's 32-byte
+    /// vectors, and the query keeps the copy it measured to be faster (a plain
+    /// loop over a few columns usually gains; a body calling a large function
+    /// the compiler did not inline may lose). Both leave the same values.
+    /// `for_each` and `for` loops always run the baseline copy.
+    #[track_caller]
+    pub fn par_for_each<'w>(&mut self, world: &'w mut World, f: impl Fn(Q::Item<'w>) + Send + Sync)
+    where
+        Q::State: Sync,
+    {
+        world.check_change_ticks_if_due();
+        self.update_archetypes(world);
+        let ctx = self.begin_run_mut(world);
+        super::par::for_each(world.archetypes(), self, ctx, &f);
+    }
 }

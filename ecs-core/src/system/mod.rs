@@ -14,8 +14,10 @@
 
 mod access;
 mod condition;
+mod config;
 mod function;
 mod param;
+mod plan;
 mod run_once;
 mod schedule;
 mod set;
@@ -25,10 +27,11 @@ pub use condition::{
     And, Combined, Condition, ConditionSystem, IsConditionSystem, IsFunctionCondition, Not, Or, not, resource_added,
     resource_changed, resource_equals, resource_exists,
 };
+pub use config::{IntoSystemConfig, IntoSystemConfigs, IsSingleSystem, SystemConfig, SystemConfigs};
 pub use function::{ExclusiveSystem, FunctionSystem, IntoSystem, SystemParamFunction};
 pub use param::{Local, Query, ReadOnlySystemParam, Res, ResMut, SystemParam, SystemParamItem};
 pub use run_once::{IsExclusiveOnce, RunSystemOnce};
-pub use schedule::{IntoSystemConfig, IntoSystemConfigs, Schedule, SystemConfig, SystemConfigs};
+pub use schedule::Schedule;
 pub use set::{IntoLabel, IntoSetConfig, IsSetLabel, IsSystemLabel, LabelToken, SetConfig, SystemSet};
 
 use core::any::TypeId;

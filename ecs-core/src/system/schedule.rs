@@ -17,250 +17,30 @@
 
 use std::sync::Mutex;
 
-use super::condition::{Condition, ConditionSystem};
-use super::set::{InternedSet, IntoLabel, IntoSetConfig, Label, SetConfig, SystemSet};
-use super::{IntoSystem, System, SystemAccess};
+use super::condition::ConditionSystem;
+use super::config::{IntoSystemConfig, IntoSystemConfigs, SystemConfig, SystemConfigs};
+use super::plan::Step;
+use super::set::{InternedSet, IntoSetConfig, Label, SetConfig};
+use super::{System, SystemAccess};
 use crate::panics::{DeferredPanic, catch_each, resume_deferred};
 use crate::parallel::{Adaptive, Mode, for_each_index};
 use crate::storage::Tick;
 use crate::world::{World, WorldId};
 
-/// A system with its ordering constraints, sets and run conditions, made by
-/// [`IntoSystemConfig`].
-pub struct SystemConfig {
-    system: Box<dyn System>,
-    before: Vec<Label>,
-    after: Vec<Label>,
-    sets: Vec<InternedSet>,
-    conditions: Vec<Box<dyn ConditionSystem>>,
-}
-
-/// Adds ordering constraints, sets and run conditions to anything that becomes a
-/// system: `schedule.add_system(reaper.after(movement).in_set(Cleanup).run_if(in_game))`.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a system: a parameter of it is not a system parameter",
-    label = "look at this function's parameter types",
-    note = "system parameters are `Query<Q, F>`, `Res<T>`, `ResMut<T>`, `Option<Res<T>>`, `Option<ResMut<T>>`, \
-            `Local<T>`, `Commands`, `&World` and `#[derive(SystemParam)]` structs, at most 16; \
-            a system taking `&mut World` must take nothing else"
-)]
-pub trait IntoSystemConfig<Marker>: Sized {
-    /// The system with no constraints.
-    fn into_config(self) -> SystemConfig;
-
-    /// Runs this system after `other` in every run: a system function, or a
-    /// [`SystemSet`] (after every system in it).
-    fn after<M>(self, other: impl IntoLabel<M>) -> SystemConfig {
-        let mut config = self.into_config();
-        config.after.push(other.into_label().0);
-        config
-    }
-
-    /// Runs this system before `other` in every run: a system function, or a
-    /// [`SystemSet`] (before every system in it).
-    fn before<M>(self, other: impl IntoLabel<M>) -> SystemConfig {
-        let mut config = self.into_config();
-        config.before.push(other.into_label().0);
-        config
-    }
-
-    /// Puts this system in `set`: it follows the set's ordering
-    /// ([`Schedule::configure_sets`]) and `before`/`after` naming the set. A system
-    /// may be in several sets.
-    fn in_set(self, set: impl SystemSet) -> SystemConfig {
-        let mut config = self.into_config();
-        config.sets.push(InternedSet::new(set));
-        config
-    }
-
-    /// Runs this system only when `condition` holds, evaluated right before the
-    /// system would run. With several `run_if`s, all must hold (each is evaluated
-    /// every time, so stateful conditions such as
-    /// [`resource_changed`](super::resource_changed) see every run).
-    ///
-    /// A condition reads the world alongside its system: the schedule adds what it
-    /// reads to the system's access, for conflicts and ordering. A skipped system
-    /// does not run and, with no `Changed` seen, does not advance its change
-    /// detection: it sees the skipped changes when it next runs.
-    ///
-    /// # Panics
-    /// When two of the condition's parameters conflict.
-    ///
-    /// # Example
-    /// ```
-    /// # use ecs_core::prelude::*;
-    /// #[derive(Component)] struct Enemy;
-    /// #[derive(Default)] struct Waves(u32);
-    /// fn no_enemies_left(enemies: Query<(), With<Enemy>>) -> bool { enemies.is_empty() }
-    /// fn spawn_wave(mut waves: ResMut<Waves>, mut commands: Commands) {
-    ///     waves.0 += 1;
-    ///     for _ in 0..3 { commands.spawn(Enemy); }
-    /// }
-    /// let mut world = World::new();
-    /// world.insert_resource(Waves::default());
-    /// let mut schedule = Schedule::new();
-    /// schedule.add_system(spawn_wave.run_if(no_enemies_left));
-    /// schedule.run(&mut world);
-    /// schedule.run(&mut world);
-    /// assert_eq!(world.resource::<Waves>().0, 1);
-    /// ```
-    #[track_caller]
-    fn run_if<M>(self, condition: impl Condition<M>) -> SystemConfig {
-        let mut config = self.into_config();
-        config.conditions.push(Box::new(condition.into_condition()));
-        config
-    }
-}
-
-impl<Marker, S: IntoSystem<Marker>> IntoSystemConfig<Marker> for S {
-    #[track_caller]
-    fn into_config(self) -> SystemConfig {
-        SystemConfig {
-            system: Box::new(self.into_system()),
-            before: Vec::new(),
-            after: Vec::new(),
-            sets: Vec::new(),
-            conditions: Vec::new(),
-        }
-    }
-}
-
-impl IntoSystemConfig<()> for SystemConfig {
-    fn into_config(self) -> SystemConfig {
-        self
-    }
-}
-
-/// Several systems at once, for [`Schedule::add_systems`] and
-/// [`Schedule::add_chain`]: a tuple of up to 16 systems (each may carry its own
-/// `after`, `in_set`, `run_if`…), an array or `Vec` of [`SystemConfig`]s, or
-/// [`chain`](Self::chain)ed systems.
-///
-/// # Example
-/// ```
-/// # use ecs_core::prelude::*;
-/// #[derive(Default)] struct Log(String);
-/// fn input(mut log: ResMut<Log>) { log.0 += "input "; }
-/// fn physics(mut log: ResMut<Log>) { log.0 += "physics "; }
-/// fn render(mut log: ResMut<Log>) { log.0 += "render"; }
-/// let mut world = World::new();
-/// world.insert_resource(Log::default());
-/// let mut schedule = Schedule::new();
-/// // Conflicting systems run in insertion order anyway; `chain` makes the
-/// // order explicit, whatever their access.
-/// schedule.add_systems((input, physics, render).chain()); // bevy's spelling
-/// // or: schedule.add_chain((input, physics, render));
-/// schedule.run(&mut world);
-/// assert_eq!(world.resource::<Log>().0, "input physics render");
-/// ```
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a group of systems",
-    label = "expected a tuple of systems, or an array or `Vec` of `SystemConfig`s",
-    note = "write one system, or `(a, b, c)` (or `(a, b, c).chain()` to run them in that order)"
-)]
-pub trait IntoSystemConfigs<Marker>: Sized {
-    /// The systems, in the order given.
-    fn into_configs(self) -> SystemConfigs;
-
-    /// Runs the systems one after the other, in the order given (each after the
-    /// one before it), as [`Schedule::add_chain`] does.
-    fn chain(self) -> SystemConfigs {
-        let mut configs = self.into_configs();
-        configs.chained = true;
-        configs
-    }
-}
-
-/// Systems added together, made by [`IntoSystemConfigs`].
-pub struct SystemConfigs {
-    configs: Vec<SystemConfig>,
-    chained: bool,
-}
-
-impl IntoSystemConfigs<()> for SystemConfigs {
-    fn into_configs(self) -> SystemConfigs {
-        self
-    }
-}
-
-/// The marker of [`IntoSystemConfigs`] for one system: `add_systems(movement)`.
-#[doc(hidden)]
-pub struct IsSingleSystem<M>(core::marker::PhantomData<fn() -> M>);
-
-impl<M, S: IntoSystemConfig<M>> IntoSystemConfigs<IsSingleSystem<M>> for S {
-    #[track_caller]
-    fn into_configs(self) -> SystemConfigs {
-        SystemConfigs { configs: vec![self.into_config()], chained: false }
-    }
-}
-
-impl IntoSystemConfigs<()> for Vec<SystemConfig> {
-    fn into_configs(self) -> SystemConfigs {
-        SystemConfigs { configs: self, chained: false }
-    }
-}
-
-impl<const N: usize> IntoSystemConfigs<()> for [SystemConfig; N] {
-    fn into_configs(self) -> SystemConfigs {
-        SystemConfigs { configs: self.into(), chained: false }
-    }
-}
-
-macro_rules! tuple_configs {
-    ($(($system:ident, $marker:ident)),+) => {
-        impl<$($marker, $system: IntoSystemConfig<$marker>),+> IntoSystemConfigs<($($marker,)+)> for ($($system,)+) {
-            #[track_caller]
-            #[allow(non_snake_case, reason = "the bindings are named after the type parameters")]
-            fn into_configs(self) -> SystemConfigs {
-                let ($($system,)+) = self;
-                SystemConfigs { configs: vec![$($system.into_config()),+], chained: false }
-            }
-        }
-    };
-}
-
-/// `tuple_configs!` for every tuple length from the full list down to one.
-macro_rules! tuple_configs_down {
-    ($first:tt $(, $rest:tt)*) => {
-        tuple_configs!($first $(, $rest)*);
-        tuple_configs_down!($($rest),*);
-    };
-    () => {};
-}
-
-tuple_configs_down!(
-    (S0, M0),
-    (S1, M1),
-    (S2, M2),
-    (S3, M3),
-    (S4, M4),
-    (S5, M5),
-    (S6, M6),
-    (S7, M7),
-    (S8, M8),
-    (S9, M9),
-    (S10, M10),
-    (S11, M11),
-    (S12, M12),
-    (S13, M13),
-    (S14, M14),
-    (S15, M15)
-);
-
 /// A system as a run needs it. What only planning reads is kept apart, in
 /// [`EntryPlan`]s, and adding a system allocates nothing besides the system:
 /// a run touches every entry and system, and with many tiny systems keeping
 /// them small and close together is measurably faster.
-struct Entry {
-    system: Box<dyn System>,
-    conditions: Vec<Box<dyn ConditionSystem>>,
+pub(super) struct Entry {
+    pub(super) system: Box<dyn System>,
+    pub(super) conditions: Vec<Box<dyn ConditionSystem>>,
 }
 
 /// A system's constraints and sets, as planning needs them.
-struct EntryPlan {
-    before: Vec<Label>,
-    after: Vec<Label>,
-    sets: Vec<InternedSet>,
+pub(super) struct EntryPlan {
+    pub(super) before: Vec<Label>,
+    pub(super) after: Vec<Label>,
+    pub(super) sets: Vec<InternedSet>,
 }
 
 impl Entry {
@@ -270,7 +50,7 @@ impl Entry {
     }
 
     /// The system's access and its conditions': what planning compares.
-    fn access(&self) -> SystemAccess {
+    pub(super) fn access(&self) -> SystemAccess {
         let mut access = self.system.access().clone();
         for condition in &self.conditions {
             access.extend(condition.access());
@@ -327,26 +107,6 @@ fn batch_entries<'e>(entries: &'e mut [Entry], batch: &'e [usize]) -> impl Itera
     })
 }
 
-/// The systems between two sync points, or an exclusive system (a sync point on
-/// both sides).
-enum Segment {
-    Systems(Vec<usize>),
-    Exclusive(usize),
-}
-
-/// One step of the plan.
-#[derive(Debug)]
-enum Step {
-    /// Systems that may run side by side, and what running them inline or in
-    /// parallel was measured to cost.
-    Batch(Vec<usize>, Adaptive),
-    /// An exclusive system, alone.
-    Exclusive(usize),
-    /// Apply the commands of every system so far, in insertion order: the
-    /// systems listed, those that may have any (`System::has_deferred`).
-    Apply(Vec<usize>),
-}
-
 /// Runs systems on a world.
 ///
 /// # Example
@@ -375,20 +135,20 @@ enum Step {
 /// assert!(!world.contains(dead));
 /// ```
 pub struct Schedule {
-    entries: Vec<Entry>,
+    pub(super) entries: Vec<Entry>,
     /// The entries' constraints and sets, index for index.
-    plans: Vec<EntryPlan>,
+    pub(super) plans: Vec<EntryPlan>,
     /// Configured sets, in the order `configure_sets` was called.
-    sets: Vec<SetConfig>,
+    pub(super) sets: Vec<SetConfig>,
     /// `None` where a sync point was added.
-    order: Vec<Option<usize>>,
-    plan: Option<Vec<Step>>,
-    multi_threaded: bool,
+    pub(super) order: Vec<Option<usize>>,
+    pub(super) plan: Option<Vec<Step>>,
+    pub(super) multi_threaded: bool,
     /// The world every entry was last initialized for, until systems are added:
     /// a run then skips initializing (a call per system and condition).
-    initialized_for: Option<WorldId>,
+    pub(super) initialized_for: Option<WorldId>,
     /// Each run starts with `World::update_events`.
-    updates_events: bool,
+    pub(super) updates_events: bool,
 }
 
 impl Default for Schedule {
@@ -683,251 +443,4 @@ impl Schedule {
             }
         });
     }
-
-    /// Orders the systems into batches and sync points.
-    ///
-    /// # Panics
-    /// When a constraint names a system that is not in the schedule, asks for an
-    /// order across a sync point that the sync point reverses, or the explicit
-    /// constraints form a cycle.
-    #[track_caller]
-    fn make_plan(&self) -> Vec<Step> {
-        let segments = self.segments();
-        let explicit = self.explicit_edges(&segments);
-        let accesses: Vec<SystemAccess> = self.entries.iter().map(Entry::access).collect();
-        // Most systems queue no commands: a sync point visits only those that may.
-        let deferred: Vec<usize> =
-            self.order.iter().flatten().copied().filter(|&index| self.entries[index].system.has_deferred()).collect();
-        let mut plan = Vec::new();
-        for segment in &segments {
-            match segment {
-                // Always after a `Systems` segment, whose `Apply` precedes it.
-                Segment::Exclusive(index) => plan.push(Step::Exclusive(*index)),
-                Segment::Systems(systems) => {
-                    self.plan_segment(systems, &explicit, &accesses, &mut plan);
-                    plan.push(Step::Apply(deferred.clone()));
-                }
-            }
-        }
-        plan
-    }
-
-    /// The runs of systems between sync points, in order: exclusive systems are a
-    /// segment of their own (they are a sync point on both sides).
-    fn segments(&self) -> Vec<Segment> {
-        let mut segments = Vec::new();
-        let mut current = Vec::new();
-        for slot in self.order.iter().copied().chain([None]) {
-            match slot {
-                Some(index) if self.entries[index].system.is_exclusive() => {
-                    segments.push(Segment::Systems(core::mem::take(&mut current)));
-                    segments.push(Segment::Exclusive(index));
-                }
-                Some(index) => current.push(index),
-                None => segments.push(Segment::Systems(core::mem::take(&mut current))),
-            }
-        }
-        segments
-    }
-
-    /// The explicit `before`/`after` constraints, of systems and of sets, as edges
-    /// `(first, then)` between systems of one segment. A constraint between
-    /// segments is checked here: one the segments' order already keeps is
-    /// satisfied; one it reverses is refused.
-    ///
-    /// # Panics
-    /// As for [`make_plan`](Self::make_plan), naming both systems.
-    #[track_caller]
-    fn explicit_edges(&self, segments: &[Segment]) -> Vec<(usize, usize)> {
-        let mut segment_of = vec![0; self.entries.len()];
-        for (s, segment) in segments.iter().enumerate() {
-            match segment {
-                Segment::Exclusive(index) => segment_of[*index] = s,
-                Segment::Systems(systems) => systems.iter().for_each(|&i| segment_of[i] = s),
-            }
-        }
-        let sets_of: Vec<Vec<InternedSet>> = self.plans.iter().map(|p| self.set_closure(&p.sets)).collect();
-        let members = |label: &Label| -> Vec<usize> {
-            (0..self.entries.len())
-                .filter(|&i| match label {
-                    Label::System(id, _) => self.entries[i].system.label() == *id,
-                    Label::Set(set) => sets_of[i].contains(set),
-                })
-                .collect()
-        };
-        let name = |i: usize| self.entries[i].system.name();
-        // (who is constrained, its systems, the relation, to what)
-        let mut constraints: Vec<(Option<&InternedSet>, Vec<usize>, &str, &Label)> = Vec::new();
-        for (i, plan) in self.plans.iter().enumerate() {
-            constraints.extend(plan.after.iter().map(|label| (None, vec![i], "after", label)));
-            constraints.extend(plan.before.iter().map(|label| (None, vec![i], "before", label)));
-        }
-        for config in &self.sets {
-            let systems = members(&Label::Set(config.set.clone()));
-            constraints.extend(config.after.iter().map(|label| (Some(&config.set), systems.clone(), "after", label)));
-            constraints.extend(config.before.iter().map(|label| (Some(&config.set), systems.clone(), "before", label)));
-        }
-        let mut edges = Vec::new();
-        for (set, subjects, relation, label) in constraints {
-            let targets = members(label);
-            if targets.is_empty() {
-                match (label, set) {
-                    // An empty set orders nothing, as an unused set would.
-                    (Label::Set(_), _) => continue,
-                    (Label::System(_, missing), Some(set)) => panic!(
-                        "set `{}` is ordered {relation} system `{missing}`, which is not in the schedule; \
-                         add it with `schedule.add_system({})`, or drop the constraint",
-                        set.name(),
-                        short_fn(missing),
-                    ),
-                    (Label::System(_, missing), None) => panic!(
-                        "system `{}` is ordered {relation} system `{missing}`, which is not in the schedule; \
-                         add it with `schedule.add_system({})`, or drop the constraint",
-                        name(subjects[0]),
-                        short_fn(missing),
-                    ),
-                }
-            }
-            // How the constraint reads in messages.
-            let who = set.map_or_else(|| "it".to_owned(), |set| format!("set `{}`", set.name()));
-            let whom = match label {
-                Label::System(..) => format!("`{}`", name(targets[0])),
-                Label::Set(target) => format!("set `{}`", target.name()),
-            };
-            let through = match (set, label) {
-                (Some(set), _) | (None, Label::Set(set)) => format!(" (through set `{}`)", set.name()),
-                (None, Label::System(..)) => String::new(),
-            };
-            for &subject in &subjects {
-                for &other in &targets {
-                    let (first, then) = if relation == "after" { (other, subject) } else { (subject, other) };
-                    if first == then {
-                        panic!(
-                            "system `{}` is ordered {relation} itself ({who} is ordered {relation} {whom})",
-                            name(subject)
-                        );
-                    }
-                    match segment_of[first].cmp(&segment_of[then]) {
-                        core::cmp::Ordering::Less => {} // the sync point between them keeps the order
-                        core::cmp::Ordering::Equal => edges.push((first, then)),
-                        core::cmp::Ordering::Greater => panic!(
-                            "system `{}` is ordered {relation} `{}`{through}, but a sync point (or an exclusive \
-                             system) between them runs `{}` first; move one of them across the sync point or drop \
-                             the constraint",
-                            name(subject),
-                            name(other),
-                            name(then),
-                        ),
-                    }
-                }
-            }
-        }
-        edges
-    }
-
-    /// `direct` and every set those are in (through `configure_sets(… .in_set(…))`),
-    /// transitively.
-    fn set_closure(&self, direct: &[InternedSet]) -> Vec<InternedSet> {
-        let mut all = direct.to_vec();
-        let mut next = 0;
-        while next < all.len() {
-            let set = all[next].clone();
-            for config in self.sets.iter().filter(|c| c.set == set) {
-                for parent in &config.parents {
-                    if !all.contains(parent) {
-                        all.push(parent.clone());
-                    }
-                }
-            }
-            next += 1;
-        }
-        all
-    }
-
-    /// Orders one segment's systems into batches. Explicit constraints come first;
-    /// systems whose access conflicts are then ordered as the explicit constraints
-    /// and, where those leave it open, insertion order say (a stable topological
-    /// order), so an explicit constraint always wins over the insertion default.
-    ///
-    /// # Panics
-    /// When the explicit constraints form a cycle, naming the systems on it.
-    #[track_caller]
-    fn plan_segment(
-        &self,
-        segment: &[usize],
-        explicit: &[(usize, usize)],
-        accesses: &[SystemAccess],
-        plan: &mut Vec<Step>,
-    ) {
-        let n = segment.len();
-        let local = |index: usize| segment.iter().position(|&i| i == index);
-        // preds[j]: systems (local indices) that must finish before segment[j].
-        let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
-        for &(first, then) in explicit {
-            if let (Some(f), Some(t)) = (local(first), local(then)) {
-                preds[t].push(f);
-            }
-        }
-        // Stable topological order of the explicit constraints: of the systems
-        // whose predecessors are all placed, the earliest added goes next.
-        let mut order = Vec::with_capacity(n);
-        let mut placed = vec![false; n];
-        while order.len() < n {
-            let next = (0..n).find(|&j| !placed[j] && preds[j].iter().all(|&p| placed[p]));
-            let Some(j) = next else {
-                let cycle = Self::cycle(&preds, &placed);
-                let names: Vec<_> = cycle.iter().map(|&j| self.entries[segment[j]].system.name()).collect();
-                panic!("the ordering constraints form a cycle: {}", names.join(" -> "));
-            };
-            placed[j] = true;
-            order.push(j);
-        }
-        let mut rank = vec![0; n];
-        for (r, &j) in order.iter().enumerate() {
-            rank[j] = r;
-        }
-        for j in 0..n {
-            for i in 0..n {
-                let conflict = || accesses[segment[i]].conflict(&accesses[segment[j]]).is_some();
-                if rank[i] < rank[j] && conflict() {
-                    preds[j].push(i);
-                }
-            }
-        }
-        // Layer by longest path, in topological order (every edge goes forward in it).
-        let mut level = vec![0usize; n];
-        for &j in &order {
-            level[j] = preds[j].iter().map(|&p| level[p] + 1).max().unwrap_or(0);
-        }
-        let depth = level.iter().max().map_or(0, |d| d + 1);
-        for d in 0..depth {
-            let batch: Vec<usize> = (0..n).filter(|&j| level[j] == d).map(|j| segment[j]).collect();
-            plan.push(Step::Batch(batch, Adaptive::new()));
-        }
-    }
-
-    /// A cycle among the systems not `placed` (each has an unplaced predecessor),
-    /// in constraint order (each runs before the next), the first repeated last.
-    fn cycle(preds: &[Vec<usize>], placed: &[bool]) -> Vec<usize> {
-        let start = (0..preds.len()).find(|&j| !placed[j]).expect("a cycle leaves systems unplaced");
-        // Walk backwards along unplaced predecessors until a system repeats.
-        let mut path = vec![start];
-        loop {
-            let last = *path.last().expect("the path is never empty");
-            let pred = *preds[last].iter().find(|&&p| !placed[p]).expect("an unplaced system waits on one");
-            if let Some(at) = path.iter().position(|&j| j == pred) {
-                let mut cycle: Vec<usize> = path[at..].to_vec();
-                cycle.reverse();
-                cycle.push(*cycle.first().expect("a cycle has a system"));
-                return cycle;
-            }
-            path.push(pred);
-        }
-    }
-}
-
-/// The last segment of a function's path (`game::systems::movement` ->
-/// `movement`): what the user writes in `add_system`.
-fn short_fn(path: &str) -> &str {
-    path.rsplit("::").next().unwrap_or(path)
 }

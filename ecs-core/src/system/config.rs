@@ -1,0 +1,229 @@
+//! Configuring systems for a [`Schedule`](super::Schedule): ordering, sets and
+//! run conditions on one system ([`IntoSystemConfig`]) or many
+//! ([`IntoSystemConfigs`], with `chain`).
+
+use super::condition::{Condition, ConditionSystem};
+use super::set::{InternedSet, IntoLabel, Label, SystemSet};
+use super::{IntoSystem, System};
+
+/// A system with its ordering constraints, sets and run conditions, made by
+/// [`IntoSystemConfig`].
+pub struct SystemConfig {
+    pub(super) system: Box<dyn System>,
+    pub(super) before: Vec<Label>,
+    pub(super) after: Vec<Label>,
+    pub(super) sets: Vec<InternedSet>,
+    pub(super) conditions: Vec<Box<dyn ConditionSystem>>,
+}
+
+/// Adds ordering constraints, sets and run conditions to anything that becomes a
+/// system: `schedule.add_system(reaper.after(movement).in_set(Cleanup).run_if(in_game))`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a system: a parameter of it is not a system parameter",
+    label = "look at this function's parameter types",
+    note = "system parameters are `Query<Q, F>`, `Res<T>`, `ResMut<T>`, `Option<Res<T>>`, `Option<ResMut<T>>`, \
+            `Local<T>`, `Commands`, `&World` and `#[derive(SystemParam)]` structs, at most 16; \
+            a system taking `&mut World` must take nothing else"
+)]
+pub trait IntoSystemConfig<Marker>: Sized {
+    /// The system with no constraints.
+    fn into_config(self) -> SystemConfig;
+
+    /// Runs this system after `other` in every run: a system function, or a
+    /// [`SystemSet`] (after every system in it).
+    fn after<M>(self, other: impl IntoLabel<M>) -> SystemConfig {
+        let mut config = self.into_config();
+        config.after.push(other.into_label().0);
+        config
+    }
+
+    /// Runs this system before `other` in every run: a system function, or a
+    /// [`SystemSet`] (before every system in it).
+    fn before<M>(self, other: impl IntoLabel<M>) -> SystemConfig {
+        let mut config = self.into_config();
+        config.before.push(other.into_label().0);
+        config
+    }
+
+    /// Puts this system in `set`: it follows the set's ordering
+    /// ([`Schedule::configure_sets`]) and `before`/`after` naming the set. A system
+    /// may be in several sets.
+    fn in_set(self, set: impl SystemSet) -> SystemConfig {
+        let mut config = self.into_config();
+        config.sets.push(InternedSet::new(set));
+        config
+    }
+
+    /// Runs this system only when `condition` holds, evaluated right before the
+    /// system would run. With several `run_if`s, all must hold (each is evaluated
+    /// every time, so stateful conditions such as
+    /// [`resource_changed`](super::resource_changed) see every run).
+    ///
+    /// A condition reads the world alongside its system: the schedule adds what it
+    /// reads to the system's access, for conflicts and ordering. A skipped system
+    /// does not run and, with no `Changed` seen, does not advance its change
+    /// detection: it sees the skipped changes when it next runs.
+    ///
+    /// # Panics
+    /// When two of the condition's parameters conflict.
+    ///
+    /// # Example
+    /// ```
+    /// # use ecs_core::prelude::*;
+    /// #[derive(Component)] struct Enemy;
+    /// #[derive(Default)] struct Waves(u32);
+    /// fn no_enemies_left(enemies: Query<(), With<Enemy>>) -> bool { enemies.is_empty() }
+    /// fn spawn_wave(mut waves: ResMut<Waves>, mut commands: Commands) {
+    ///     waves.0 += 1;
+    ///     for _ in 0..3 { commands.spawn(Enemy); }
+    /// }
+    /// let mut world = World::new();
+    /// world.insert_resource(Waves::default());
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(spawn_wave.run_if(no_enemies_left));
+    /// schedule.run(&mut world);
+    /// schedule.run(&mut world);
+    /// assert_eq!(world.resource::<Waves>().0, 1);
+    /// ```
+    #[track_caller]
+    fn run_if<M>(self, condition: impl Condition<M>) -> SystemConfig {
+        let mut config = self.into_config();
+        config.conditions.push(Box::new(condition.into_condition()));
+        config
+    }
+}
+
+impl<Marker, S: IntoSystem<Marker>> IntoSystemConfig<Marker> for S {
+    #[track_caller]
+    fn into_config(self) -> SystemConfig {
+        SystemConfig {
+            system: Box::new(self.into_system()),
+            before: Vec::new(),
+            after: Vec::new(),
+            sets: Vec::new(),
+            conditions: Vec::new(),
+        }
+    }
+}
+
+impl IntoSystemConfig<()> for SystemConfig {
+    fn into_config(self) -> SystemConfig {
+        self
+    }
+}
+
+/// Several systems at once, for [`Schedule::add_systems`] and
+/// [`Schedule::add_chain`]: a tuple of up to 16 systems (each may carry its own
+/// `after`, `in_set`, `run_if`…), an array or `Vec` of [`SystemConfig`]s, or
+/// [`chain`](Self::chain)ed systems.
+///
+/// # Example
+/// ```
+/// # use ecs_core::prelude::*;
+/// #[derive(Default)] struct Log(String);
+/// fn input(mut log: ResMut<Log>) { log.0 += "input "; }
+/// fn physics(mut log: ResMut<Log>) { log.0 += "physics "; }
+/// fn render(mut log: ResMut<Log>) { log.0 += "render"; }
+/// let mut world = World::new();
+/// world.insert_resource(Log::default());
+/// let mut schedule = Schedule::new();
+/// // Conflicting systems run in insertion order anyway; `chain` makes the
+/// // order explicit, whatever their access.
+/// schedule.add_systems((input, physics, render).chain()); // bevy's spelling
+/// // or: schedule.add_chain((input, physics, render));
+/// schedule.run(&mut world);
+/// assert_eq!(world.resource::<Log>().0, "input physics render");
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a group of systems",
+    label = "expected a tuple of systems, or an array or `Vec` of `SystemConfig`s",
+    note = "write one system, or `(a, b, c)` (or `(a, b, c).chain()` to run them in that order)"
+)]
+pub trait IntoSystemConfigs<Marker>: Sized {
+    /// The systems, in the order given.
+    fn into_configs(self) -> SystemConfigs;
+
+    /// Runs the systems one after the other, in the order given (each after the
+    /// one before it), as [`Schedule::add_chain`] does.
+    fn chain(self) -> SystemConfigs {
+        let mut configs = self.into_configs();
+        configs.chained = true;
+        configs
+    }
+}
+
+/// Systems added together, made by [`IntoSystemConfigs`].
+pub struct SystemConfigs {
+    pub(super) configs: Vec<SystemConfig>,
+    pub(super) chained: bool,
+}
+
+impl IntoSystemConfigs<()> for SystemConfigs {
+    fn into_configs(self) -> SystemConfigs {
+        self
+    }
+}
+
+/// The marker of [`IntoSystemConfigs`] for one system: `add_systems(movement)`.
+#[doc(hidden)]
+pub struct IsSingleSystem<M>(core::marker::PhantomData<fn() -> M>);
+
+impl<M, S: IntoSystemConfig<M>> IntoSystemConfigs<IsSingleSystem<M>> for S {
+    #[track_caller]
+    fn into_configs(self) -> SystemConfigs {
+        SystemConfigs { configs: vec![self.into_config()], chained: false }
+    }
+}
+
+impl IntoSystemConfigs<()> for Vec<SystemConfig> {
+    fn into_configs(self) -> SystemConfigs {
+        SystemConfigs { configs: self, chained: false }
+    }
+}
+
+impl<const N: usize> IntoSystemConfigs<()> for [SystemConfig; N] {
+    fn into_configs(self) -> SystemConfigs {
+        SystemConfigs { configs: self.into(), chained: false }
+    }
+}
+
+macro_rules! tuple_configs {
+    ($(($system:ident, $marker:ident)),+) => {
+        impl<$($marker, $system: IntoSystemConfig<$marker>),+> IntoSystemConfigs<($($marker,)+)> for ($($system,)+) {
+            #[track_caller]
+            #[allow(non_snake_case, reason = "the bindings are named after the type parameters")]
+            fn into_configs(self) -> SystemConfigs {
+                let ($($system,)+) = self;
+                SystemConfigs { configs: vec![$($system.into_config()),+], chained: false }
+            }
+        }
+    };
+}
+
+/// `tuple_configs!` for every tuple length from the full list down to one.
+macro_rules! tuple_configs_down {
+    ($first:tt $(, $rest:tt)*) => {
+        tuple_configs!($first $(, $rest)*);
+        tuple_configs_down!($($rest),*);
+    };
+    () => {};
+}
+
+tuple_configs_down!(
+    (S0, M0),
+    (S1, M1),
+    (S2, M2),
+    (S3, M3),
+    (S4, M4),
+    (S5, M5),
+    (S6, M6),
+    (S7, M7),
+    (S8, M8),
+    (S9, M9),
+    (S10, M10),
+    (S11, M11),
+    (S12, M12),
+    (S13, M13),
+    (S14, M14),
+    (S15, M15)
+);

@@ -1,0 +1,277 @@
+//! The schedule's planner: from the systems, their access, explicit order,
+//! sets and sync points to a plan of batches that may run side by side,
+//! exclusive systems and the points where commands are applied.
+
+use super::SystemAccess;
+use super::schedule::{Entry, Schedule};
+use super::set::{InternedSet, Label};
+use crate::parallel::Adaptive;
+
+/// The systems between two sync points, or an exclusive system (a sync point on
+/// both sides).
+pub(super) enum Segment {
+    Systems(Vec<usize>),
+    Exclusive(usize),
+}
+
+/// One step of the plan.
+#[derive(Debug)]
+pub(super) enum Step {
+    /// Systems that may run side by side, and what running them inline or in
+    /// parallel was measured to cost.
+    Batch(Vec<usize>, Adaptive),
+    /// An exclusive system, alone.
+    Exclusive(usize),
+    /// Apply the commands of every system so far, in insertion order: the
+    /// systems listed, those that may have any (`System::has_deferred`).
+    Apply(Vec<usize>),
+}
+
+impl Schedule {
+    /// Orders the systems into batches and sync points.
+    ///
+    /// # Panics
+    /// When a constraint names a system that is not in the schedule, asks for an
+    /// order across a sync point that the sync point reverses, or the explicit
+    /// constraints form a cycle.
+    #[track_caller]
+    pub(super) fn make_plan(&self) -> Vec<Step> {
+        let segments = self.segments();
+        let explicit = self.explicit_edges(&segments);
+        let accesses: Vec<SystemAccess> = self.entries.iter().map(Entry::access).collect();
+        // Most systems queue no commands: a sync point visits only those that may.
+        let deferred: Vec<usize> =
+            self.order.iter().flatten().copied().filter(|&index| self.entries[index].system.has_deferred()).collect();
+        let mut plan = Vec::new();
+        for segment in &segments {
+            match segment {
+                // Always after a `Systems` segment, whose `Apply` precedes it.
+                Segment::Exclusive(index) => plan.push(Step::Exclusive(*index)),
+                Segment::Systems(systems) => {
+                    self.plan_segment(systems, &explicit, &accesses, &mut plan);
+                    plan.push(Step::Apply(deferred.clone()));
+                }
+            }
+        }
+        plan
+    }
+
+    /// The runs of systems between sync points, in order: exclusive systems are a
+    /// segment of their own (they are a sync point on both sides).
+    pub(super) fn segments(&self) -> Vec<Segment> {
+        let mut segments = Vec::new();
+        let mut current = Vec::new();
+        for slot in self.order.iter().copied().chain([None]) {
+            match slot {
+                Some(index) if self.entries[index].system.is_exclusive() => {
+                    segments.push(Segment::Systems(core::mem::take(&mut current)));
+                    segments.push(Segment::Exclusive(index));
+                }
+                Some(index) => current.push(index),
+                None => segments.push(Segment::Systems(core::mem::take(&mut current))),
+            }
+        }
+        segments
+    }
+
+    /// The explicit `before`/`after` constraints, of systems and of sets, as edges
+    /// `(first, then)` between systems of one segment. A constraint between
+    /// segments is checked here: one the segments' order already keeps is
+    /// satisfied; one it reverses is refused.
+    ///
+    /// # Panics
+    /// As for [`make_plan`](Self::make_plan), naming both systems.
+    #[track_caller]
+    pub(super) fn explicit_edges(&self, segments: &[Segment]) -> Vec<(usize, usize)> {
+        let mut segment_of = vec![0; self.entries.len()];
+        for (s, segment) in segments.iter().enumerate() {
+            match segment {
+                Segment::Exclusive(index) => segment_of[*index] = s,
+                Segment::Systems(systems) => systems.iter().for_each(|&i| segment_of[i] = s),
+            }
+        }
+        let sets_of: Vec<Vec<InternedSet>> = self.plans.iter().map(|p| self.set_closure(&p.sets)).collect();
+        let members = |label: &Label| -> Vec<usize> {
+            (0..self.entries.len())
+                .filter(|&i| match label {
+                    Label::System(id, _) => self.entries[i].system.label() == *id,
+                    Label::Set(set) => sets_of[i].contains(set),
+                })
+                .collect()
+        };
+        let name = |i: usize| self.entries[i].system.name();
+        // (who is constrained, its systems, the relation, to what)
+        let mut constraints: Vec<(Option<&InternedSet>, Vec<usize>, &str, &Label)> = Vec::new();
+        for (i, plan) in self.plans.iter().enumerate() {
+            constraints.extend(plan.after.iter().map(|label| (None, vec![i], "after", label)));
+            constraints.extend(plan.before.iter().map(|label| (None, vec![i], "before", label)));
+        }
+        for config in &self.sets {
+            let systems = members(&Label::Set(config.set.clone()));
+            constraints.extend(config.after.iter().map(|label| (Some(&config.set), systems.clone(), "after", label)));
+            constraints.extend(config.before.iter().map(|label| (Some(&config.set), systems.clone(), "before", label)));
+        }
+        let mut edges = Vec::new();
+        for (set, subjects, relation, label) in constraints {
+            let targets = members(label);
+            if targets.is_empty() {
+                match (label, set) {
+                    // An empty set orders nothing, as an unused set would.
+                    (Label::Set(_), _) => continue,
+                    (Label::System(_, missing), Some(set)) => panic!(
+                        "set `{}` is ordered {relation} system `{missing}`, which is not in the schedule; \
+                         add it with `schedule.add_system({})`, or drop the constraint",
+                        set.name(),
+                        short_fn(missing),
+                    ),
+                    (Label::System(_, missing), None) => panic!(
+                        "system `{}` is ordered {relation} system `{missing}`, which is not in the schedule; \
+                         add it with `schedule.add_system({})`, or drop the constraint",
+                        name(subjects[0]),
+                        short_fn(missing),
+                    ),
+                }
+            }
+            // How the constraint reads in messages.
+            let who = set.map_or_else(|| "it".to_owned(), |set| format!("set `{}`", set.name()));
+            let whom = match label {
+                Label::System(..) => format!("`{}`", name(targets[0])),
+                Label::Set(target) => format!("set `{}`", target.name()),
+            };
+            let through = match (set, label) {
+                (Some(set), _) | (None, Label::Set(set)) => format!(" (through set `{}`)", set.name()),
+                (None, Label::System(..)) => String::new(),
+            };
+            for &subject in &subjects {
+                for &other in &targets {
+                    let (first, then) = if relation == "after" { (other, subject) } else { (subject, other) };
+                    if first == then {
+                        panic!(
+                            "system `{}` is ordered {relation} itself ({who} is ordered {relation} {whom})",
+                            name(subject)
+                        );
+                    }
+                    match segment_of[first].cmp(&segment_of[then]) {
+                        core::cmp::Ordering::Less => {} // the sync point between them keeps the order
+                        core::cmp::Ordering::Equal => edges.push((first, then)),
+                        core::cmp::Ordering::Greater => panic!(
+                            "system `{}` is ordered {relation} `{}`{through}, but a sync point (or an exclusive \
+                             system) between them runs `{}` first; move one of them across the sync point or drop \
+                             the constraint",
+                            name(subject),
+                            name(other),
+                            name(then),
+                        ),
+                    }
+                }
+            }
+        }
+        edges
+    }
+
+    /// `direct` and every set those are in (through `configure_sets(… .in_set(…))`),
+    /// transitively.
+    pub(super) fn set_closure(&self, direct: &[InternedSet]) -> Vec<InternedSet> {
+        let mut all = direct.to_vec();
+        let mut next = 0;
+        while next < all.len() {
+            let set = all[next].clone();
+            for config in self.sets.iter().filter(|c| c.set == set) {
+                for parent in &config.parents {
+                    if !all.contains(parent) {
+                        all.push(parent.clone());
+                    }
+                }
+            }
+            next += 1;
+        }
+        all
+    }
+
+    /// Orders one segment's systems into batches. Explicit constraints come first;
+    /// systems whose access conflicts are then ordered as the explicit constraints
+    /// and, where those leave it open, insertion order say (a stable topological
+    /// order), so an explicit constraint always wins over the insertion default.
+    ///
+    /// # Panics
+    /// When the explicit constraints form a cycle, naming the systems on it.
+    #[track_caller]
+    pub(super) fn plan_segment(
+        &self,
+        segment: &[usize],
+        explicit: &[(usize, usize)],
+        accesses: &[SystemAccess],
+        plan: &mut Vec<Step>,
+    ) {
+        let n = segment.len();
+        let local = |index: usize| segment.iter().position(|&i| i == index);
+        // preds[j]: systems (local indices) that must finish before segment[j].
+        let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for &(first, then) in explicit {
+            if let (Some(f), Some(t)) = (local(first), local(then)) {
+                preds[t].push(f);
+            }
+        }
+        // Stable topological order of the explicit constraints: of the systems
+        // whose predecessors are all placed, the earliest added goes next.
+        let mut order = Vec::with_capacity(n);
+        let mut placed = vec![false; n];
+        while order.len() < n {
+            let next = (0..n).find(|&j| !placed[j] && preds[j].iter().all(|&p| placed[p]));
+            let Some(j) = next else {
+                let cycle = Self::cycle(&preds, &placed);
+                let names: Vec<_> = cycle.iter().map(|&j| self.entries[segment[j]].system.name()).collect();
+                panic!("the ordering constraints form a cycle: {}", names.join(" -> "));
+            };
+            placed[j] = true;
+            order.push(j);
+        }
+        let mut rank = vec![0; n];
+        for (r, &j) in order.iter().enumerate() {
+            rank[j] = r;
+        }
+        for j in 0..n {
+            for i in 0..n {
+                let conflict = || accesses[segment[i]].conflict(&accesses[segment[j]]).is_some();
+                if rank[i] < rank[j] && conflict() {
+                    preds[j].push(i);
+                }
+            }
+        }
+        // Layer by longest path, in topological order (every edge goes forward in it).
+        let mut level = vec![0usize; n];
+        for &j in &order {
+            level[j] = preds[j].iter().map(|&p| level[p] + 1).max().unwrap_or(0);
+        }
+        let depth = level.iter().max().map_or(0, |d| d + 1);
+        for d in 0..depth {
+            let batch: Vec<usize> = (0..n).filter(|&j| level[j] == d).map(|j| segment[j]).collect();
+            plan.push(Step::Batch(batch, Adaptive::new()));
+        }
+    }
+
+    /// A cycle among the systems not `placed` (each has an unplaced predecessor),
+    /// in constraint order (each runs before the next), the first repeated last.
+    pub(super) fn cycle(preds: &[Vec<usize>], placed: &[bool]) -> Vec<usize> {
+        let start = (0..preds.len()).find(|&j| !placed[j]).expect("a cycle leaves systems unplaced");
+        // Walk backwards along unplaced predecessors until a system repeats.
+        let mut path = vec![start];
+        loop {
+            let last = *path.last().expect("the path is never empty");
+            let pred = *preds[last].iter().find(|&&p| !placed[p]).expect("an unplaced system waits on one");
+            if let Some(at) = path.iter().position(|&j| j == pred) {
+                let mut cycle: Vec<usize> = path[at..].to_vec();
+                cycle.reverse();
+                cycle.push(*cycle.first().expect("a cycle has a system"));
+                return cycle;
+            }
+            path.push(pred);
+        }
+    }
+}
+
+/// The last segment of a function's path (`game::systems::movement` ->
+/// `movement`): what the user writes in `add_system`.
+fn short_fn(path: &str) -> &str {
+    path.rsplit("::").next().unwrap_or(path)
+}
