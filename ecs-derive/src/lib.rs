@@ -1,7 +1,7 @@
 //! Derive macros for `ecs-core`. Use them through `ecs_core` (`use ecs_core::prelude::*;`),
 //! which re-exports them; the generated code names `::ecs_core` paths.
 //!
-//! Each entry point is a shim: [`input`] reads the item, [`parse`] turns it into
+//! Each entry point is a shim: [`read`] reads the item, [`validate`] turns it into
 //! a checked, spanned description (every error points at the offending field,
 //! attribute or keyword), and [`expand`] turns that description into code.
 //!
@@ -13,11 +13,11 @@
 
 mod error;
 mod expand;
-mod input;
 mod meta;
-mod parse;
+mod read;
 mod relation;
 mod tokens;
+mod validate;
 
 use proc_macro::TokenStream;
 
@@ -34,7 +34,7 @@ use proc_macro::TokenStream;
 /// `fn(DeferredWorld, HookContext)` (see `ecs_core::component::ComponentHooks`).
 #[proc_macro_derive(Component, attributes(component, relationship, relationship_target, entities))]
 pub fn derive_component(input: TokenStream) -> TokenStream {
-    derive(input, |input| parse::component(input).map(expand::component))
+    derive(input, |input| validate::component(input).map(expand::component))
 }
 
 /// Implements `Event` for a struct or enum, so that it can be triggered for
@@ -45,7 +45,7 @@ pub fn derive_component(input: TokenStream) -> TokenStream {
 /// re-exported under another path.
 #[proc_macro_derive(Event, attributes(event))]
 pub fn derive_event(input: TokenStream) -> TokenStream {
-    derive(input, |input| parse::event(input).map(expand::event))
+    derive(input, |input| validate::event(input).map(expand::event))
 }
 
 /// Implements `Bundle` for a struct whose fields are components or bundles.
@@ -54,7 +54,7 @@ pub fn derive_event(input: TokenStream) -> TokenStream {
 /// re-exported under another path.
 #[proc_macro_derive(Bundle, attributes(bundle))]
 pub fn derive_bundle(input: TokenStream) -> TokenStream {
-    derive(input, |input| parse::bundle(input).map(expand::bundle))
+    derive(input, |input| validate::bundle(input).map(expand::bundle))
 }
 
 /// Implements `QueryData` for a struct of query items, so a query can yield named
@@ -72,7 +72,7 @@ pub fn derive_bundle(input: TokenStream) -> TokenStream {
 /// re-exported under another path.
 #[proc_macro_derive(QueryData, attributes(query))]
 pub fn derive_query_data(input: TokenStream) -> TokenStream {
-    derive(input, |input| parse::query(input).map(expand::query))
+    derive(input, |input| validate::query(input).map(expand::query))
 }
 
 /// The [`QueryData`](derive@QueryData) derive under its earlier name.
@@ -91,7 +91,7 @@ pub fn derive_query(input: TokenStream) -> TokenStream {
 /// re-exported under another path.
 #[proc_macro_derive(SystemParam, attributes(system_param))]
 pub fn derive_system_param(input: TokenStream) -> TokenStream {
-    derive(input, |input| parse::system_param(input).map(expand::system_param))
+    derive(input, |input| validate::system_param(input).map(expand::system_param))
 }
 
 /// Implements `SystemSet` for a unit struct or an enum, so that systems can be
@@ -104,11 +104,11 @@ pub fn derive_system_param(input: TokenStream) -> TokenStream {
 /// re-exported under another path.
 #[proc_macro_derive(SystemSet, attributes(system_set))]
 pub fn derive_system_set(input: TokenStream) -> TokenStream {
-    derive(input, |input| parse::system_set(input).map(expand::system_set))
+    derive(input, |input| validate::system_set(input).map(expand::system_set))
 }
 
 /// Reads the input, then checks and expands it; an error anywhere becomes
 /// `compile_error!`s at the user's tokens.
-fn derive(input: TokenStream, expand: impl FnOnce(&input::Input) -> error::Result<TokenStream>) -> TokenStream {
-    input::parse(input).and_then(|input| expand(&input)).unwrap_or_else(error::Error::into_compile_error)
+fn derive(input: TokenStream, expand: impl FnOnce(&read::Input) -> error::Result<TokenStream>) -> TokenStream {
+    read::read(input).and_then(|input| expand(&input)).unwrap_or_else(error::Error::into_compile_error)
 }

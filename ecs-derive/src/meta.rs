@@ -6,7 +6,7 @@
 use proc_macro::{Ident, Span, TokenStream, TokenTree};
 
 use crate::error::{Error, Result};
-use crate::input::{Attr, Meta};
+use crate::read::{Attr, Meta};
 
 /// One key of an attribute's arguments, with the rest of them after it.
 pub struct NestedMeta<'a> {
@@ -37,7 +37,7 @@ pub fn parse_nested(attr: &Attr, mut each: impl FnMut(&mut NestedMeta<'_>) -> Re
             return Err(Error::new(*eq, format!("expected parentheses: #[{}(...)]", attr.path_string())));
         }
     };
-    let tokens = crate::input::flatten_invisible(group.stream());
+    let tokens = crate::read::flatten_invisible(group.stream());
     let end = group.span_close();
     let mut at = 0;
     while at < tokens.len() {
@@ -160,7 +160,7 @@ impl NestedMeta<'_> {
     /// A path (`f`, `a::b::<T>`), up to the next `,` outside angle brackets.
     pub fn path(&mut self) -> Result<TokenStream> {
         let start = self.at;
-        let mut angles = crate::input::Angles::default();
+        let mut angles = crate::read::Angles::default();
         while let Some(token) = self.peek() {
             let depth = angles.step(token);
             let part_of_path = match token {

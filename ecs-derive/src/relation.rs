@@ -4,7 +4,7 @@
 use proc_macro::TokenStream;
 
 use crate::error::{Error, Result};
-use crate::input::{Field, Fields, Input, Kind, Member, Meta};
+use crate::read::{Field, Fields, Input, Kind, Member, Meta};
 
 /// What a component says about the entities it holds.
 pub enum Relation {

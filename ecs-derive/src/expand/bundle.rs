@@ -2,8 +2,8 @@
 
 use proc_macro::TokenStream;
 
-use crate::parse::BundleDef;
 use crate::tokens::code;
+use crate::validate::BundleDef;
 
 pub fn bundle(def: BundleDef<'_>) -> TokenStream {
     let BundleDef { ident, generics, krate, fields } = def;
@@ -12,12 +12,8 @@ pub fn bundle(def: BundleDef<'_>) -> TokenStream {
     // As std's derives bound each type parameter: a field whose type names one
     // (`foo: T`, `foo: Wrapper<T>`) must be a bundle, so the impl holds for
     // exactly the arguments that make every field one.
-    let params: Vec<String> = generics
-        .params
-        .iter()
-        .filter(|p| p.kind == crate::input::ParamKind::Type)
-        .map(|p| p.name.to_string())
-        .collect();
+    let params: Vec<String> =
+        generics.params.iter().filter(|p| p.kind == crate::read::ParamKind::Type).map(|p| p.name.to_string()).collect();
     let bounds: Vec<_> = fields
         .iter()
         .filter(|(_, ty)| names_any(&ty.0, &params))

@@ -2,10 +2,10 @@
 
 use proc_macro::{Ident, Span, TokenStream, TokenTree};
 
-use crate::input::{Generics, Member};
-use crate::parse::{ComponentDef, Snapshot};
+use crate::read::{Generics, Member};
 use crate::relation::{EntityFields, Relation};
 use crate::tokens::code;
+use crate::validate::{ComponentDef, Snapshot};
 
 pub fn component(def: ComponentDef<'_>) -> TokenStream {
     let ComponentDef {

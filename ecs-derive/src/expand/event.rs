@@ -2,8 +2,8 @@
 
 use proc_macro::TokenStream;
 
-use crate::parse::EventDef;
 use crate::tokens::code;
+use crate::validate::EventDef;
 
 pub fn event(def: EventDef<'_>) -> TokenStream {
     let EventDef { ident, generics, krate } = def;

@@ -3,9 +3,9 @@
 
 use proc_macro::{Literal, Span, TokenStream};
 
-use crate::input::{Ty, index};
-use crate::parse::QueryDef;
+use crate::read::{Ty, index};
 use crate::tokens::{code, lifetime as named_lifetime, tuple};
+use crate::validate::QueryDef;
 
 pub fn query(def: QueryDef<'_>) -> TokenStream {
     let QueryDef { ident, lifetime, krate, fields } = def;

@@ -4,9 +4,9 @@
 
 use proc_macro::{Ident, Literal, TokenStream};
 
-use crate::input::{Member, Ty};
-use crate::parse::SplitField;
+use crate::read::{Member, Ty};
 use crate::tokens::{code, fill};
+use crate::validate::SplitField;
 
 /// Returns the views (emitted beside the type, where users can name them) and
 /// the impls (inside the derive's `const _` block).

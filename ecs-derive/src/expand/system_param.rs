@@ -3,9 +3,9 @@
 
 use proc_macro::{Literal, Span, TokenStream};
 
-use crate::input::index;
-use crate::parse::SystemParamDef;
+use crate::read::index;
 use crate::tokens::{code, fill, lifetime as named_lifetime, tuple};
+use crate::validate::SystemParamDef;
 
 pub fn system_param(def: SystemParamDef<'_>) -> TokenStream {
     let SystemParamDef { ident, lifetime, krate, fields } = def;

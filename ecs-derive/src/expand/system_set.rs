@@ -3,8 +3,8 @@
 
 use proc_macro::TokenStream;
 
-use crate::parse::SystemSetDef;
 use crate::tokens::code;
+use crate::validate::SystemSetDef;
 
 pub fn system_set(def: SystemSetDef<'_>) -> TokenStream {
     let SystemSetDef { ident, generics, krate } = def;

@@ -507,7 +507,7 @@ pub fn split_top(tokens: Vec<TokenTree>, separator: char) -> Vec<Vec<TokenTree>>
 }
 
 /// Reads the derive's input.
-pub fn parse(input: TokenStream) -> Result<Input> {
+pub fn read(input: TokenStream) -> Result<Input> {
     let mut tokens = Cursor::new(input.into_iter().collect());
     let attrs = tokens.attrs();
     let vis = tokens.vis();

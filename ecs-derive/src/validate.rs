@@ -4,8 +4,8 @@
 use proc_macro::{Ident, Span, TokenStream};
 
 use crate::error::{Error, Errors, Result};
-use crate::input::{Fields, Generics, Input, Kind, Member, ParamKind, Ty};
 use crate::meta::NestedMeta;
+use crate::read::{Fields, Generics, Input, Kind, Member, ParamKind, Ty};
 
 /// A type to implement `Component` for.
 pub struct ComponentDef<'a> {
@@ -217,7 +217,7 @@ fn split_fields<'a>(
     let mut errors = Errors::default();
     for attr in input.attrs.iter().filter(|a| a.is("repr")) {
         let packed = match &attr.meta {
-            crate::input::Meta::List(group) => group.stream().to_string().contains("packed"),
+            crate::read::Meta::List(group) => group.stream().to_string().contains("packed"),
             _ => false,
         };
         if packed {
