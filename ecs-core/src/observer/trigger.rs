@@ -179,9 +179,13 @@ unsafe impl<E: Event, B: Bundle> SystemParam for Trigger<'_, E, B> {
             not_an_observer(meta.name(), crate::names::type_name::<E>())
         }
         // SAFETY: the context's pointer points at an `E` (its type id was checked
-        // just now), which lives as long as the trigger call that set the context;
-        // that call is running the observer this parameter is made for, and the
-        // item cannot outlive the system's run.
+        // just now), which lives as long as the trigger call that set the context.
+        // That call is still on the stack: the context is set only while it runs
+        // and restored before it returns or unwinds (`observer::Running`). The
+        // system being given this parameter runs inside that call — usually the
+        // observer itself, but possibly a system the observer runs in turn (it
+        // then sees the observer's trigger) — and its item cannot outlive its
+        // run, so the event outlives the item.
         let event = unsafe { ctx.event.cast::<E>().as_ref() };
         Trigger { event, target: ctx.target, component: ctx.component, observer: current.observer, marker: PhantomData }
     }

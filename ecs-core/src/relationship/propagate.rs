@@ -303,6 +303,7 @@ impl<'w, 's, R: Relationship, Q: QueryData, F: QueryFilter> Nodes<'w, 's, R, Q, 
 unsafe fn read<T: 'static>(column: Option<&Column>, row: usize) -> Option<&T> {
     let column = column?;
     // SAFETY: `holds` checked the row is in bounds and holds a value; the
-    // caller vouches for the type and for no writer.
+    // column stores whole values (`T` is a relationship or its target, both
+    // `WholeComponent`); the caller vouches for the type and for no writer.
     column.holds(row).then(|| unsafe { column.get_unchecked(row).deref::<T>() })
 }

@@ -90,9 +90,18 @@ pub enum Occupancy {
 // SAFETY: a column only ever holds values of a `Component` type, which is
 // `Send + Sync`; the raw pointers are owned exclusively by the column.
 unsafe impl Send for Column {}
-// SAFETY: as above; shared access only hands out shared pointers, and only
-// reads (a per-field column's staging room and lanes are written only through
-// `&mut self`; `with_row` gathers into a room of its own).
+// SAFETY: the values are `Sync` (as above). The column's own `&self` methods
+// only read, except the change summary and the `track_changes` flag, which are
+// atomics (a per-field column's staging room and lanes are written only through
+// `&mut self`; `with_row` gathers into a room of its own). Writes through
+// `&Column` do happen elsewhere: queries, `Mut` and `stamp_rows` write values
+// and ticks through the raw pointers `data_ptr`, `ticks_ptr`, `lane_bases` and
+// `get_tracked_mut` hand out. Those are sound not because of this type but
+// because of the access rules of whoever takes the pointers: a query writes
+// only rows of components its `Access` holds exclusively (checked when a query
+// state or system is built, and by the schedule before running systems side by
+// side), and world methods write through `&mut World`. Two threads never
+// touch the same row's value or ticks where one of them writes.
 unsafe impl Sync for Column {}
 
 impl core::fmt::Debug for Column {
@@ -412,20 +421,24 @@ impl Column {
     #[inline]
     pub(crate) unsafe fn is_present(&self, row: usize) -> bool {
         debug_assert!(row < self.len);
-        // SAFETY: `row < len` (caller), so its tick slot is written.
+        // SAFETY: `row < len` (caller). A `Marked` column always keeps ticks
+        // (`new`), and every row below its length has its tick slot written.
         unsafe { self.slot_holds(row) }
     }
 
     /// [`is_present`](Self::is_present) for a slot whose tick is written, whatever
-    /// the length says now (`clear` sets it to 0 before dropping).
+    /// the length says now (`clear` sets it to 0 before dropping). A `Full`
+    /// column reads no tick (it may keep none: a component with change
+    /// detection turned off).
     ///
     /// # Safety
-    /// The tick slot of `row` is allocated and written.
+    /// When the column is `Marked` (which always keeps ticks), the tick slot of
+    /// `row` is allocated and written.
     #[inline]
     unsafe fn slot_holds(&self, row: usize) -> bool {
         match self.occupancy {
             Occupancy::Full => true,
-            // SAFETY: the tick slot is written (caller).
+            // SAFETY: the column is `Marked`, so the tick slot is written (caller).
             Occupancy::Marked => unsafe { (*self.ticks.as_ptr().add(row)).added != Tick::ABSENT },
         }
     }
@@ -568,11 +581,14 @@ impl Column {
     /// A shared pointer to a row's value.
     ///
     /// # Safety
-    /// `row < self.len()` and the row holds a value (see [`holds`](Self::holds)).
+    /// `row < self.len()`, the row holds a value (see [`holds`](Self::holds)),
+    /// and the column stores whole values (not [split](Self::is_split) into
+    /// per-field lanes: there `data` points at the lanes, not at values).
     #[inline]
     pub(crate) unsafe fn get_unchecked(&self, row: usize) -> Ptr<'_> {
-        debug_assert!(self.holds(row));
-        // SAFETY: `row < len` (caller), so the pointer is in bounds and non-null.
+        debug_assert!(self.holds(row) && !self.split);
+        // SAFETY: the column stores whole values and `row < len` (caller), so
+        // the pointer is in bounds of the value array and non-null.
         unsafe { Ptr::new(NonNull::new_unchecked(self.row_ptr(row))) }
     }
 

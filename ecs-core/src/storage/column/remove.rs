@@ -169,7 +169,9 @@ impl Column {
         let len = core::mem::replace(&mut self.len, 0);
         if let Some(drop) = self.drop {
             for row in 0..len {
-                // SAFETY: the tick slots of rows `0..len` stay allocated and written.
+                // SAFETY: rows `0..len` were below the length, so in a `Marked`
+                // column (which always keeps ticks) their tick slots are
+                // allocated and written, and stay so.
                 if !unsafe { self.slot_holds(row) } {
                     continue;
                 }
