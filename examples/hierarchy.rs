@@ -10,7 +10,7 @@
 //! ```text
 //! cargo run --release --example hierarchy -- [--frames N] [--output PATH]
 //! ```
-//! The README's picture is `--output docs/hierarchy.png`.
+//! The picture in `docs/relationships.md` is `--output docs/hierarchy.png`.
 
 use std::f32::consts::TAU;
 

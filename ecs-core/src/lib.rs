@@ -180,6 +180,32 @@ pub mod prelude {
 #[doc = include_str!("../../README.md")]
 struct ReadmeDoctests;
 
+/// Every chapter of the book in `docs/`, its examples compiled and run as
+/// doctests so that none goes stale.
+#[cfg(doctest)]
+mod book {
+    #[doc = include_str!("../../docs/storage.md")]
+    struct Storage;
+    #[doc = include_str!("../../docs/queries.md")]
+    struct Queries;
+    #[doc = include_str!("../../docs/systems.md")]
+    struct Systems;
+    #[doc = include_str!("../../docs/reacting.md")]
+    struct Reacting;
+    #[doc = include_str!("../../docs/relationships.md")]
+    struct Relationships;
+    // Its saving and loading examples need the `serde` feature.
+    #[cfg(feature = "serde")]
+    #[doc = include_str!("../../docs/save-load.md")]
+    struct SaveLoad;
+    #[doc = include_str!("../../docs/performance.md")]
+    struct Performance;
+    #[doc = include_str!("../../docs/coming-from.md")]
+    struct ComingFrom;
+    #[doc = include_str!("../../docs/architecture.md")]
+    struct Architecture;
+}
+
 /// Items the derive macros name in generated code. Not part of the public API.
 #[doc(hidden)]
 pub mod __private {

@@ -2,12 +2,16 @@
 //!
 //! ```text
 //! cargo run --release -p ecs-peers -- [--rounds N] [--out DIR] [--only WORKLOAD[,WORKLOAD…]]
+//! cargo run --release -p ecs-peers -- --summary-from docs/peers.json
 //! ```
 //! For each workload, every crate's state is prepared first; then the crates take
 //! turns (in a rotating order, so machine drift hits all alike), each timing one
 //! batch of iterations per round. A cell is the median per-iteration time over the
 //! rounds, with the spread (min–max). Results go to a table on stdout,
-//! `DIR/peers.json` and `DIR/peers.svg`.
+//! `DIR/peers.md`, `DIR/peers.json` and `DIR/peers.svg`; a full run into `docs`
+//! also rewrites the compact table of the README (between its
+//! `peers-summary` markers), which `--summary-from` rewrites from a saved
+//! `peers.json` without running anything.
 
 #[allow(dead_code, reason = "benchmark payload fields are written, never read")]
 mod peers;
@@ -49,19 +53,24 @@ struct Options {
     rounds: usize,
     out: String,
     only: Option<String>,
+    summary_from: Option<String>,
 }
 
+/// The README whose compact table a full run rewrites.
+const README: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md");
+
 fn options() -> Options {
-    let mut options = Options { rounds: 21, out: "docs".into(), only: None };
+    let mut options = Options { rounds: 21, out: "docs".into(), only: None, summary_from: None };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--rounds" => options.rounds = args.next().and_then(|v| v.parse().ok()).expect("--rounds N"),
             "--out" => options.out = args.next().expect("--out DIR"),
             "--only" => options.only = Some(args.next().expect("--only WORKLOAD[,WORKLOAD...]")),
+            "--summary-from" => options.summary_from = Some(args.next().expect("--summary-from PEERS_JSON")),
             "--help" | "-h" => {
                 println!(
-                    "usage: ecs-peers [--rounds N (default 21)] [--out DIR (default docs)] [--only WORKLOAD[,WORKLOAD...]]"
+                    "usage: ecs-peers [--rounds N (default 21)] [--out DIR (default docs)] [--only WORKLOAD[,WORKLOAD...]]\n       ecs-peers --summary-from PEERS_JSON   (rewrites the README's compact table from a saved run)"
                 );
                 let names: Vec<&str> = Workload::ALL.iter().map(|w| w.name()).collect();
                 println!("workloads: {}", names.join(", "));
@@ -114,6 +123,14 @@ fn progress(done: usize, total: usize, label: &str) {
 
 fn main() {
     let options = options();
+    if let Some(path) = &options.summary_from {
+        let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
+        let (results, meta) = report::read_json(&text);
+        assert!(!results.is_empty(), "{path} holds no results");
+        report::write_summary(README, &report::summary(&results, &meta)).expect("rewrite the README's table");
+        eprintln!("rewrote the compact table of {README} from {path}");
+        return;
+    }
     let workloads: Vec<Workload> = Workload::ALL
         .into_iter()
         .filter(|w| options.only.as_deref().is_none_or(|o| o.split(',').any(|o| o == w.name())))
@@ -170,4 +187,8 @@ fn main() {
     std::fs::write(format!("{}/peers.md", options.out), format!("{}\n\n{table}\n", meta.line())).expect("write table");
     report::chart(&results, &meta, &format!("{}/peers.svg", options.out)).expect("draw the chart");
     eprintln!("wrote {0}/peers.json, {0}/peers.md and {0}/peers.svg", options.out);
+    if options.only.is_none() && options.out == "docs" {
+        report::write_summary(README, &report::summary(&results, &meta)).expect("rewrite the README's table");
+        eprintln!("rewrote the compact table of {README}");
+    }
 }

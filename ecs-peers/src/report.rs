@@ -8,6 +8,9 @@ use plotters::prelude::*;
 use crate::workload::Workload;
 use crate::{CRATES, Cell};
 
+/// One workload's cells, in [`CRATES`] order.
+pub type Row = (Workload, Vec<Option<Cell>>);
+
 /// When and where the run happened, and the crate versions.
 pub struct Meta {
     pub date: String,
@@ -215,4 +218,76 @@ pub fn chart(
     root.draw(&Text::new(meta.line(), (20, 600), ("sans-serif", 12)))?;
     root.present()?;
     Ok(())
+}
+
+/// The README's compact table: for each workload this crate's median, the
+/// fastest other ECS crate's, and the ratio between them.
+pub fn summary(results: &[(Workload, Vec<Option<Cell>>)], meta: &Meta) -> String {
+    let ours = CRATES.iter().position(|(name, _)| *name == "ecs").expect("ecs is a column");
+    let mut out = format!(
+        "Run of {} on {} (median time per iteration; lower is better).\n\n| workload | ecs | fastest other crate | ecs / other |\n|---|---|---|---|",
+        meta.date, meta.machine
+    );
+    for (workload, cells) in results {
+        let Some(mine) = &cells[ours] else { continue };
+        let best = cells
+            .iter()
+            .zip(CRATES.iter())
+            .filter(|(_, (name, _))| *name != "baseline" && *name != "ecs")
+            .filter_map(|(c, (name, _))| c.as_ref().map(|c| (name, c.median)))
+            .min_by_key(|&(_, median)| median);
+        match best {
+            Some((name, median)) => {
+                let ratio = mine.median.as_secs_f64() / median.as_secs_f64();
+                write!(out, "\n| {} | {} | {name} {} | {ratio:.2}x |", workload.name(), fmt(mine.median), fmt(median))
+                    .unwrap();
+            }
+            None => write!(out, "\n| {} | {} | — | — |", workload.name(), fmt(mine.median)).unwrap(),
+        }
+    }
+    out
+}
+
+/// Replaces what lies between the summary markers of the README at `path`.
+pub fn write_summary(path: &str, summary: &str) -> std::io::Result<()> {
+    const BEGIN: &str = "<!-- peers-summary:begin -->";
+    const END: &str = "<!-- peers-summary:end -->";
+    let readme = std::fs::read_to_string(path)?;
+    let (Some(begin), Some(end)) = (readme.find(BEGIN), readme.find(END)) else {
+        return Err(std::io::Error::other(format!("{path} has no {BEGIN} … {END} markers")));
+    };
+    let updated = format!("{}{BEGIN}\n{summary}\n{}", &readme[..begin], &readme[end..]);
+    std::fs::write(path, updated)
+}
+
+/// Reads back the `results` and `Meta` of a `peers.json` this program wrote.
+pub fn read_json(text: &str) -> (Vec<Row>, Meta) {
+    let field = |line: &str, key: &str| -> Option<String> {
+        let start = line.find(&format!("\"{key}\": "))? + key.len() + 4;
+        let rest = &line[start..];
+        let value = match rest.strip_prefix('"') {
+            Some(quoted) => &quoted[..quoted.find('"')?],
+            None => &rest[..rest.find([',', '}']).unwrap_or(rest.len())],
+        };
+        Some(value.to_string())
+    };
+    let mut meta = Meta { date: String::new(), machine: String::new(), versions: Vec::new() };
+    let mut results: Vec<Row> = Vec::new();
+    for line in text.lines() {
+        if line.trim_start().starts_with("\"date\"") {
+            meta.date = field(line, "date").unwrap_or_default();
+        } else if line.trim_start().starts_with("\"machine\"") {
+            meta.machine = field(line, "machine").unwrap_or_default();
+        } else if let (Some(w), Some(c)) = (field(line, "workload"), field(line, "crate")) {
+            let Some(workload) = Workload::ALL.into_iter().find(|x| x.name() == w) else { continue };
+            let Some(column) = CRATES.iter().position(|(name, _)| *name == c) else { continue };
+            let ns = |key| Duration::from_nanos(field(line, key).and_then(|v| v.parse().ok()).unwrap_or(0));
+            if results.last().is_none_or(|(last, _)| *last != workload) {
+                results.push((workload, vec![None; CRATES.len()]));
+            }
+            let cells = &mut results.last_mut().expect("pushed above").1;
+            cells[column] = Some(Cell { median: ns("median_ns"), min: ns("min_ns"), max: ns("max_ns") });
+        }
+    }
+    (results, meta)
 }
