@@ -29,6 +29,8 @@
 //!   keeping or remapping entity ids.
 //! - [`snapshot`]: saving and restoring a whole world, for rollback, with the
 //!   determinism contract.
+//! - [`parallel`]: the worker pool, and how each place that could go parallel
+//!   measures whether that is faster.
 //! - [`panics`]: what happens when user code panics, and which traits are trusted.
 //! - [`guide`]: coming from bevy_ecs or hecs.
 //!

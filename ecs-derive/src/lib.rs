@@ -1,13 +1,13 @@
 //! Derive macros for `ecs-core`. Use them through `ecs_core` (`use ecs_core::prelude::*;`),
 //! which re-exports them; the generated code names `::ecs_core` paths.
 //!
-//! Each entry point is a shim: [`read`] reads the item, [`validate`] turns it into
+//! Each entry point is a shim: `read` reads the item, `validate` turns it into
 //! a checked, spanned description (every error points at the offending field,
-//! attribute or keyword), and [`expand`] turns that description into code.
+//! attribute or keyword), and `expand` turns that description into code.
 //!
 //! The crate depends on nothing but `proc_macro`: the compiler has already
 //! parsed the item, so reading it takes a few hundred lines rather than `syn`,
-//! and templates are lexed by the compiler itself ([`tokens`]). Every build of
+//! and templates are lexed by the compiler itself (`tokens`). Every build of
 //! a program using `ecs_core` waits for this crate, so its build time is the
 //! head of theirs.
 

@@ -167,8 +167,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
 
     // Always inlined: each `for_each` closure makes its own instance anyway, and
     // in line the iterator's fields never go through memory and the check for a
-    // half-walked archetype folds away (fragmented_iter: 1317 -> 1278
-    // instructions a run).
+    // half-walked archetype folds away.
     #[inline(always)]
     fn fold<B, G: FnMut(B, Self::Item) -> B>(self, init: B, g: G) -> B {
         self.fold_archetypes(init, g)
@@ -231,8 +230,7 @@ impl<'w, Q: QueryData, F: QueryFilter> QueryIter<'w, '_, Q, F> {
                 // read (these loads are dead code): the step is the cached pointer
                 // and, behind it, the column's data pointer and length. Resolving
                 // the next archetype ahead of this one's rows cost more than it
-                // saved once the step was that short (fragmented_iter, 192 worlds:
-                // median 84 -> 71-75 ns).
+                // saved once the step was that short (measured on fragmented_iter).
                 let archetype = archetypes.get_unchecked(matched.get_unchecked(index).index());
                 let mut columns = all_columns.get_unchecked(index * stride..(index + 1) * stride);
                 let len =
@@ -298,13 +296,11 @@ pub(super) unsafe fn fold_wide<'w, Q: QueryData, F: QueryFilter, B, G: FnMut(B, 
 /// one of four, then one by one: for a query of one column each block's calls
 /// inline into straight-line code the compiler vectorizes, so a short archetype
 /// (tens of rows) runs few loop trips and no scalar tail beyond its last `len % 4`
-/// rows. On fragmented_iter (26 archetypes of 20 rows) blocks of four took it from
-/// 111 to 87 ns; eight-then-four saved a loop trip per archetype (89 -> 87 in a later run);
-/// sixteen first saves another (1278 -> 1148 instructions a run, back-to-back
-/// runs 55-57 -> 51 ns against shipyard's 56-58 in the same process). Only for
-/// one column: with two, the compiler cannot tell the columns apart within a block
-/// and emits scalar code, 4x slower than the plain loop it vectorizes behind a
-/// run-time overlap check (`(&mut A, &mut B)`, 40,000 rows: 23.7 against 5.6 µs).
+/// rows: fragmented_iter (26 archetypes of 20 rows) measured each step, sixteen,
+/// then eight, then four, as a saving. Only for one column: with two, the compiler
+/// cannot tell the columns apart within a block and emits scalar code, several
+/// times slower than the plain loop it vectorizes behind a run-time overlap check
+/// (`(&mut A, &mut B)`).
 #[inline(always)]
 fn fold_rows<B>(rows: core::ops::Range<usize>, mut acc: B, mut step: impl FnMut(B, usize) -> B) -> B {
     let mut row = rows.start;

@@ -5,9 +5,16 @@
 //! - `filter.rs`: [`QueryFilter`]s ([`With`], [`Without`], [`Or`], [`Added`],
 //!   [`Changed`]).
 //! - `access.rs`: [`Access`], the read/write sets used to refuse aliasing.
+//! - `change_fetch.rs`: [`Ref`](crate::Ref) and [`Mut`](crate::Mut) as query
+//!   items; `has.rs`: [`Has`].
+//! - `per_field.rs`: `&T` / `&mut T` of a per-field component (its views and
+//!   slices); `per_field_world.rs`: `world.fields`, `fields_mut`, `get_cloned`.
 //! - `state.rs`: [`QueryState`], the cached matching reused across runs;
-//!   `borrow.rs`: [`QueryBorrow`], a one-off read-only query on `&World`.
+//!   `by_entity.rs`: its lookups by entity (`get`, `get_many`, `single`);
+//!   `borrow.rs`: [`QueryBorrow`], a one-off read-only query on `&World`;
+//!   `world.rs`: the `World` methods that make queries.
 //! - `iter.rs` and `par.rs`: sequential, chunked and parallel iteration;
+//!   `wide.rs`: the AVX2 copies of parallel loops and the choice between them;
 //!   `combinations.rs`: every pair (triple, …) of matches once.
 //!
 //! A query borrows the world: `world.query::<Q>()` on `&World` for read-only

@@ -11,10 +11,10 @@
 //!
 //! Which copy runs is measured per query state, as the inline-or-parallel
 //! choice is ([`crate::parallel`]), because AVX2 is not always the faster:
-//! plain loops over components gain most (the schedule workload's swaps of
-//! 1,000 rows a system take about a third less time), but a body that calls a
-//! function the compiler did not inline, compiled for the baseline, and copies
-//! a large value it returns (heavy_compute's 4x4 matrix) loses about a tenth:
+//! plain loops over components gain most (the schedule workload's swaps), but
+//! a body that calls a function the compiler did not inline, compiled for the
+//! baseline, and copies a large value it returns (heavy_compute's 4x4 matrix)
+//! loses:
 //! the caller's 32-byte loads of what the callee stored 16 bytes at a time
 //! cannot be forwarded from the store buffer and wait for the stores to reach
 //! the cache. So:

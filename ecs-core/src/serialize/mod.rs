@@ -11,7 +11,7 @@
 //!
 //! Loading is two steps: [`SerializeRegistry::load_rows`] /
 //! [`load_columns`](SerializeRegistry::load_columns) parse and check a save
-//! into a [`WorldSave`] without touching any world, and [`World::load`] puts it
+//! into a [`WorldSave`] without touching any world, and [`World::load`](crate::World::load) puts it
 //! into one, which cannot fail.
 //!
 //! ```
@@ -74,7 +74,7 @@
 //!   and systems' last runs, so `Changed<T>` reports what it would have.
 //! - Into a world that has entities (observers count): each saved entity gets a
 //!   new id, and every entity held by a loaded component (fields marked
-//!   `#[entities]`, relationships) is rewritten to match; [`World::load`]
+//!   `#[entities]`, relationships) is rewritten to match; [`World::load`](crate::World::load)
 //!   returns the [`EntityMap`] from saved ids to new ones. Loaded values are
 //!   stamped as added now.
 //! - Hooks and observers do not run: a load puts a consistent state in place,

@@ -70,7 +70,7 @@ pub(super) const PAGE: usize = growth::MIN_PAGE;
 /// other's row `x - d / size` is still pending whenever that distance is within
 /// the few dozen stores a core keeps in flight: with the global allocator's
 /// placement that happened to some archetypes and not others, so the same
-/// query loop ran up to 1.2x slower depending on where its columns had landed.
+/// query loop ran measurably slower depending on where its columns had landed.
 /// With equal offsets the only match is the same row, whose load comes before
 /// its store. (Arrays of [`MAPPED_FROM`](super::growth::MAPPED_FROM) bytes and
 /// more are mapped, which aligns them to a page anyway.)

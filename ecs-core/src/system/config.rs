@@ -46,7 +46,7 @@ pub trait IntoSystemConfig<Marker>: Sized {
     }
 
     /// Puts this system in `set`: it follows the set's ordering
-    /// ([`Schedule::configure_sets`]) and `before`/`after` naming the set. A system
+    /// ([`Schedule::configure_sets`](super::Schedule::configure_sets)) and `before`/`after` naming the set. A system
     /// may be in several sets.
     fn in_set(self, set: impl SystemSet) -> SystemConfig {
         let mut config = self.into_config();
@@ -112,8 +112,8 @@ impl IntoSystemConfig<()> for SystemConfig {
     }
 }
 
-/// Several systems at once, for [`Schedule::add_systems`] and
-/// [`Schedule::add_chain`]: a tuple of up to 16 systems (each may carry its own
+/// Several systems at once, for [`Schedule::add_systems`](super::Schedule::add_systems) and
+/// [`Schedule::add_chain`](super::Schedule::add_chain): a tuple of up to 16 systems (each may carry its own
 /// `after`, `in_set`, `run_if`…), an array or `Vec` of [`SystemConfig`]s, or
 /// [`chain`](Self::chain)ed systems.
 ///
@@ -144,7 +144,7 @@ pub trait IntoSystemConfigs<Marker>: Sized {
     fn into_configs(self) -> SystemConfigs;
 
     /// Runs the systems one after the other, in the order given (each after the
-    /// one before it), as [`Schedule::add_chain`] does.
+    /// one before it), as [`Schedule::add_chain`](super::Schedule::add_chain) does.
     fn chain(self) -> SystemConfigs {
         let mut configs = self.into_configs();
         configs.chained = true;

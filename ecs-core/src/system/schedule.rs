@@ -212,7 +212,7 @@ impl Schedule {
         self.plans.push(plan);
     }
 
-    /// Orders a [`SystemSet`] (`Physics.before(Render)`) or puts it in another
+    /// Orders a [`SystemSet`](super::SystemSet) (`Physics.before(Render)`) or puts it in another
     /// (`Physics.in_set(Gameplay)`). Constraints between sets apply to every pair of
     /// their systems, with the same checks as between two systems: a cycle, or an
     /// order a sync point reverses, is refused naming the systems. A set may be

@@ -10,7 +10,7 @@
 //! Hooks and observers run where the world is consistent: before the entity
 //! loses or replaces a value (the value still readable), after it gained one.
 //! They cannot change the world's structure directly; their commands wait in
-//! `World::pending` until the outermost operation is complete, and then run in
+//! `World::deferred` until the outermost operation is complete, and then run in
 //! rounds (see [`flush_pending`](World::flush_pending)).
 
 use super::World;
@@ -39,7 +39,7 @@ pub(crate) struct Deferred {
     pub(crate) queue: CommandQueue,
     /// Operations (triggers, structural changes with hooks) in progress.
     pub(crate) depth: u32,
-    /// `pending` is being applied.
+    /// `queue` is being applied.
     pub(crate) flushing: bool,
 }
 

@@ -6,8 +6,17 @@
 //! - `spawn_batch.rs`: [`SpawnBatch`], spawning many entities of one bundle type.
 //! - `entity_ref.rs`: [`EntityRef`], a read-only view of one entity.
 //! - `entity_mut.rs`: [`EntityWorldMut`], one entity with the world borrowed
-//!   mutably, for chained changes; `spawn_empty` and `get_many_mut`.
+//!   mutably, for chained changes; `spawn_empty`.
+//! - `change.rs`: [`Mut`] and [`Ref`], a value with its change ticks.
+//! - `deferred.rs`: [`DeferredWorld`], the world as hooks and observers see it.
+//! - `lifecycle.rs`: running hooks and observers around structural changes,
+//!   and the work they defer (commands, pending relationship links).
 //! - `ticks.rs`: clamping change ticks so that they never wrap into looking new.
+//!
+//! Floors above add their own `World` methods in their folders: queries
+//! (`query/world.rs`, `query/per_field_world.rs`, `World::get_many_mut`),
+//! snapshots (`snapshot/world.rs`), loading (`serialize/load.rs`); see
+//! `docs/architecture.md`.
 
 mod change;
 mod deferred;
