@@ -2,7 +2,7 @@
 //! next to a hand-written baseline doing the same work.
 //!
 //! - `events`: send 1,000,000 small events and read them all, one frame
-//!   (`Events` + `EventCursor`, the machinery of `EventWriter`/`EventReader`).
+//!   (`Messages` + `MessageCursor`, the machinery of `MessageWriter`/`MessageReader`).
 //! - `observers`: trigger an entity event 100,000 times; one global observer
 //!   (with a `Query`) and one entity observer.
 //! - `changed`: 1,000,000 entities over 100 archetypes, 10 rows written per
@@ -14,21 +14,21 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use ecs_core::event::{EventCursor, Events};
+use ecs_core::message::{MessageCursor, Messages};
 use ecs_core::prelude::*;
 
-#[derive(Event, Clone, Copy)]
+#[derive(Message, Clone, Copy)]
 struct Small(u32);
 
 fn events(c: &mut Criterion) {
     const EVENTS: u32 = 1_000_000;
     let mut group = c.benchmark_group("events");
     group.bench_function("ecs", |b| {
-        let mut events = Events::<Small>::default();
-        let mut cursor = EventCursor::<Small>::default();
+        let mut events = Messages::<Small>::default();
+        let mut cursor = MessageCursor::<Small>::default();
         b.iter(|| {
             for i in 0..EVENTS {
-                events.send(Small(i));
+                events.write(Small(i));
             }
             let sum = cursor.read(&events).fold(0u64, |sum, e| sum + u64::from(e.0));
             events.update();

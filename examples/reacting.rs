@@ -32,13 +32,13 @@ struct Name(&'static str);
 struct Hit(i32);
 
 /// Sent to whoever reads it, in the next system that does.
-#[derive(Event, Debug)]
+#[derive(Message, Debug)]
 struct Died(&'static str);
 
 #[derive(Default)]
 struct Obituaries(Vec<String>);
 
-fn obituaries(mut died: EventReader<Died>, mut removed: RemovedComponents<Health>, mut log: ResMut<Obituaries>) {
+fn obituaries(mut died: MessageReader<Died>, mut removed: RemovedComponents<Health>, mut log: ResMut<Obituaries>) {
     for Died(name) in died.read() {
         log.0.push(format!("{name} died"));
     }
@@ -63,7 +63,7 @@ fn main() {
         let Ok((health, name)) = q.get_mut(hit.target()) else { return };
         health.0 -= hit.0;
         if health.0 <= 0 {
-            commands.send_event(Died(name.0));
+            commands.write_message(Died(name.0));
             commands.entity(hit.target()).despawn();
         }
     });

@@ -1,4 +1,4 @@
-//! Buffered events (`Events<E>`, `EventReader`, `EventWriter`) across schedule
+//! Buffered events (`Messages<E>`, `MessageReader`, `MessageWriter`) across schedule
 //! runs, and `RemovedComponents<T>`: every reader sees each event once, events
 //! last two updates, and removals are reported once to the systems asking.
 
@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use ecs_core::prelude::*;
 
-#[derive(Event, Debug, Clone, Copy, PartialEq)]
+#[derive(Message, Debug, Clone, Copy, PartialEq)]
 struct Ping(u32);
 
 /// Holds data, so removing it moves the entity to another archetype.
@@ -47,16 +47,16 @@ fn run_frames(schedule: &mut Schedule, world: &mut World, frames: std::ops::Rang
 }
 
 /// Sends two events a frame: `10·frame` and `10·frame + 1`.
-fn writer(mut out: EventWriter<Ping>, frame: Res<Frame>) {
-    out.send(Ping(frame.0 * 10));
+fn writer(mut out: MessageWriter<Ping>, frame: Res<Frame>) {
+    out.write(Ping(frame.0 * 10));
     out.write(Ping(frame.0 * 10 + 1));
 }
 
-fn read_before(mut pings: EventReader<Ping>, mut seen: ResMut<Seen>) {
+fn read_before(mut pings: MessageReader<Ping>, mut seen: ResMut<Seen>) {
     seen.0.extend(pings.read().map(|p| ("before", p.0)));
 }
 
-fn read_after(mut pings: EventReader<Ping>, mut seen: ResMut<Seen>) {
+fn read_after(mut pings: MessageReader<Ping>, mut seen: ResMut<Seen>) {
     seen.0.extend(pings.read().map(|p| ("after", p.0)));
 }
 
@@ -87,31 +87,31 @@ fn a_reader_that_skips_frames_misses_events_older_than_two_updates() {
     schedule.add_system(writer).add_system(read_after.after(writer).run_if(reading_frame));
     run_frames(&mut schedule, &mut world, 1..=5);
     assert_eq!(world.resource::<Seen>().of("after"), [10, 11, 40, 41, 50, 51], "frames 2 and 3 were dropped");
-    assert_eq!(world.resource::<Events<Ping>>().len(), 4, "frames 4 and 5 are stored");
+    assert_eq!(world.resource::<Messages<Ping>>().len(), 4, "frames 4 and 5 are stored");
 
     let mut world = World::new();
-    world.send_event(Ping(1));
-    let mut cursor = world.resource::<Events<Ping>>().get_cursor();
-    world.update_events();
-    assert_eq!(cursor.len(world.resource::<Events<Ping>>()), 1, "kept for one update");
-    world.update_events();
-    assert!(world.resource::<Events<Ping>>().is_empty());
-    assert_eq!(cursor.read(world.resource::<Events<Ping>>()).count(), 0, "dropped after two");
+    world.write_message(Ping(1));
+    let mut cursor = world.resource::<Messages<Ping>>().get_cursor();
+    world.update_messages();
+    assert_eq!(cursor.len(world.resource::<Messages<Ping>>()), 1, "kept for one update");
+    world.update_messages();
+    assert!(world.resource::<Messages<Ping>>().is_empty());
+    assert_eq!(cursor.read(world.resource::<Messages<Ping>>()).count(), 0, "dropped after two");
 }
 
 #[test]
 fn independent_readers_of_one_event_type_each_see_all_events() {
-    fn first(mut pings: EventReader<Ping>, mut seen: ResMut<Seen>) {
+    fn first(mut pings: MessageReader<Ping>, mut seen: ResMut<Seen>) {
         seen.0.extend(pings.read().map(|p| ("first", p.0)));
     }
-    fn second(mut pings: EventReader<Ping>, mut seen: ResMut<Seen>) {
+    fn second(mut pings: MessageReader<Ping>, mut seen: ResMut<Seen>) {
         seen.0.extend(pings.read().map(|p| ("second", p.0)));
     }
     let mut world = world();
     let mut schedule = Schedule::new();
     schedule.add_system(first).add_system(second);
     for frame in 1..=4 {
-        world.send_event(Ping(frame));
+        world.write_message(Ping(frame));
         schedule.run(&mut world);
     }
     let seen = world.resource::<Seen>();
@@ -124,13 +124,13 @@ fn readers_of_one_event_in_one_schedule_do_not_conflict() {
     /// Counted through `Res`, so that the readers share nothing writable.
     #[derive(Default)]
     struct Counts([AtomicUsize; 3]);
-    fn a(mut pings: EventReader<Ping>, counts: Res<Counts>) {
+    fn a(mut pings: MessageReader<Ping>, counts: Res<Counts>) {
         counts.0[0].fetch_add(pings.read().len(), Ordering::Relaxed);
     }
-    fn b(mut pings: EventReader<Ping>, counts: Res<Counts>) {
+    fn b(mut pings: MessageReader<Ping>, counts: Res<Counts>) {
         counts.0[1].fetch_add(pings.read().len(), Ordering::Relaxed);
     }
-    fn two_in_one(mut x: EventReader<Ping>, mut y: EventReader<Ping>, counts: Res<Counts>) {
+    fn two_in_one(mut x: MessageReader<Ping>, mut y: MessageReader<Ping>, counts: Res<Counts>) {
         let from_x = x.read().count();
         assert_eq!(from_x, y.read().count(), "each parameter keeps its own cursor");
         counts.0[2].fetch_add(from_x, Ordering::Relaxed);
@@ -139,9 +139,9 @@ fn readers_of_one_event_in_one_schedule_do_not_conflict() {
     world.insert_resource(Counts::default());
     let mut schedule = Schedule::new();
     schedule.add_system(a).add_system(b).add_system(two_in_one); // a conflict would panic here
-    world.send_event_batch([Ping(1), Ping(2)]);
+    world.write_message_batch([Ping(1), Ping(2)]);
     schedule.run(&mut world);
-    world.send_event(Ping(3));
+    world.write_message(Ping(3));
     schedule.run(&mut world);
     let counts = world.resource::<Counts>().0.each_ref().map(|c| c.load(Ordering::Relaxed));
     assert_eq!(counts, [3, 3, 3]);
@@ -151,7 +151,7 @@ fn readers_of_one_event_in_one_schedule_do_not_conflict() {
 fn reader_len_is_empty_and_clear() {
     #[derive(Default)]
     struct Report(Vec<(usize, bool, usize, bool, Vec<u32>)>);
-    fn inspect(mut pings: EventReader<Ping>, frame: Res<Frame>, mut report: ResMut<Report>) {
+    fn inspect(mut pings: MessageReader<Ping>, frame: Res<Frame>, mut report: ResMut<Report>) {
         let (len, empty) = (pings.len(), pings.is_empty());
         let read = if frame.0 == 1 {
             pings.clear();
@@ -165,9 +165,9 @@ fn reader_len_is_empty_and_clear() {
     world.insert_resource(Report::default());
     let mut schedule = Schedule::new();
     schedule.add_system(inspect);
-    world.send_event_batch((0..3).map(Ping));
+    world.write_message_batch((0..3).map(Ping));
     run_frames(&mut schedule, &mut world, 1..=1);
-    world.send_event_batch([Ping(7), Ping(8)]);
+    world.write_message_batch([Ping(7), Ping(8)]);
     run_frames(&mut schedule, &mut world, 2..=3);
     let report = &world.resource::<Report>().0;
     assert_eq!(report[0], (3, false, 0, true, vec![]), "clear marks everything read");
@@ -177,40 +177,40 @@ fn reader_len_is_empty_and_clear() {
 
 #[test]
 fn events_sent_outside_systems_and_in_batches_reach_readers_in_order() {
-    fn batch_writer(mut out: EventWriter<Ping>, frame: Res<Frame>) {
+    fn batch_writer(mut out: MessageWriter<Ping>, frame: Res<Frame>) {
         if frame.0 == 1 {
-            out.send_batch([Ping(100), Ping(101)]);
+            out.write_batch([Ping(100), Ping(101)]);
             assert_eq!(out.len(), 6, "the writer derefs to the buffer");
         }
     }
     let mut world = world();
-    world.send_event(Ping(1));
-    world.send_event_batch([Ping(2), Ping(3)]);
-    assert_eq!(world.resource::<Events<Ping>>().iter().map(|p| p.0).collect::<Vec<_>>(), [1, 2, 3]);
-    assert_eq!(world.resource::<Events<Ping>>().sent(), 3);
-    world.resource_mut::<Events<Ping>>().send_batch([Ping(4)]);
+    world.write_message(Ping(1));
+    world.write_message_batch([Ping(2), Ping(3)]);
+    assert_eq!(world.resource::<Messages<Ping>>().iter().map(|p| p.0).collect::<Vec<_>>(), [1, 2, 3]);
+    assert_eq!(world.resource::<Messages<Ping>>().written(), 3);
+    world.resource_mut::<Messages<Ping>>().write_batch([Ping(4)]);
     let mut schedule = Schedule::new();
     schedule.add_system(read_before.before(batch_writer)).add_system(batch_writer);
     run_frames(&mut schedule, &mut world, 1..=2);
     assert_eq!(world.resource::<Seen>().of("before"), [1, 2, 3, 4, 100, 101]);
-    assert_eq!(world.resource::<Events<Ping>>().sent(), 6);
+    assert_eq!(world.resource::<Messages<Ping>>().written(), 6);
 }
 
 #[test]
 fn drain_takes_every_event_out_and_readers_then_miss_them() {
     let mut world = World::new();
-    world.add_event::<Ping>();
-    let mut cursor = world.resource::<Events<Ping>>().get_cursor();
-    world.send_event_batch([Ping(1), Ping(2)]);
-    world.update_events();
-    world.send_event(Ping(3));
-    let drained: Vec<Ping> = world.resource_mut::<Events<Ping>>().drain().collect();
+    world.add_message::<Ping>();
+    let mut cursor = world.resource::<Messages<Ping>>().get_cursor();
+    world.write_message_batch([Ping(1), Ping(2)]);
+    world.update_messages();
+    world.write_message(Ping(3));
+    let drained: Vec<Ping> = world.resource_mut::<Messages<Ping>>().drain().collect();
     assert_eq!(drained, [Ping(1), Ping(2), Ping(3)], "oldest first, both halves");
-    let events = world.resource::<Events<Ping>>();
+    let events = world.resource::<Messages<Ping>>();
     assert_eq!((events.is_empty(), events.iter().len()), (true, 0));
     assert!(cursor.is_empty(events), "a reader finds nothing after a drain");
-    world.send_event(Ping(4));
-    let events = world.resource::<Events<Ping>>();
+    world.write_message(Ping(4));
+    let events = world.resource::<Messages<Ping>>();
     assert_eq!(cursor.read(events).copied().collect::<Vec<_>>(), [Ping(4)], "later events are read");
     assert_eq!(events.get_cursor_current().len(events), 0);
 }
@@ -222,14 +222,14 @@ fn without_updates_events_nothing_is_dropped() {
     }
     let mut world = world();
     let mut schedule = Schedule::new();
-    schedule.set_updates_events(false).add_system(writer).add_system(read_after.after(writer).run_if(last_frame));
+    schedule.set_updates_messages(false).add_system(writer).add_system(read_after.after(writer).run_if(last_frame));
     run_frames(&mut schedule, &mut world, 1..=5);
     assert_eq!(world.resource::<Seen>().of("after"), expected(1..=5), "nothing was dropped");
-    assert_eq!(world.resource::<Events<Ping>>().len(), 10);
-    world.update_events();
-    assert_eq!(world.resource::<Events<Ping>>().len(), 10, "the first update only ages them");
-    world.update_events();
-    assert!(world.resource::<Events<Ping>>().is_empty());
+    assert_eq!(world.resource::<Messages<Ping>>().len(), 10);
+    world.update_messages();
+    assert_eq!(world.resource::<Messages<Ping>>().len(), 10, "the first update only ages them");
+    world.update_messages();
+    assert!(world.resource::<Messages<Ping>>().is_empty());
 }
 
 /// Each frame's removals of `Enemy`, as one system saw them.

@@ -24,6 +24,7 @@ const FLOORS: &[(&str, u32)] = &[
     ("event", 8),
     ("observer", 8),
     ("command", 8),
+    ("message", 8),
     ("relationship", 9),
     ("snapshot", 9),
     ("serialize", 10),

@@ -276,20 +276,20 @@ struct Settings(u32);
 fn registered_resources_are_restored_others_are_left_alone() {
     let mut world = World::new();
     world.register_snapshot_resource::<Score>();
-    world.register_snapshot_resource::<Events<Scored>>();
-    world.insert_resource(Events::<Scored>::default());
+    world.register_snapshot_resource::<Messages<Scored>>();
+    world.insert_resource(Messages::<Scored>::default());
     world.insert_resource(Settings(1));
     let empty = world.snapshot().unwrap();
     world.insert_resource(Score(3));
-    world.resource_mut::<Events<Scored>>().send(Scored(1));
+    world.resource_mut::<Messages<Scored>>().write(Scored(1));
     let scored = world.snapshot().unwrap();
 
     world.resource_mut::<Score>().0 = 10;
-    world.resource_mut::<Events<Scored>>().send(Scored(2));
+    world.resource_mut::<Messages<Scored>>().write(Scored(2));
     world.insert_resource(Settings(2));
     world.restore(&scored).unwrap();
     assert_eq!(world.resource::<Score>(), &Score(3));
-    assert_eq!(world.resource::<Events<Scored>>().len(), 1);
+    assert_eq!(world.resource::<Messages<Scored>>().len(), 1);
     assert_eq!(world.resource::<Settings>(), &Settings(2), "not registered: not restored");
 
     world.restore(&empty).unwrap();
@@ -301,7 +301,7 @@ fn registered_resources_are_restored_others_are_left_alone() {
     assert_eq!(fresh.resource::<Score>(), &Score(3));
 }
 
-#[derive(Event, Clone, Debug, PartialEq)]
+#[derive(Message, Clone, Debug, PartialEq)]
 struct Scored(u32);
 
 #[derive(Component, Clone, Copy, Debug, PartialEq)]

@@ -16,7 +16,7 @@
 //! | `query.par_iter_mut().for_each(f)`; `query.par_iter().for_each(f)` | — | `query.par_for_each_mut(f)`; `query.par_for_each(f)` (read-only) |
 //! | `Changed`, `Added`, `With`, `Without`, `Or`, `Has` | `With`, `Without`, `Or` | the same as bevy_ecs |
 //! | `Res`, `ResMut`, `Local`, `Commands` | `CommandBuffer` | `Res`, `ResMut`, `Local`, `Commands` |
-//! | `EventReader`, `EventWriter`, `Events<E>` | — | the same |
+//! | `MessageReader`, `MessageWriter`, `Messages<E>` | — | the same |
 //! | observers: `Trigger<OnAdd, T>`, `world.add_observer` | — | the same |
 //! | hooks: `#[component(on_add = f)]` | — | the same |
 //! | `RemovedComponents<T>` | — | the same |

@@ -123,6 +123,7 @@ mod error;
 pub mod event;
 pub mod guide;
 mod hashers;
+pub mod message;
 mod names;
 pub mod observer;
 pub mod panics;
@@ -140,10 +141,11 @@ pub mod world;
 pub use archetype::{Archetype, ArchetypeId};
 pub use bundle::Bundle;
 pub use component::{Component, ComponentId, ComponentInfo, StorageType};
-pub use ecs_derive::{Bundle, Component, Event, Query, QueryData, SystemParam, SystemSet};
+pub use ecs_derive::{Bundle, Component, Event, Message, Query, QueryData, SystemParam, SystemSet};
 pub use entity::Entity;
 pub use error::{EcsError, RelationshipProblem};
 pub use event::Event;
+pub use message::Message;
 pub use query::{Added, Changed, Or, QueryState, With, Without};
 pub use world::{DeferredWorld, EntityRef, EntityWorldMut, FromWorld, Mut, Ref, World};
 
@@ -161,9 +163,8 @@ pub mod prelude {
     pub use crate::bytemuck::{Pod, Zeroable};
     pub use crate::command::{Commands, EntityCommands};
     pub use crate::component::HookContext;
-    pub use crate::event::{
-        EventReader, EventWriter, Events, OnAdd, OnDespawn, OnInsert, OnRemove, OnReplace, RemovedComponents,
-    };
+    pub use crate::event::{OnAdd, OnDespawn, OnInsert, OnRemove, OnReplace, RemovedComponents};
+    pub use crate::message::{MessageReader, MessageWriter, Messages};
     pub use crate::observer::Trigger;
     pub use crate::query::{Added, Changed, Has, Or, QueryState, With, Without};
     pub use crate::relationship::{ChildOf, Children, RelationshipSources};
@@ -172,8 +173,8 @@ pub mod prelude {
         not, resource_added, resource_changed, resource_equals, resource_exists,
     };
     pub use crate::{
-        Bundle, Component, DeferredWorld, EcsError, Entity, EntityRef, EntityWorldMut, Event, FromWorld, Mut, Query,
-        QueryData, Ref, SystemParam, SystemSet, World,
+        Bundle, Component, DeferredWorld, EcsError, Entity, EntityRef, EntityWorldMut, Event, FromWorld, Message, Mut,
+        Query, QueryData, Ref, SystemParam, SystemSet, World,
     };
 }
 

@@ -38,14 +38,24 @@ pub fn derive_component(input: TokenStream) -> TokenStream {
 }
 
 /// Implements `Event` for a struct or enum, so that it can be triggered for
-/// observers (`world.trigger(e)`) and sent to `EventReader`s (`world.send_event(e)`).
-/// The type must be `Send + Sync + 'static`.
+/// observers (`world.trigger(e)`, `On<E>`). The type must be `Send + Sync + 'static`.
 ///
 /// Attribute: `#[event(crate = "path")]` names the `ecs_core` crate when it is
 /// re-exported under another path.
 #[proc_macro_derive(Event, attributes(event))]
 pub fn derive_event(input: TokenStream) -> TokenStream {
     derive(input, |input| validate::event(input).map(expand::event))
+}
+
+/// Implements `Message` for a struct or enum, so that it can be written to the
+/// buffer `Messages<M>` (`world.write_message(m)`, `MessageWriter`) and read by
+/// `MessageReader`s. The type must be `Send + Sync + 'static`.
+///
+/// Attribute: `#[message(crate = "path")]` names the `ecs_core` crate when it is
+/// re-exported under another path.
+#[proc_macro_derive(Message, attributes(message))]
+pub fn derive_message(input: TokenStream) -> TokenStream {
+    derive(input, |input| validate::message(input).map(expand::message))
 }
 
 /// Implements `Bundle` for a struct whose fields are components or bundles.

@@ -79,17 +79,26 @@ fn lifetimes(generics: &Generics) -> impl Iterator<Item = (Span, String)> + '_ {
 }
 
 pub fn event(input: &Input) -> Result<EventDef<'_>> {
+    marker(input, "Event", "event", "observers run later and on other threads")
+}
+
+pub fn message(input: &Input) -> Result<EventDef<'_>> {
+    marker(input, "Message", "message", "readers run later and on other threads")
+}
+
+/// A marker trait's type: no lifetime parameters; `#[attribute(crate = …)]`.
+fn marker<'a>(input: &'a Input, name: &str, attribute: &str, why: &str) -> Result<EventDef<'a>> {
     let mut errors = Errors::default();
     for (span, lifetime) in lifetimes(&input.generics) {
         errors.push(Error::new(
             span,
             format!(
-                "an `Event` must be `Send + Sync + 'static` (observers and readers run later and on other \
-                 threads): remove the lifetime `{lifetime}` and store owned data (or an `Entity`) instead"
+                "a `{name}` must be `Send + Sync + 'static` ({why}): remove the lifetime `{lifetime}` and store \
+                 owned data (or an `Entity`) instead"
             ),
         ));
     }
-    let krate = errors.keep(crate_attribute(input, "event"));
+    let krate = errors.keep(crate_attribute(input, attribute));
     errors.finish()?;
     Ok(EventDef { ident: &input.ident, generics: &input.generics, krate: krate.expect("no error") })
 }

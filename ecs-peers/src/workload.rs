@@ -54,8 +54,8 @@ pub enum Workload {
     /// 100 systems, each over its own 10 entities: the scheduler's own overhead.
     TinySystems,
     /// Buffered events: send 1,000,000 events of a `u32` payload, read them all
-    /// once with one cursor, then advance the double buffer (ecs `Events` +
-    /// `EventCursor`, bevy `Messages` + `MessageCursor`; baseline: one `Vec`).
+    /// once with one cursor, then advance the double buffer (ecs `Messages` +
+    /// `MessageCursor`, bevy `Messages` + `MessageCursor`; baseline: one `Vec`).
     Events,
     /// One entity with `Health(i64)` and one global observer subtracting the
     /// event's amount from its target's `Health` (through a query); trigger an

@@ -260,9 +260,9 @@ impl<'w> Commands<'w> {
         });
     }
 
-    /// Sends a buffered event (see [`World::send_event`]).
-    pub fn send_event<E: Event>(&mut self, event: E) {
-        self.run(move |world| world.send_event(event));
+    /// Writes a message (see [`World::write_message`]).
+    pub fn write_message<M: crate::message::Message>(&mut self, message: M) {
+        self.run(move |world| world.write_message(message));
     }
 
     /// Runs any closure on the world. Its error, if any, is reported like a

@@ -1,12 +1,10 @@
-//! Events: values that announce that something happened.
+//! Events: values that announce that something happened, triggered for
+//! observers.
 //!
-//! An [`Event`] reaches code in two ways:
-//! - **triggered** ([`World::trigger`], [`World::trigger_targets`],
-//!   [`Commands::trigger`](crate::command::Commands::trigger)): every
-//!   [observer](crate::observer) of the event runs at once, in the triggering call;
-//! - **sent** ([`World::send_event`], [`EventWriter`]): the event is stored in the
-//!   resource [`Events<E>`] and read later by systems with an [`EventReader`] —
-//!   buffered, so many events are handled in one tight loop.
+//! An [`Event`] is triggered ([`World::trigger`], [`World::trigger_targets`],
+//! [`Commands::trigger`](crate::command::Commands::trigger)): every
+//! [observer](crate::observer) of the event runs at once, in the triggering call.
+//! Values buffered for systems to read later are [messages](crate::message).
 //!
 //! The crate triggers the lifecycle events [`OnAdd`], [`OnInsert`], [`OnReplace`],
 //! [`OnRemove`] and [`OnDespawn`] itself, for every component, when observers watch
@@ -15,19 +13,15 @@
 //!
 //! [`World::trigger`]: crate::World::trigger
 //! [`World::trigger_targets`]: crate::World::trigger_targets
-//! [`World::send_event`]: crate::World::send_event
 
-mod buffered;
 mod removed;
 
-pub use buffered::{EventCursor, EventReader, EventWriter, Events};
 pub use removed::RemovedComponents;
 pub(crate) use removed::RemovedLogs;
 
 use crate::component::Lifecycle;
 
-/// A value that can be triggered for observers or sent to [`EventReader`]s.
-/// Derive it: `#[derive(Event)]`.
+/// A value that can be triggered for observers. Derive it: `#[derive(Event)]`.
 ///
 /// # Example
 /// ```

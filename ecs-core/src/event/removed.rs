@@ -1,8 +1,8 @@
 //! [`RemovedComponents<T>`]: the entities that lost a `T`.
 
-use super::{Event, EventCursor, Events};
 use crate::component::{Component, ComponentId, REMOVED_LOG, component_id};
 use crate::entity::Entity;
+use crate::message::{Message, MessageCursor, Messages};
 use crate::system::{ReadOnlySystemParam, SystemAccess, SystemMeta, SystemParam};
 use crate::world::World;
 
@@ -10,24 +10,24 @@ use crate::world::World;
 #[doc(hidden)]
 pub struct Removed(Entity);
 
-impl Event for Removed {}
+impl Message for Removed {}
 
 /// Per component, the entities that lost it in the last two updates. A
 /// component's log exists (and removals of it are recorded) once some
 /// [`RemovedComponents`] parameter asked for it, so other components pay nothing.
 #[derive(Default)]
 pub(crate) struct RemovedLogs {
-    logs: Vec<Option<Events<Removed>>>,
+    logs: Vec<Option<Messages<Removed>>>,
 }
 
 impl RemovedLogs {
     pub(crate) fn log(&mut self, component: ComponentId, entity: Entity) {
         if let Some(Some(log)) = self.logs.get_mut(component.index()) {
-            log.send(Removed(entity));
+            log.write(Removed(entity));
         }
     }
 
-    fn get(&self, component: ComponentId) -> Option<&Events<Removed>> {
+    fn get(&self, component: ComponentId) -> Option<&Messages<Removed>> {
         self.logs.get(component.index()).and_then(Option::as_ref)
     }
 
@@ -35,19 +35,19 @@ impl RemovedLogs {
         if self.logs.len() <= component.index() {
             self.logs.resize_with(component.index() + 1, || None);
         }
-        self.logs[component.index()].get_or_insert_with(Events::default);
+        self.logs[component.index()].get_or_insert_with(Messages::default);
     }
 
     /// Advances every log by one update (with the world's events).
     pub(crate) fn update(&mut self) {
-        self.logs.iter_mut().flatten().for_each(Events::update);
+        self.logs.iter_mut().flatten().for_each(Messages::update);
     }
 }
 
 /// The entities that lost their `T` (removed, or despawned) since this system
-/// last ran: a system parameter. Like an [`EventReader`](super::EventReader),
+/// last ran: a system parameter. Like an [`MessageReader`](super::MessageReader),
 /// it keeps its own cursor, and sees removals of the last two updates of
-/// [`World::update_events`] (a schedule does one per run).
+/// [`World::update_messages`] (a schedule does one per run).
 ///
 /// Entities may be dead by the time they are read: check with
 /// `world.contains(e)` or a query's `get`.
@@ -76,15 +76,15 @@ impl RemovedLogs {
 /// # Ok::<(), EcsError>(())
 /// ```
 pub struct RemovedComponents<'w, T: Component> {
-    cursor: &'w mut EventCursor<Removed>,
-    log: Option<&'w Events<Removed>>,
+    cursor: &'w mut MessageCursor<Removed>,
+    log: Option<&'w Messages<Removed>>,
     marker: core::marker::PhantomData<fn() -> T>,
 }
 
 impl<T: Component> RemovedComponents<'_, T> {
     /// The entities that lost `T` and were not read yet, in order.
     pub fn read(&mut self) -> impl DoubleEndedIterator<Item = Entity> + ExactSizeIterator + '_ {
-        static NONE: Events<Removed> = Events::new();
+        static NONE: Messages<Removed> = Messages::new();
         let log = self.log.unwrap_or(&NONE);
         self.cursor.read(log).map(|removed| removed.0)
     }
@@ -112,7 +112,7 @@ impl<T: Component> RemovedComponents<'_, T> {
 // parameter's own state.
 unsafe impl<T: Component> SystemParam for RemovedComponents<'_, T> {
     const DEFERRED: bool = false;
-    type State = (ComponentId, EventCursor<Removed>);
+    type State = (ComponentId, MessageCursor<Removed>);
     type Item<'w> = RemovedComponents<'w, T>;
 
     fn access(meta: &mut SystemMeta) {
@@ -122,7 +122,7 @@ unsafe impl<T: Component> SystemParam for RemovedComponents<'_, T> {
         let id = component_id::<T>();
         world.components.add_lifecycle(id, REMOVED_LOG);
         world.removed.start(id);
-        (id, EventCursor::default())
+        (id, MessageCursor::default())
     }
     unsafe fn get_param<'w>(state: &'w mut Self::State, _: &SystemMeta, world: &'w World) -> RemovedComponents<'w, T> {
         let log = world.removed.get(state.0);

@@ -147,8 +147,8 @@ pub struct Schedule {
     /// The world every entry was last initialized for, until systems are added:
     /// a run then skips initializing (a call per system and condition).
     pub(super) initialized_for: Option<WorldId>,
-    /// Each run starts with `World::update_events`.
-    pub(super) updates_events: bool,
+    /// Each run starts with `World::update_messages`.
+    pub(super) updates_messages: bool,
 }
 
 impl Default for Schedule {
@@ -168,18 +168,18 @@ impl Schedule {
             plan: None,
             multi_threaded: true,
             initialized_for: None,
-            updates_events: true,
+            updates_messages: true,
         }
     }
 
     /// Whether each run starts by updating the world's event buffers
-    /// ([`World::update_events`]): on by default, so that with one schedule run
-    /// per frame, an [`EventReader`](crate::event::EventReader) sees every event
+    /// ([`World::update_messages`]): on by default, so that with one schedule run
+    /// per frame, a [`MessageReader`](crate::message::MessageReader) sees every message
     /// once, whether it runs before or after the writer. Turn it off for a second
     /// schedule run in the same frame (a fixed-step loop), or events would last
     /// one frame less.
-    pub fn set_updates_events(&mut self, updates_events: bool) -> &mut Self {
-        self.updates_events = updates_events;
+    pub fn set_updates_messages(&mut self, updates_messages: bool) -> &mut Self {
+        self.updates_messages = updates_messages;
         self
     }
 
@@ -340,7 +340,7 @@ impl Schedule {
 
     /// Runs every system once, then applies all commands. The run starts by
     /// updating the world's event buffers (see
-    /// [`set_updates_events`](Self::set_updates_events)).
+    /// [`set_updates_messages`](Self::set_updates_messages)).
     ///
     /// # Panics
     /// When a system or a command panics (the panic propagates once the commands
@@ -354,8 +354,8 @@ impl Schedule {
     #[track_caller]
     pub fn run(&mut self, world: &mut World) {
         world.check_change_ticks_if_due();
-        if self.updates_events {
-            world.update_events();
+        if self.updates_messages {
+            world.update_messages();
         }
         self.initialize(world);
         let mut plan = self.plan.take().expect("made above");

@@ -92,11 +92,6 @@ impl<'w> DeferredWorld<'w> {
             self.world.with_deferred(|world| world.run_observers(&ctx));
         });
     }
-
-    /// Sends a buffered event (see [`World::send_event`]).
-    pub fn send_event<E: Event>(&mut self, event: E) {
-        self.world.send_event(event);
-    }
 }
 
 impl Deref for DeferredWorld<'_> {

@@ -90,7 +90,7 @@ pub struct World {
     /// Entities that lost components, for `RemovedComponents`.
     pub(crate) removed: crate::event::RemovedLogs,
     /// How to update each registered event type's buffer.
-    pub(crate) event_updates: Vec<(core::any::TypeId, EventUpdate)>,
+    pub(crate) message_updates: Vec<(core::any::TypeId, MessageUpdate)>,
     /// Resources snapshots include (see `register_snapshot_resource`).
     pub(crate) snapshot_resources: Vec<crate::resource::ResourceSaver>,
     /// Each system's last run, by the slot it got when initialized for this
@@ -102,8 +102,8 @@ pub struct World {
     pub(crate) next_system_slot: usize,
 }
 
-/// Updates one registered event type's buffer.
-pub(crate) type EventUpdate = fn(&mut World);
+/// Updates one registered message type's buffer.
+pub(crate) type MessageUpdate = fn(&mut World);
 
 /// What the world does with a skipped command's error.
 type CommandErrorHandler = Box<dyn FnMut(&EcsError) + Send + Sync>;
@@ -178,7 +178,7 @@ impl World {
             trigger_context: None,
             deferred: Default::default(),
             removed: Default::default(),
-            event_updates: Vec::new(),
+            message_updates: Vec::new(),
             snapshot_resources: Vec::new(),
             system_ticks: Vec::new(),
             next_system_slot: 0,

@@ -1,4 +1,4 @@
-//! `#[derive(Event)]` expansion: the marker impl.
+//! `#[derive(Event)]` and `#[derive(Message)]` expansion: the marker impl.
 
 use proc_macro::TokenStream;
 
@@ -6,6 +6,15 @@ use crate::tokens::code;
 use crate::validate::EventDef;
 
 pub fn event(def: EventDef<'_>) -> TokenStream {
+    marker(def, code!("event::Event"))
+}
+
+pub fn message(def: EventDef<'_>) -> TokenStream {
+    marker(def, code!("message::Message"))
+}
+
+/// `impl $krate::$path for Type {}`, with the bounds a generic type needs.
+fn marker(def: EventDef<'_>, path: TokenStream) -> TokenStream {
     let EventDef { ident, generics, krate } = def;
     let impl_generics = generics.impl_generics();
     let ty_generics = generics.ty_generics();
@@ -18,8 +27,8 @@ pub fn event(def: EventDef<'_>) -> TokenStream {
     let where_clause = generics.where_clause(&bounds);
     // Spanned at the type's name, so "`Rc<u8>` cannot be shared between threads
     // safely … required by a bound in `Event`" points at the user's type.
-    let impl_head = code!(ident.span() => "impl $impl_generics $krate::event::Event for $ident $ty_generics",
-        impl_generics, krate, ident, ty_generics);
+    let impl_head = code!(ident.span() => "impl $impl_generics $krate::$path for $ident $ty_generics",
+        impl_generics, krate, path, ident, ty_generics);
     code!(
         "const _: () = {
             #[automatically_derived]

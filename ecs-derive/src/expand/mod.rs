@@ -12,7 +12,7 @@ mod system_set;
 
 pub use bundle::bundle;
 pub use component::component;
-pub use event::event;
+pub use event::{event, message};
 pub use query::query;
 pub use system_param::system_param;
 pub use system_set::system_set;

@@ -1,12 +1,12 @@
 //! ecs-core (this project): cached `QueryState`s, `spawn_batch`, `par_for_each`,
 //! `Schedule`, random access through a query borrow (as shipyard's `View`);
-//! `Events` + `EventCursor`, a global observer, a cached `Changed` query.
+//! `Messages` + `MessageCursor`, a global observer, a cached `Changed` query.
 
 use std::sync::atomic::AtomicBool;
 use std::sync::atomic::Ordering::Relaxed;
 
 use bytemuck::{Pod, Zeroable};
-use ecs_core::event::{EventCursor, Events};
+use ecs_core::message::{MessageCursor, Messages};
 use ecs_core::prelude::*;
 use ecs_core::serialize::SerializeRegistry;
 use serde::de::DeserializeOwned;
@@ -44,7 +44,7 @@ struct Frag<const N: usize>(f32);
 struct Tag<const N: usize>;
 #[derive(Component, Clone, Copy)]
 struct Tiny<const N: usize>(f32);
-#[derive(Event, Clone, Copy)]
+#[derive(Event, Message, Clone, Copy)]
 struct Small(u32);
 #[derive(Component)]
 struct Health(i64);
@@ -287,11 +287,11 @@ pub fn runner(workload: Workload) -> Option<Runner> {
             Box::new(move || schedule.run(&mut world))
         }
         Workload::Events => {
-            let mut events = Events::<Small>::default();
-            let mut cursor = EventCursor::<Small>::default();
+            let mut events = Messages::<Small>::default();
+            let mut cursor = MessageCursor::<Small>::default();
             Box::new(move || {
                 for i in 0..EVENTS {
-                    events.send(Small(i));
+                    events.write(Small(i));
                 }
                 let sum = cursor.read(&events).fold(0u64, |sum, e| sum + u64::from(e.0));
                 events.update();
