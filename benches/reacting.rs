@@ -60,7 +60,7 @@ fn observers(c: &mut Criterion) {
     group.bench_function("ecs_global", |b| {
         let mut world = World::new();
         let target = world.spawn(Health(0));
-        world.add_observer(|hit: Trigger<Hit>, mut q: Query<&mut Health>| {
+        world.add_observer(|hit: On<Hit>, mut q: Query<&mut Health>| {
             if let Ok(h) = q.get_mut(hit.target()) {
                 h.0 -= hit.0;
             }
@@ -74,7 +74,7 @@ fn observers(c: &mut Criterion) {
     group.bench_function("ecs_entity", |b| {
         let mut world = World::new();
         let target = world.spawn(Health(0));
-        world.entity_mut(target).unwrap().observe(|hit: Trigger<Hit>, mut n: Local<i64>| *n += hit.0);
+        world.entity_mut(target).unwrap().observe(|hit: On<Hit>, mut n: Local<i64>| *n += hit.0);
         b.iter(|| {
             for _ in 0..TRIGGERS {
                 world.trigger_targets(Hit(1), target);

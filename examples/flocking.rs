@@ -384,7 +384,7 @@ fn main() {
 
     // Catches are counted where prey disappear, not by the hunters: an observer
     // of the prey's despawn, whatever system (or command) despawns it.
-    world.add_observer(|_: Trigger<OnDespawn, Prey>, mut counters: ResMut<Counters>| counters.caught += 1);
+    world.add_observer(|_: On<Despawn, Prey>, mut counters: ResMut<Counters>| counters.caught += 1);
 
     let mut schedule = Schedule::new();
     schedule

@@ -59,7 +59,7 @@ fn main() {
     world.insert_resource(Obituaries::default());
 
     // A global observer: any hit on any unit.
-    world.add_observer(|hit: Trigger<Hit>, mut q: Query<(&mut Health, &Name)>, mut commands: Commands| {
+    world.add_observer(|hit: On<Hit>, mut q: Query<(&mut Health, &Name)>, mut commands: Commands| {
         let Ok((health, name)) = q.get_mut(hit.target()) else { return };
         health.0 -= hit.0;
         if health.0 <= 0 {
@@ -68,7 +68,7 @@ fn main() {
         }
     });
     // A lifecycle observer: every unit that gains health is announced.
-    world.add_observer(|added: Trigger<OnAdd, Health>, names: Query<&Name>| {
+    world.add_observer(|added: On<Add, Health>, names: Query<&Name>| {
         if let Ok(name) = names.get(added.target()) {
             println!("{} enters with health", name.0);
         }
@@ -79,7 +79,7 @@ fn main() {
     assert_eq!(world.resource::<Census>().0, 2, "counted by the hook");
 
     // An entity observer: only hits on the elf.
-    world.entity_mut(elf).expect("alive").observe(|hit: Trigger<Hit>| println!("the elf takes {}", hit.0));
+    world.entity_mut(elf).expect("alive").observe(|hit: On<Hit>| println!("the elf takes {}", hit.0));
 
     let mut schedule = Schedule::new();
     schedule.add_system(regenerate).add_system(obituaries.after(regenerate));

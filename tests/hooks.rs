@@ -14,7 +14,7 @@ fn log(world: &mut DeferredWorld, line: String) {
 }
 
 #[derive(Component, Debug)]
-#[component(on_add = hp_add, on_insert = hp_insert, on_replace = hp_replace, on_remove = hp_remove, on_despawn = hp_despawn)]
+#[component(on_add = hp_add, on_insert = hp_insert, on_discard = hp_replace, on_remove = hp_remove, on_despawn = hp_despawn)]
 struct Hp(u32);
 
 fn hp_add(mut world: DeferredWorld, ctx: HookContext) {
@@ -97,7 +97,7 @@ fn insert_new_then_insert_replacing() {
     world.insert(e, Hp(1)).unwrap();
     assert_eq!(take_log(&mut world), ["add Hp Some(1)", "insert Hp Some(1)"]);
     world.insert(e, Hp(2)).unwrap();
-    assert_eq!(take_log(&mut world), ["replace Hp Some(1)", "insert Hp Some(2)"], "old value readable in on_replace");
+    assert_eq!(take_log(&mut world), ["replace Hp Some(1)", "insert Hp Some(2)"], "old value readable in on_discard");
     assert_eq!(world.get::<Hp>(e).unwrap().0, 2);
 }
 

@@ -43,11 +43,11 @@ fn take_log(world: &mut World) -> Vec<String> {
 #[test]
 fn hooks_run_before_add_observers_and_after_remove_observers() {
     let mut world = world_with_log();
-    world.add_observer(|_: Trigger<OnAdd, Health>, mut log: ResMut<Log>| log.0.push("observer add".into()));
-    world.add_observer(|_: Trigger<OnInsert, Health>, mut log: ResMut<Log>| log.0.push("observer insert".into()));
-    world.add_observer(|_: Trigger<OnReplace, Health>, mut log: ResMut<Log>| log.0.push("observer replace".into()));
-    world.add_observer(|_: Trigger<OnRemove, Health>, mut log: ResMut<Log>| log.0.push("observer remove".into()));
-    world.add_observer(|_: Trigger<OnDespawn, Health>, mut log: ResMut<Log>| log.0.push("observer despawn".into()));
+    world.add_observer(|_: On<Add, Health>, mut log: ResMut<Log>| log.0.push("observer add".into()));
+    world.add_observer(|_: On<Insert, Health>, mut log: ResMut<Log>| log.0.push("observer insert".into()));
+    world.add_observer(|_: On<Discard, Health>, mut log: ResMut<Log>| log.0.push("observer replace".into()));
+    world.add_observer(|_: On<Remove, Health>, mut log: ResMut<Log>| log.0.push("observer remove".into()));
+    world.add_observer(|_: On<Despawn, Health>, mut log: ResMut<Log>| log.0.push("observer despawn".into()));
     let e = world.spawn(Health(1));
     assert_eq!(take_log(&mut world), ["hook add", "observer add", "observer insert"]);
     world.insert(e, Health(2)).unwrap();
@@ -63,7 +63,7 @@ fn hooks_run_before_add_observers_and_after_remove_observers() {
 #[test]
 fn a_lifecycle_observer_reads_the_entity_through_queries_and_names_the_target() {
     let mut world = world_with_log();
-    world.add_observer(|trigger: Trigger<OnAdd, Health>, names: Query<&Name>, mut log: ResMut<Log>| {
+    world.add_observer(|trigger: On<Add, Health>, names: Query<&Name>, mut log: ResMut<Log>| {
         let name = names.get(trigger.target()).map_or("?", |n| n.0);
         log.0.push(format!("{name} gained health"));
     });
@@ -81,7 +81,7 @@ fn a_lifecycle_observer_reads_the_entity_through_queries_and_names_the_target() 
 #[test]
 fn an_observer_of_every_component_runs_once_per_component() {
     let mut world = world_with_log();
-    world.add_observer(|trigger: Trigger<OnAdd>, mut log: ResMut<Log>| {
+    world.add_observer(|trigger: On<Add>, mut log: ResMut<Log>| {
         assert!(trigger.component().is_some());
         log.0.push("added".into());
     });
@@ -96,12 +96,12 @@ fn custom_events_reach_global_and_entity_observers() {
     let mut world = world_with_log();
     let a = world.spawn(Health(10));
     let b = world.spawn(Health(10));
-    world.add_observer(|hit: Trigger<Hit>, mut q: Query<&mut Health>| {
+    world.add_observer(|hit: On<Hit>, mut q: Query<&mut Health>| {
         if let Ok(h) = q.get_mut(hit.target()) {
             h.0 -= hit.0;
         }
     });
-    world.entity_mut(a).unwrap().observe(|hit: Trigger<Hit>, mut log: ResMut<Log>| {
+    world.entity_mut(a).unwrap().observe(|hit: On<Hit>, mut log: ResMut<Log>| {
         log.0.push(format!("a hit for {}", hit.event().0));
     });
     world.trigger_targets(Hit(3), [a, b]);
@@ -116,7 +116,7 @@ fn custom_events_reach_global_and_entity_observers() {
 #[test]
 fn observers_change_structure_through_commands() {
     let mut world = World::new();
-    world.add_observer(|hit: Trigger<Hit>, mut q: Query<&mut Health>, mut commands: Commands| {
+    world.add_observer(|hit: On<Hit>, mut q: Query<&mut Health>, mut commands: Commands| {
         let target = hit.target();
         let Ok(health) = q.get_mut(target) else { return };
         health.0 -= hit.0;
@@ -136,9 +136,9 @@ fn observers_change_structure_through_commands() {
 #[test]
 fn commands_trigger_events_when_applied() {
     let mut world = world_with_log();
-    world.add_observer(|_: Trigger<Ping>, mut log: ResMut<Log>| log.0.push("ping".into()));
+    world.add_observer(|_: On<Ping>, mut log: ResMut<Log>| log.0.push("ping".into()));
     let target = world.spawn(Name("x"));
-    world.entity_mut(target).unwrap().observe(|hit: Trigger<Hit>, mut log: ResMut<Log>| {
+    world.entity_mut(target).unwrap().observe(|hit: On<Hit>, mut log: ResMut<Log>| {
         log.0.push(format!("hit {}", hit.0));
     });
     let mut queue = CommandQueue::default();
@@ -153,7 +153,7 @@ fn commands_trigger_events_when_applied() {
 #[test]
 fn a_system_triggers_through_commands() {
     let mut world = world_with_log();
-    world.add_observer(|_: Trigger<Ping>, mut log: ResMut<Log>| log.0.push("ping".into()));
+    world.add_observer(|_: On<Ping>, mut log: ResMut<Log>| log.0.push("ping".into()));
     let mut schedule = Schedule::new();
     schedule.add_system(|mut commands: Commands| commands.trigger(Ping));
     schedule.run(&mut world);
@@ -164,10 +164,10 @@ fn a_system_triggers_through_commands() {
 #[test]
 fn entity_observers_go_with_their_entity_and_observers_are_entities() {
     let mut world = world_with_log();
-    let global = world.add_observer(|_: Trigger<Ping>, mut log: ResMut<Log>| log.0.push("global".into()));
+    let global = world.add_observer(|_: On<Ping>, mut log: ResMut<Log>| log.0.push("global".into()));
     let e = world.spawn(Name("e"));
-    world.entity_mut(e).unwrap().observe(|_: Trigger<Ping>| {});
-    world.entity_mut(e).unwrap().observe(|_: Trigger<Hit>| {});
+    world.entity_mut(e).unwrap().observe(|_: On<Ping>| {});
+    world.entity_mut(e).unwrap().observe(|_: On<Hit>| {});
     assert_eq!(world.observer_count(), 3);
     world.despawn(e).unwrap();
     assert_eq!(world.observer_count(), 1, "entity observers are removed with the entity");
@@ -185,7 +185,7 @@ fn an_entity_observer_of_a_lifecycle_event_sees_only_its_entity() {
     let a = world.spawn(Health(1));
     let b = world.spawn(Health(1));
     take_log(&mut world);
-    world.entity_mut(a).unwrap().observe(|_: Trigger<OnRemove, Health>, mut log: ResMut<Log>| {
+    world.entity_mut(a).unwrap().observe(|_: On<Remove, Health>, mut log: ResMut<Log>| {
         log.0.push("a lost health".into());
     });
     world.remove::<Health>(b).unwrap();
@@ -197,7 +197,7 @@ fn an_entity_observer_of_a_lifecycle_event_sees_only_its_entity() {
 #[test]
 fn an_observer_spawned_entity_can_despawn_later() {
     let mut world = world_with_log();
-    world.add_observer(|trigger: Trigger<OnAdd, Corpse>, mut commands: Commands| {
+    world.add_observer(|trigger: On<Add, Corpse>, mut commands: Commands| {
         commands.entity(trigger.target()).despawn();
     });
     let a = world.spawn(Health(1));
@@ -209,7 +209,7 @@ fn an_observer_spawned_entity_can_despawn_later() {
 #[test]
 fn a_runaway_cycle_is_an_error_naming_the_event() {
     let mut world = World::new();
-    world.add_observer(|_: Trigger<Ping>, mut commands: Commands| commands.trigger(Ping));
+    world.add_observer(|_: On<Ping>, mut commands: Commands| commands.trigger(Ping));
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| world.trigger(Ping)));
     let panic = result.expect_err("a cycle must be stopped");
     let message = panic.downcast_ref::<String>().cloned().unwrap_or_default();
@@ -235,7 +235,7 @@ fn a_runaway_cycle_through_hooks_is_stopped_too() {
 #[test]
 fn a_panicking_observer_leaves_the_world_consistent_and_keeps_observing() {
     let mut world = world_with_log();
-    world.add_observer(|hit: Trigger<Hit>, mut log: ResMut<Log>| {
+    world.add_observer(|hit: On<Hit>, mut log: ResMut<Log>| {
         if hit.0 < 0 {
             panic!("negative hit");
         }
@@ -252,9 +252,9 @@ fn a_panicking_observer_leaves_the_world_consistent_and_keeps_observing() {
 fn a_trigger_parameter_outside_an_observer_is_refused_by_name() {
     let mut world = World::new();
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let _ = world.run_system_once(|_: Trigger<Ping>| {});
+        let _ = world.run_system_once(|_: On<Ping>| {});
     }));
-    let panic = result.expect_err("a Trigger is only for observers");
+    let panic = result.expect_err("a On is only for observers");
     let message = panic.downcast_ref::<String>().cloned().unwrap_or_default();
     assert!(message.contains("add_observer"), "{message}");
 }
@@ -262,7 +262,7 @@ fn a_trigger_parameter_outside_an_observer_is_refused_by_name() {
 #[test]
 fn observers_keep_local_state_between_triggers() {
     let mut world = world_with_log();
-    world.add_observer(|_: Trigger<Ping>, mut n: Local<u32>, mut log: ResMut<Log>| {
+    world.add_observer(|_: On<Ping>, mut n: Local<u32>, mut log: ResMut<Log>| {
         *n += 1;
         log.0.push(n.to_string());
     });
@@ -287,11 +287,10 @@ fn observers_of_hooked_components_see_every_change_made_after_they_are_added() {
     world.despawn(old).unwrap();
     assert!(!world.contains(early));
 
-    world.add_observer(|t: Trigger<OnAdd, ChildOf>, mut seen: ResMut<Seen>| seen.0.push(format!("add {}", t.target())));
-    world.add_observer(|t: Trigger<OnReplace, ChildOf>, mut seen: ResMut<Seen>| {
-        seen.0.push(format!("replace {}", t.target()))
-    });
-    world.add_observer(|t: Trigger<OnDespawn, Children>, mut seen: ResMut<Seen>| {
+    world.add_observer(|t: On<Add, ChildOf>, mut seen: ResMut<Seen>| seen.0.push(format!("add {}", t.target())));
+    world
+        .add_observer(|t: On<Discard, ChildOf>, mut seen: ResMut<Seen>| seen.0.push(format!("replace {}", t.target())));
+    world.add_observer(|t: On<Despawn, Children>, mut seen: ResMut<Seen>| {
         seen.0.push(format!("despawn parent {}", t.target()))
     });
     let (a, b) = (world.spawn(()), world.spawn(()));
@@ -303,4 +302,34 @@ fn observers_of_hooked_components_see_every_change_made_after_they_are_added() {
         world.resource::<Seen>().0,
         [format!("add {kid}"), format!("replace {kid}"), format!("despawn parent {b}"), format!("replace {kid}"),]
     );
+}
+
+#[test]
+fn lifecycle_patterns_name_the_component_inside_or_beside_the_event() {
+    #[derive(Component)]
+    struct Armor(u32);
+    #[derive(Default)]
+    struct Seen(Vec<&'static str>);
+    let mut world = World::new();
+    world.insert_resource(Seen::default());
+    // bevy_ecs 0.20's spelling, the component inside the pattern ...
+    world.add_observer(|on: On<Add<Armor>>, mut seen: ResMut<Seen>| {
+        assert_eq!(*on.event(), ecs_core::event::AddEvent);
+        seen.0.push("add inside");
+    });
+    // ... and 0.17's, beside it: both watch `Armor` only.
+    world.add_observer(|_: On<Add, Armor>, mut seen: ResMut<Seen>| seen.0.push("add beside"));
+    world.add_observer(|_: On<Discard<Armor>>, mut seen: ResMut<Seen>| seen.0.push("discard"));
+    world.add_observer(|_: On<Remove<Armor>>, mut seen: ResMut<Seen>| seen.0.push("remove"));
+    world.add_observer(|_: On<Despawn<Armor>>, mut seen: ResMut<Seen>| seen.0.push("despawn"));
+    world.add_observer(|_: On<Insert<Armor>>, mut seen: ResMut<Seen>| seen.0.push("insert"));
+    let knight = world.spawn(Armor(3));
+    world.spawn(Corpse); // not watched
+    assert_eq!(world.resource::<Seen>().0, ["add inside", "add beside", "insert"]);
+    world.resource_mut::<Seen>().0.clear();
+    world.insert(knight, Armor(4)).unwrap();
+    assert_eq!(world.resource::<Seen>().0, ["discard", "insert"]);
+    world.resource_mut::<Seen>().0.clear();
+    world.despawn(knight).unwrap();
+    assert_eq!(world.resource::<Seen>().0, ["despawn", "discard", "remove"]);
 }

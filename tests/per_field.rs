@@ -305,11 +305,11 @@ fn saves_round_trip_per_field_values() {
 fn hooks_read_the_old_value_whole() {
     use std::sync::Mutex;
     static SEEN: Mutex<Vec<f32>> = Mutex::new(Vec::new());
-    fn on_replace(world: DeferredWorld, ctx: HookContext) {
+    fn on_discard(world: DeferredWorld, ctx: HookContext) {
         SEEN.lock().unwrap().push(world.get_cloned::<Watched>(ctx.entity).unwrap().x);
     }
     #[derive(Component, Clone)]
-    #[component(layout = "soa", on_replace = on_replace)]
+    #[component(layout = "soa", on_discard = on_discard)]
     struct Watched {
         x: f32,
         y: f32,

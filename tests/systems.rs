@@ -560,7 +560,7 @@ fn a_hand_written_parameter_with_deferred_work_is_applied_beside_params_without(
     schedule.run(&mut world);
     schedule.run(&mut world);
     assert_eq!(world.get_resource::<Applied>().map(|a| a.0), Some(2));
-    world.add_observer(|_: Trigger<Ping>, _: CountApplies, _: Query<&Position>| {});
+    world.add_observer(|_: On<Ping>, _: CountApplies, _: Query<&Position>| {});
     world.trigger(Ping);
     assert_eq!(world.get_resource::<Applied>().map(|a| a.0), Some(3));
 }

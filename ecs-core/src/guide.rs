@@ -17,7 +17,7 @@
 //! | `Changed`, `Added`, `With`, `Without`, `Or`, `Has` | `With`, `Without`, `Or` | the same as bevy_ecs |
 //! | `Res`, `ResMut`, `Local`, `Commands` | `CommandBuffer` | `Res`, `ResMut`, `Local`, `Commands` |
 //! | `MessageReader`, `MessageWriter`, `Messages<E>` | — | the same |
-//! | observers: `Trigger<OnAdd, T>`, `world.add_observer` | — | the same |
+//! | observers: `On<Add, T>`, `world.add_observer` | — | the same |
 //! | hooks: `#[component(on_add = f)]` | — | the same |
 //! | `RemovedComponents<T>` | — | the same |
 //! | `app.add_systems(Update, (a, b).chain())` | — | `schedule.add_systems((a, b).chain())`, then `schedule.run(&mut world)` |

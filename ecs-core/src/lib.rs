@@ -163,9 +163,9 @@ pub mod prelude {
     pub use crate::bytemuck::{Pod, Zeroable};
     pub use crate::command::{Commands, EntityCommands};
     pub use crate::component::HookContext;
-    pub use crate::event::{OnAdd, OnDespawn, OnInsert, OnRemove, OnReplace, RemovedComponents};
+    pub use crate::event::{Add, Despawn, Discard, Insert, Remove, RemovedComponents};
     pub use crate::message::{MessageReader, MessageWriter, Messages};
-    pub use crate::observer::Trigger;
+    pub use crate::observer::On;
     pub use crate::query::{Added, Changed, Has, Or, QueryState, With, Without};
     pub use crate::relationship::{ChildOf, Children, RelationshipSources};
     pub use crate::system::{

@@ -50,7 +50,7 @@
 //!
 //! ## A hook or an observer
 //! - The operation it belongs to stops there: a panic in an `on_despawn`,
-//!   `on_replace` or `on_remove` hook leaves the entity alive with all its
+//!   `on_discard` or `on_remove` hook leaves the entity alive with all its
 //!   components (the hooks before it have run); one in `on_add` or `on_insert`
 //!   comes after the value is stored, which stays (`tests/hooks.rs`). Commands the
 //!   hooks queued before the panic run with the world's next operation; one that

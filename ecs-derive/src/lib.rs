@@ -29,7 +29,7 @@ use proc_macro::TokenStream;
 /// component per row instead of in the archetype's key, so adding and removing it
 /// moves nothing (see `ecs_core::StorageType`); `#[component(changes = false)]`
 /// opts out of change detection (no ticks kept; `Changed<T>`/`Added<T>` on it do
-/// not compile); `#[component(on_add = f, on_insert = g, on_replace = h,
+/// not compile); `#[component(on_add = f, on_insert = g, on_discard = h,
 /// on_remove = i, on_despawn = j)]` declares hooks, each a
 /// `fn(DeferredWorld, HookContext)` (see `ecs_core::component::ComponentHooks`).
 #[proc_macro_derive(Component, attributes(component, relationship, relationship_target, entities))]

@@ -15,7 +15,7 @@ pub struct ComponentDef<'a> {
     /// `#[component(storage = "sparse")]`.
     pub sparse: bool,
     /// `#[component(on_add = f, …)]`: each hook's key (`on_add`, `on_insert`,
-    /// `on_replace`, `on_remove`, `on_despawn`) and function path.
+    /// `on_discard`, `on_remove`, `on_despawn`) and function path.
     pub hooks: Vec<(Ident, TokenStream)>,
     /// `false` for `#[component(changes = false)]`.
     pub changes: bool,
@@ -152,8 +152,8 @@ pub fn component(input: &Input) -> Result<ComponentDef<'_>> {
     if let (Some(attributes), Some(entities)) = (&attributes, &entities) {
         let reserved: &[&str] = match entities.relation {
             crate::relation::Relation::None => &[],
-            crate::relation::Relation::Source { .. } => &["on_insert", "on_replace"],
-            crate::relation::Relation::Target { .. } => &["on_insert", "on_replace", "on_despawn"],
+            crate::relation::Relation::Source { .. } => &["on_insert", "on_discard"],
+            crate::relation::Relation::Target { .. } => &["on_insert", "on_discard", "on_despawn"],
         };
         for (key, _) in &attributes.hooks {
             let key = key.to_string();
@@ -440,7 +440,7 @@ struct ComponentAttributes {
 }
 
 /// The hook keys of `#[component(...)]`, in the order bevy_ecs documents them.
-const HOOK_KEYS: [&str; 5] = ["on_add", "on_insert", "on_replace", "on_remove", "on_despawn"];
+const HOOK_KEYS: [&str; 5] = ["on_add", "on_insert", "on_discard", "on_remove", "on_despawn"];
 
 fn component_attributes(input: &Input) -> Result<ComponentAttributes> {
     let mut sparse = false;
@@ -452,7 +452,7 @@ fn component_attributes(input: &Input) -> Result<ComponentAttributes> {
     let mut pod = None;
     let mut split = None;
     let keys = "the keys are `crate = \"path\"`, `storage = \"table\" | \"sparse\"`, `layout = \"aos\" | \"soa\"`, \
-                `changes = false`, `immutable`, `snapshot = \"copy\" | \"clone\" | \"skip\"`, `pod` and the hooks `on_add`, `on_insert`, `on_replace`, `on_remove`, `on_despawn` (each `= path::to_fn`)";
+                `changes = false`, `immutable`, `snapshot = \"copy\" | \"clone\" | \"skip\"`, `pod` and the hooks `on_add`, `on_insert`, `on_discard`, `on_remove`, `on_despawn` (each `= path::to_fn`)";
     let krate = attribute_with(input, "component", keys, |meta| {
         if let Some(key) = HOOK_KEYS.iter().find(|k| meta.is_ident(k)) {
             let ident = meta.path[0].clone();
@@ -467,6 +467,11 @@ fn component_attributes(input: &Input) -> Result<ComponentAttributes> {
             })?;
             hooks.push((ident, function));
             return Ok(true);
+        }
+        if meta.is_ident("on_replace") {
+            return Err(meta.error(
+                "the hook `on_replace` is called `on_discard` (bevy_ecs renamed it in 0.20): `on_discard = my_hook`",
+            ));
         }
         // Unlisted: the crate's own components, kept out of users' error messages.
         if meta.is_ident("__do_not_recommend") {

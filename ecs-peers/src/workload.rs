@@ -59,7 +59,7 @@ pub enum Workload {
     Events,
     /// One entity with `Health(i64)` and one global observer subtracting the
     /// event's amount from its target's `Health` (through a query); trigger an
-    /// entity-targeted event with an `i64` payload 100,000 times (ecs `Trigger` +
+    /// entity-targeted event with an `i64` payload 100,000 times (ecs `On` +
     /// `trigger_targets`, bevy `EntityEvent` + `On` + `trigger`, flecs an observer
     /// of a custom payload event on `&mut Health`, emitted for the entity with
     /// `world.event().add(Health).entity(e).emit(&Hit(1))`).

@@ -11,7 +11,7 @@
 use crate::bundle::Bundle;
 use crate::entity::Entity;
 use crate::error::EcsError;
-use crate::event::Event;
+use crate::event::{Event, EventPattern};
 use crate::observer::{IntoObserverSystem, TriggerTargets};
 use crate::panics::{catch_each, resume_deferred};
 use crate::world::World;
@@ -136,7 +136,7 @@ impl<'w> EntityCommands<'_, 'w> {
     }
 
     /// Adds an entity observer (see [`EntityWorldMut::observe`](crate::EntityWorldMut::observe)).
-    pub fn observe<E: Event, B: Bundle, M>(&mut self, observer: impl IntoObserverSystem<E, B, M>) -> &mut Self {
+    pub fn observe<P: EventPattern, B: Bundle, M>(&mut self, observer: impl IntoObserverSystem<P, B, M>) -> &mut Self {
         let entity = self.entity;
         self.commands.add(move |world| {
             world.entity_mut(entity)?.observe(observer);
@@ -254,7 +254,7 @@ impl<'w> Commands<'w> {
     }
 
     /// Adds an observer (see [`World::add_observer`]) when the commands are applied.
-    pub fn add_observer<E: Event, B: Bundle, M>(&mut self, observer: impl IntoObserverSystem<E, B, M>) {
+    pub fn add_observer<P: EventPattern, B: Bundle, M>(&mut self, observer: impl IntoObserverSystem<P, B, M>) {
         self.run(move |world| {
             world.add_observer(observer);
         });

@@ -25,21 +25,21 @@ pub struct HookContext {
 }
 
 /// The hooks of a component type, declared with
-/// `#[component(on_add = f, on_insert = g, on_replace = h, on_remove = i, on_despawn = j)]`.
+/// `#[component(on_add = f, on_insert = g, on_discard = h, on_remove = i, on_despawn = j)]`.
 ///
 /// When they run, for every structural change (the order is bevy_ecs's):
 /// - a component the entity did not have is inserted (spawn, insert):
 ///   `on_add`, then `on_insert`, with the new value in place;
-/// - a component the entity has is inserted again: `on_replace` with the old
+/// - a component the entity has is inserted again: `on_discard` with the old
 ///   value still readable, then `on_insert` with the new one;
-/// - a component is removed: `on_replace`, then `on_remove`, with the value still
+/// - a component is removed: `on_discard`, then `on_remove`, with the value still
 ///   readable;
-/// - an entity is despawned: `on_despawn`, `on_replace`, then `on_remove`, for
+/// - an entity is despawned: `on_despawn`, `on_discard`, then `on_remove`, for
 ///   every component it has.
 ///
 /// Within one structural change all components' hooks of one kind run before any
 /// of the next kind, and observers of the same lifecycle event run right after
-/// the hooks (`on_add`, `on_insert`) or right before them (`on_replace`,
+/// the hooks (`on_add`, `on_insert`) or right before them (`on_discard`,
 /// `on_remove`, `on_despawn`), so that an observer always sees the value.
 ///
 /// # Example
@@ -75,7 +75,7 @@ pub struct ComponentHooks {
     /// Runs after every insert of the component, new or replacing.
     pub on_insert: Option<ComponentHook>,
     /// Runs before a value of the component is replaced or removed.
-    pub on_replace: Option<ComponentHook>,
+    pub on_discard: Option<ComponentHook>,
     /// Runs before the component is removed from an entity (or the entity despawned).
     pub on_remove: Option<ComponentHook>,
     /// Runs before an entity holding the component is despawned.
@@ -84,13 +84,13 @@ pub struct ComponentHooks {
 
 impl ComponentHooks {
     /// No hooks.
-    pub const NONE: Self = Self { on_add: None, on_insert: None, on_replace: None, on_remove: None, on_despawn: None };
+    pub const NONE: Self = Self { on_add: None, on_insert: None, on_discard: None, on_remove: None, on_despawn: None };
 
     /// `true` when any hook is set.
     pub const fn any(&self) -> bool {
         self.on_add.is_some()
             || self.on_insert.is_some()
-            || self.on_replace.is_some()
+            || self.on_discard.is_some()
             || self.on_remove.is_some()
             || self.on_despawn.is_some()
     }
@@ -101,7 +101,7 @@ impl ComponentHooks {
         match event {
             Lifecycle::Add => self.on_add,
             Lifecycle::Insert => self.on_insert,
-            Lifecycle::Replace => self.on_replace,
+            Lifecycle::Discard => self.on_discard,
             Lifecycle::Remove => self.on_remove,
             Lifecycle::Despawn => self.on_despawn,
         }
@@ -118,14 +118,14 @@ impl ComponentHooks {
 pub(crate) enum Lifecycle {
     Add,
     Insert,
-    Replace,
+    Discard,
     Remove,
     Despawn,
 }
 
 impl Lifecycle {
     pub(crate) const ALL: [Lifecycle; 5] =
-        [Lifecycle::Add, Lifecycle::Insert, Lifecycle::Replace, Lifecycle::Remove, Lifecycle::Despawn];
+        [Lifecycle::Add, Lifecycle::Insert, Lifecycle::Discard, Lifecycle::Remove, Lifecycle::Despawn];
 
     /// This event's bit in a component's lifecycle flags.
     #[inline]

@@ -162,7 +162,7 @@ pub trait ChangeTracked {}
 /// see every change and keep both sides in step.
 ///
 /// An immutable component still changes: [`insert`](crate::World::insert) a new
-/// value, which runs its `on_replace` and `on_insert` hooks.
+/// value, which runs its `on_discard` and `on_insert` hooks.
 ///
 /// # Safety
 /// Implement it only for a component that is neither a [`Relationship`](crate::relationship::Relationship)

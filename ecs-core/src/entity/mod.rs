@@ -35,7 +35,7 @@ pub struct Entity {
 }
 
 impl Entity {
-    /// A handle that names no entity: what [`Trigger::target`](crate::observer::Trigger::target)
+    /// A handle that names no entity: what [`On::target`](crate::observer::On::target)
     /// gives for an event triggered without a target, and a placeholder for fields
     /// filled in later. Every world answers `None`/`Err` for it.
     pub const PLACEHOLDER: Entity = Entity { index: u32::MAX, generation: NonZeroU32::MAX };

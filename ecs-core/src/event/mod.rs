@@ -6,8 +6,8 @@
 //! [observer](crate::observer) of the event runs at once, in the triggering call.
 //! Values buffered for systems to read later are [messages](crate::message).
 //!
-//! The crate triggers the lifecycle events [`OnAdd`], [`OnInsert`], [`OnReplace`],
-//! [`OnRemove`] and [`OnDespawn`] itself, for every component, when observers watch
+//! The crate triggers the lifecycle events [`Add`], [`Insert`], [`Discard`],
+//! [`Remove`] and [`Despawn`] itself, for every component, when observers watch
 //! them (see [`ComponentHooks`](crate::component::ComponentHooks) for the order),
 //! and logs removals for [`RemovedComponents`].
 //!
@@ -19,6 +19,9 @@ mod removed;
 pub use removed::RemovedComponents;
 pub(crate) use removed::RemovedLogs;
 
+use core::marker::PhantomData;
+
+use crate::bundle::Bundle;
 use crate::component::Lifecycle;
 
 /// A value that can be triggered for observers. Derive it: `#[derive(Event)]`.
@@ -33,7 +36,7 @@ use crate::component::Lifecycle;
 ///
 /// let mut world = World::new();
 /// world.insert_resource(Final::default());
-/// world.add_observer(|trigger: Trigger<GameOver>, mut last: ResMut<Final>| last.0 = trigger.score);
+/// world.add_observer(|trigger: On<GameOver>, mut last: ResMut<Final>| last.0 = trigger.score);
 /// world.trigger(GameOver { score: 7 });
 /// assert_eq!(world.resource::<Final>().0, 7);
 /// ```
@@ -44,38 +47,74 @@ use crate::component::Lifecycle;
 )]
 pub trait Event: Send + Sync + 'static {}
 
-macro_rules! lifecycle_event {
-    ($(#[$doc:meta])* $name:ident) => {
-        $(#[$doc])*
-        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-        pub struct $name;
+/// What an observer watches: an event, and for lifecycle events the
+/// components. Every [`Event`] is a pattern of itself; the lifecycle patterns
+/// [`Add<B>`], [`Insert<B>`], [`Discard<B>`], [`Remove<B>`] and [`Despawn<B>`]
+/// name their event and the components of `B` (`On<Add<Health>>`; `On<Add>` for
+/// every component).
+pub trait EventPattern: Send + Sync + 'static {
+    /// The event observed.
+    type Event: Event;
+    /// The components whose lifecycle events are observed (`()`: all, or not
+    /// a lifecycle event).
+    type Bundle: Bundle;
+}
 
-        impl Event for $name {}
+impl<E: Event> EventPattern for E {
+    type Event = E;
+    type Bundle = ();
+}
+
+macro_rules! lifecycle_event {
+    ($(#[$doc:meta])* $pattern:ident, $event:ident, $what:literal) => {
+        $(#[$doc])*
+        ///
+        /// `On<
+        #[doc = $what]
+        /// <Health>>` (or `On<
+        #[doc = $what]
+        /// , Health>`) observes `Health`; `On<
+        #[doc = $what]
+        /// >` every component. The observer reads the event as the unit value
+        #[doc = concat!("[`", stringify!($event), "`];")]
+        /// `target()` is the entity, `component()` the component.
+        pub struct $pattern<B: Bundle = ()>(PhantomData<fn() -> B>);
+
+        impl<B: Bundle> EventPattern for $pattern<B> {
+            type Event = $event;
+            type Bundle = B;
+        }
+
+        #[doc = concat!("The event of [`", stringify!($pattern), "`], as observers read it.")]
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+        pub struct $event;
+
+        impl Event for $event {}
     };
 }
 
 lifecycle_event!(
     /// Triggered when an entity gains a component it did not have (spawn or insert),
-    /// after the value is in place; `Trigger<OnAdd, Health>` observes `Health`.
-    OnAdd
+    /// after the value is in place.
+    Add, AddEvent, "Add"
 );
 lifecycle_event!(
     /// Triggered after every insert of a component, new or replacing.
-    OnInsert
+    Insert, InsertEvent, "Insert"
 );
 lifecycle_event!(
     /// Triggered before a component's value is replaced or removed (the old value
-    /// is still readable).
-    OnReplace
+    /// is still readable). bevy_ecs called it `Replace` before 0.20.
+    Discard, DiscardEvent, "Discard"
 );
 lifecycle_event!(
     /// Triggered before a component is removed from an entity, or the entity is
     /// despawned (the value is still readable).
-    OnRemove
+    Remove, RemoveEvent, "Remove"
 );
 lifecycle_event!(
     /// Triggered for each component of an entity about to be despawned.
-    OnDespawn
+    Despawn, DespawnEvent, "Despawn"
 );
 
 /// The lifecycle event of a kind, as a value observers can borrow.
@@ -84,10 +123,10 @@ pub(crate) fn lifecycle_value(kind: Lifecycle) -> (core::any::TypeId, &'static s
         (core::any::TypeId::of::<E>(), core::any::type_name::<E>(), value)
     }
     match kind {
-        Lifecycle::Add => of(&OnAdd),
-        Lifecycle::Insert => of(&OnInsert),
-        Lifecycle::Replace => of(&OnReplace),
-        Lifecycle::Remove => of(&OnRemove),
-        Lifecycle::Despawn => of(&OnDespawn),
+        Lifecycle::Add => of(&AddEvent),
+        Lifecycle::Insert => of(&InsertEvent),
+        Lifecycle::Discard => of(&DiscardEvent),
+        Lifecycle::Remove => of(&RemoveEvent),
+        Lifecycle::Despawn => of(&DespawnEvent),
     }
 }

@@ -1,20 +1,20 @@
 //! Observers: systems that run the moment an event is triggered.
 //!
-//! `world.add_observer(|trigger: Trigger<Hit>, mut q: Query<&mut Health>| …)` makes
+//! `world.add_observer(|trigger: On<Hit>, mut q: Query<&mut Health>| …)` makes
 //! an observer of the event `Hit`; `world.trigger(Hit(3))` (or
 //! `world.trigger_targets(Hit(3), enemy)`, or the same through
 //! [`Commands`](crate::command::Commands)) runs every observer of it before it
 //! returns. An observer is a system: its parameters are any system parameters
-//! after the [`Trigger`], which hands it the event and its target.
+//! after the [`On`], which hands it the event and its target.
 //!
-//! - **Lifecycle events.** [`OnAdd`],
-//!   [`OnInsert`], [`OnReplace`],
-//!   [`OnRemove`] and [`OnDespawn`]
+//! - **Lifecycle events.** [`Add`],
+//!   [`Insert`], [`Discard`],
+//!   [`Remove`] and [`Despawn`]
 //!   are triggered by the world itself, once per component, targeting the entity:
-//!   `Trigger<OnAdd, Health>` observes `Health` being added, `Trigger<OnAdd>` any
+//!   `On<Add, Health>` observes `Health` being added, `On<Add>` any
 //!   component. See [`ComponentHooks`](crate::component::ComponentHooks) for the
 //!   order of hooks and observers.
-//! - **Entity observers.** `world.entity_mut(e)?.observe(|trigger: Trigger<Hit>| …)`
+//! - **Entity observers.** `world.entity_mut(e)?.observe(|trigger: On<Hit>| …)`
 //!   runs only for events targeting `e`, and is removed when `e` is despawned.
 //! - **Observers are entities.** [`World::add_observer`] returns the observer's
 //!   entity (it holds an [`Observer`] component); despawning it removes the
@@ -40,7 +40,7 @@
 //!
 //! let mut world = World::new();
 //! let orc = world.spawn(Health(5));
-//! world.add_observer(|trigger: Trigger<Hit>, mut healths: Query<&mut Health>, mut commands: Commands| {
+//! world.add_observer(|trigger: On<Hit>, mut healths: Query<&mut Health>, mut commands: Commands| {
 //!     let target = trigger.target();
 //!     let health = healths.get_mut(target).unwrap();
 //!     health.0 -= trigger.0;
@@ -60,7 +60,7 @@ mod trigger;
 pub(crate) use runner::ObserverRunner;
 pub use runner::{BoxedObserver, IntoObserverSystem};
 pub(crate) use trigger::{CurrentTrigger, TriggerContext};
-pub use trigger::{Trigger, TriggerTargets};
+pub use trigger::{On, TriggerTargets};
 
 use core::any::TypeId;
 use std::collections::HashMap;
@@ -68,7 +68,7 @@ use std::collections::HashMap;
 use crate::bundle::Bundle;
 use crate::component::{ComponentId, HookContext, Lifecycle};
 use crate::entity::Entity;
-use crate::event::{Event, OnAdd, OnDespawn, OnInsert, OnRemove, OnReplace};
+use crate::event::{AddEvent, DespawnEvent, DiscardEvent, Event, EventPattern, InsertEvent, RemoveEvent};
 use crate::world::{DeferredWorld, World};
 
 /// How many rounds of commands queued by observers and hooks one structural
@@ -90,7 +90,7 @@ pub const MAX_TRIGGER_DEPTH: u32 = 64;
 /// #[derive(Default)] struct Pings(u32);
 /// let mut world = World::new();
 /// world.insert_resource(Pings::default());
-/// let observer = world.add_observer(|_: Trigger<Ping>, mut n: ResMut<Pings>| n.0 += 1);
+/// let observer = world.add_observer(|_: On<Ping>, mut n: ResMut<Pings>| n.0 += 1);
 /// assert!(world.get::<ecs_core::observer::Observer>(observer).is_some());
 /// world.trigger(Ping);
 /// world.despawn(observer)?;
@@ -338,11 +338,11 @@ impl Drop for Running<'_> {
 /// The lifecycle kind of an event type, if it is one of the five.
 fn lifecycle_of(event: TypeId) -> Option<Lifecycle> {
     [
-        (TypeId::of::<OnAdd>(), Lifecycle::Add),
-        (TypeId::of::<OnInsert>(), Lifecycle::Insert),
-        (TypeId::of::<OnReplace>(), Lifecycle::Replace),
-        (TypeId::of::<OnRemove>(), Lifecycle::Remove),
-        (TypeId::of::<OnDespawn>(), Lifecycle::Despawn),
+        (TypeId::of::<AddEvent>(), Lifecycle::Add),
+        (TypeId::of::<InsertEvent>(), Lifecycle::Insert),
+        (TypeId::of::<DiscardEvent>(), Lifecycle::Discard),
+        (TypeId::of::<RemoveEvent>(), Lifecycle::Remove),
+        (TypeId::of::<DespawnEvent>(), Lifecycle::Despawn),
     ]
     .into_iter()
     .find_map(|(id, kind)| (id == event).then_some(kind))
@@ -353,12 +353,12 @@ impl World {
     /// and returns its entity; despawn that to remove the observer.
     ///
     /// The observer is a function (or closure) whose first parameter is a
-    /// [`Trigger<E, B>`](Trigger) and whose others are any system parameters.
+    /// [`On<E, B>`](On) and whose others are any system parameters.
     ///
     /// # Example
     /// ```
     /// use ecs_core::prelude::*;
-    /// use ecs_core::event::OnAdd;
+    /// use ecs_core::event::Add;
     ///
     /// #[derive(Component)] struct Name(&'static str);
     /// #[derive(Component)] struct Health(u32);
@@ -366,15 +366,18 @@ impl World {
     ///
     /// let mut world = World::new();
     /// world.insert_resource(Log::default());
-    /// world.add_observer(|trigger: Trigger<OnAdd, Health>, names: Query<&Name>, mut log: ResMut<Log>| {
+    /// world.add_observer(|trigger: On<Add, Health>, names: Query<&Name>, mut log: ResMut<Log>| {
     ///     log.0.push(names.get(trigger.target()).map_or("?", |n| n.0));
     /// });
     /// world.spawn((Name("orc"), Health(3)));
     /// world.spawn(Name("tree"));
     /// assert_eq!(world.resource::<Log>().0, ["orc"]);
     /// ```
-    pub fn add_observer<E: Event, B: Bundle, M>(&mut self, observer: impl IntoObserverSystem<E, B, M>) -> Entity {
-        self.spawn_observer::<E, B>(observer.into_runner().0, None)
+    pub fn add_observer<P: EventPattern, B: Bundle, M>(
+        &mut self,
+        observer: impl IntoObserverSystem<P, B, M>,
+    ) -> Entity {
+        self.spawn_observer::<P::Event, (P::Bundle, B)>(observer.into_runner().0, None)
     }
 
     /// Registers an observer system, spawning its entity.
@@ -423,7 +426,7 @@ impl World {
 
     /// Triggers `event` for each target entity: observers of `E`, and the entity
     /// observers of each target, run once per target.
-    /// [`Trigger::target`] tells which.
+    /// [`On::target`] tells which.
     ///
     /// # Example
     /// ```
@@ -433,7 +436,7 @@ impl World {
     /// let mut world = World::new();
     /// world.insert_resource(Damage::default());
     /// let (a, b) = (world.spawn(()), world.spawn(()));
-    /// world.entity_mut(a)?.observe(|hit: Trigger<Hit>, mut d: ResMut<Damage>| d.0 += hit.0);
+    /// world.entity_mut(a)?.observe(|hit: On<Hit>, mut d: ResMut<Damage>| d.0 += hit.0);
     /// world.trigger_targets(Hit(2), [a, b]);
     /// world.trigger_targets(Hit(5), b);
     /// assert_eq!(world.resource::<Damage>().0, 2, "only hits on `a` reach `a`'s observer");
@@ -512,13 +515,13 @@ impl crate::world::EntityWorldMut<'_> {
     /// # Example
     /// ```
     /// # use ecs_core::prelude::*;
-    /// use ecs_core::event::OnRemove;
+    /// use ecs_core::event::Remove;
     /// #[derive(Component)] struct Shield(u32);
     /// #[derive(Default)] struct Broken(u32);
     /// let mut world = World::new();
     /// world.insert_resource(Broken::default());
     /// let knight = world.spawn(Shield(3));
-    /// world.entity_mut(knight)?.observe(|_: Trigger<OnRemove, Shield>, mut b: ResMut<Broken>| b.0 += 1);
+    /// world.entity_mut(knight)?.observe(|_: On<Remove, Shield>, mut b: ResMut<Broken>| b.0 += 1);
     /// world.remove::<Shield>(knight)?;
     /// assert_eq!(world.resource::<Broken>().0, 1);
     /// assert_eq!(world.observer_count(), 1);
@@ -526,10 +529,10 @@ impl crate::world::EntityWorldMut<'_> {
     /// assert_eq!(world.observer_count(), 0, "removed with its entity");
     /// # Ok::<(), EcsError>(())
     /// ```
-    pub fn observe<E: Event, B: Bundle, M>(&mut self, observer: impl IntoObserverSystem<E, B, M>) -> &mut Self {
+    pub fn observe<P: EventPattern, B: Bundle, M>(&mut self, observer: impl IntoObserverSystem<P, B, M>) -> &mut Self {
         let target = self.id();
         let world = self.world_mut();
-        let observer = world.spawn_observer::<E, B>(observer.into_runner().0, Some(target));
+        let observer = world.spawn_observer::<P::Event, (P::Bundle, B)>(observer.into_runner().0, Some(target));
         match world.get_mut_internal::<ObservedBy>(target) {
             Some(mut observed) => observed.0.push(observer),
             None => {

@@ -1,9 +1,9 @@
-//! Observer systems: a function whose first parameter is a [`Trigger`], as
+//! Observer systems: a function whose first parameter is a [`On`], as
 //! something the world can run.
 
-use super::Trigger;
+use super::On;
 use crate::bundle::Bundle;
-use crate::event::Event;
+use crate::event::EventPattern;
 use crate::system::{FunctionSystem, SystemParam, SystemParamFunction};
 use crate::world::World;
 
@@ -26,16 +26,16 @@ impl<Marker: 'static, F: SystemParamFunction<Marker, Out = ()>> ObserverRunner f
 
 /// Something that can become an observer of the event `E` (for lifecycle
 /// events, of the components of `B`): a function or closure whose first
-/// parameter is a [`Trigger<E, B>`](Trigger) and whose others (at most 15) are
+/// parameter is a [`On<E, B>`](On) and whose others (at most 15) are
 /// system parameters.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not an observer",
     label = "not an observer of this event",
-    note = "an observer is a function whose first parameter is a `Trigger<E>` (or `Trigger<E, Component>` for \
-            `OnAdd`, `OnInsert`, `OnReplace`, `OnRemove`, `OnDespawn`) and whose others are system parameters \
+    note = "an observer is a function whose first parameter is a `On<E>` (or `On<E, Component>` for \
+            `Add`, `Insert`, `Discard`, `Remove`, `Despawn`) and whose others are system parameters \
             (`Query`, `Res`, `ResMut`, `Local`, `Commands`, …)"
 )]
-pub trait IntoObserverSystem<E: Event, B: Bundle, Marker>: Send + Sync + 'static {
+pub trait IntoObserverSystem<P: EventPattern, B: Bundle, Marker>: Send + Sync + 'static {
     /// Makes the observer.
     fn into_runner(self) -> BoxedObserver;
 }
@@ -51,10 +51,10 @@ impl core::fmt::Debug for BoxedObserver {
 
 macro_rules! impl_observer_function {
     ($($param:ident),*) => {
-        impl<E: Event, B: Bundle, Func, $($param: SystemParam + 'static),*>
-            IntoObserverSystem<E, B, fn(Trigger<'static, E, B>, $($param,)*)> for Func
+        impl<P: EventPattern, B: Bundle, Func, $($param: SystemParam + 'static),*>
+            IntoObserverSystem<P, B, fn(On<'static, P, B>, $($param,)*)> for Func
         where
-            Func: SystemParamFunction<fn(Trigger<'static, E, B>, $($param,)*) -> (), Out = ()>,
+            Func: SystemParamFunction<fn(On<'static, P, B>, $($param,)*) -> (), Out = ()>,
         {
             #[track_caller]
             fn into_runner(self) -> BoxedObserver {

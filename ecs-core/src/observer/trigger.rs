@@ -1,4 +1,4 @@
-//! [`Trigger`]: the observer's first parameter, and what the world keeps while
+//! [`On`]: the observer's first parameter, and what the world keeps while
 //! an observer runs.
 
 use core::any::TypeId;
@@ -9,7 +9,7 @@ use core::ptr::NonNull;
 use crate::bundle::Bundle;
 use crate::component::{ComponentId, Lifecycle};
 use crate::entity::Entity;
-use crate::event::Event;
+use crate::event::{Event, EventPattern};
 use crate::system::{SystemAccess, SystemMeta, SystemParam};
 use crate::world::World;
 
@@ -85,9 +85,9 @@ impl TriggerContext {
 
 /// The event an observer is running for: its first parameter.
 ///
-/// `Trigger<E>` observes the event `E`; for lifecycle events,
-/// `Trigger<OnAdd, Health>` observes `Health` (or any of a bundle's components),
-/// and `Trigger<OnAdd>` every component. It dereferences to the event.
+/// `On<E>` observes the event `E`; for lifecycle events,
+/// `On<Add, Health>` observes `Health` (or any of a bundle's components),
+/// and `On<Add>` every component. It dereferences to the event.
 ///
 /// # Example
 /// ```
@@ -96,7 +96,7 @@ impl TriggerContext {
 /// #[derive(Default)] struct Blasts(Vec<(Entity, f32)>);
 /// let mut world = World::new();
 /// world.insert_resource(Blasts::default());
-/// world.add_observer(|trigger: Trigger<Explode>, mut blasts: ResMut<Blasts>| {
+/// world.add_observer(|trigger: On<Explode>, mut blasts: ResMut<Blasts>| {
 ///     blasts.0.push((trigger.target(), trigger.radius));
 /// });
 /// let barrel = world.spawn(());
@@ -104,17 +104,17 @@ impl TriggerContext {
 /// world.trigger(Explode { radius: 9.0 });
 /// assert_eq!(world.resource::<Blasts>().0, [(barrel, 2.0), (Entity::PLACEHOLDER, 9.0)]);
 /// ```
-pub struct Trigger<'w, E: Event, B: Bundle = ()> {
-    event: &'w E,
+pub struct On<'w, P: EventPattern, B: Bundle = ()> {
+    event: &'w P::Event,
     target: Option<Entity>,
     component: Option<ComponentId>,
     observer: Entity,
     marker: PhantomData<fn() -> B>,
 }
 
-impl<'w, E: Event, B: Bundle> Trigger<'w, E, B> {
+impl<'w, P: EventPattern, B: Bundle> On<'w, P, B> {
     /// The event.
-    pub fn event(&self) -> &'w E {
+    pub fn event(&self) -> &'w P::Event {
         self.event
     }
 
@@ -141,16 +141,19 @@ impl<'w, E: Event, B: Bundle> Trigger<'w, E, B> {
     }
 }
 
-impl<E: Event, B: Bundle> Deref for Trigger<'_, E, B> {
-    type Target = E;
-    fn deref(&self) -> &E {
+impl<P: EventPattern, B: Bundle> Deref for On<'_, P, B> {
+    type Target = P::Event;
+    fn deref(&self) -> &P::Event {
         self.event
     }
 }
 
-impl<E: Event + core::fmt::Debug, B: Bundle> core::fmt::Debug for Trigger<'_, E, B> {
+impl<P: EventPattern, B: Bundle> core::fmt::Debug for On<'_, P, B>
+where
+    P::Event: core::fmt::Debug,
+{
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Trigger")
+        f.debug_struct("On")
             .field("event", self.event)
             .field("target", &self.target)
             .field("observer", &self.observer)
@@ -160,25 +163,27 @@ impl<E: Event + core::fmt::Debug, B: Bundle> core::fmt::Debug for Trigger<'_, E,
 
 // SAFETY: records no access: the event is not part of the world, and the rest
 // of the trigger is plain data copied from the world's trigger context.
-unsafe impl<E: Event, B: Bundle> SystemParam for Trigger<'_, E, B> {
+unsafe impl<P: EventPattern, B: Bundle> SystemParam for On<'_, P, B> {
     const DEFERRED: bool = false;
     type State = ();
-    type Item<'w> = Trigger<'w, E, B>;
+    type Item<'w> = On<'w, P, B>;
 
     fn access(meta: &mut SystemMeta) {
-        meta.add_param_named_by(crate::names::type_name::<Trigger<'static, E, B>>, SystemAccess::default());
+        meta.add_param_named_by(crate::names::type_name::<On<'static, P, B>>, SystemAccess::default());
     }
     fn init_state(_: &mut World) {}
     #[inline]
-    unsafe fn get_param<'w>(_: &'w mut (), meta: &SystemMeta, world: &'w World) -> Trigger<'w, E, B> {
-        let Some(current) = world.trigger_context else { not_an_observer(meta.name(), crate::names::type_name::<E>()) };
+    unsafe fn get_param<'w>(_: &'w mut (), meta: &SystemMeta, world: &'w World) -> On<'w, P, B> {
+        let Some(current) = world.trigger_context else {
+            not_an_observer(meta.name(), crate::names::type_name::<P::Event>())
+        };
         // SAFETY: the world's current trigger points at a live context (the
         // invariant of `CurrentTrigger::ctx`).
         let ctx = unsafe { current.ctx.as_ref() };
-        if ctx.event_type != TypeId::of::<E>() {
-            not_an_observer(meta.name(), crate::names::type_name::<E>())
+        if ctx.event_type != TypeId::of::<P::Event>() {
+            not_an_observer(meta.name(), crate::names::type_name::<P::Event>())
         }
-        // SAFETY: the context's pointer points at an `E` (its type id was checked
+        // SAFETY: the context's pointer points at a `P::Event` (its type id was checked
         // just now), which lives as long as the trigger call that set the context.
         // That call is still on the stack: the context is set only while it runs
         // and restored before it returns or unwinds (`observer::Running`). The
@@ -186,17 +191,17 @@ unsafe impl<E: Event, B: Bundle> SystemParam for Trigger<'_, E, B> {
         // observer itself, but possibly a system the observer runs in turn (it
         // then sees the observer's trigger) — and its item cannot outlive its
         // run, so the event outlives the item.
-        let event = unsafe { ctx.event.cast::<E>().as_ref() };
-        Trigger { event, target: ctx.target, component: ctx.component, observer: current.observer, marker: PhantomData }
+        let event = unsafe { ctx.event.cast::<P::Event>().as_ref() };
+        On { event, target: ctx.target, component: ctx.component, observer: current.observer, marker: PhantomData }
     }
 }
 
-/// The panic of a system given a [`Trigger`] outside an observer.
+/// The panic of a system given a [`On`] outside an observer.
 #[cold]
 #[inline(never)]
 fn not_an_observer(system: &str, event: &str) -> ! {
     panic!(
-        "system `{system}` takes a `Trigger<{event}>`, which only observers are given: add it with \
+        "system `{system}` takes a `On<{event}>`, which only observers are given: add it with \
          `world.add_observer(…)` or `world.entity_mut(e)?.observe(…)`, not as a system"
     );
 }

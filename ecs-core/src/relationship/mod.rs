@@ -61,7 +61,7 @@ pub use sources::{RelationshipSourceCollection, RelationshipSources};
 pub use traverse::{Ancestors, Descendants, DescendantsBreadthFirst};
 #[doc(hidden)]
 pub use upkeep::{
-    check_link, relationship_on_insert, relationship_on_replace, target_on_despawn, target_on_insert, target_on_replace,
+    check_link, relationship_on_discard, relationship_on_insert, target_on_despawn, target_on_discard, target_on_insert,
 };
 
 use crate::component::Component;

@@ -66,9 +66,9 @@ pub fn relationship_on_insert<R: Relationship>(mut world: DeferredWorld, ctx: Ho
     }
 }
 
-/// `on_replace` of a relationship (also on remove and despawn): takes the source
+/// `on_discard` of a relationship (also on remove and despawn): takes the source
 /// off its target's list. An emptied list is removed, as bevy_ecs does.
-pub fn relationship_on_replace<R: Relationship>(mut world: DeferredWorld, ctx: HookContext) {
+pub fn relationship_on_discard<R: Relationship>(mut world: DeferredWorld, ctx: HookContext) {
     let source = ctx.entity;
     let Some(target) = world.get::<R>(source).map(R::get) else { return };
     let world = world.world_mut_internal();
@@ -109,10 +109,10 @@ pub fn target_on_insert<T: RelationshipTarget>(mut world: DeferredWorld, ctx: Ho
     }
 }
 
-/// `on_replace` of a target (also on remove and despawn): every source loses its
+/// `on_discard` of a target (also on remove and despawn): every source loses its
 /// relationship, unless the target is being despawned with a linked despawn
 /// (then `on_despawn` despawns them).
-pub fn target_on_replace<T: RelationshipTarget>(mut world: DeferredWorld, ctx: HookContext) {
+pub fn target_on_discard<T: RelationshipTarget>(mut world: DeferredWorld, ctx: HookContext) {
     let target = ctx.entity;
     let Some(sources) = world.get::<T>(target).map(|t| t.sources().to_vec()) else { return };
     if sources.is_empty() {
@@ -131,7 +131,7 @@ pub fn target_on_replace<T: RelationshipTarget>(mut world: DeferredWorld, ctx: H
 /// through theirs, every descendant).
 ///
 /// A source whose own hook panics stays (a panicking hook stops its entity's
-/// despawn, as everywhere) and is unlinked by [`target_on_replace`]'s command;
+/// despawn, as everywhere) and is unlinked by [`target_on_discard`]'s command;
 /// the other sources are still despawned, and the first panic is resumed after.
 /// A target still alive when the command runs is one whose despawn a later hook
 /// stopped by panicking: it keeps its sources.

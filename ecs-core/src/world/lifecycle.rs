@@ -226,7 +226,7 @@ impl World {
         entity
     }
 
-    /// Runs `OnAdd` and `OnInsert` for a freshly spawned entity of bundle `B`.
+    /// Runs `Add` and `Insert` for a freshly spawned entity of bundle `B`.
     pub(super) fn after_spawn<B: Bundle>(&mut self, entity: Entity) {
         let bundle = self.bundle_id::<B>();
         if self.unobserved(&self.bundles.get(bundle).components) {
@@ -257,7 +257,7 @@ impl World {
         let (replaced, added): (Vec<ComponentId>, Vec<ComponentId>) =
             components.iter().partition(|&&c| archetype.has_at(c, row));
         self.with_deferred(|world| {
-            world.run_lifecycle(Lifecycle::Replace, entity, &replaced);
+            world.run_lifecycle(Lifecycle::Discard, entity, &replaced);
             // Hooks cannot despawn or move the entity, so it is where it was.
             world.insert_unobserved(entity, bundle).expect("hooks and observers keep the entity alive");
             world.run_lifecycle(Lifecycle::Add, entity, &added);
@@ -282,7 +282,7 @@ impl World {
             return Err(EcsError::MissingComponent { entity, component: self.components.name(missing) });
         }
         self.with_deferred(|world| {
-            world.run_lifecycle(Lifecycle::Replace, entity, &components);
+            world.run_lifecycle(Lifecycle::Discard, entity, &components);
             world.run_lifecycle(Lifecycle::Remove, entity, &components);
             world.remove_unobserved(entity)
         })
@@ -302,7 +302,7 @@ impl World {
         let components = self.components_of(entity).expect("alive, checked above");
         self.with_deferred(|world| {
             world.run_lifecycle(Lifecycle::Despawn, entity, &components);
-            world.run_lifecycle(Lifecycle::Replace, entity, &components);
+            world.run_lifecycle(Lifecycle::Discard, entity, &components);
             world.run_lifecycle(Lifecycle::Remove, entity, &components);
             world.despawn_unobserved(entity)
         })

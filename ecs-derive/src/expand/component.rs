@@ -289,7 +289,7 @@ fn relation_items(
         Relation::Source { target, field, others } => {
             mapped.push(field);
             hook("on_insert", code!("$r::relationship_on_insert::<Self>", r));
-            hook("on_replace", code!("$r::relationship_on_replace::<Self>", r));
+            hook("on_discard", code!("$r::relationship_on_discard::<Self>", r));
             component_items.extend(code!(
                 "const __LINKS: bool = true;
                 fn __check_links(
@@ -336,7 +336,7 @@ fn relation_items(
         Relation::Target { relationship, field, linked } => {
             mapped.push(field);
             hook("on_insert", code!("$r::target_on_insert::<Self>", r));
-            hook("on_replace", code!("$r::target_on_replace::<Self>", r));
+            hook("on_discard", code!("$r::target_on_discard::<Self>", r));
             hook("on_despawn", code!("$r::target_on_despawn::<Self>", r));
             let span = first_span(relationship);
             impls.extend(code!(span =>

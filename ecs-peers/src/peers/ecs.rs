@@ -301,7 +301,7 @@ pub fn runner(workload: Workload) -> Option<Runner> {
         Workload::Observers => {
             let mut world = World::new();
             let target = world.spawn(Health(0));
-            world.add_observer(|hit: Trigger<Hit>, mut q: ecs_core::system::Query<&mut Health>| {
+            world.add_observer(|hit: On<Hit>, mut q: ecs_core::system::Query<&mut Health>| {
                 if let Ok(h) = q.get_mut(hit.target()) {
                     h.0 -= hit.0;
                 }
