@@ -307,7 +307,7 @@ fn observers_of_hooked_components_see_every_change_made_after_they_are_added() {
 #[test]
 fn lifecycle_patterns_name_the_component_inside_or_beside_the_event() {
     #[derive(Component)]
-    struct Armor(u32);
+    struct Armor(#[allow(dead_code)] u32);
     #[derive(Default)]
     struct Seen(Vec<&'static str>);
     let mut world = World::new();
