@@ -133,7 +133,7 @@ fn propagate_full(c: &mut Criterion) {
     for parallel in [true, false] {
         let (mut world, _) = build_world();
         let mut schedule = Schedule::new();
-        schedule.add_system(move |mut q: Query<(&Local, &mut Global)>| {
+        schedule.add_systems(move |mut q: Query<(&Local, &mut Global)>| {
             let f = |parent: Option<&Affine>, (local, global): (&Local, &mut Global)| {
                 global.0 = mul(parent.unwrap_or(&IDENTITY), &local.0);
                 Some(global.0)

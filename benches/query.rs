@@ -92,7 +92,7 @@ fn simple_iter(c: &mut Criterion) {
         let mut world = World::new();
         world.spawn_batch((0..10_000).map(|_| (identity(), Position(UNIT_X), Rotation(UNIT_X), Velocity(UNIT_X))));
         let mut schedule = Schedule::new();
-        schedule.add_system(movement);
+        schedule.add_systems(movement);
         b.iter(|| schedule.run(&mut world))
     });
     group.bench_function("ecs_system_for_each", |b| {
@@ -102,7 +102,7 @@ fn simple_iter(c: &mut Criterion) {
         let mut world = World::new();
         world.spawn_batch((0..10_000).map(|_| (identity(), Position(UNIT_X), Rotation(UNIT_X), Velocity(UNIT_X))));
         let mut schedule = Schedule::new();
-        schedule.add_system(movement);
+        schedule.add_systems(movement);
         b.iter(|| schedule.run(&mut world))
     });
     group.bench_function("ecs_chunk", |b| {
@@ -174,7 +174,7 @@ fn filtered_iter(c: &mut Criterion) {
         }
         let mut world = tagged_world();
         let mut schedule = Schedule::new();
-        schedule.add_system(movement);
+        schedule.add_systems(movement);
         b.iter(|| schedule.run(&mut world))
     });
     group.finish();

@@ -49,7 +49,7 @@ fn schedule(c: &mut Criterion) {
         group.bench_function(name, |b| {
             let mut world = schedule_world();
             let mut schedule = Schedule::new();
-            schedule.set_multi_threaded(multi).add_system(ab).add_system(cd).add_system(ce);
+            schedule.set_multi_threaded(multi).add_systems(ab).add_systems(cd).add_systems(ce);
             b.iter(|| schedule.run(&mut world))
         });
     }
@@ -84,7 +84,7 @@ macro_rules! tiny_world {
             schedule.set_multi_threaded(multi);
             $(
                 world.spawn_batch((0..10).map(|_| Tiny::<$n>(0.0)));
-                schedule.add_system(tiny::<$n>);
+                schedule.add_systems(tiny::<$n>);
             )*
             (world, schedule)
         }

@@ -55,7 +55,7 @@ fn main() {
 
     let hero = world.spawn((Health(3), Name("hero")));
     let mut schedule = Schedule::new();
-    schedule.add_system(summon).add_system(poison.after(summon)).add_system(reaper.after(poison));
+    schedule.add_systems(summon).add_systems(poison.after(summon)).add_systems(reaper.after(poison));
 
     schedule.run(&mut world); // minion spawned (applied at the end of the run)
     let minion = world.query_filtered::<Entity, With<Poisoned>>().single().expect("one minion");

@@ -388,13 +388,13 @@ fn main() {
 
     let mut schedule = Schedule::new();
     schedule
-        .add_system(build_grid)
-        .add_system(flock.after(build_grid))
-        .add_system(notice.after(build_grid))
-        .add_system(hunt.after(build_grid))
-        .add_system(catch.after(hunt))
-        .add_system(reproduce)
-        .add_system(movement.after(flock).after(hunt).after(catch));
+        .add_systems(build_grid)
+        .add_systems(flock.after(build_grid))
+        .add_systems(notice.after(build_grid))
+        .add_systems(hunt.after(build_grid))
+        .add_systems(catch.after(hunt))
+        .add_systems(reproduce)
+        .add_systems(movement.after(flock).after(hunt).after(catch));
 
     let mut frames: Vec<Duration> = Vec::with_capacity(args.frames);
     for _ in 0..args.frames {

@@ -224,8 +224,8 @@ fn main() {
     let mut schedule = Schedule::new();
     // The capture's command is applied at the sync point, so the propagation
     // that follows sees the new parent.
-    schedule.add_system(capture).add_sync_point();
-    schedule.add_chain((advance, propagate, record));
+    schedule.add_systems(capture).add_sync_point();
+    schedule.add_systems((advance, propagate, record).chain());
 
     let ancestry = |world: &World, e: Entity| -> Vec<&'static str> {
         std::iter::once(e).chain(world.iter_ancestors(e)).map(|a| name(world, a)).collect()

@@ -87,7 +87,7 @@ fn main() -> Result<(), EcsError> {
     }));
 
     let mut schedule = Schedule::new();
-    schedule.add_system(movement).add_system(burn).add_system(refuel);
+    schedule.add_systems(movement).add_systems(burn).add_systems(refuel);
     let start = Instant::now();
     for _ in 0..120 {
         schedule.run(&mut world);

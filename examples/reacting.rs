@@ -82,7 +82,7 @@ fn main() {
     world.entity_mut(elf).expect("alive").observe(|hit: On<Hit>| println!("the elf takes {}", hit.0));
 
     let mut schedule = Schedule::new();
-    schedule.add_system(regenerate).add_system(obituaries.after(regenerate));
+    schedule.add_systems(regenerate).add_systems(obituaries.after(regenerate));
     schedule.run(&mut world); // the log of removals starts with `obituaries`
 
     world.trigger_targets(Hit(7), [orc, elf]);

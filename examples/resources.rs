@@ -48,7 +48,7 @@ fn main() -> Result<(), EcsError> {
     assert_eq!(world.resource::<Score>(), &Score(10));
 
     let mut schedule = Schedule::new();
-    schedule.add_system(report);
+    schedule.add_systems(report);
     schedule.run(&mut world); // first run: everything is new
     schedule.run(&mut world); // nothing touched since
     world.resource_mut::<Score>().0 += 5; // counts as a change

@@ -139,7 +139,7 @@ fn new_world() -> (World, Schedule) {
     world.spawn((Position { x: 200.0, y: 500.0 }, Velocity { x: 0.0, y: 0.0 }, Ship(0)));
     world.spawn((Position { x: 800.0, y: 500.0 }, Velocity { x: 0.0, y: 0.0 }, Ship(1)));
     let mut schedule = Schedule::new();
-    schedule.add_chain((steer, movement, mine, decay, count_moved));
+    schedule.add_systems((steer, movement, mine, decay, count_moved).chain());
     (world, schedule)
 }
 

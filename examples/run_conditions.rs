@@ -52,10 +52,10 @@ fn main() {
     let mut schedule = Schedule::new();
     schedule
         // Conditions are evaluated right before their system would run, every frame.
-        .add_system(spawn_wave.run_if(no_enemies_left.and(not(resource_exists::<Paused>))))
-        .add_system(load_settings.run_if(resource_added::<Settings>)) // inserted since the last check
-        .add_system(apply_settings.run_if(resource_changed::<Settings>)) // inserted or written since then
-        .add_system(show_menu.run_if(resource_exists::<Paused>.or(resource_equals(GameState::Won))));
+        .add_systems(spawn_wave.run_if(no_enemies_left.and(not(resource_exists::<Paused>))))
+        .add_systems(load_settings.run_if(resource_added::<Settings>)) // inserted since the last check
+        .add_systems(apply_settings.run_if(resource_changed::<Settings>)) // inserted or written since then
+        .add_systems(show_menu.run_if(resource_exists::<Paused>.or(resource_equals(GameState::Won))));
 
     let mut frame = |world: &mut World, label: &'static str| {
         world.resource_mut::<Log>().0.push(label);

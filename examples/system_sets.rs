@@ -37,13 +37,13 @@ fn main() {
     let mut schedule = Schedule::new();
     // Added deliberately out of order: the sets, not insertion order, decide.
     schedule
-        .add_system(draw_hud.in_set(Render::Ui))
-        .add_system(draw_sprites.in_set(Render::World))
-        .add_system(play_sounds.after(Physics)) // after every system of a set
-        .add_system(collide.in_set(Physics).after(gravity))
-        .add_system(gravity.in_set(Physics))
-        .add_system(ai.in_set(Gameplay))
-        .add_system(input.before(Gameplay))
+        .add_systems(draw_hud.in_set(Render::Ui))
+        .add_systems(draw_sprites.in_set(Render::World))
+        .add_systems(play_sounds.after(Physics)) // after every system of a set
+        .add_systems(collide.in_set(Physics).after(gravity))
+        .add_systems(gravity.in_set(Physics))
+        .add_systems(ai.in_set(Gameplay))
+        .add_systems(input.before(Gameplay))
         // Physics is part of Gameplay, so it also runs after `input`.
         .configure_sets(Physics.in_set(Gameplay))
         .configure_sets(Gameplay.before(Render::World))

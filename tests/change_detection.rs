@@ -122,7 +122,7 @@ fn is_added_and_is_changed_on_mut_and_ref_inside_systems_across_runs() {
     world.insert_resource(Flags::default());
     let a = world.spawn(Health(1));
     let mut schedule = Schedule::new();
-    schedule.add_system(bump).add_system(observe.after(bump));
+    schedule.add_systems(bump).add_systems(observe.after(bump));
     assert_eq!(frame(&mut schedule, &mut world), [("mut", a, true, true), ("ref", a, true, true)]);
     let b = world.spawn(Health(2));
     world.insert_resource(Target(a));
@@ -295,7 +295,7 @@ fn every_mode<F: QueryFilter + 'static>(
     states.iter_mut().for_each(|s| s.iter(world).for_each(drop));
     world.insert_resource(Out::default());
     let mut schedule = Schedule::new();
-    schedule.add_system(system::<F>);
+    schedule.add_systems(system::<F>);
     schedule.run(world); // the first run sees everything
     schedule.run(world);
     assert!(world.resource::<Out>().0.is_empty() && states.iter_mut().all(|s| s.count(world) == 0));

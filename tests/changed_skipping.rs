@@ -155,7 +155,7 @@ fn a_system_query_skips_too() {
     world.insert_resource(Seen::default());
     let groups = spawn_all(&mut world, 10);
     let mut schedule = Schedule::new();
-    schedule.set_multi_threaded(false).add_system(watch);
+    schedule.set_multi_threaded(false).add_systems(watch);
     schedule.run(&mut world);
     schedule.run(&mut world);
     world.get_mut::<Value>(groups[9][9]).unwrap().0 += 1;

@@ -138,7 +138,7 @@ fn a_panicking_command_in_a_schedule_keeps_the_other_systems_commands() {
     let mut world = World::new();
     world.spawn(Bomb(true));
     let mut schedule = Schedule::new();
-    schedule.add_system(detonate).add_system(spawn_survivor);
+    schedule.add_systems(detonate).add_systems(spawn_survivor);
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| schedule.run(&mut world)));
     assert_eq!(panic_message(result.unwrap_err()), "bomb went off");
     let names: Vec<&str> = world.query::<&Name>().iter().map(|n| n.0).collect();
@@ -202,9 +202,9 @@ fn a_panicking_command_does_not_stop_the_other_parameters_of_its_system() {
         world.spawn(Bomb(true));
         let mut schedule = Schedule::new();
         if system == 0 {
-            schedule.add_system(tuple);
+            schedule.add_systems(tuple);
         } else {
-            schedule.add_system(derived);
+            schedule.add_systems(derived);
         }
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| schedule.run(&mut world)));
         assert_eq!(panic_message(result.unwrap_err()), "bomb went off");

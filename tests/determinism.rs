@@ -104,7 +104,7 @@ fn watch(changed: Query<&Position, Changed<Position>>, mut log: ResMut<ChangedLo
 
 fn simulation() -> Schedule {
     let mut schedule = Schedule::new();
-    schedule.add_chain((spawner, fire, movement, burn, reap, watch));
+    schedule.add_systems((spawner, fire, movement, burn, reap, watch).chain());
     schedule
 }
 

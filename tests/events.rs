@@ -68,7 +68,7 @@ fn expected(frames: std::ops::RangeInclusive<u32>) -> Vec<u32> {
 fn readers_before_and_after_the_writer_see_each_event_exactly_once() {
     let mut world = world();
     let mut schedule = Schedule::new();
-    schedule.add_system(read_before.before(writer)).add_system(writer).add_system(read_after.after(writer));
+    schedule.add_systems(read_before.before(writer)).add_systems(writer).add_systems(read_after.after(writer));
     run_frames(&mut schedule, &mut world, 1..=6);
     let seen = world.resource::<Seen>();
     assert_eq!(seen.of("after"), expected(1..=6), "the later reader sees each frame's events in that frame");
@@ -84,7 +84,7 @@ fn a_reader_that_skips_frames_misses_events_older_than_two_updates() {
     }
     let mut world = world();
     let mut schedule = Schedule::new();
-    schedule.add_system(writer).add_system(read_after.after(writer).run_if(reading_frame));
+    schedule.add_systems(writer).add_systems(read_after.after(writer).run_if(reading_frame));
     run_frames(&mut schedule, &mut world, 1..=5);
     assert_eq!(world.resource::<Seen>().of("after"), [10, 11, 40, 41, 50, 51], "frames 2 and 3 were dropped");
     assert_eq!(world.resource::<Messages<Ping>>().len(), 4, "frames 4 and 5 are stored");
@@ -109,7 +109,7 @@ fn independent_readers_of_one_event_type_each_see_all_events() {
     }
     let mut world = world();
     let mut schedule = Schedule::new();
-    schedule.add_system(first).add_system(second);
+    schedule.add_systems(first).add_systems(second);
     for frame in 1..=4 {
         world.write_message(Ping(frame));
         schedule.run(&mut world);
@@ -138,7 +138,7 @@ fn readers_of_one_event_in_one_schedule_do_not_conflict() {
     let mut world = World::new();
     world.insert_resource(Counts::default());
     let mut schedule = Schedule::new();
-    schedule.add_system(a).add_system(b).add_system(two_in_one); // a conflict would panic here
+    schedule.add_systems(a).add_systems(b).add_systems(two_in_one); // a conflict would panic here
     world.write_message_batch([Ping(1), Ping(2)]);
     schedule.run(&mut world);
     world.write_message(Ping(3));
@@ -164,7 +164,7 @@ fn reader_len_is_empty_and_clear() {
     let mut world = world();
     world.insert_resource(Report::default());
     let mut schedule = Schedule::new();
-    schedule.add_system(inspect);
+    schedule.add_systems(inspect);
     world.write_message_batch((0..3).map(Ping));
     run_frames(&mut schedule, &mut world, 1..=1);
     world.write_message_batch([Ping(7), Ping(8)]);
@@ -190,7 +190,7 @@ fn events_sent_outside_systems_and_in_batches_reach_readers_in_order() {
     assert_eq!(world.resource::<Messages<Ping>>().written(), 3);
     world.resource_mut::<Messages<Ping>>().write_batch([Ping(4)]);
     let mut schedule = Schedule::new();
-    schedule.add_system(read_before.before(batch_writer)).add_system(batch_writer);
+    schedule.add_systems(read_before.before(batch_writer)).add_systems(batch_writer);
     run_frames(&mut schedule, &mut world, 1..=2);
     assert_eq!(world.resource::<Seen>().of("before"), [1, 2, 3, 4, 100, 101]);
     assert_eq!(world.resource::<Messages<Ping>>().written(), 6);
@@ -222,7 +222,7 @@ fn without_updates_events_nothing_is_dropped() {
     }
     let mut world = world();
     let mut schedule = Schedule::new();
-    schedule.set_updates_messages(false).add_system(writer).add_system(read_after.after(writer).run_if(last_frame));
+    schedule.set_updates_messages(false).add_systems(writer).add_systems(read_after.after(writer).run_if(last_frame));
     run_frames(&mut schedule, &mut world, 1..=5);
     assert_eq!(world.resource::<Seen>().of("after"), expected(1..=5), "nothing was dropped");
     assert_eq!(world.resource::<Messages<Ping>>().len(), 10);
@@ -249,7 +249,7 @@ fn removed_and_despawned_entities_are_reported_once_across_frames() {
     let mut world = World::new();
     world.insert_resource(Removals::default());
     let mut schedule = Schedule::new();
-    schedule.add_system(mourn);
+    schedule.add_systems(mourn);
     let [a, b, c, d] = [(); 4].map(|_| world.spawn((Enemy(0), Armor)));
     schedule.run(&mut world); // the log starts with the system
     world.despawn(a).unwrap();
@@ -273,7 +273,7 @@ fn removals_before_the_system_existed_need_not_be_reported() {
     let (early, late) = (world.spawn(Enemy(0)), world.spawn(Enemy(0)));
     world.remove::<Enemy>(early).unwrap();
     let mut schedule = Schedule::new();
-    schedule.add_system(mourn);
+    schedule.add_systems(mourn);
     schedule.run(&mut world);
     world.despawn(late).unwrap();
     schedule.run(&mut world);
@@ -311,7 +311,7 @@ fn removals_by_entity_world_mut_and_by_commands_are_reported() {
         (world.spawn(Enemy(0)), world.spawn((Enemy(0), Stunned)), world.spawn((Enemy(0), Armor)));
     world.insert_resource(Targets(by_commands.clone()));
     let mut schedule = Schedule::new();
-    schedule.add_system(remover).add_system(unstun).add_system(mourn.after(remover));
+    schedule.add_systems(remover).add_systems(unstun).add_systems(mourn.after(remover));
     schedule.run(&mut world);
     world.entity_mut(whole).unwrap().remove::<Enemy>();
     world.entity_mut(partial).unwrap().remove::<(Enemy, Armor)>(); // lacks `Armor`: removes what it has

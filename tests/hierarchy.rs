@@ -302,7 +302,7 @@ fn traversal_orders() {
     let mut found = Vec::new();
     let mut schedule = Schedule::new();
     let (tx, rx) = std::sync::mpsc::channel();
-    schedule.add_system(move |children: Query<&Children>, parents: Query<&ChildOf>| {
+    schedule.add_systems(move |children: Query<&Children>, parents: Query<&ChildOf>| {
         tx.send((children.iter_descendants(r).collect::<Vec<_>>(), parents.iter_ancestors(a2).collect::<Vec<_>>()))
             .unwrap();
         // The other helpers of a system's queries agree with the world's.
@@ -681,7 +681,7 @@ fn propagate_and_par_propagate_agree_with_a_recursive_walk() {
             world.insert(e, GlobalT(-1.0)).unwrap();
         }
         let mut schedule = Schedule::new();
-        schedule.add_system(move |mut q: Query<(&LocalT, &mut GlobalT)>| {
+        schedule.add_systems(move |mut q: Query<(&LocalT, &mut GlobalT)>| {
             let f = |parent: Option<&f32>, (local, global): (&LocalT, &mut GlobalT)| {
                 global.0 = parent.copied().unwrap_or(0.0) + local.0;
                 Some(global.0)

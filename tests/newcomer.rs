@@ -125,7 +125,7 @@ fn chain_orders_a_tuple_of_systems_either_spelling() {
     let mut bevy_spelling = Schedule::new();
     bevy_spelling.add_systems((third, second, first).chain());
     let mut ours = Schedule::new();
-    ours.add_chain((second, first, third));
+    ours.add_systems((second, first, third).chain());
     for _ in 0..20 {
         LOG.lock().unwrap().clear();
         bevy_spelling.run(&mut world);
@@ -134,7 +134,7 @@ fn chain_orders_a_tuple_of_systems_either_spelling() {
         ours.run(&mut world);
         assert_eq!(*LOG.lock().unwrap(), ["second", "first", "third"]);
     }
-    // Unchained, the tuple adds each system as `add_system` would.
+    // Unchained, the tuple adds each system as one by one.
     let mut plain = Schedule::new();
     plain.add_systems((first, second.after(third), third));
     assert_eq!(plain.len(), 3);
@@ -155,12 +155,12 @@ fn for_loops_over_query_references() {
     world.spawn(Health(2));
     world.insert_resource(Score::default());
     let mut schedule = Schedule::new();
-    schedule.add_system(|mut healths: Query<&mut Health>| {
+    schedule.add_systems(|mut healths: Query<&mut Health>| {
         for health in &mut healths {
             health.0 *= 10;
         }
     });
-    schedule.add_system(|healths: Query<&Health>, mut score: ResMut<Score>| {
+    schedule.add_systems(|healths: Query<&Health>, mut score: ResMut<Score>| {
         for health in &healths {
             score.0 += health.0 as u32;
         }
@@ -176,11 +176,11 @@ fn aim(_: Query<&Health>) {}
 fn ordering_after_a_missing_system_names_it_when_the_schedule_is_built() {
     let mut world = World::new();
     let mut schedule = Schedule::new();
-    schedule.add_system(aim.after(spawn_enemies));
+    schedule.add_systems(aim.after(spawn_enemies));
     let message = panic_message(|| schedule.initialize(&mut world));
     assert!(message.contains("spawn_enemies"), "the missing system is named: {message}");
     assert!(message.contains("aim"), "the constrained system is named: {message}");
-    assert!(message.contains("schedule.add_system(spawn_enemies)"), "the fix is given: {message}");
+    assert!(message.contains("schedule.add_systems(spawn_enemies)"), "the fix is given: {message}");
 }
 
 fn double_score(_read: Res<Score>, _write: ResMut<Score>) {}
@@ -188,7 +188,7 @@ fn double_score(_read: Res<Score>, _write: ResMut<Score>) {}
 #[test]
 fn a_resource_conflict_gets_resource_advice() {
     let message = panic_message(|| {
-        Schedule::new().add_system(double_score);
+        Schedule::new().add_systems(double_score);
     });
     assert!(message.contains("Score"), "{message}");
     assert!(message.contains("keep only the `ResMut`"), "{message}");
@@ -202,10 +202,10 @@ fn a_missing_resource_names_where_the_system_was_added() {
     let mut world = World::new();
     let mut schedule = Schedule::new();
     let line = line!() + 1;
-    schedule.add_system(needs_score);
+    schedule.add_systems(needs_score);
     let message = panic_message(|| schedule.run(&mut world));
     assert!(message.contains("Score") && message.contains("needs_score"), "{message}");
-    assert!(message.contains(&format!("newcomer.rs:{line}")), "points at the add_system line: {message}");
+    assert!(message.contains(&format!("newcomer.rs:{line}")), "points at the add_systems line: {message}");
 }
 
 fn conflicting(_: Query<&mut Health>, _: Query<&Health>) {}
@@ -225,13 +225,13 @@ fn user_mistakes_panic_at_the_users_line() {
     }));
     let world = World::new();
     let _ = catch_unwind(AssertUnwindSafe(|| {
-        Schedule::new().add_system(conflicting);
+        Schedule::new().add_systems(conflicting);
     }));
     let _ = catch_unwind(AssertUnwindSafe(|| {
         let _ = world.query_state::<(&mut Health, &Health)>();
     }));
     let _ = catch_unwind(AssertUnwindSafe(|| {
-        Schedule::new().add_system(aim.after(spawn_enemies)).run(&mut World::new());
+        Schedule::new().add_systems(aim.after(spawn_enemies)).run(&mut World::new());
     }));
     std::panic::set_hook(previous);
     let locations = locations.lock().unwrap();

@@ -155,7 +155,7 @@ fn a_system_triggers_through_commands() {
     let mut world = world_with_log();
     world.add_observer(|_: On<Ping>, mut log: ResMut<Log>| log.0.push("ping".into()));
     let mut schedule = Schedule::new();
-    schedule.add_system(|mut commands: Commands| commands.trigger(Ping));
+    schedule.add_systems(|mut commands: Commands| commands.trigger(Ping));
     schedule.run(&mut world);
     schedule.run(&mut world);
     assert_eq!(take_log(&mut world), ["ping", "ping"]);

@@ -137,7 +137,7 @@ fn a_panicking_system_stops_the_run_and_the_commands_recorded_are_applied_to_its
     let mut world = World::new();
     world.insert_resource(Runs::default());
     let mut schedule = Schedule::new();
-    schedule.add_system(recorder).add_system(bomb.after(recorder)).add_system(after_bomb.after(bomb));
+    schedule.add_systems(recorder).add_systems(bomb.after(recorder)).add_systems(after_bomb.after(bomb));
     let result = catch_unwind(AssertUnwindSafe(|| schedule.run(&mut world)));
     assert_eq!(panic_message(result.unwrap_err()), "bomb");
     world.check_invariants().unwrap();
@@ -167,7 +167,7 @@ fn commands_recorded_before_a_panic_stay_with_their_world_when_the_schedule_move
     first.insert_resource(Handed::default());
     first.spawn(Health(1));
     let mut schedule = Schedule::new();
-    schedule.add_system(spawner).add_system(bomb_once.after(spawner));
+    schedule.add_systems(spawner).add_systems(bomb_once.after(spawner));
     let result = catch_unwind(AssertUnwindSafe(|| schedule.run(&mut first)));
     assert_eq!(panic_message(result.unwrap_err()), "bomb");
     first.check_invariants().unwrap();

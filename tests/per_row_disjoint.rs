@@ -52,7 +52,7 @@ fn run<M1, M2>(
         }
     }
     let mut schedule = Schedule::new();
-    schedule.add_system(writer).add_system(reader);
+    schedule.add_systems(writer).add_systems(reader);
     for _ in 0..60 {
         schedule.run(&mut world);
     }
@@ -103,7 +103,7 @@ fn reader_inside_parallel_writer(mut a: Query<&mut A, With<S>>, b: Query<Entity,
                            (`Changed<per_row_disjoint::A>`")]
 fn a_tick_filter_kept_apart_from_a_writer_only_per_row_is_refused() {
     let mut schedule = Schedule::new();
-    schedule.add_system(reader_inside_parallel_writer);
+    schedule.add_systems(reader_inside_parallel_writer);
 }
 
 fn presence_of_written_sparse(mut a: Query<&mut Sp, With<Sp>>, b: Query<&A, Without<Sp>>) {
@@ -113,7 +113,7 @@ fn presence_of_written_sparse(mut a: Query<&mut Sp, With<Sp>>, b: Query<&A, With
 #[test]
 #[should_panic(expected = "component `per_row_disjoint::Sp` is written by one")]
 fn a_presence_filter_kept_apart_from_a_writer_of_that_component_only_per_row_is_refused() {
-    Schedule::new().add_system(presence_of_written_sparse);
+    Schedule::new().add_systems(presence_of_written_sparse);
 }
 
 /// What stays accepted: per-row proofs where neither side reads rows it does
@@ -151,7 +151,7 @@ fn proofs_that_keep_rows_apart_stay_accepted() {
         };
     }
     let mut schedule = Schedule::new();
-    schedule.add_system(split_by_tag).add_system(ref_beside_writer).add_system(changed_split_by_table);
+    schedule.add_systems(split_by_tag).add_systems(ref_beside_writer).add_systems(changed_split_by_table);
     for _ in 0..5 {
         schedule.run(&mut world);
     }

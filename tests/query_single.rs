@@ -125,7 +125,7 @@ fn the_system_query_has_single_count_is_empty_and_get_many() {
     world.spawn(Health(1));
     world.spawn(Health(2));
     let mut schedule = Schedule::new();
-    schedule.add_system(inspect);
+    schedule.add_systems(inspect);
     schedule.run(&mut world);
     let player = world.spawn((Player, Health(0)));
     schedule.run(&mut world);

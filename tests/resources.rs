@@ -85,7 +85,7 @@ fn resource_scope_marks_the_resource_changed_only_when_written() {
     #[derive(Default)]
     struct Seen(u32);
     world.insert_resource(Seen::default());
-    watcher.add_system((|mut seen: ResMut<Seen>| seen.0 += 1).run_if(resource_changed::<Score>));
+    watcher.add_systems((|mut seen: ResMut<Seen>| seen.0 += 1).run_if(resource_changed::<Score>));
     watcher.run(&mut world); // inserted: seen once
     world.resource_scope(|_, score: Mut<Score>| assert_eq!(score.0, 0));
     watcher.run(&mut world); // only read: not seen

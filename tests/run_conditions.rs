@@ -41,7 +41,7 @@ fn runs_with(schedule: &mut Schedule, world: &mut World, times: u32) -> u32 {
 fn a_function_condition_gates_its_system() {
     let mut world = world();
     let mut schedule = Schedule::new();
-    schedule.add_system(count_run.run_if(flag_set));
+    schedule.add_systems(count_run.run_if(flag_set));
     assert_eq!(runs_with(&mut schedule, &mut world, 2), 0);
     world.resource_mut::<Flag>().0 = true;
     assert_eq!(runs_with(&mut schedule, &mut world, 3), 3);
@@ -58,7 +58,7 @@ fn a_query_condition_sees_the_world() {
     }
     let mut world = world();
     let mut schedule = Schedule::new();
-    schedule.add_system(spawn_wave.run_if(no_enemies_left));
+    schedule.add_systems(spawn_wave.run_if(no_enemies_left));
     assert_eq!(runs_with(&mut schedule, &mut world, 3), 1);
     let enemy = world.query_mut_filtered::<Entity, With<Enemy>>().next().unwrap();
     world.despawn(enemy).unwrap();
@@ -69,7 +69,7 @@ fn a_query_condition_sees_the_world() {
 fn resource_exists_follows_insert_and_remove() {
     let mut world = world();
     let mut schedule = Schedule::new();
-    schedule.add_system(count_run.run_if(resource_exists::<Paused>));
+    schedule.add_systems(count_run.run_if(resource_exists::<Paused>));
     assert_eq!(runs_with(&mut schedule, &mut world, 1), 0);
     world.insert_resource(Paused);
     assert_eq!(runs_with(&mut schedule, &mut world, 2), 2);
@@ -86,7 +86,7 @@ fn resource_changed_sees_inserts_and_writes_once_each() {
     }
     let mut world = world();
     let mut schedule = Schedule::new();
-    schedule.add_system(write_other).add_sync_point().add_system(count_run.run_if(resource_changed::<Other>));
+    schedule.add_systems(write_other).add_sync_point().add_systems(count_run.run_if(resource_changed::<Other>));
     // Missing: not changed, no panic.
     assert_eq!(runs_with(&mut schedule, &mut world, 1), 0);
     world.insert_resource(Other::default());
@@ -111,7 +111,7 @@ fn res_mut_without_a_write_is_not_a_change() {
     let mut world = world();
     world.insert_resource(Other::default());
     let mut schedule = Schedule::new();
-    schedule.add_system(look).add_system(count_run.run_if(resource_changed::<Other>));
+    schedule.add_systems(look).add_systems(count_run.run_if(resource_changed::<Other>));
     assert_eq!(runs_with(&mut schedule, &mut world, 1), 1);
     assert_eq!(runs_with(&mut schedule, &mut world, 3), 0);
 }
@@ -120,7 +120,7 @@ fn res_mut_without_a_write_is_not_a_change() {
 fn resource_added_holds_once_per_insert() {
     let mut world = world();
     let mut schedule = Schedule::new();
-    schedule.add_system(count_run.run_if(resource_added::<Other>));
+    schedule.add_systems(count_run.run_if(resource_added::<Other>));
     assert_eq!(runs_with(&mut schedule, &mut world, 1), 0);
     world.insert_resource(Other::default());
     assert_eq!(runs_with(&mut schedule, &mut world, 3), 1);
@@ -142,7 +142,7 @@ fn resource_equals_compares_the_value() {
     let mut world = world();
     world.insert_resource(State::Menu);
     let mut schedule = Schedule::new();
-    schedule.add_system(count_run.run_if(resource_equals(State::Playing)));
+    schedule.add_systems(count_run.run_if(resource_equals(State::Playing)));
     assert_eq!(runs_with(&mut schedule, &mut world, 1), 0);
     world.insert_resource(State::Playing);
     assert_eq!(runs_with(&mut schedule, &mut world, 2), 2);
@@ -172,7 +172,7 @@ fn combinators_follow_their_truth_tables() {
     for (name, make, expected) in cases {
         let mut world = world();
         let mut schedule = Schedule::new();
-        schedule.add_system(make(count_run));
+        schedule.add_systems(make(count_run));
         assert_eq!(runs_with(&mut schedule, &mut world, 1), expected, "{name}");
     }
 }
@@ -192,16 +192,16 @@ fn and_short_circuits_but_every_run_if_is_evaluated() {
     let mut schedule = Schedule::new();
     // Short-circuit: `counted` never runs behind a false `no`, so its count
     // stays below 100 however often the schedule runs.
-    schedule.add_system(count_run.run_if(no.and(counted)));
+    schedule.add_systems(count_run.run_if(no.and(counted)));
     assert_eq!(runs_with(&mut schedule, &mut world, 150), 0);
     // Separate `run_if`s: each is evaluated every run, so after 100 runs
     // `counted` holds even with the first condition false... and the system
     // still does not run, because all must hold.
     let mut schedule = Schedule::new();
-    schedule.add_system(count_run.run_if(no).run_if(counted));
+    schedule.add_systems(count_run.run_if(no).run_if(counted));
     assert_eq!(runs_with(&mut schedule, &mut world, 150), 0);
     let mut schedule = Schedule::new();
-    schedule.add_system(count_run.run_if(counted).run_if(not(no)));
+    schedule.add_systems(count_run.run_if(counted).run_if(not(no)));
     assert_eq!(runs_with(&mut schedule, &mut world, 150), 50);
 }
 
@@ -221,7 +221,7 @@ fn a_conditions_access_orders_it_after_a_writer() {
         world.insert_resource(Other::default());
         let mut schedule = Schedule::new();
         schedule.set_multi_threaded(multi_threaded);
-        schedule.add_system(first).add_system(mark.after(first)).add_system(count_run.run_if(flag_set));
+        schedule.add_systems(first).add_systems(mark.after(first)).add_systems(count_run.run_if(flag_set));
         assert_eq!(runs_with(&mut schedule, &mut world, 1), 1, "multi_threaded: {multi_threaded}");
     }
 }
@@ -234,7 +234,7 @@ fn a_condition_reading_what_its_system_writes_is_allowed() {
     }
     let mut world = world();
     let mut schedule = Schedule::new();
-    schedule.add_system(bump.run_if(not(flag_set)));
+    schedule.add_systems(bump.run_if(not(flag_set)));
     // Runs, flips the flag on; skipped; and so on: the condition sees the write.
     assert_eq!(runs_with(&mut schedule, &mut world, 4), 1);
 }
@@ -246,7 +246,7 @@ fn exclusive_systems_take_conditions() {
     }
     let mut world = world();
     let mut schedule = Schedule::new();
-    schedule.add_system(exclusive.run_if(flag_set));
+    schedule.add_systems(exclusive.run_if(flag_set));
     assert_eq!(runs_with(&mut schedule, &mut world, 2), 0);
     world.resource_mut::<Flag>().0 = true;
     assert_eq!(runs_with(&mut schedule, &mut world, 2), 2);
@@ -264,7 +264,7 @@ fn a_skipped_system_sees_the_skipped_changes_later() {
     let mut world = world();
     world.insert_resource(Seen::default());
     let mut schedule = Schedule::new();
-    schedule.add_system(watch.run_if(flag_set));
+    schedule.add_systems(watch.run_if(flag_set));
     let e = world.spawn(Hp(1));
     schedule.run(&mut world);
     world.get_mut::<Hp>(e).unwrap().0 = 2;
@@ -283,7 +283,7 @@ fn a_panicking_condition_propagates_and_the_schedule_runs_again() {
     }
     let mut world = world();
     let mut schedule = Schedule::new();
-    schedule.add_system(count_run.run_if(explode));
+    schedule.add_systems(count_run.run_if(explode));
     world.resource_mut::<Flag>().0 = true;
     let panic = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| schedule.run(&mut world)));
     assert!(panic.is_err());

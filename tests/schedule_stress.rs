@@ -561,7 +561,7 @@ fn build(case: &Case) -> (Schedule, Vec<usize>) {
         for &other in &befores[pos] {
             system = before(system, other);
         }
-        schedule.add_system(system);
+        schedule.add_systems(system);
         if MENU[id].exclusive {
             segments.push(segment + 1);
             segment += 2;
@@ -739,7 +739,7 @@ fn the_tracker_flags_a_writer_beside_a_reader_and_sees_readers_run_together() {
     let parallel = std::thread::available_parallelism().is_ok_and(|n| n.get() > 1) && ecs_core::parallel::threads() > 1;
     let mut world = populated_world();
     let mut schedule = Schedule::new();
-    schedule.add_system(shared_reader_a).add_system(shared_reader_b);
+    schedule.add_systems(shared_reader_a).add_systems(shared_reader_b);
     for _ in 0..50 {
         schedule.run(&mut world);
         if SHARED_READS.load(SeqCst) > 0 {

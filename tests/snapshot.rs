@@ -340,7 +340,7 @@ fn systems_see_the_same_changes_after_a_restore() {
         world.spawn(Hp(0));
     }
     let mut schedule = Schedule::new();
-    schedule.add_chain((damage, spawn_some, watch));
+    schedule.add_systems((damage, spawn_some, watch).chain());
     let mut run = |world: &mut World, frames: u32| {
         world.resource_mut::<Seen>().0.clear();
         for _ in 0..frames {

@@ -45,10 +45,10 @@ fn position(log: &[&str], name: &str) -> usize {
 fn sets_order_their_systems_against_insertion_order() {
     let mut schedule = Schedule::new();
     schedule
-        .add_system(draw.in_set(Render))
-        .add_system(ui.in_set(Render))
-        .add_system(gravity.in_set(Physics))
-        .add_system(collide.in_set(Physics))
+        .add_systems(draw.in_set(Render))
+        .add_systems(ui.in_set(Render))
+        .add_systems(gravity.in_set(Physics))
+        .add_systems(collide.in_set(Physics))
         .configure_sets(Physics.before(Render));
     for multi_threaded in [false, true] {
         schedule.set_multi_threaded(multi_threaded);
@@ -64,7 +64,10 @@ fn sets_order_their_systems_against_insertion_order() {
 #[test]
 fn after_works_the_same_way() {
     let mut schedule = Schedule::new();
-    schedule.configure_sets(Render.after(Physics)).add_system(draw.in_set(Render)).add_system(gravity.in_set(Physics));
+    schedule
+        .configure_sets(Render.after(Physics))
+        .add_systems(draw.in_set(Render))
+        .add_systems(gravity.in_set(Physics));
     assert_eq!(run(&mut schedule), ["gravity", "draw"]);
 }
 
@@ -72,11 +75,11 @@ fn after_works_the_same_way() {
 fn systems_order_against_sets_and_sets_against_systems() {
     let mut schedule = Schedule::new();
     schedule
-        .add_system(draw.after(Physics))
-        .add_system(gravity.in_set(Physics))
-        .add_system(audio)
+        .add_systems(draw.after(Physics))
+        .add_systems(gravity.in_set(Physics))
+        .add_systems(audio)
         .configure_sets(Physics.after(audio))
-        .add_system(input.before(Physics));
+        .add_systems(input.before(Physics));
     let log = run(&mut schedule);
     assert!(position(&log, "gravity") < position(&log, "draw"), "{log:?}");
     assert!(position(&log, "audio") < position(&log, "gravity"), "{log:?}");
@@ -87,9 +90,9 @@ fn systems_order_against_sets_and_sets_against_systems() {
 fn enum_variants_are_distinct_sets() {
     let mut schedule = Schedule::new();
     schedule
-        .add_system(draw.in_set(Stage::Late))
-        .add_system(gravity.in_set(Stage::Early))
-        .add_system(ui.in_set(Stage::Late))
+        .add_systems(draw.in_set(Stage::Late))
+        .add_systems(gravity.in_set(Stage::Early))
+        .add_systems(ui.in_set(Stage::Late))
         .configure_sets(Stage::Early.before(Stage::Late));
     assert_eq!(run(&mut schedule), ["gravity", "draw", "ui"]);
 }
@@ -98,8 +101,8 @@ fn enum_variants_are_distinct_sets() {
 fn nested_sets_take_their_parents_ordering() {
     let mut schedule = Schedule::new();
     schedule
-        .add_system(draw.in_set(Render))
-        .add_system(gravity.in_set(Physics))
+        .add_systems(draw.in_set(Render))
+        .add_systems(gravity.in_set(Physics))
         .configure_sets(Physics.in_set(Gameplay))
         .configure_sets(Gameplay.before(Render));
     assert_eq!(run(&mut schedule), ["gravity", "draw"]);
@@ -109,9 +112,9 @@ fn nested_sets_take_their_parents_ordering() {
 fn a_system_may_be_in_several_sets() {
     let mut schedule = Schedule::new();
     schedule
-        .add_system(ui.in_set(Render))
-        .add_system(collide.in_set(Physics).in_set(Stage::Early))
-        .add_system(gravity.in_set(Stage::Early))
+        .add_systems(ui.in_set(Render))
+        .add_systems(collide.in_set(Physics).in_set(Stage::Early))
+        .add_systems(gravity.in_set(Stage::Early))
         .configure_sets(Render.after(Stage::Early));
     let log = run(&mut schedule);
     assert_eq!(position(&log, "ui"), 2, "{log:?}");
@@ -120,7 +123,10 @@ fn a_system_may_be_in_several_sets() {
 #[test]
 fn an_empty_set_orders_nothing() {
     let mut schedule = Schedule::new();
-    schedule.configure_sets(Physics.before(Render)).add_system(draw.in_set(Render)).add_system(gravity.after(Physics));
+    schedule
+        .configure_sets(Physics.before(Render))
+        .add_systems(draw.in_set(Render))
+        .add_systems(gravity.after(Physics));
     assert_eq!(run(&mut schedule), ["draw", "gravity"]);
 }
 
@@ -128,8 +134,8 @@ fn an_empty_set_orders_nothing() {
 fn a_cycle_through_sets_names_the_systems() {
     let mut schedule = Schedule::new();
     schedule
-        .add_system(gravity.in_set(Physics))
-        .add_system(draw.in_set(Render).before(gravity))
+        .add_systems(gravity.in_set(Physics))
+        .add_systems(draw.in_set(Render).before(gravity))
         .configure_sets(Physics.before(Render));
     let message =
         panic_message(std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&mut schedule))).unwrap_err());
@@ -140,7 +146,7 @@ fn a_cycle_through_sets_names_the_systems() {
 #[test]
 fn a_system_in_two_ordered_sets_is_refused() {
     let mut schedule = Schedule::new();
-    schedule.add_system(gravity.in_set(Physics).in_set(Render)).configure_sets(Physics.before(Render));
+    schedule.add_systems(gravity.in_set(Physics).in_set(Render)).configure_sets(Physics.before(Render));
     let message =
         panic_message(std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&mut schedule))).unwrap_err());
     assert!(message.contains("gravity") && message.contains("itself"), "{message}");
@@ -151,9 +157,9 @@ fn a_system_in_two_ordered_sets_is_refused() {
 fn a_set_order_reversed_by_a_sync_point_is_refused() {
     let mut schedule = Schedule::new();
     schedule
-        .add_system(draw.in_set(Render))
+        .add_systems(draw.in_set(Render))
         .add_sync_point()
-        .add_system(gravity.in_set(Physics))
+        .add_systems(gravity.in_set(Physics))
         .configure_sets(Physics.before(Render));
     let message =
         panic_message(std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&mut schedule))).unwrap_err());
@@ -163,9 +169,9 @@ fn a_set_order_reversed_by_a_sync_point_is_refused() {
     // The order the sync point already keeps is fine.
     let mut schedule = Schedule::new();
     schedule
-        .add_system(gravity.in_set(Physics))
+        .add_systems(gravity.in_set(Physics))
         .add_sync_point()
-        .add_system(draw.in_set(Render))
+        .add_systems(draw.in_set(Render))
         .configure_sets(Physics.before(Render));
     assert_eq!(run(&mut schedule), ["gravity", "draw"]);
 }
@@ -173,7 +179,7 @@ fn a_set_order_reversed_by_a_sync_point_is_refused() {
 #[test]
 fn a_set_ordered_against_a_missing_system_is_refused() {
     let mut schedule = Schedule::new();
-    schedule.add_system(gravity.in_set(Physics)).configure_sets(Physics.after(audio));
+    schedule.add_systems(gravity.in_set(Physics)).configure_sets(Physics.after(audio));
     let message =
         panic_message(std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&mut schedule))).unwrap_err());
     assert!(message.contains("Physics") && message.contains("not in the schedule"), "{message}");
@@ -184,8 +190,8 @@ fn sets_with_run_conditions_on_their_systems() {
     struct Paused;
     let mut schedule = Schedule::new();
     schedule
-        .add_system(gravity.in_set(Physics).run_if(not(resource_exists::<Paused>)))
-        .add_system(draw.in_set(Render))
+        .add_systems(gravity.in_set(Physics).run_if(not(resource_exists::<Paused>)))
+        .add_systems(draw.in_set(Render))
         .configure_sets(Physics.before(Render));
     assert_eq!(run(&mut schedule), ["gravity", "draw"]);
     let mut world = World::new();

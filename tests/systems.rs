@@ -53,7 +53,7 @@ fn systems_run_with_queries_resources_locals_and_commands() {
     let mover = world.spawn((Position(0.0), Velocity(2.0), Health(3)));
     let dead = world.spawn((Position(0.0), Health(0)));
     let mut schedule = Schedule::new();
-    schedule.add_system(movement).add_system(reaper.after(movement)).add_system(spawner);
+    schedule.add_systems(movement).add_systems(reaper.after(movement)).add_systems(spawner);
     schedule.run(&mut world);
     assert_eq!(world.get::<Position>(mover), Some(&Position(1.0)));
     assert!(!world.contains(dead));
@@ -75,7 +75,7 @@ fn optional_resources_and_world_access() {
     world.insert_resource(Spawned::default());
     world.spawn(Health(1));
     let mut schedule = Schedule::new();
-    schedule.add_system(reads);
+    schedule.add_systems(reads);
     schedule.run(&mut world);
     assert_eq!(world.get_resource::<Spawned>().unwrap().0, 1);
     world.insert_resource(DeltaTime(10.0));
@@ -89,7 +89,7 @@ fn optional_resources_and_world_access() {
 fn missing_resource_panics() {
     fn uses_dt(_dt: Res<DeltaTime>) {}
     let mut world = World::new();
-    Schedule::new().add_system(uses_dt).run(&mut world);
+    Schedule::new().add_systems(uses_dt).run(&mut world);
 }
 
 #[test]
@@ -97,14 +97,14 @@ fn missing_resource_panics() {
                            component `systems::Position` is written by one and used by the other")]
 fn conflicting_queries_are_refused_when_added() {
     fn bad(_a: Query<&mut Position>, _b: Query<&Position>) {}
-    Schedule::new().add_system(bad);
+    Schedule::new().add_systems(bad);
 }
 
 #[test]
 #[should_panic(expected = "resource `systems::DeltaTime` is written by one and read by the other")]
 fn res_and_res_mut_of_one_type_are_refused() {
     fn bad(_a: Res<DeltaTime>, _b: ResMut<DeltaTime>) {}
-    Schedule::new().add_system(bad);
+    Schedule::new().add_systems(bad);
 }
 
 #[test]
@@ -119,7 +119,7 @@ fn disjoint_queries_are_accepted() {
     let player = world.spawn((Health(1), Player));
     world.spawn(Health(10));
     world.spawn(Health(20));
-    Schedule::new().add_system(split).run(&mut world);
+    Schedule::new().add_systems(split).run(&mut world);
     assert_eq!(world.get::<Health>(player), Some(&Health(31)));
 }
 
@@ -160,7 +160,7 @@ fn non_conflicting_systems_really_run_at_the_same_time() {
     let mut world = World::new();
     world.spawn((Position(0.0), Velocity(0.0)));
     let mut schedule = Schedule::new();
-    schedule.add_system(left).add_system(right);
+    schedule.add_systems(left).add_systems(right);
     schedule.run(&mut world);
     assert_eq!(MET.load(Ordering::SeqCst), 2, "each system saw the other running");
 }
@@ -187,7 +187,7 @@ fn conflicting_systems_never_overlap_and_keep_insertion_order() {
     let mut world = World::new();
     let e = world.spawn(Health(1));
     let mut schedule = Schedule::new();
-    schedule.add_system(first).add_system(second);
+    schedule.add_systems(first).add_systems(second);
     for _ in 0..20 {
         schedule.run(&mut world);
     }
@@ -215,13 +215,13 @@ fn explicit_ordering_is_respected() {
         log.lock().unwrap().push("c");
     }
     let mut schedule = Schedule::new();
-    schedule.add_system(c.after(b)).add_system(a.before(b)).add_system(b);
+    schedule.add_systems(c.after(b)).add_systems(a.before(b)).add_systems(b);
     for _ in 0..10 {
         schedule.run(&mut world);
         assert_eq!(std::mem::take(&mut *log.lock().unwrap()), vec!["a", "b", "c"]);
     }
     let mut chained = Schedule::new();
-    chained.add_chain([c.into_config(), b.into_config(), a.into_config()]);
+    chained.add_systems([c.into_config(), b.into_config(), a.into_config()].chain());
     chained.run(&mut world);
     assert_eq!(*log.lock().unwrap(), vec!["c", "b", "a"]);
 }
@@ -232,7 +232,7 @@ fn cyclic_ordering_is_refused() {
     fn a() {}
     fn b() {}
     let mut world = World::new();
-    Schedule::new().add_system(a.after(b)).add_system(b.after(a)).run(&mut world);
+    Schedule::new().add_systems(a.after(b)).add_systems(b.after(a)).run(&mut world);
 }
 
 #[test]
@@ -246,11 +246,11 @@ fn commands_apply_at_sync_points_and_later_systems_see_them() {
     let mut world = World::new();
     world.insert_resource(Spawned::default());
     let mut no_sync = Schedule::new();
-    no_sync.add_system(spawn_one).add_system(count.after(spawn_one));
+    no_sync.add_systems(spawn_one).add_systems(count.after(spawn_one));
     no_sync.run(&mut world);
     assert_eq!(world.get_resource::<Spawned>().unwrap().0, 0, "not applied before the end of the run");
     let mut synced = Schedule::new();
-    synced.add_system(spawn_one).add_sync_point().add_system(count);
+    synced.add_systems(spawn_one).add_sync_point().add_systems(count);
     synced.run(&mut world);
     assert_eq!(world.get_resource::<Spawned>().unwrap().0, 2, "applied at the sync point");
 }
@@ -275,7 +275,7 @@ fn commands_on_entities_despawned_meanwhile_are_skipped() {
     });
     world.spawn_batch((0..5).map(|_| Health(1)));
     let mut schedule = Schedule::new();
-    schedule.add_system(despawn_all).add_system(hurt_all);
+    schedule.add_systems(despawn_all).add_systems(hurt_all);
     schedule.run(&mut world);
     assert!(world.is_empty());
     assert_eq!(errors.load(Ordering::SeqCst), 5);
@@ -292,7 +292,7 @@ fn changed_in_a_system_means_since_that_system_last_ran() {
     let a = world.spawn(Health(1));
     world.spawn(Health(2));
     let mut schedule = Schedule::new();
-    schedule.add_system(watch);
+    schedule.add_systems(watch);
     schedule.run(&mut world);
     assert_eq!(world.get_resource::<Spawned>().unwrap().0, 2);
     schedule.run(&mut world);
@@ -315,7 +315,7 @@ fn a_panicking_system_propagates_and_leaves_the_world_consistent() {
     let mut world = World::new();
     world.spawn_batch((0..10).map(|_| Health(0)));
     let mut schedule = Schedule::new();
-    schedule.add_system(boom);
+    schedule.add_systems(boom);
     schedule.run(&mut world);
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| schedule.run(&mut world)));
     assert!(result.is_err());
@@ -334,7 +334,7 @@ fn exclusive_systems_run_alone_with_the_whole_world() {
     let mut world = World::new();
     world.insert_resource(Spawned::default());
     let mut schedule = Schedule::new();
-    schedule.add_system(grow).add_system(count);
+    schedule.add_systems(grow).add_systems(count);
     schedule.run(&mut world);
     assert_eq!(world.get_resource::<Spawned>().unwrap().0, 1);
 }
@@ -388,12 +388,12 @@ fn single_and_multi_threaded_runs_give_identical_worlds() {
         let mut schedule = Schedule::new();
         schedule
             .set_multi_threaded(multi)
-            .add_system(movement)
-            .add_system(decay)
-            .add_system(heal)
-            .add_system(reaper)
-            .add_system(promote)
-            .add_system(spawner);
+            .add_systems(movement)
+            .add_systems(decay)
+            .add_systems(heal)
+            .add_systems(reaper)
+            .add_systems(promote)
+            .add_systems(spawner);
         schedule
     };
     for seed in [1, 7, 42] {
@@ -413,7 +413,7 @@ fn single_and_multi_threaded_runs_give_identical_worlds() {
 #[should_panic(expected = "`&World` reads everything another parameter writes")]
 fn world_reference_with_a_writer_is_refused() {
     fn bad(_w: &World, _h: Query<&mut Health>) {}
-    Schedule::new().add_system(bad);
+    Schedule::new().add_systems(bad);
 }
 
 struct Gravity(f32);
@@ -441,7 +441,7 @@ fn derived_system_params_group_parameters() {
     world.insert_resource(Gravity(-1.0));
     let e = world.spawn((Position(0.0), Velocity(3.0)));
     let mut schedule = Schedule::new();
-    schedule.add_system(step);
+    schedule.add_systems(step);
     schedule.run(&mut world);
     schedule.run(&mut world);
     assert_eq!(world.get::<Position>(e), Some(&Position(4.0)));
@@ -464,13 +464,13 @@ fn an_explicit_constraint_wins_over_insertion_order() {
     world.insert_resource(log.clone());
     world.spawn(Health(0));
     let mut schedule = Schedule::new();
-    schedule.add_system(reader).add_system(writer.before(reader));
+    schedule.add_systems(reader).add_systems(writer.before(reader));
     for _ in 0..5 {
         schedule.run(&mut world);
         assert_eq!(std::mem::take(&mut *log.lock().unwrap()), ["writer", "reader"]);
     }
     let mut after = Schedule::new();
-    after.add_system(writer).add_system(reader).add_system(unrelated_writer.after(reader));
+    after.add_systems(writer).add_systems(reader).add_systems(unrelated_writer.after(reader));
     after.run(&mut world);
     assert_eq!(*log.lock().unwrap(), ["writer", "reader", "unrelated"]);
     fn unrelated_writer(mut q: Query<&mut Health>, log: Res<Log>) {
@@ -488,10 +488,10 @@ fn a_cycle_of_explicit_constraints_is_refused_naming_its_systems() {
     let mut world = World::new();
     let mut schedule = Schedule::new();
     schedule
-        .add_system(bystander)
-        .add_system(first.after(third))
-        .add_system(second.after(first))
-        .add_system(third.after(second));
+        .add_systems(bystander)
+        .add_systems(first.after(third))
+        .add_systems(second.after(first))
+        .add_systems(third.after(second));
     let message =
         panic_message(std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| schedule.run(&mut world))).unwrap_err());
     assert!(message.contains("form a cycle"), "{message}");
@@ -514,12 +514,12 @@ fn a_constraint_across_a_sync_point_is_honoured_or_refused() {
     world.insert_resource(log.clone());
     // Kept by the sync point: `late` runs after `early` anyway.
     let mut kept = Schedule::new();
-    kept.add_system(early.before(late)).add_sync_point().add_system(late.after(early));
+    kept.add_systems(early.before(late)).add_sync_point().add_systems(late.after(early));
     kept.run(&mut world);
     assert_eq!(std::mem::take(&mut *log.lock().unwrap()), ["early", "late"]);
     // Reversed by the sync point: refused, naming both systems.
     let mut reversed = Schedule::new();
-    reversed.add_system(early.after(late)).add_sync_point().add_system(late);
+    reversed.add_systems(early.after(late)).add_sync_point().add_systems(late);
     let message =
         panic_message(std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| reversed.run(&mut world))).unwrap_err());
     assert!(message.contains("::early") && message.contains("::late") && message.contains("sync point"), "{message}");
@@ -556,7 +556,7 @@ fn a_hand_written_parameter_with_deferred_work_is_applied_beside_params_without(
     world.insert_resource(Applied::default());
     world.spawn(Position(1.0));
     let mut schedule = Schedule::new();
-    schedule.add_system(|_: CountApplies, q: Query<&Position>, _: Res<Applied>| assert_eq!(q.iter().count(), 1));
+    schedule.add_systems(|_: CountApplies, q: Query<&Position>, _: Res<Applied>| assert_eq!(q.iter().count(), 1));
     schedule.run(&mut world);
     schedule.run(&mut world);
     assert_eq!(world.get_resource::<Applied>().map(|a| a.0), Some(2));
@@ -619,8 +619,8 @@ fn query_get_answers_the_same_on_every_run() {
     world.insert_resource(Asked(vec![a, b, both, other, dead]));
     world.init_resource::<Answers>();
     let (mut asking, mut healing) = (Schedule::new(), Schedule::new());
-    asking.add_system(ask);
-    healing.add_system(heal);
+    asking.add_systems(ask);
+    healing.add_systems(heal);
     let mut run = |world: &mut World| {
         asking.run(world);
         healing.run(world);
@@ -692,13 +692,13 @@ fn a_hand_written_system_is_applied_at_each_sync_point() {
     world.spawn(Position(1.0));
     let mut schedule = Schedule::new();
     schedule
-        .add_system(|q: Query<&Position>| assert_eq!(q.iter().count(), 1))
-        .add_system(Deferring { access: Default::default() })
+        .add_systems(|q: Query<&Position>| assert_eq!(q.iter().count(), 1))
+        .add_systems(Deferring { access: Default::default() })
         .add_sync_point()
-        .add_system(|mut commands: Commands| {
+        .add_systems(|mut commands: Commands| {
             commands.spawn(Position(2.0));
         })
-        .add_system(Deferring { access: Default::default() });
+        .add_systems(Deferring { access: Default::default() });
     schedule.run(&mut world);
     // Each of the two sync points calls both systems' `apply` (a queue of a
     // system that has not run yet is empty).
@@ -768,7 +768,7 @@ fn hand_written_systems_run_beside_function_systems_and_changes_are_seen_once() 
     world.spawn_batch((0..100).map(|i| (Position(0.0), Velocity(i as f32))));
     let mut schedule = Schedule::new();
     let counted = Counted { runs: runs.clone(), access: ecs_core::system::SystemAccess::default() };
-    schedule.add_system(counted).add_system(add_velocity).add_system(count_moved.after(add_velocity));
+    schedule.add_systems(counted).add_systems(add_velocity).add_systems(count_moved.after(add_velocity));
     for run in 1..=3u32 {
         schedule.run(&mut world);
         assert_eq!(runs.load(Ordering::Relaxed), run as usize);

@@ -197,7 +197,7 @@ impl core::fmt::Debug for EntityCommands<'_, '_> {
 /// }
 /// let mut world = World::new();
 /// let dead = world.spawn(Health(0));
-/// Schedule::new().add_system(reaper).run(&mut world);
+/// Schedule::new().add_systems(reaper).run(&mut world);
 /// assert!(world.has::<Corpse>(dead) && !world.has::<Health>(dead));
 /// ```
 pub struct Commands<'w> {

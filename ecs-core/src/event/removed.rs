@@ -65,7 +65,7 @@ impl RemovedLogs {
 /// let mut world = World::new();
 /// world.insert_resource(Gone::default());
 /// let mut schedule = Schedule::new();
-/// schedule.add_system(mourn);
+/// schedule.add_systems(mourn);
 /// let (a, b) = (world.spawn(Enemy), world.spawn(Enemy));
 /// schedule.run(&mut world); // the log starts with the system
 /// world.despawn(a)?;

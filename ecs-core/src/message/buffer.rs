@@ -273,7 +273,7 @@ impl<M: Message> MessageCursor<M> {
 /// let mut world = World::new();
 /// world.insert_resource(Total::default());
 /// let mut schedule = Schedule::new();
-/// schedule.add_system(tally).add_system(attack.after(tally)); // reads last frame's hits
+/// schedule.add_systems(tally).add_systems(attack.after(tally)); // reads last frame's hits
 /// for _ in 0..3 { schedule.run(&mut world); }
 /// assert_eq!(world.resource::<Total>().0, 6, "each hit once, a frame late");
 /// ```

@@ -38,7 +38,7 @@ impl<Q: QueryData, F: QueryFilter> Query<'_, Q, F> {
     /// let root = world.spawn((Local(1.0), Global(0.0)));
     /// let child = world.spawn((Local(2.0), Global(0.0), ChildOf(root)));
     /// let grandchild = world.spawn((Local(4.0), Global(0.0), ChildOf(child)));
-    /// Schedule::new().add_system(propagate).run(&mut world);
+    /// Schedule::new().add_systems(propagate).run(&mut world);
     /// assert_eq!(world.get::<Global>(grandchild).map(|g| g.0), Some(7.0));
     /// ```
     pub fn propagate<R: Relationship, S>(&mut self, f: impl for<'i> Fn(Option<&S>, Q::Item<'i>) -> Option<S>) {

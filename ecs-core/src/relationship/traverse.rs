@@ -166,7 +166,7 @@ impl World {
 /// world.entity_mut(root)?.with_children(|c| {
 ///     c.spawn(()).with_children(|c| { c.spawn(()); });
 /// });
-/// Schedule::new().add_system(count).run(&mut world);
+/// Schedule::new().add_systems(count).run(&mut world);
 /// assert_eq!(world.resource::<Count>().0, 2);
 /// # Ok::<(), EcsError>(())
 /// ```

@@ -1,7 +1,7 @@
 //! Run conditions: read-only systems returning `bool` that decide whether a system
-//! runs (`schedule.add_system(spawn_wave.run_if(no_enemies_left))`), the helpers
+//! runs (`schedule.add_systems(spawn_wave.run_if(no_enemies_left))`), the helpers
 //! [`resource_exists`], [`resource_changed`], [`resource_added`], and the
-//! combinators [`not`], [`Condition::and`] and [`Condition::or`].
+//! combinators [`not`], [`SystemCondition::and`] and [`SystemCondition::or`].
 
 use super::param::ReadOnlySystemParam;
 use super::{FunctionSystem, Res, SystemAccess, SystemParamFunction};
@@ -11,7 +11,7 @@ use crate::world::World;
 /// would run, under the system's access (the schedule adds the condition's access
 /// to the system's, so it counts for conflicts).
 ///
-/// Made from a function by [`Condition`]; implement it by hand only for a condition
+/// Made from a function by [`SystemCondition`]; implement it by hand only for a condition
 /// no function can express.
 ///
 /// # Safety
@@ -58,7 +58,7 @@ pub unsafe trait ConditionSystem: Send + Sync + 'static {
 /// let mut world = World::new();
 /// world.insert_resource(Wave::default());
 /// let mut schedule = Schedule::new();
-/// schedule.add_system(spawn_wave.run_if(no_enemies_left.and(not(resource_exists::<Paused>))));
+/// schedule.add_systems(spawn_wave.run_if(no_enemies_left.and(not(resource_exists::<Paused>))));
 /// schedule.run(&mut world); // no enemies: a wave comes
 /// schedule.run(&mut world); // one enemy left: nothing
 /// assert_eq!(world.resource::<Wave>().0, 1);
@@ -71,7 +71,7 @@ pub unsafe trait ConditionSystem: Send + Sync + 'static {
     note = "a condition may not write: take `Res<T>` instead of `ResMut<T>` and `&T` instead of `&mut T`, \
             and do the writing (and any `Commands`) in a system"
 )]
-pub trait Condition<Marker>: Sized {
+pub trait SystemCondition<Marker>: Sized {
     /// The condition made.
     type System: ConditionSystem;
 
@@ -84,23 +84,23 @@ pub trait Condition<Marker>: Sized {
     /// A condition that holds when both hold. `other` is evaluated only when this
     /// one holds (as `&&`), so a stateful `other` (such as [`resource_changed`])
     /// sees only those runs.
-    fn and<M, C: Condition<M>>(self, other: C) -> And<Self::System, C::System> {
+    fn and<M, C: SystemCondition<M>>(self, other: C) -> And<Self::System, C::System> {
         And::new(self.into_condition(), other.into_condition())
     }
 
     /// A condition that holds when either holds. `other` is evaluated only when
     /// this one does not hold (as `||`).
-    fn or<M, C: Condition<M>>(self, other: C) -> Or<Self::System, C::System> {
+    fn or<M, C: SystemCondition<M>>(self, other: C) -> Or<Self::System, C::System> {
         Or::new(self.into_condition(), other.into_condition())
     }
 }
 
-/// Marks the [`Condition`] implementation for functions.
+/// Marks the [`SystemCondition`] implementation for functions.
 pub struct IsFunctionCondition;
-/// Marks the [`Condition`] implementation for conditions already made.
+/// Marks the [`SystemCondition`] implementation for conditions already made.
 pub struct IsConditionSystem;
 
-impl<Marker: 'static, F> Condition<(IsFunctionCondition, Marker)> for F
+impl<Marker: 'static, F> SystemCondition<(IsFunctionCondition, Marker)> for F
 where
     F: SystemParamFunction<Marker, Out = bool>,
     F::Param: ReadOnlySystemParam,
@@ -113,7 +113,7 @@ where
     }
 }
 
-impl<C: ConditionSystem> Condition<IsConditionSystem> for C {
+impl<C: ConditionSystem> SystemCondition<IsConditionSystem> for C {
     type System = C;
 
     fn into_condition(self) -> C {
@@ -144,8 +144,8 @@ where
     }
 }
 
-/// The condition `a && b` (`OR = false`, from [`Condition::and`]) or `a || b`
-/// (`OR = true`, from [`Condition::or`]); `b` is evaluated only when `a` does
+/// The condition `a && b` (`OR = false`, from [`SystemCondition::and`]) or `a || b`
+/// (`OR = true`, from [`SystemCondition::or`]); `b` is evaluated only when `a` does
 /// not decide.
 pub struct Combined<A, B, const OR: bool> {
     a: A,
@@ -153,9 +153,9 @@ pub struct Combined<A, B, const OR: bool> {
     access: SystemAccess,
 }
 
-/// The condition `a && b`, from [`Condition::and`].
+/// The condition `a && b`, from [`SystemCondition::and`].
 pub type And<A, B> = Combined<A, B, false>;
-/// The condition `a || b`, from [`Condition::or`].
+/// The condition `a || b`, from [`SystemCondition::or`].
 pub type Or<A, B> = Combined<A, B, true>;
 
 impl<A: ConditionSystem, B: ConditionSystem, const OR: bool> Combined<A, B, OR> {
@@ -210,7 +210,7 @@ unsafe impl<C: ConditionSystem> ConditionSystem for Not<C> {
 
 /// A condition that holds when `condition` does not:
 /// `.run_if(not(resource_exists::<Paused>))`.
-pub fn not<M, C: Condition<M>>(condition: C) -> Not<C::System> {
+pub fn not<M, C: SystemCondition<M>>(condition: C) -> Not<C::System> {
     Not(condition.into_condition())
 }
 
@@ -226,7 +226,7 @@ pub fn not<M, C: Condition<M>>(condition: C) -> Not<C::System> {
 /// let mut world = World::new();
 /// world.insert_resource(Ticks::default());
 /// let mut schedule = Schedule::new();
-/// schedule.add_system(tick.run_if(resource_exists::<Paused>));
+/// schedule.add_systems(tick.run_if(resource_exists::<Paused>));
 /// schedule.run(&mut world);
 /// world.insert_resource(Paused);
 /// schedule.run(&mut world);
@@ -257,7 +257,7 @@ pub fn resource_exists<R: Send + Sync + 'static>(resource: Option<Res<R>>) -> bo
 /// world.insert_resource(Settings { volume: 5 });
 /// world.insert_resource(Applied::default());
 /// let mut schedule = Schedule::new();
-/// schedule.add_system(apply_settings.run_if(resource_changed::<Settings>));
+/// schedule.add_systems(apply_settings.run_if(resource_changed::<Settings>));
 /// schedule.run(&mut world); // inserted: applied
 /// schedule.run(&mut world); // unchanged: skipped
 /// world.resource_mut::<Settings>().volume = 7;

@@ -1,8 +1,8 @@
 //! Configuring systems for a [`Schedule`](super::Schedule): ordering, sets and
 //! run conditions on one system ([`IntoSystemConfig`]) or many
-//! ([`IntoSystemConfigs`], with `chain`).
+//! ([`IntoScheduleConfigs`], with `chain`).
 
-use super::condition::{Condition, ConditionSystem};
+use super::condition::{ConditionSystem, SystemCondition};
 use super::set::{InternedSet, IntoLabel, Label, SystemSet};
 use super::{IntoSystem, System};
 
@@ -17,7 +17,7 @@ pub struct SystemConfig {
 }
 
 /// Adds ordering constraints, sets and run conditions to anything that becomes a
-/// system: `schedule.add_system(reaper.after(movement).in_set(Cleanup).run_if(in_game))`.
+/// system: `schedule.add_systems(reaper.after(movement).in_set(Cleanup).run_if(in_game))`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a system: a parameter of it is not a system parameter",
     label = "look at this function's parameter types",
@@ -80,13 +80,13 @@ pub trait IntoSystemConfig<Marker>: Sized {
     /// let mut world = World::new();
     /// world.insert_resource(Waves::default());
     /// let mut schedule = Schedule::new();
-    /// schedule.add_system(spawn_wave.run_if(no_enemies_left));
+    /// schedule.add_systems(spawn_wave.run_if(no_enemies_left));
     /// schedule.run(&mut world);
     /// schedule.run(&mut world);
     /// assert_eq!(world.resource::<Waves>().0, 1);
     /// ```
     #[track_caller]
-    fn run_if<M>(self, condition: impl Condition<M>) -> SystemConfig {
+    fn run_if<M>(self, condition: impl SystemCondition<M>) -> SystemConfig {
         let mut config = self.into_config();
         config.conditions.push(Box::new(condition.into_condition()));
         config
@@ -113,7 +113,7 @@ impl IntoSystemConfig<()> for SystemConfig {
 }
 
 /// Several systems at once, for [`Schedule::add_systems`](super::Schedule::add_systems) and
-/// [`Schedule::add_chain`](super::Schedule::add_chain): a tuple of up to 16 systems (each may carry its own
+/// `.chain()`: a tuple of up to 16 systems (each may carry its own
 /// `after`, `in_set`, `run_if`…), an array or `Vec` of [`SystemConfig`]s, or
 /// [`chain`](Self::chain)ed systems.
 ///
@@ -129,72 +129,74 @@ impl IntoSystemConfig<()> for SystemConfig {
 /// let mut schedule = Schedule::new();
 /// // Conflicting systems run in insertion order anyway; `chain` makes the
 /// // order explicit, whatever their access.
-/// schedule.add_systems((input, physics, render).chain()); // bevy's spelling
-/// // or: schedule.add_chain((input, physics, render));
+/// schedule.add_systems((input, physics, render).chain());
 /// schedule.run(&mut world);
 /// assert_eq!(world.resource::<Log>().0, "input physics render");
 /// ```
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a group of systems",
-    label = "expected a tuple of systems, or an array or `Vec` of `SystemConfig`s",
-    note = "write one system, or `(a, b, c)` (or `(a, b, c).chain()` to run them in that order)"
+    message = "`{Self}` is not a system or a group of systems",
+    label = "a function here must take only system parameters; a group is a tuple of systems",
+    note = "system parameters are `Query<Q, F>`, `Res<T>`, `ResMut<T>`, `Option<Res<T>>`, `Option<ResMut<T>>`, \
+            `Local<T>`, `Commands`, `&World` and `#[derive(SystemParam)]` structs, at most 16; a system taking \
+            `&mut World` must take nothing else",
+    note = "add one system, or several as `(a, b, c)` (or `(a, b, c).chain()` to run them in that order)"
 )]
-pub trait IntoSystemConfigs<Marker>: Sized {
+pub trait IntoScheduleConfigs<Marker>: Sized {
     /// The systems, in the order given.
-    fn into_configs(self) -> SystemConfigs;
+    fn into_configs(self) -> ScheduleConfigs;
 
     /// Runs the systems one after the other, in the order given (each after the
-    /// one before it), as [`Schedule::add_chain`](super::Schedule::add_chain) does.
-    fn chain(self) -> SystemConfigs {
+    /// one before it), as `schedule.add_systems((a, b).chain())` does.
+    fn chain(self) -> ScheduleConfigs {
         let mut configs = self.into_configs();
         configs.chained = true;
         configs
     }
 }
 
-/// Systems added together, made by [`IntoSystemConfigs`].
-pub struct SystemConfigs {
+/// Systems added together, made by [`IntoScheduleConfigs`].
+pub struct ScheduleConfigs {
     pub(super) configs: Vec<SystemConfig>,
     pub(super) chained: bool,
 }
 
-impl IntoSystemConfigs<()> for SystemConfigs {
-    fn into_configs(self) -> SystemConfigs {
+impl IntoScheduleConfigs<()> for ScheduleConfigs {
+    fn into_configs(self) -> ScheduleConfigs {
         self
     }
 }
 
-/// The marker of [`IntoSystemConfigs`] for one system: `add_systems(movement)`.
+/// The marker of [`IntoScheduleConfigs`] for one system: `add_systems(movement)`.
 #[doc(hidden)]
 pub struct IsSingleSystem<M>(core::marker::PhantomData<fn() -> M>);
 
-impl<M, S: IntoSystemConfig<M>> IntoSystemConfigs<IsSingleSystem<M>> for S {
+impl<M, S: IntoSystemConfig<M>> IntoScheduleConfigs<IsSingleSystem<M>> for S {
     #[track_caller]
-    fn into_configs(self) -> SystemConfigs {
-        SystemConfigs { configs: vec![self.into_config()], chained: false }
+    fn into_configs(self) -> ScheduleConfigs {
+        ScheduleConfigs { configs: vec![self.into_config()], chained: false }
     }
 }
 
-impl IntoSystemConfigs<()> for Vec<SystemConfig> {
-    fn into_configs(self) -> SystemConfigs {
-        SystemConfigs { configs: self, chained: false }
+impl IntoScheduleConfigs<()> for Vec<SystemConfig> {
+    fn into_configs(self) -> ScheduleConfigs {
+        ScheduleConfigs { configs: self, chained: false }
     }
 }
 
-impl<const N: usize> IntoSystemConfigs<()> for [SystemConfig; N] {
-    fn into_configs(self) -> SystemConfigs {
-        SystemConfigs { configs: self.into(), chained: false }
+impl<const N: usize> IntoScheduleConfigs<()> for [SystemConfig; N] {
+    fn into_configs(self) -> ScheduleConfigs {
+        ScheduleConfigs { configs: self.into(), chained: false }
     }
 }
 
 macro_rules! tuple_configs {
     ($(($system:ident, $marker:ident)),+) => {
-        impl<$($marker, $system: IntoSystemConfig<$marker>),+> IntoSystemConfigs<($($marker,)+)> for ($($system,)+) {
+        impl<$($marker, $system: IntoSystemConfig<$marker>),+> IntoScheduleConfigs<($($marker,)+)> for ($($system,)+) {
             #[track_caller]
             #[allow(non_snake_case, reason = "the bindings are named after the type parameters")]
-            fn into_configs(self) -> SystemConfigs {
+            fn into_configs(self) -> ScheduleConfigs {
                 let ($($system,)+) = self;
-                SystemConfigs { configs: vec![$($system.into_config()),+], chained: false }
+                ScheduleConfigs { configs: vec![$($system.into_config()),+], chained: false }
             }
         }
     };

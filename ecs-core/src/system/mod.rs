@@ -6,7 +6,7 @@
 //! - `access.rs`: [`SystemAccess`], what a parameter or system touches.
 //! - `function.rs`: [`IntoSystem`], turning functions (up to 16 parameters) and
 //!   exclusive `fn(&mut World)` systems into [`System`]s.
-//! - `condition.rs`: run conditions ([`Condition`], `run_if`) and their helpers.
+//! - `condition.rs`: run conditions ([`SystemCondition`], `run_if`) and their helpers.
 //! - `set.rs`: [`SystemSet`]s and what `before`/`after` refer to.
 //! - `run_once.rs`: [`World::run_system_once`](crate::World::run_system_once).
 //! - `schedule.rs`: [`Schedule`], ordering constraints, sync points and the
@@ -24,10 +24,10 @@ mod set;
 
 pub use access::SystemAccess;
 pub use condition::{
-    And, Combined, Condition, ConditionSystem, IsConditionSystem, IsFunctionCondition, Not, Or, not, resource_added,
-    resource_changed, resource_equals, resource_exists,
+    And, Combined, ConditionSystem, IsConditionSystem, IsFunctionCondition, Not, Or, SystemCondition, not,
+    resource_added, resource_changed, resource_equals, resource_exists,
 };
-pub use config::{IntoSystemConfig, IntoSystemConfigs, IsSingleSystem, SystemConfig, SystemConfigs};
+pub use config::{IntoScheduleConfigs, IntoSystemConfig, IsSingleSystem, ScheduleConfigs, SystemConfig};
 pub use function::{ExclusiveSystem, FunctionSystem, IntoSystem, SystemParamFunction};
 pub use param::{Local, Query, ReadOnlySystemParam, Res, ResMut, SystemParam, SystemParamItem};
 pub use run_once::{IsExclusiveOnce, RunSystemOnce};
@@ -44,7 +44,7 @@ use crate::world::World;
 #[derive(Debug)]
 pub struct SystemMeta {
     name: &'static str,
-    /// Where the system was made (the user's `add_system`), for messages about
+    /// Where the system was made (the user's `add_systems`), for messages about
     /// mistakes found only when it runs.
     location: &'static core::panic::Location<'static>,
     params: Vec<(ParamName, SystemAccess)>,
@@ -71,7 +71,7 @@ impl SystemMeta {
         self.name
     }
 
-    /// Where the system was added (the `add_system` call, or wherever it was
+    /// Where the system was added (the `add_systems` call, or wherever it was
     /// turned into a system).
     pub fn location(&self) -> &'static core::panic::Location<'static> {
         self.location

@@ -38,7 +38,7 @@ pub unsafe trait SystemParam: Sized {
 
     /// Records the parameter's access in `meta`, which refuses a conflict with the
     /// system's earlier parameters. Needs no world: it runs when the system is made.
-    /// Tracks its caller, so that a refusal points at the user's `add_system`.
+    /// Tracks its caller, so that a refusal points at the user's `add_systems`.
     #[track_caller]
     fn access(meta: &mut SystemMeta);
 
@@ -101,7 +101,7 @@ pub type SystemParamItem<'w, P> = <P as SystemParam>::Item<'w>;
 /// let mut world = World::new();
 /// let ship = world.spawn((Position(0.0), Velocity(2.0)));
 /// let buoy = world.spawn((Position(0.0), Velocity(2.0), Anchored));
-/// Schedule::new().add_system(movement).run(&mut world);
+/// Schedule::new().add_systems(movement).run(&mut world);
 /// assert_eq!(world.get::<Position>(ship).map(|p| p.0), Some(2.0));
 /// assert_eq!(world.get::<Position>(buoy).map(|p| p.0), Some(0.0));
 /// ```
@@ -332,7 +332,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
     /// world.insert_resource(Camera(0.0));
     /// world.spawn((Player, Position(4.0)));
     /// world.spawn(Position(9.0));
-    /// Schedule::new().add_system(follow_player).run(&mut world);
+    /// Schedule::new().add_systems(follow_player).run(&mut world);
     /// assert_eq!(world.get_resource::<Camera>().map(|c| c.0), Some(4.0));
     /// ```
     pub fn single(&self) -> Result<Q::Item<'_>, EcsError>
@@ -373,7 +373,7 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
     /// }
     /// let mut world = World::new();
     /// world.insert_resource(Wave::default());
-    /// Schedule::new().add_system(next_wave).run(&mut world);
+    /// Schedule::new().add_systems(next_wave).run(&mut world);
     /// assert_eq!(world.get_resource::<Wave>().map(|w| w.0), Some(1));
     /// ```
     pub fn count(&self) -> usize {
@@ -453,7 +453,7 @@ unsafe impl<Q: ReadOnlyQueryData + 'static, F: QueryFilter + 'static> ReadOnlySy
 /// let mut world = World::new();
 /// world.insert_resource(Gravity(9.8));
 /// let body = world.spawn(Position(100.0));
-/// Schedule::new().add_system(fall).run(&mut world);
+/// Schedule::new().add_systems(fall).run(&mut world);
 /// assert_eq!(world.get::<Position>(body).map(|p| p.0), Some(90.2));
 /// ```
 pub struct Res<'w, T: Send + Sync + 'static> {
@@ -493,7 +493,7 @@ impl<T: Send + Sync + 'static> Deref for Res<'_, T> {
 /// fn score(mut score: ResMut<Score>) { score.0 += 10; }
 /// let mut world = World::new();
 /// world.insert_resource(Score::default());
-/// Schedule::new().add_system(score).run(&mut world);
+/// Schedule::new().add_systems(score).run(&mut world);
 /// assert_eq!(world.resource::<Score>().0, 10);
 /// ```
 pub struct ResMut<'w, T: Send + Sync + 'static> {
@@ -654,7 +654,7 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for Option<ResMut<'_, T>> {
 /// let mut world = World::new();
 /// world.insert_resource(Log::default());
 /// let mut schedule = Schedule::new();
-/// schedule.add_system(every_other_frame);
+/// schedule.add_systems(every_other_frame);
 /// for _ in 0..5 { schedule.run(&mut world); }
 /// assert_eq!(world.resource::<Log>().0, [2, 4]);
 /// ```

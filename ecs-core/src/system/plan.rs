@@ -120,13 +120,13 @@ impl Schedule {
                     (Label::Set(_), _) => continue,
                     (Label::System(_, missing), Some(set)) => panic!(
                         "set `{}` is ordered {relation} system `{missing}`, which is not in the schedule; \
-                         add it with `schedule.add_system({})`, or drop the constraint",
+                         add it with `schedule.add_systems({})`, or drop the constraint",
                         set.name(),
                         short_fn(missing),
                     ),
                     (Label::System(_, missing), None) => panic!(
                         "system `{}` is ordered {relation} system `{missing}`, which is not in the schedule; \
-                         add it with `schedule.add_system({})`, or drop the constraint",
+                         add it with `schedule.add_systems({})`, or drop the constraint",
                         name(subjects[0]),
                         short_fn(missing),
                     ),
@@ -271,7 +271,7 @@ impl Schedule {
 }
 
 /// The last segment of a function's path (`game::systems::movement` ->
-/// `movement`): what the user writes in `add_system`.
+/// `movement`): what the user writes in `add_systems`.
 fn short_fn(path: &str) -> &str {
     path.rsplit("::").next().unwrap_or(path)
 }

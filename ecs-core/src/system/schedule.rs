@@ -18,7 +18,7 @@
 use std::sync::Mutex;
 
 use super::condition::ConditionSystem;
-use super::config::{IntoSystemConfig, IntoSystemConfigs, SystemConfig, SystemConfigs};
+use super::config::{IntoScheduleConfigs, ScheduleConfigs, SystemConfig};
 use super::plan::Step;
 use super::set::{InternedSet, IntoSetConfig, Label, SetConfig};
 use super::{System, SystemAccess};
@@ -130,7 +130,7 @@ fn batch_entries<'e>(entries: &'e mut [Entry], batch: &'e [usize]) -> impl Itera
 /// world.spawn((Position(0.0), Velocity(2.0), Health(1)));
 /// let dead = world.spawn((Position(0.0), Health(0)));
 /// let mut schedule = Schedule::new();
-/// schedule.add_system(movement).add_system(reaper.after(movement));
+/// schedule.add_systems(movement).add_systems(reaper.after(movement));
 /// schedule.run(&mut world);
 /// assert!(!world.contains(dead));
 /// ```
@@ -192,20 +192,6 @@ impl Schedule {
         self
     }
 
-    /// Adds a system.
-    ///
-    /// # Panics
-    /// When two of the system's parameters conflict; the message names the system,
-    /// both parameters and the component or resource.
-    #[track_caller]
-    pub fn add_system<M>(&mut self, system: impl IntoSystemConfig<M>) -> &mut Self {
-        let config = system.into_config();
-        self.order.push(Some(self.entries.len()));
-        self.push(config);
-        self.plan = None;
-        self
-    }
-
     fn push(&mut self, config: SystemConfig) {
         let (entry, plan) = Entry::new(config);
         self.entries.push(entry);
@@ -231,8 +217,8 @@ impl Schedule {
     /// world.insert_resource(Log::default());
     /// let mut schedule = Schedule::new();
     /// schedule
-    ///     .add_system(integrate.in_set(Physics))
-    ///     .add_system(read_keys.in_set(Input))
+    ///     .add_systems(integrate.in_set(Physics))
+    ///     .add_systems(read_keys.in_set(Input))
     ///     .configure_sets(Input.before(Physics));
     /// schedule.run(&mut world);
     /// assert_eq!(world.resource::<Log>().0, "keys integrate ");
@@ -243,15 +229,17 @@ impl Schedule {
         self
     }
 
-    /// Adds several systems: `schedule.add_systems((a, b, c))`, or
-    /// `schedule.add_systems((a, b, c).chain())` to run them in that order. Each
-    /// is added as by [`add_system`](Self::add_system), in the order given.
+    /// Adds one system (`schedule.add_systems(movement)`) or several:
+    /// `schedule.add_systems((a, b, c))`, or `schedule.add_systems((a, b,
+    /// c).chain())` to run them in that order. Systems whose access conflicts
+    /// run in the order they were added.
     ///
     /// # Panics
-    /// As for [`add_system`](Self::add_system).
+    /// When two parameters of a system conflict; the message names the system,
+    /// both parameters and the component or resource.
     #[track_caller]
-    pub fn add_systems<M>(&mut self, systems: impl IntoSystemConfigs<M>) -> &mut Self {
-        let SystemConfigs { configs, chained } = systems.into_configs();
+    pub fn add_systems<M>(&mut self, systems: impl IntoScheduleConfigs<M>) -> &mut Self {
+        let ScheduleConfigs { configs, chained } = systems.into_configs();
         let mut previous = None;
         for mut config in configs {
             if let Some(label) = previous.filter(|_| chained) {
@@ -263,14 +251,6 @@ impl Schedule {
         }
         self.plan = None;
         self
-    }
-
-    /// Adds systems that run one after the other, in the order given:
-    /// `schedule.add_chain((a, b, c))`, the same as
-    /// `schedule.add_systems((a, b, c).chain())`.
-    #[track_caller]
-    pub fn add_chain<M>(&mut self, systems: impl IntoSystemConfigs<M>) -> &mut Self {
-        self.add_systems(systems.chain())
     }
 
     /// Adds a sync point: commands of the systems added so far are applied here, and
@@ -308,7 +288,7 @@ impl Schedule {
     /// fn aim() {}
     /// let mut world = World::new();
     /// let mut schedule = Schedule::new();
-    /// schedule.add_system(aim.after(spawn_enemies)); // `spawn_enemies` never added
+    /// schedule.add_systems(aim.after(spawn_enemies)); // `spawn_enemies` never added
     /// schedule.initialize(&mut world); // panics: ... after system `…spawn_enemies`, which is not in the schedule
     /// ```
     #[track_caller]

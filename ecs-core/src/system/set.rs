@@ -32,10 +32,10 @@ use super::IntoSystem;
 /// schedule
 ///     .configure_sets(Physics.before(Render::Sprites))
 ///     .configure_sets(Render::Sprites.before(Render::Ui))
-///     .add_system(draw_ui.in_set(Render::Ui))
-///     .add_system(draw_sprites.in_set(Render::Sprites))
-///     .add_system(collide.in_set(Physics).after(gravity))
-///     .add_system(gravity.in_set(Physics));
+///     .add_systems(draw_ui.in_set(Render::Ui))
+///     .add_systems(draw_sprites.in_set(Render::Sprites))
+///     .add_systems(collide.in_set(Physics).after(gravity))
+///     .add_systems(gravity.in_set(Physics));
 /// schedule.run(&mut world);
 /// assert_eq!(world.resource::<Log>().0, ["gravity", "collide", "sprites", "ui"]);
 /// ```

@@ -135,7 +135,7 @@ mod tests {
         world.insert_resource(Seen::default());
         world.spawn(Hp(1));
         let mut schedule = Schedule::new();
-        schedule.add_system(count);
+        schedule.add_systems(count);
         schedule.run(&mut world);
         assert_eq!(world.get_resource::<Seen>().unwrap().0, 1);
         for offset in 0..3 {

@@ -156,7 +156,7 @@ pub fn runner(workload: Workload) -> Option<Runner> {
             let mut world = World::new();
             bodies(&mut world, 10_000);
             let mut schedule = Schedule::new();
-            schedule.add_system(movement);
+            schedule.add_systems(movement);
             Box::new(move || schedule.run(&mut world))
         }
         Workload::FragmentedIter => {
@@ -240,7 +240,7 @@ pub fn runner(workload: Workload) -> Option<Runner> {
                 _ => {
                     world.insert_resource(Shuffled(entities));
                     let mut schedule = Schedule::new();
-                    schedule.add_system(sum_positions);
+                    schedule.add_systems(sum_positions);
                     Box::new(move || schedule.run(&mut world))
                 }
             }
@@ -273,7 +273,7 @@ pub fn runner(workload: Workload) -> Option<Runner> {
             world.spawn_batch((0..n).map(|_| (A(0.0), B(1.0), C(2.0), D(3.0))));
             world.spawn_batch((0..n).map(|_| (A(0.0), B(1.0), C(2.0), E(4.0))));
             let mut schedule = Schedule::new();
-            schedule.add_system(ab).add_system(cd).add_system(ce);
+            schedule.add_systems(ab).add_systems(cd).add_systems(ce);
             Box::new(move || schedule.run(&mut world))
         }
         Workload::TinySystems => {
@@ -281,7 +281,7 @@ pub fn runner(workload: Workload) -> Option<Runner> {
             let mut schedule = Schedule::new();
             macro_rules! tiny_setup { ($($n:literal)*) => { $(
                 world.spawn_batch((0..10).map(|_| Tiny::<$n>(0.0)));
-                schedule.add_system(tiny::<$n>);
+                schedule.add_systems(tiny::<$n>);
             )* }; }
             hundred!(tiny_setup);
             Box::new(move || schedule.run(&mut world))
@@ -339,7 +339,7 @@ pub fn runner(workload: Workload) -> Option<Runner> {
         Workload::PropagateFull => {
             let (mut world, all) = forest_world();
             let mut schedule = Schedule::new();
-            schedule.add_system(|mut nodes: ecs_core::system::Query<(&LocalT, &mut GlobalT)>| {
+            schedule.add_systems(|mut nodes: ecs_core::system::Query<(&LocalT, &mut GlobalT)>| {
                 nodes.par_propagate::<ChildOf, Affine>(|parent, (local, global)| {
                     global.0 = mul(parent.unwrap_or(&IDENTITY), &local.0);
                     Some(global.0)

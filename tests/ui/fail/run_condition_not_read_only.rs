@@ -12,5 +12,5 @@ fn spend(mut budget: ResMut<Budget>) -> bool {
 fn work() {}
 
 fn main() {
-    Schedule::new().add_system(work.run_if(spend));
+    Schedule::new().add_systems(work.run_if(spend));
 }

@@ -7,5 +7,5 @@ struct Health(u32);
 fn work() {}
 
 fn main() {
-    Schedule::new().add_system(work.run_if(|q: Query<&mut Health>| q.is_empty()));
+    Schedule::new().add_systems(work.run_if(|q: Query<&mut Health>| q.is_empty()));
 }

@@ -6,5 +6,5 @@ fn bad(count: u32) {
 
 fn main() {
     let mut schedule = Schedule::new();
-    schedule.add_system(bad);
+    schedule.add_systems(bad);
 }

@@ -13,5 +13,5 @@ fn damage(enemies: Query<&mut Enemy>) {
 }
 
 fn main() {
-    Schedule::new().add_system(damage);
+    Schedule::new().add_systems(damage);
 }

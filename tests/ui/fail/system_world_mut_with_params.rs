@@ -9,5 +9,5 @@ fn bad(world: &mut World, q: Query<&Position>) {
 
 fn main() {
     let mut schedule = Schedule::new();
-    schedule.add_system(bad);
+    schedule.add_systems(bad);
 }

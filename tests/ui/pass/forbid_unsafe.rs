@@ -41,7 +41,7 @@ fn main() {
     let e = world.spawn(Body { pos: Position(0.0), stunned: Stunned });
     world.spawn(Position(0.0));
     let mut schedule = Schedule::new();
-    schedule.add_system(step);
+    schedule.add_systems(step);
     schedule.run(&mut world);
     assert_eq!(world.get::<Position>(e).map(|p| p.0), Some(0.0));
     let _: Body = world.remove::<Body>(e).unwrap();
