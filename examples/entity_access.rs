@@ -37,7 +37,7 @@ fn main() -> Result<(), EcsError> {
     // Read-only view: no `&mut World` needed, so several can coexist.
     let view = world.entity(tug).expect("tug is alive");
     println!("tug: {view:?}");
-    assert!(view.has::<Fuel>() && !view.has::<Cargo>());
+    assert!(view.contains::<Fuel>() && !view.contains::<Cargo>());
 
     // Two entities' components at once, e.g. to transfer fuel.
     let [from, to] = world.get_many_mut::<Fuel, 2>([tug, barge])?;

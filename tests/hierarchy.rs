@@ -249,7 +249,9 @@ fn a_target_may_keep_its_sources_in_a_vec() {
     assert!(!world.has::<Riders>(van), "an emptied list is removed");
     assert_eq!(world.get::<Riding>(riders[1]), Some(&Riding(bus)));
     // Traversal, snapshots and the linked despawn work as with `RelationshipSources`.
-    let walked = world.run_system_once(move |lists: Query<&Riders>| lists.related(bus).to_vec()).unwrap();
+    let walked = world
+        .run_system_once(move |lists: Query<&Riders>| lists.relationship_sources(bus).collect::<Vec<_>>())
+        .unwrap();
     assert_eq!(walked, [riders[1]]);
     let snapshot = world.snapshot().unwrap();
     world.despawn(bus).unwrap();
@@ -308,10 +310,11 @@ fn traversal_orders() {
         // The other helpers of a system's queries agree with the world's.
         assert_eq!(children.iter_descendants_breadth_first(r).collect::<Vec<_>>(), [a, b, a1, b1, a2]);
         assert_eq!(children.children(r), [a, b]);
-        assert_eq!(children.related(a), [a1]);
+        assert_eq!(children.relationship_sources(a).collect::<Vec<_>>(), [a1]);
+        assert_eq!(children.sources_of(a), [a1]);
         assert!(children.children(a2).is_empty(), "a leaf has no children");
         assert_eq!(parents.parent(a1), Some(a));
-        assert_eq!(parents.target(a2), Some(a1));
+        assert_eq!(parents.related(a2), Some(a1));
         assert_eq!(parents.parent(r), None);
         assert_eq!(parents.root_ancestor(a2), r);
         assert_eq!(parents.root_ancestor(r), r);

@@ -24,20 +24,20 @@ struct Frozen;
 #[derive(Component)]
 struct Alive;
 
-#[derive(Query)]
+#[derive(QueryData)]
 struct Movement<'w> {
     pos: &'w mut Position,
     vel: &'w Velocity,
     hp: Option<&'w Health>,
 }
 
-#[derive(Query)]
+#[derive(QueryData)]
 struct Labelled<'w> {
     entity: Entity,
     name: &'w Name,
 }
 
-#[derive(Query)]
+#[derive(QueryData)]
 struct Nested<'w> {
     label: Labelled<'w>,
     pos: Option<&'w Position>,
@@ -286,13 +286,13 @@ struct Spot {
     y: f32,
 }
 
-#[derive(Query)]
+#[derive(QueryData)]
 struct Mover<'w> {
     entity: Entity,
     pos: &'w mut Position,
 }
 
-#[derive(Query)]
+#[derive(QueryData)]
 struct MaybeMover<'w> {
     entity: Entity,
     pos: Option<&'w mut Position>,

@@ -220,7 +220,7 @@ fn spawn_batch_spawns_lazily_and_on_drop() {
     assert_eq!(world.len(), 3, "dropping the batch spawns the rest");
     world.spawn_batch(std::iter::repeat_n(Velocity(1.0, 1.0), 1000));
     assert_eq!(world.len(), 1003);
-    assert!(world.iter().filter(|e| e.has::<Velocity>()).count() == 1000);
+    assert!(world.iter().filter(|e| e.contains::<Velocity>()).count() == 1000);
     ok(&world);
 }
 
@@ -261,7 +261,7 @@ fn iteration_visits_every_live_entity_once() {
     ids.sort();
     assert_eq!(seen, ids);
     let names: Vec<_> = world.iter().filter_map(|e| e.get::<Name>().map(|n| n.0.clone())).collect();
-    assert_eq!(names.len(), world.iter().filter(|e| e.has::<Name>()).count());
+    assert_eq!(names.len(), world.iter().filter(|e| e.contains::<Name>()).count());
 }
 
 #[test]

@@ -141,7 +141,7 @@ pub mod world;
 pub use archetype::{Archetype, ArchetypeId};
 pub use bundle::Bundle;
 pub use component::{Component, ComponentId, ComponentInfo, StorageType};
-pub use ecs_derive::{Bundle, Component, Event, Message, Query, QueryData, SystemParam, SystemSet};
+pub use ecs_derive::{Bundle, Component, Event, Message, QueryData, SystemParam, SystemSet};
 pub use entity::Entity;
 pub use error::{EcsError, RelationshipProblem};
 pub use event::Event;
@@ -174,7 +174,7 @@ pub mod prelude {
     };
     pub use crate::{
         Bundle, Component, DeferredWorld, EcsError, Entity, EntityRef, EntityWorldMut, Event, FromWorld, Message, Mut,
-        Query, QueryData, Ref, SystemParam, SystemSet, World,
+        QueryData, Ref, SystemParam, SystemSet, World,
     };
 }
 

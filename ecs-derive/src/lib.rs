@@ -74,21 +74,14 @@ pub fn derive_bundle(input: TokenStream) -> TokenStream {
 /// `&'w T`, `&'w mut T`, `Option<&'w T>`, `Option<&'w mut T>`, `Entity` or another
 /// derived query. A derived query whose fields are all read-only is read-only.
 ///
-/// Named after the trait it implements, so that it is not mistaken for the system
-/// parameter `Query<Q, F>`; `#[derive(Query)]` is the same derive under its
-/// earlier name.
+/// Named after the trait it implements (as in bevy_ecs), so that it is not
+/// mistaken for the system parameter `Query<Q, F>`.
 ///
 /// Attribute: `#[query(crate = path)]` names the `ecs_core` crate when it is
 /// re-exported under another path.
 #[proc_macro_derive(QueryData, attributes(query))]
 pub fn derive_query_data(input: TokenStream) -> TokenStream {
     derive(input, |input| validate::query(input).map(expand::query))
-}
-
-/// The [`QueryData`](derive@QueryData) derive under its earlier name.
-#[proc_macro_derive(Query, attributes(query))]
-pub fn derive_query(input: TokenStream) -> TokenStream {
-    derive_query_data(input)
 }
 
 /// Implements `SystemParam` for a struct whose fields are system parameters, so a

@@ -171,23 +171,29 @@ impl World {
 /// # Ok::<(), EcsError>(())
 /// ```
 impl<'w, 'a, T: RelationshipTarget, F: QueryFilter> Query<'w, &'a T, F> {
-    /// The sources of `entity` (its children, for `Query<&Children>`); empty if
-    /// it has none or does not match.
-    pub fn related(&self, entity: Entity) -> &[Entity] {
+    /// The sources of `entity` (its children, for `Query<&Children>`), in link
+    /// order; none if it has none or does not match. bevy_ecs's name; the list
+    /// itself is [`sources_of`](Self::sources_of).
+    pub fn relationship_sources(&self, entity: Entity) -> core::iter::Copied<core::slice::Iter<'_, Entity>> {
+        self.sources_of(entity).iter().copied()
+    }
+
+    /// The list of `entity`'s sources, in link order (empty if none).
+    pub fn sources_of(&self, entity: Entity) -> &[Entity] {
         // A leaf has no list: a miss at every leaf of a walk, so it stays a
         // reason and never becomes an error (which names the query).
         self.get_or_none(entity).map_or(&[], |t| t.sources())
     }
 
-    /// The children of `entity`, in link order: [`related`](Self::related)
+    /// The children of `entity`, in link order: [`sources_of`](Self::sources_of)
     /// under the name [`World::children`] and bevy's `HierarchyQueryExt` use.
     pub fn children(&self, entity: Entity) -> &[Entity] {
-        self.related(entity)
+        self.sources_of(entity)
     }
 
     /// The descendants of `entity`, depth-first, each parent before its children.
     pub fn iter_descendants<'s>(&'s self, entity: Entity) -> Descendants<'s, impl FnMut(Entity) -> &'s [Entity] + 's> {
-        descendants(entity, |e| self.related(e))
+        descendants(entity, |e| self.sources_of(e))
     }
 
     /// The descendants of `entity`, level by level.
@@ -195,25 +201,27 @@ impl<'w, 'a, T: RelationshipTarget, F: QueryFilter> Query<'w, &'a T, F> {
         &'s self,
         entity: Entity,
     ) -> DescendantsBreadthFirst<'s, impl FnMut(Entity) -> &'s [Entity] + 's> {
-        breadth_first(entity, |e| self.related(e))
+        breadth_first(entity, |e| self.sources_of(e))
     }
 }
 
 impl<'w, 'a, R: Relationship, F: QueryFilter> Query<'w, &'a R, F> {
-    /// The target of `entity` (its parent, for `Query<&ChildOf>`).
-    pub fn target(&self, entity: Entity) -> Option<Entity> {
+    /// The target of `entity` (its parent, for `Query<&ChildOf>`): the entity it
+    /// is related to, as bevy_ecs's `related` (whose relationship is a type
+    /// parameter; here it is the query's).
+    pub fn related(&self, entity: Entity) -> Option<Entity> {
         self.get_or_none(entity).map(R::get)
     }
 
-    /// The parent of `entity`: [`target`](Self::target) under the name
+    /// The parent of `entity`: [`related`](Self::related) under the name
     /// [`World::parent`] and bevy's `HierarchyQueryExt` use.
     pub fn parent(&self, entity: Entity) -> Option<Entity> {
-        self.target(entity)
+        self.related(entity)
     }
 
     /// The ancestors of `entity`, nearest first.
     pub fn iter_ancestors(&self, entity: Entity) -> Ancestors<impl FnMut(Entity) -> Option<Entity> + '_> {
-        ancestors(entity, |e| self.target(e))
+        ancestors(entity, |e| self.related(e))
     }
 
     /// The topmost ancestor of `entity` (itself when it has no target).

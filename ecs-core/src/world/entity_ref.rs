@@ -46,15 +46,8 @@ impl<'w> EntityRef<'w> {
 
     /// `true` when the entity has a `T`.
     #[inline]
-    pub fn has<T: Component>(&self) -> bool {
-        self.archetype().has_at(component_id::<T>(), self.location.row.index())
-    }
-
-    /// `true` when the entity has a `T`: [`has`](Self::has) under the name
-    /// [`EntityWorldMut::contains`](super::EntityWorldMut::contains) and bevy use.
-    #[inline]
     pub fn contains<T: Component>(&self) -> bool {
-        self.has::<T>()
+        self.archetype().has_at(component_id::<T>(), self.location.row.index())
     }
 
     /// The infos of the entity's components: data components in id order, then tags.

@@ -82,7 +82,7 @@ impl World {
         let archetype = self.spawn_archetype(bundle_id);
         self.archetypes.get_mut(archetype).reserve(1);
         // SAFETY: `bundle_id` is `B`'s id in this world and one row was reserved.
-        unsafe { self.spawn_reserved(bundle, bundle_id) }
+        unsafe { self.spawn_into_room(bundle, bundle_id) }
     }
 
     /// Spawns into room already reserved in the bundle's archetype.
@@ -92,7 +92,7 @@ impl World {
     /// `spawn_archetype`) and has room for one more row in every column (see
     /// `Archetype::reserve`).
     #[inline(always)]
-    pub(super) unsafe fn spawn_reserved<B: Bundle>(&mut self, bundle: B, bundle_id: BundleId) -> Entity {
+    pub(super) unsafe fn spawn_into_room<B: Bundle>(&mut self, bundle: B, bundle_id: BundleId) -> Entity {
         // SAFETY: forwarded from the caller.
         unsafe { self.push_row(bundle, bundle_id, |entities, location| entities.alloc(location)) }
     }
@@ -101,7 +101,7 @@ impl World {
     /// `entity_at` issues for the row's location.
     ///
     /// # Safety
-    /// As for `spawn_reserved`.
+    /// As for `spawn_into_room`.
     #[inline(always)]
     unsafe fn push_row<B: Bundle>(
         &mut self,

@@ -17,7 +17,7 @@ struct Body {
     stunned: Stunned,
 }
 
-#[derive(Query)]
+#[derive(QueryData)]
 struct Moving<'w> {
     pos: &'w mut Position,
     stunned: Option<&'w Stunned>,

@@ -1,4 +1,4 @@
-//! derive(Query) is hygienic and read-only derived queries work on `&World`.
+//! derive(QueryData) is hygienic and read-only derived queries work on `&World`.
 #![no_implicit_prelude]
 
 #[derive(::ecs_core::Component)]
@@ -7,7 +7,7 @@ struct Position(f32);
 #[derive(::ecs_core::Component)]
 struct Velocity(f32);
 
-#[derive(::ecs_core::Query)]
+#[derive(::ecs_core::QueryData)]
 struct Movement<'w> {
     pos: &'w mut Position,
     vel: &'w Velocity,
@@ -15,12 +15,12 @@ struct Movement<'w> {
     id: ::ecs_core::Entity,
 }
 
-#[derive(::ecs_core::Query)]
+#[derive(::ecs_core::QueryData)]
 struct View<'q> {
     pos: &'q Position,
 }
 
-#[derive(::ecs_core::Query)]
+#[derive(::ecs_core::QueryData)]
 struct Outer<'w> {
     view: View<'w>,
     vel: ::core::option::Option<&'w Velocity>,
