@@ -3,33 +3,44 @@
 //!
 //! # Names
 //!
-//! | bevy_ecs | hecs | here |
+//! bevy_ecs's names are those of 0.20 (buffered events are *messages* since
+//! 0.17, observers take `On`, lifecycle events are `Add`, `Insert`, `Discard`,
+//! `Remove`, `Despawn`). "Same" means same name and meaning; anything else is
+//! spelled out.
+//!
+//! | bevy_ecs 0.20 | hecs | here |
 //! |---|---|---|
-//! | `#[derive(Component)]`; `impl Component for T` | any `Send + Sync + 'static` type | `#[derive(Component)]`; a hand-written `impl Component for T` adds `ecs_core::component_bundle!(T)` |
-//! | `#[derive(Resource)]`, `world.insert_resource` | — | any `Send + Sync + 'static` type: `world.insert_resource`, `init_resource` |
-//! | `world.spawn((a, b))`, `world.entity_mut(e)` | `world.spawn((a, b))` | `world.spawn((a, b))`, `world.entity_mut(e)?` |
-//! | `world.get::<T>(e)` | `world.get::<&T>(e)` | `world.get::<T>(e)` (`Option<&T>`) |
-//! | `entity_mut.insert(c)`, `.remove::<T>()` | `world.insert_one(e, c)`, `world.remove_one::<T>(e)` | `world.insert(e, c)?`, `world.remove::<T>(e)?` (the removed value) |
-//! | `world.query::<&mut T>().iter_mut(&mut world)` | `world.query_mut::<&mut T>()` | `world.query_mut::<&mut T>()`; read-only: `world.query::<&T>().iter()` |
-//! | `QueryState`, `query.single()` | `PreparedQuery` | `QueryState`, `query.single()` |
-//! | `Query<&mut T>` item `Mut<T>` | `&mut T` | `&mut T`; `Mut<T>` when writes must be detected precisely |
-//! | `query.par_iter_mut().for_each(f)`; `query.par_iter().for_each(f)` | — | `query.par_for_each_mut(f)`; `query.par_for_each(f)` (read-only) |
-//! | `Changed`, `Added`, `With`, `Without`, `Or`, `Has` | `With`, `Without`, `Or` | the same as bevy_ecs |
-//! | `Res`, `ResMut`, `Local`, `Commands` | `CommandBuffer` | `Res`, `ResMut`, `Local`, `Commands` |
-//! | `MessageReader`, `MessageWriter`, `Messages<E>` | — | the same |
-//! | observers: `On<Add, T>`, `world.add_observer` | — | the same |
-//! | hooks: `#[component(on_add = f)]` | — | the same |
-//! | `RemovedComponents<T>` | — | the same |
-//! | `app.add_systems(Update, (a, b).chain())` | — | `schedule.add_systems((a, b).chain())`, then `schedule.run(&mut world)` |
-//! | `.run_if(cond)`, `SystemSet`, `.in_set`, `configure_sets` | — | the same |
-//! | `world.run_system_once(f)` | — | the same (returns `Result`) |
-//! | `ChildOf`, `Children`, `with_children`, `despawn` (recursive) | — | the same, on `EntityWorldMut` and `EntityCommands` |
-//! | `Query<&Children>` / `Query<&ChildOf>` helpers: `children`, `parent`, `iter_descendants`, `iter_ancestors`, `root_ancestor` | — | the same, for any relationship |
-//! | `query.related::<R>(e)` (the target), `query.relationship_sources::<T>(e)` | — | `query.target(e)` on a `Query<&R>`, `query.related(e)` on a `Query<&T>` (note: our `related` lists the sources) |
+//! | `#[derive(Component)]`; `impl Component for T` | any `Send + Sync + 'static` type | same derive; a hand-written `impl Component for T` adds `ecs_core::component_bundle!(T)` |
+//! | `#[derive(Resource)]`, `world.insert_resource` | — | no derive: any `Send + Sync + 'static` type; `world.insert_resource`, `init_resource` same |
+//! | `world.spawn((a, b))` returns `EntityWorldMut` | `world.spawn((a, b))` returns `Entity` | returns `Entity` (as hecs); `world.spawn_empty()` returns `EntityWorldMut` |
+//! | `world.entity_mut(e)` (panics when dead) | — | `world.entity_mut(e)?` (a `Result`) |
+//! | `world.get::<T>(e)` | `world.get::<&T>(e)` | same as bevy (`Option<&T>`) |
+//! | `entity_mut.insert(c)`, `.remove::<T>()`, `.contains::<T>()` | `world.insert_one(e, c)`, `world.remove_one::<T>(e)` | same on `EntityWorldMut`; also `world.insert(e, c)?`, `world.remove::<T>(e)?` (returns the value), `world.has::<T>(e)` |
+//! | `world.query::<&mut T>().iter_mut(&mut world)` | `world.query_mut::<&mut T>()` | `world.query_mut::<&mut T>()` (as hecs); read-only: `world.query::<&T>().iter()`; cached: `world.query_state` |
+//! | `QueryState`, `query.single()` | `PreparedQuery` | same as bevy |
+//! | `#[derive(QueryData)]` | `#[derive(Query)]` | same as bevy |
+//! | `Query<&mut T>` item `Mut<T>` | `&mut T` | `&mut T` (as hecs); `Mut<T>` when writes must be detected precisely |
+//! | `query.par_iter_mut().for_each(f)`; `query.par_iter().for_each(f)` | — | `query.par_for_each_mut(f)`; `query.par_for_each(f)` |
+//! | `Changed`, `Added`, `With`, `Without`, `Or`, `Has`, `Ref` | `With`, `Without`, `Or` | same as bevy |
+//! | `Res`, `ResMut`, `Local`, `Commands` | `CommandBuffer` | same as bevy |
+//! | `#[derive(Message)]`, `MessageReader`, `MessageWriter::write`, `Messages<M>`, `world.write_message` | — | same |
+//! | `#[derive(Event)]`, `world.add_observer(\|on: On<E>\| …)`, `world.trigger(e)` | — | same |
+//! | `On<Add<T>>`, `On<Insert<T>>`, `On<Discard<T>>`, `On<Remove<T>>`, `On<Despawn<T>>` | — | same; 0.17's `On<Add, T>` works too |
+//! | `#[derive(EntityEvent)]` (target in the event), `on.event().event_target()` | — | any `Event`, targeted at trigger time: `world.trigger_targets(e, entity)`, `on.target()` |
+//! | hooks: `#[component(on_add = f, on_insert, on_discard, on_remove, on_despawn)]` | — | same |
+//! | `RemovedComponents<T>` | — | same |
+//! | `app.add_systems(Update, (a, b).chain())` | — | `schedule.add_systems((a, b).chain())`, then `schedule.run(&mut world)` (no `App`) |
+//! | `IntoScheduleConfigs` (`.after`, `.before`, `.in_set`, `.run_if`, `.chain`) | — | `IntoScheduleConfigs` (`.chain`) for groups; `IntoSystemConfig` (`.after`, `.before`, `.in_set`, `.run_if`) for one system |
+//! | `SystemCondition`, `.run_if(cond)`, `SystemSet`, `.in_set`, `configure_sets` | — | same |
+//! | `world.run_system_once(f)` | — | same (returns `Result`) |
+//! | `ChildOf`, `Children`, `with_children`, `despawn` (recursive) | — | same, on `EntityWorldMut` and `EntityCommands` |
+//! | `Query<&Children>` / `Query<&ChildOf>` helpers: `children`, `parent`, `iter_descendants`, `iter_ancestors`, `root_ancestor` | — | same, for any relationship |
+//! | `query.related::<R>(e)` (the target) | — | `query.related(e)` on a `Query<&R>` (the relationship is the query's) |
+//! | `query.relationship_sources::<T>(e)` | — | `query.relationship_sources(e)` on a `Query<&T>`; `sources_of(e)` for the slice |
 //! | `ChildSpawnerCommands::target_entity()` | — | `ChildSpawnerCommands::parent()` (as on `ChildSpawner`) |
 //! | `#[relationship(relationship_target = …)]` | — | `#[relationship(target = …)]`, `#[relationship_target(relationship = …)]` |
 //! | a target's `Vec<Entity>` | — | `Vec<Entity>`, or `RelationshipSources` (cheap removal at both ends) |
-//! | `DynamicScene` (reflection) | `serialize::column` | `world.snapshot()` / `restore` (in memory, for rollback) |
+//! | `DynamicScene` (reflection) | `serialize::column` | `world.snapshot()` / `restore` (in memory, for rollback); `serialize` (feature `serde`) for files |
 //! | — | — | `#[component(layout = "soa")]`: each field in its own array; `&T` / `&mut T` in queries yield `TRef` / `TMut` (a reference per field), chunks `TSlices` / `TSlicesMut`, `world.fields` / `fields_mut` / `get_cloned` (see [`PerField`](crate::component::PerField)) |
 //!
 //! # Different on purpose
@@ -38,6 +49,20 @@
 //!   counts as written); take `Mut<T>` where only the rows actually written should
 //!   count. See [`Changed`](crate::Changed) for exactly what counts.
 //! - **Resources need no derive.** Any `Send + Sync + 'static` value is one.
+//! - **`spawn` returns the `Entity`.** Most spawns keep the id and move on; an
+//!   `EntityWorldMut` borrowing the world would end the caller's other borrows
+//!   for nothing. `spawn_empty()` returns one, and `entity_mut(e)?` makes one.
+//! - **A stale entity is an `Err`, not a panic.** `entity_mut(e)`, `insert`,
+//!   `remove` and `despawn` return `Result`s; a game that despawned an entity
+//!   earlier in the frame handles the case instead of crashing.
+//! - **Events name their target when triggered.** Any `Event` can be
+//!   triggered for entities (`trigger_targets(e, entity)`, read with
+//!   `on.target()`), so one event type serves both global and entity
+//!   observers; bevy 0.17 moved the target into the event type
+//!   (`EntityEvent`).
+//! - **One system's ordering and a group's.** `.after`, `.before`, `.in_set`
+//!   and `.run_if` are on one system (`IntoSystemConfig`); groups take
+//!   `.chain()`.
 //! - **Deterministic schedules.** Systems whose access conflicts run in the order
 //!   they were added (bevy leaves that order unspecified unless you state it), so a
 //!   run is reproducible; non-conflicting systems still run in parallel.

@@ -45,7 +45,7 @@ impl RemovedLogs {
 }
 
 /// The entities that lost their `T` (removed, or despawned) since this system
-/// last ran: a system parameter. Like an [`MessageReader`](super::MessageReader),
+/// last ran: a system parameter. Like a [`MessageReader`](crate::message::MessageReader),
 /// it keeps its own cursor, and sees removals of the last two updates of
 /// [`World::update_messages`] (a schedule does one per run).
 ///

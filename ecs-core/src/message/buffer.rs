@@ -445,7 +445,7 @@ impl World {
     }
 
     /// Updates every registered message buffer (see [`Messages::update`]) and the
-    /// logs of [`RemovedComponents`](super::RemovedComponents). A
+    /// logs of [`RemovedComponents`](crate::event::RemovedComponents). A
     /// [`Schedule`](crate::system::Schedule) calls it at the start of each run.
     pub fn update_messages(&mut self) {
         for i in 0..self.message_updates.len() {

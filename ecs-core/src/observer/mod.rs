@@ -7,11 +7,11 @@
 //! returns. An observer is a system: its parameters are any system parameters
 //! after the [`On`], which hands it the event and its target.
 //!
-//! - **Lifecycle events.** [`Add`],
-//!   [`Insert`], [`Discard`],
-//!   [`Remove`] and [`Despawn`]
+//! - **Lifecycle events.** [`Add`](crate::event::Add),
+//!   [`Insert`](crate::event::Insert), [`Discard`](crate::event::Discard),
+//!   [`Remove`](crate::event::Remove) and [`Despawn`](crate::event::Despawn)
 //!   are triggered by the world itself, once per component, targeting the entity:
-//!   `On<Add, Health>` observes `Health` being added, `On<Add>` any
+//!   `On<Add<Health>>` observes `Health` being added, `On<Add>` any
 //!   component. See [`ComponentHooks`](crate::component::ComponentHooks) for the
 //!   order of hooks and observers.
 //! - **Entity observers.** `world.entity_mut(e)?.observe(|trigger: On<Hit>| …)`
