@@ -5,10 +5,11 @@
 
 use std::sync::Mutex;
 
+use ecs_core::archetype::Column;
+use ecs_core::change_detection::Tick;
 use ecs_core::component::component_id;
 use ecs_core::prelude::*;
 use ecs_core::query::QueryFilter;
-use ecs_core::storage::{Column, Tick};
 
 #[derive(Component, Debug, Clone, Copy, PartialEq)]
 struct Health(u32);

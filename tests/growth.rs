@@ -1,11 +1,11 @@
 //! Growth without stalls: no spawn, insert or archetype move copies more than a
 //! constant amount of what was already stored, however large the world grows
-//! (counted, not timed: `storage::growth_copied_bytes`). Linux only: elsewhere
+//! (counted, not timed: `growth_copied_bytes`, a test hook). Linux only: elsewhere
 //! arrays grow through the global allocator, which may copy them whole.
 #![cfg(target_os = "linux")]
 
+use ecs_core::__private::{MAPPED_FROM, growth_copied_bytes};
 use ecs_core::prelude::*;
-use ecs_core::storage::{MAPPED_FROM, growth_copied_bytes};
 
 #[derive(Component, Clone, Copy)]
 struct A([f32; 4]);

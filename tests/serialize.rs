@@ -385,7 +385,7 @@ fn pod_columns_round_trip_as_their_bytes_and_others_in_chunks() {
 }
 
 /// The entities whose `Velocity` changed after `tick` (small ticks, no wrap).
-fn changed_since(world: &mut World, tick: ecs_core::storage::Tick) -> Vec<Entity> {
+fn changed_since(world: &mut World, tick: ecs_core::change_detection::Tick) -> Vec<Entity> {
     let entities: Vec<Entity> = world.iter().map(|e| e.id()).collect();
     let mut found: Vec<Entity> = entities
         .into_iter()

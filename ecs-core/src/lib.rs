@@ -10,7 +10,8 @@
 //! The modules, from the bottom up:
 //! - [`entity`]: the [`Entity`] handle and the entity index (`Entities`).
 //! - [`component`]: the [`Component`] trait and the component registry.
-//! - [`storage`]: type-erased pointers and the [`Column`](storage::Column) array.
+//! - `storage` (internal): type-erased pointers and the [`Column`](archetype::Column)
+//!   array; its ticks are public in [`change_detection`].
 //! - [`archetype`]: archetypes, their edges, the archetype and component indices.
 //! - [`bundle`]: [`Bundle`], a group of components spawned or inserted together.
 //! - [`query`]: typed queries over the archetypes: items, filters, cached state.
@@ -134,7 +135,7 @@ mod resource;
 #[cfg(feature = "serde")]
 pub mod serialize;
 pub mod snapshot;
-pub mod storage;
+mod storage;
 pub mod system;
 pub mod world;
 
@@ -148,6 +149,13 @@ pub use event::Event;
 pub use message::Message;
 pub use query::{Added, Changed, Or, QueryState, With, Without};
 pub use world::{DeferredWorld, EntityRef, EntityWorldMut, FromWorld, Mut, Ref, World};
+
+/// Change ticks, and the values that carry them (as in bevy_ecs's
+/// `change_detection`).
+pub mod change_detection {
+    pub use crate::storage::{CHECK_TICK_THRESHOLD, ComponentTicks, MAX_CHANGE_AGE, Tick};
+    pub use crate::world::{Mut, Ref};
+}
 
 /// Re-exported: plain-old-data components implement its `Pod` and `Zeroable`.
 ///
@@ -213,9 +221,11 @@ mod book {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::bundle::BundleKey;
+    pub use crate::component::snapshot_strategy::{Probe, ProbeClone, ProbeCopy, ProbeNone};
     pub use crate::component::{ComponentIdCell, Components};
-    pub use crate::snapshot::{Probe, ProbeClone, ProbeCopy, ProbeNone};
-    pub use crate::storage::OwningPtr;
+    pub use crate::query::fetch::leading_table_column;
+    pub use crate::relationship::upkeep_hooks::*;
+    pub use crate::storage::{MAPPED_FROM, OwningPtr, growth_copied_bytes};
 
     /// Calls `step(0)` … `step(count - 1)` in order, each even if an earlier one
     /// panicked, then resumes the first panic (for derived `SystemParam::apply`).

@@ -1,6 +1,6 @@
 //! Archetypes: one table per distinct, sorted set of component types.
 //!
-//! - [`Archetype`] (`archetype.rs`): the entity column, one [`Column`](crate::storage::Column)
+//! - [`Archetype`] (`archetype.rs`): the entity column, one [`Column`]
 //!   per component and an O(1) component -> column lookup.
 //! - `edges.rs`: the lazily filled add/remove edges of the archetype graph.
 //! - `lookup.rs`: a small cache of column tables, inline in the world, that
@@ -15,7 +15,8 @@ mod archetypes;
 mod edges;
 mod lookup;
 
-pub use crate::entity::{ArchetypeId, Row};
+pub use crate::entity::location::{ArchetypeId, Row};
+pub use crate::storage::Column;
 pub use archetype::Archetype;
 pub(crate) use archetype::value_in;
 pub use archetypes::{ArchetypeColumn, Archetypes};

@@ -41,13 +41,6 @@ pub(crate) struct SpawnTarget {
     pub columns: Box<[u32]>,
 }
 
-impl BundleInfo {
-    /// The bundle's component ids, in the bundle's field order.
-    pub fn components(&self) -> &[ComponentId] {
-        &self.components
-    }
-}
-
 /// Every bundle type a world has met.
 #[derive(Debug, Default)]
 pub(crate) struct Bundles {

@@ -7,7 +7,8 @@
 
 mod info;
 
-pub use info::{BundleId, BundleInfo};
+pub use info::BundleId;
+pub(crate) use info::BundleInfo;
 pub(crate) use info::{Bundles, SpawnTarget};
 
 use core::any::TypeId;
@@ -130,10 +131,9 @@ pub enum BundleKey {
     Type(TypeId),
 }
 
-/// The [`Bundle`] items of a single component, for `unsafe impl Bundle for T {
-/// ecs_core::__component_bundle_items!(); }`: what `#[derive(Component)]` emits, and
-/// what [`component_bundle!`](crate::component_bundle) writes for a hand-written
-/// `Component` impl.
+/// The [`Bundle`] items of a single component: what `#[derive(Component)]`
+/// emits, and what [`component_bundle!`](crate::component_bundle) writes for a
+/// hand-written `Component` impl. Not for direct use.
 ///
 /// Each component type implements `Bundle` itself rather than through a blanket
 /// `impl<C: Component> Bundle for C`: with a blanket impl, rustc cannot tell which
@@ -153,8 +153,8 @@ macro_rules! __component_bundle_items {
         }
 
         #[inline(always)]
-        fn take(self, f: &mut impl ::core::ops::FnMut($crate::storage::OwningPtr<'_>)) {
-            $crate::storage::OwningPtr::make(self, f);
+        fn take(self, f: &mut impl ::core::ops::FnMut($crate::__private::OwningPtr<'_>)) {
+            $crate::__private::OwningPtr::make(self, f);
         }
 
         #[inline(always)]
@@ -165,7 +165,9 @@ macro_rules! __component_bundle_items {
         }
 
         #[inline(always)]
-        unsafe fn from_components<'a>(next: &mut impl ::core::ops::FnMut() -> $crate::storage::OwningPtr<'a>) -> Self {
+        unsafe fn from_components<'a>(
+            next: &mut impl ::core::ops::FnMut() -> $crate::__private::OwningPtr<'a>,
+        ) -> Self {
             // SAFETY: `Bundle::from_components`'s caller guarantees `next` yields
             // an owned value of this component type.
             unsafe { next().read::<Self>() }
@@ -206,9 +208,9 @@ macro_rules! __component_bundle_items {
 /// (`#[derive(Component)]` implements both). `Bundle` is a supertrait of
 /// `Component`, so that generic code bounded by `C: Component` can spawn a `C`.
 ///
-/// For a generic type, write the impl out: `unsafe impl<T: …> Bundle for
-/// Wrapper<T> { ecs_core::__component_bundle_items!(); }` (sound for any component
-/// type: the items treat `Self` as the single component it is).
+/// For a generic type, put its parameters in brackets after `impl`:
+/// `component_bundle!(impl[T: Send + Sync + 'static] Wrapper<T>)`, with an
+/// optional `where [...]` after the type.
 ///
 /// # Example
 /// ```
@@ -218,9 +220,14 @@ macro_rules! __component_bundle_items {
 /// impl Component for Health {}
 /// ecs_core::component_bundle!(Health);
 ///
+/// struct Tagged<T>(T);
+/// impl<T: Send + Sync + 'static> Component for Tagged<T> {}
+/// ecs_core::component_bundle!(impl[T: Send + Sync + 'static] Tagged<T>);
+///
 /// let mut world = World::new();
-/// let e = world.spawn(Health(3));
+/// let e = world.spawn((Health(3), Tagged("boss")));
 /// assert_eq!(world.get::<Health>(e).map(|h| h.0), Some(3));
+/// assert_eq!(world.get::<Tagged<&str>>(e).map(|t| t.0), Some("boss"));
 /// ```
 #[macro_export]
 macro_rules! component_bundle {
@@ -236,6 +243,19 @@ macro_rules! component_bundle {
         // `WholeComponent`) can make its `__fields` other than `None`.
         #[diagnostic::do_not_recommend]
         unsafe impl $crate::component::WholeComponent for $ty {}
+    };
+    (impl [$($generics:tt)*] $ty:ty $(where [$($bounds:tt)*])?) => {
+        // SAFETY: the items visit the one component `$ty` in every method, as
+        // the type registered for it.
+        #[diagnostic::do_not_recommend]
+        unsafe impl<$($generics)*> $crate::Bundle for $ty $(where $($bounds)*)? {
+            $crate::__component_bundle_items!();
+        }
+        // SAFETY: a hand-written component stores whole values: only a
+        // `PerField` type (an `unsafe` impl promising never to be
+        // `WholeComponent`) can make its `__fields` other than `None`.
+        #[diagnostic::do_not_recommend]
+        unsafe impl<$($generics)*> $crate::component::WholeComponent for $ty $(where $($bounds)*)? {}
     };
 }
 

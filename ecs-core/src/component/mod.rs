@@ -10,7 +10,7 @@
 mod hooks;
 mod per_field;
 mod registry;
-mod snapshot_strategy;
+pub(crate) mod snapshot_strategy;
 
 pub use per_field::{FieldColumn, FieldLayout, Fields, FieldsMut, LanePtr, PerField, WholeComponent};
 
@@ -24,7 +24,7 @@ use core::any::TypeId;
 
 use crate::storage::OwningPtr;
 pub(crate) use snapshot_strategy::StrategyKind;
-pub use snapshot_strategy::{Probe, ProbeClone, ProbeCopy, ProbeNone, SnapshotStrategy, Snapshotting};
+pub use snapshot_strategy::{SnapshotStrategy, Snapshotting};
 
 /// A type that can be stored in an entity.
 ///

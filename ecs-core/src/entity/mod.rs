@@ -6,14 +6,14 @@
 //! matches its slot, so it can never reach the data of the entity that reuses the slot.
 
 mod entities;
-mod location;
+pub(crate) mod location;
 mod map;
 #[cfg(feature = "serde")]
 mod serde;
 
-pub use entities::Entities;
+pub(crate) use entities::Entities;
 pub(crate) use entities::SavedEntities;
-pub use location::{ArchetypeId, EntityLocation, Row};
+pub(crate) use location::EntityLocation;
 pub use map::MapEntities;
 
 use core::fmt;

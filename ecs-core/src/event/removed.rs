@@ -7,7 +7,6 @@ use crate::system::{ReadOnlySystemParam, SystemAccess, SystemMeta, SystemParam};
 use crate::world::World;
 
 /// One logged removal (the state of a [`RemovedComponents`] names it).
-#[doc(hidden)]
 pub struct Removed(Entity);
 
 impl Message for Removed {}

@@ -44,7 +44,6 @@ pub(crate) use by_entity::{Miss, SingleFetches};
 pub use change_fetch::TrackedFetch;
 pub use combinations::QueryCombinationIter;
 #[doc(hidden)]
-pub use fetch::leading_table_column;
 pub use fetch::{
     CachedColumn, EntityFetch, FetchContext, Presence, QueryData, ReadFetch, ReadOnlyQueryData, WriteFetch,
 };

@@ -139,7 +139,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// # Panics
     /// When the query aliases a component, as for [`new`](Self::new).
     #[track_caller]
-    pub fn describe() -> (Access, Vec<ComponentId>, Vec<ComponentId>) {
+    pub(crate) fn describe() -> (Access, Vec<ComponentId>, Vec<ComponentId>) {
         let (data, filter, access) = Self::checked_access();
         let (mut with, mut without) = (Vec::new(), Vec::new());
         Q::required(&data, &mut |c| with.push(c));
@@ -152,19 +152,6 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// What the query reads and writes.
     pub fn access(&self) -> &Access {
         &self.access
-    }
-
-    /// Components every yielded row has, and components no yielded row has: two
-    /// queries with a component in one's first list and the other's second never
-    /// yield the same row, so they may run side by side even if one writes what
-    /// the other reads.
-    pub fn disjointness(&self) -> (Vec<ComponentId>, Vec<ComponentId>) {
-        let (mut with, mut without) = (Vec::new(), Vec::new());
-        Q::required(&self.data, &mut |c| with.push(c));
-        F::required(&self.filter, &mut |c| with.push(c));
-        F::included(&self.filter, &mut |c| with.push(c));
-        F::excluded(&self.filter, &mut |c| without.push(c));
-        (with, without)
     }
 
     /// What running `par_for_each` inline or in parallel was measured to cost.

@@ -59,10 +59,14 @@ mod upkeep;
 pub use hierarchy::{ChildOf, ChildSpawner, ChildSpawnerCommands, Children};
 pub use sources::{RelationshipSourceCollection, RelationshipSources};
 pub use traverse::{Ancestors, Descendants, DescendantsBreadthFirst};
-#[doc(hidden)]
-pub use upkeep::{
-    check_link, relationship_on_discard, relationship_on_insert, target_on_despawn, target_on_discard, target_on_insert,
-};
+pub(crate) mod upkeep_hooks {
+    //! The hooks and checks `#[derive(Component)]` installs on relationships,
+    //! reached by generated code through `ecs_core::__private`.
+    pub use super::upkeep::{
+        check_link, relationship_on_discard, relationship_on_insert, target_on_despawn, target_on_discard,
+        target_on_insert,
+    };
+}
 
 use crate::component::Component;
 use crate::entity::Entity;

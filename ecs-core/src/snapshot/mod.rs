@@ -86,7 +86,7 @@ mod world;
 use core::any::Any;
 
 pub(crate) use crate::component::StrategyKind;
-pub use crate::component::{Probe, ProbeClone, ProbeCopy, ProbeNone, SnapshotStrategy, Snapshotting};
+pub use crate::component::{SnapshotStrategy, Snapshotting};
 
 use crate::component::{ComponentId, ComponentInfo};
 use crate::entity::{Entity, SavedEntities};

@@ -51,7 +51,7 @@ std::thread_local!(static COPIED: Cell<u64> = const { Cell::new(0) });
 /// # Example
 /// ```
 /// use ecs_core::prelude::*;
-/// use ecs_core::storage::growth_copied_bytes;
+/// use ecs_core::__private::growth_copied_bytes;
 ///
 /// #[derive(Component)] struct Position([f32; 4]);
 ///

@@ -11,7 +11,7 @@ mod ptr;
 mod tick;
 
 pub(crate) use column::CloneFn;
-pub use column::{Column, Occupancy};
+pub use column::Column;
 pub(crate) use growth::{GrowVec, next_capacity};
 pub use growth::{MAPPED_FROM, growth_copied_bytes};
 pub use per_field::FieldColumn;

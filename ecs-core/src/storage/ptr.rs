@@ -28,12 +28,6 @@ impl<'a> Ptr<'a> {
         Self(ptr, PhantomData)
     }
 
-    /// The raw pointer.
-    #[inline]
-    pub fn as_ptr(self) -> *mut u8 {
-        self.0.as_ptr()
-    }
-
     /// # Safety
     /// The pointee must be a valid `T`, suitably aligned.
     #[inline]
@@ -50,12 +44,6 @@ impl<'a> PtrMut<'a> {
     #[inline]
     pub unsafe fn new(ptr: NonNull<u8>) -> Self {
         Self(ptr, PhantomData)
-    }
-
-    /// The raw pointer.
-    #[inline]
-    pub fn as_ptr(&self) -> *mut u8 {
-        self.0.as_ptr()
     }
 
     /// # Safety

@@ -211,7 +211,7 @@ impl World {
 
     /// The entity index.
     #[inline]
-    pub fn entities(&self) -> &Entities {
+    pub(crate) fn entities(&self) -> &Entities {
         &self.entities
     }
 

@@ -280,6 +280,7 @@ fn relation_items(
     let ty_generics = generics.ty_generics();
     let where_clause = generics.where_clause(&[]);
     let r = code!("$krate::relationship", krate);
+    let p = code!("$krate::__private", krate);
     let mut mapped: Vec<&Member> = entities.entities.iter().collect();
     let mut component_items = TokenStream::new();
     let mut impls = TokenStream::new();
@@ -288,8 +289,8 @@ fn relation_items(
         Relation::None => {}
         Relation::Source { target, field, others } => {
             mapped.push(field);
-            hook("on_insert", code!("$r::relationship_on_insert::<Self>", r));
-            hook("on_discard", code!("$r::relationship_on_discard::<Self>", r));
+            hook("on_insert", code!("$p::relationship_on_insert::<Self>", p));
+            hook("on_discard", code!("$p::relationship_on_discard::<Self>", p));
             component_items.extend(code!(
                 "const __LINKS: bool = true;
                 fn __check_links(
@@ -297,10 +298,10 @@ fn relation_items(
                     __world: &$krate::World,
                     __entity: ::core::option::Option<$krate::Entity>,
                 ) -> ::core::result::Result<(), $krate::EcsError> {
-                    $r::check_link::<Self>(__world, __entity, self.$field)
+                    $p::check_link::<Self>(__world, __entity, self.$field)
                 }",
                 krate,
-                r,
+                p,
                 field
             ));
             let span = first_span(target);
@@ -335,9 +336,9 @@ fn relation_items(
         }
         Relation::Target { relationship, field, linked } => {
             mapped.push(field);
-            hook("on_insert", code!("$r::target_on_insert::<Self>", r));
-            hook("on_discard", code!("$r::target_on_discard::<Self>", r));
-            hook("on_despawn", code!("$r::target_on_despawn::<Self>", r));
+            hook("on_insert", code!("$p::target_on_insert::<Self>", p));
+            hook("on_discard", code!("$p::target_on_discard::<Self>", p));
+            hook("on_despawn", code!("$p::target_on_despawn::<Self>", p));
             let span = first_span(relationship);
             impls.extend(code!(span =>
                 "#[automatically_derived]

@@ -89,7 +89,7 @@ pub fn query(def: QueryDef<'_>) -> TokenStream {
                 const COLUMNS: usize = 0 $columns_count;
                 const ARRAYS: usize = 0 $arrays_count;
                 const DENSE: bool = true $dense;
-                const LEADING_TABLE_COLUMN: bool = $q::leading_table_column(&[$leading]);
+                const LEADING_TABLE_COLUMN: bool = $krate::__private::leading_table_column(&[$leading]);
 
                 fn init_state() -> Self::State {
                     $init

@@ -78,7 +78,7 @@ struct Summary {
 
 /// Which rows of a [`Column`] below its length hold a value.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Occupancy {
+pub(crate) enum Occupancy {
     /// Every row: the column of a table component, which every entity of the
     /// archetype has.
     Full,
@@ -153,7 +153,7 @@ impl Column {
     /// "soa")]`), whose fields each live in their own array: it hands out no
     /// pointer to a whole value ([`get`](Self::get) is `None`).
     #[inline]
-    pub fn is_split(&self) -> bool {
+    pub(crate) fn is_split(&self) -> bool {
         self.split
     }
 
@@ -171,7 +171,7 @@ impl Column {
 
     /// How many values fit before the next reallocation.
     #[inline]
-    pub fn capacity(&self) -> usize {
+    pub(crate) fn capacity(&self) -> usize {
         self.capacity
     }
 
@@ -188,14 +188,8 @@ impl Column {
         self.occupancy == Occupancy::Marked
     }
 
-    /// Which rows hold a value.
-    #[inline]
-    pub fn occupancy(&self) -> Occupancy {
-        self.occupancy
-    }
-
     /// `true` when `row` is below the length and holds a value (always, below the
-    /// length, in a [`Full`](Occupancy::Full) column).
+    /// length, in the column of a table component).
     #[inline]
     pub fn holds(&self, row: usize) -> bool {
         // SAFETY: checked `row < len`.
@@ -211,7 +205,7 @@ impl Column {
     /// When each live row was added and last changed (empty for a component
     /// without change detection).
     #[inline]
-    pub fn ticks(&self) -> &[ComponentTicks] {
+    pub(crate) fn ticks(&self) -> &[ComponentTicks] {
         let len = if self.keeps_ticks { self.len } else { 0 };
         // SAFETY: `ticks` holds `len` initialised pairs when kept (dangling and
         // `len == 0` before the first allocation, a valid empty slice).
@@ -221,14 +215,14 @@ impl Column {
     /// `false` for the table column of a component without change detection,
     /// which keeps no ticks.
     #[inline]
-    pub fn keeps_ticks(&self) -> bool {
+    pub(crate) fn keeps_ticks(&self) -> bool {
         self.keeps_ticks
     }
 
     /// `true` when mutable query passes must stamp the rows they hand out, because a
     /// `Changed` query watches this component.
     #[inline]
-    pub fn tracks_changes(&self) -> bool {
+    pub(crate) fn tracks_changes(&self) -> bool {
         self.keeps_ticks && self.track_changes.load(Ordering::Relaxed)
     }
 
@@ -510,7 +504,7 @@ impl Column {
     /// holds no value (see [`holds`](Self::holds)), and in a per-field column
     /// (see [`is_split`](Self::is_split)), whose values are not stored whole.
     #[inline]
-    pub fn get(&self, row: usize) -> Option<Ptr<'_>> {
+    pub(crate) fn get(&self, row: usize) -> Option<Ptr<'_>> {
         // SAFETY: `holds` checked that the row is below the length and holds a live
         // value, which stays borrowed as long as `self`; the column stores whole
         // values (checked).
