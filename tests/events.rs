@@ -317,13 +317,15 @@ fn removals_by_entity_world_mut_and_by_commands_are_reported() {
     world.entity_mut(partial).unwrap().remove::<(Enemy, Armor)>(); // lacks `Armor`: removes what it has
     let _: (Enemy, Armor) = world.entity_mut(taken).unwrap().take().unwrap();
     world.entity_mut(partial).unwrap().remove::<Stunned>();
-    schedule.run(&mut world); // `remover`'s commands apply at the end of this run
+    // `remover`'s commands apply before `mourn`, which is ordered after it (an
+    // automatic sync point): `mourn` sees them in the same run.
+    schedule.run(&mut world);
     schedule.run(&mut world);
     schedule.run(&mut world);
     let log = &world.resource::<Removals>().0;
-    assert_eq!(log[1], [whole, partial, taken]);
-    assert_eq!(log[2], by_commands, "command removals, one frame later");
-    assert!(log[3].is_empty());
+    let same_run: Vec<Entity> = [whole, partial, taken].into_iter().chain(by_commands.iter().copied()).collect();
+    assert_eq!(log[1], same_run, "command removals in the same run, after the direct ones");
+    assert!(log[2].is_empty() && log[3].is_empty());
     assert!(!world.has::<Enemy>(by_commands[0]) && world.has::<Armor>(by_commands[0]));
     assert!(!world.has::<Armor>(by_commands[1]) && !world.contains(by_commands[2]));
     assert_eq!(world.resource::<Stuns>().0, [partial, by_commands[2]], "sparse removals and despawns too");

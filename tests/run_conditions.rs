@@ -177,7 +177,7 @@ fn combinators_follow_their_truth_tables() {
     }
 }
 
-type SystemConfigMaker = fn(fn(ResMut<Ran>)) -> ecs_core::system::SystemConfig;
+type SystemConfigMaker = fn(fn(ResMut<Ran>)) -> ecs_core::system::ScheduleConfigs;
 
 #[test]
 fn and_short_circuits_but_every_run_if_is_evaluated() {

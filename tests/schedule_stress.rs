@@ -45,7 +45,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use ecs_core::prelude::*;
-use ecs_core::system::SystemConfig;
+use ecs_core::system::ScheduleConfigs;
 use proptest::prelude::*;
 use proptest::sample::Index;
 
@@ -276,21 +276,21 @@ macro_rules! menu {
             exclusive: menu!(@exclusive $($exclusive)?),
         }),*];
 
-        fn config(id: usize) -> SystemConfig {
+        fn config(id: usize) -> ScheduleConfigs {
             match id {
-                $($id => $name.into_config(),)*
+                $($id => $name.into_configs(),)*
                 _ => unreachable!("no menu system {id}"),
             }
         }
 
-        fn after(config: SystemConfig, id: usize) -> SystemConfig {
+        fn after(config: ScheduleConfigs, id: usize) -> ScheduleConfigs {
             match id {
                 $($id => config.after($name),)*
                 _ => unreachable!("no menu system {id}"),
             }
         }
 
-        fn before(config: SystemConfig, id: usize) -> SystemConfig {
+        fn before(config: ScheduleConfigs, id: usize) -> ScheduleConfigs {
             match id {
                 $($id => config.before($name),)*
                 _ => unreachable!("no menu system {id}"),

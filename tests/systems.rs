@@ -246,7 +246,9 @@ fn commands_apply_at_sync_points_and_later_systems_see_them() {
     let mut world = World::new();
     world.insert_resource(Spawned::default());
     let mut no_sync = Schedule::new();
-    no_sync.add_systems(spawn_one).add_systems(count.after(spawn_one));
+    // Unordered (insertion order only): no sync point between them. (An
+    // explicit `after` adds one: `tests/chains.rs`.)
+    no_sync.add_systems(spawn_one).add_systems(count);
     no_sync.run(&mut world);
     assert_eq!(world.get_resource::<Spawned>().unwrap().0, 0, "not applied before the end of the run");
     let mut synced = Schedule::new();

@@ -1,9 +1,12 @@
-//! Configuring systems for a [`Schedule`](super::Schedule): ordering, sets and
-//! run conditions on one system ([`IntoSystemConfig`]) or many
-//! ([`IntoScheduleConfigs`], with `chain`).
+//! Configuring systems for a [`Schedule`](super::Schedule): ordering, sets,
+//! run conditions and chains, on one system or a group
+//! ([`IntoScheduleConfigs`], as in bevy_ecs); [`IntoSystemConfig`] turns one
+//! system into its [`SystemConfig`].
+
+use std::sync::Mutex;
 
 use super::condition::{ConditionSystem, SystemCondition};
-use super::set::{InternedSet, IntoLabel, Label, SystemSet};
+use super::set::{AnonymousSet, InternedSet, IntoLabel, Label, SetCondition, SetConfig, SystemSet};
 use super::{IntoSystem, System};
 
 /// A system with its ordering constraints, sets and run conditions, made by
@@ -16,8 +19,9 @@ pub struct SystemConfig {
     pub(super) conditions: Vec<Box<dyn ConditionSystem>>,
 }
 
-/// Adds ordering constraints, sets and run conditions to anything that becomes a
-/// system: `schedule.add_systems(reaper.after(movement).in_set(Cleanup).run_if(in_game))`.
+/// Anything that becomes one system: a function of system parameters, or a
+/// [`SystemConfig`]. Its ordering, sets and run conditions come from
+/// [`IntoScheduleConfigs`]: `reaper.after(movement).in_set(Cleanup).run_if(in_game)`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a system: a parameter of it is not a system parameter",
     label = "look at this function's parameter types",
@@ -28,69 +32,6 @@ pub struct SystemConfig {
 pub trait IntoSystemConfig<Marker>: Sized {
     /// The system with no constraints.
     fn into_config(self) -> SystemConfig;
-
-    /// Runs this system after `other` in every run: a system function, or a
-    /// [`SystemSet`] (after every system in it).
-    fn after<M>(self, other: impl IntoLabel<M>) -> SystemConfig {
-        let mut config = self.into_config();
-        config.after.push(other.into_label().0);
-        config
-    }
-
-    /// Runs this system before `other` in every run: a system function, or a
-    /// [`SystemSet`] (before every system in it).
-    fn before<M>(self, other: impl IntoLabel<M>) -> SystemConfig {
-        let mut config = self.into_config();
-        config.before.push(other.into_label().0);
-        config
-    }
-
-    /// Puts this system in `set`: it follows the set's ordering
-    /// ([`Schedule::configure_sets`](super::Schedule::configure_sets)) and `before`/`after` naming the set. A system
-    /// may be in several sets.
-    fn in_set(self, set: impl SystemSet) -> SystemConfig {
-        let mut config = self.into_config();
-        config.sets.push(InternedSet::new(set));
-        config
-    }
-
-    /// Runs this system only when `condition` holds, evaluated right before the
-    /// system would run. With several `run_if`s, all must hold (each is evaluated
-    /// every time, so stateful conditions such as
-    /// [`resource_changed`](super::resource_changed) see every run).
-    ///
-    /// A condition reads the world alongside its system: the schedule adds what it
-    /// reads to the system's access, for conflicts and ordering. A skipped system
-    /// does not run and, with no `Changed` seen, does not advance its change
-    /// detection: it sees the skipped changes when it next runs.
-    ///
-    /// # Panics
-    /// When two of the condition's parameters conflict.
-    ///
-    /// # Example
-    /// ```
-    /// # use ecs_core::prelude::*;
-    /// #[derive(Component)] struct Enemy;
-    /// #[derive(Default)] struct Waves(u32);
-    /// fn no_enemies_left(enemies: Query<(), With<Enemy>>) -> bool { enemies.is_empty() }
-    /// fn spawn_wave(mut waves: ResMut<Waves>, mut commands: Commands) {
-    ///     waves.0 += 1;
-    ///     for _ in 0..3 { commands.spawn(Enemy); }
-    /// }
-    /// let mut world = World::new();
-    /// world.insert_resource(Waves::default());
-    /// let mut schedule = Schedule::new();
-    /// schedule.add_systems(spawn_wave.run_if(no_enemies_left));
-    /// schedule.run(&mut world);
-    /// schedule.run(&mut world);
-    /// assert_eq!(world.resource::<Waves>().0, 1);
-    /// ```
-    #[track_caller]
-    fn run_if<M>(self, condition: impl SystemCondition<M>) -> SystemConfig {
-        let mut config = self.into_config();
-        config.conditions.push(Box::new(condition.into_condition()));
-        config
-    }
 }
 
 impl<Marker, S: IntoSystem<Marker>> IntoSystemConfig<Marker> for S {
@@ -145,11 +86,95 @@ pub trait IntoScheduleConfigs<Marker>: Sized {
     /// The systems, in the order given.
     fn into_configs(self) -> ScheduleConfigs;
 
+    /// Runs these systems after `other` in every run: a system function, or a
+    /// [`SystemSet`] (after every system in it). When `other` may queue
+    /// commands, they are applied in between (a sync point).
+    fn after<M>(self, other: impl IntoLabel<M>) -> ScheduleConfigs {
+        let mut configs = self.into_configs();
+        let label = other.into_label().0;
+        configs.configs.iter_mut().for_each(|config| config.after.push(label.clone()));
+        configs
+    }
+
+    /// Runs these systems before `other` in every run: a system function, or a
+    /// [`SystemSet`] (before every system in it).
+    fn before<M>(self, other: impl IntoLabel<M>) -> ScheduleConfigs {
+        let mut configs = self.into_configs();
+        let label = other.into_label().0;
+        configs.configs.iter_mut().for_each(|config| config.before.push(label.clone()));
+        configs
+    }
+
+    /// Puts these systems in `set`: they follow the set's ordering and run
+    /// conditions ([`Schedule::configure_sets`](super::Schedule::configure_sets))
+    /// and `before`/`after` naming the set. A system may be in several sets.
+    fn in_set(self, set: impl SystemSet) -> ScheduleConfigs {
+        let mut configs = self.into_configs();
+        let set = InternedSet::new(set);
+        configs.configs.iter_mut().for_each(|config| config.sets.push(set.clone()));
+        configs
+    }
+
+    /// Runs these systems only when `condition` holds. On one system, the
+    /// condition is evaluated right before the system would run; on a group
+    /// (`(a, b).run_if(c)`), once per run, before the first of them would run, and
+    /// it decides for all (as in bevy_ecs). With several `run_if`s, all must hold
+    /// (each is evaluated every time, so stateful conditions such as
+    /// [`resource_changed`](super::resource_changed) see every run).
+    ///
+    /// A condition reads the world alongside its system: the schedule adds what it
+    /// reads to the system's access, for conflicts and ordering. A skipped system
+    /// does not run and, with no `Changed` seen, does not advance its change
+    /// detection: it sees the skipped changes when it next runs.
+    ///
+    /// # Panics
+    /// When two of the condition's parameters conflict.
+    ///
+    /// # Example
+    /// ```
+    /// # use ecs_core::prelude::*;
+    /// #[derive(Component)] struct Enemy;
+    /// #[derive(Default)] struct Waves(u32);
+    /// fn no_enemies_left(enemies: Query<(), With<Enemy>>) -> bool { enemies.is_empty() }
+    /// fn spawn_wave(mut waves: ResMut<Waves>, mut commands: Commands) {
+    ///     waves.0 += 1;
+    ///     for _ in 0..3 { commands.spawn(Enemy); }
+    /// }
+    /// let mut world = World::new();
+    /// world.insert_resource(Waves::default());
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_systems(spawn_wave.run_if(no_enemies_left));
+    /// schedule.run(&mut world);
+    /// schedule.run(&mut world);
+    /// assert_eq!(world.resource::<Waves>().0, 1);
+    /// ```
+    #[track_caller]
+    fn run_if<M>(self, condition: impl SystemCondition<M>) -> ScheduleConfigs {
+        let mut configs = self.into_configs();
+        let condition = Box::new(condition.into_condition());
+        if let [config] = configs.configs.as_mut_slice() {
+            config.conditions.push(condition);
+        } else {
+            // A group's condition is its anonymous set's.
+            let mut set = SetConfig::new(InternedSet::new(AnonymousSet::new()));
+            configs.configs.iter_mut().for_each(|config| config.sets.push(set.set.clone()));
+            set.conditions.push(Mutex::new(SetCondition { condition, result: None }));
+            configs.sets.push(set);
+        }
+        configs
+    }
+
     /// Runs the systems one after the other, in the order given (each after the
-    /// one before it), as `schedule.add_systems((a, b).chain())` does.
+    /// one before it), as `schedule.add_systems((a, b).chain())` does. A system
+    /// that may queue commands has them applied before the next one runs (a
+    /// sync point, as in bevy_ecs).
     fn chain(self) -> ScheduleConfigs {
         let mut configs = self.into_configs();
-        configs.chained = true;
+        for i in 1..configs.configs.len() {
+            let previous = &configs.configs[i - 1].system;
+            let label = Label::System(previous.label(), previous.name());
+            configs.configs[i].after.push(label);
+        }
         configs
     }
 }
@@ -157,7 +182,20 @@ pub trait IntoScheduleConfigs<Marker>: Sized {
 /// Systems added together, made by [`IntoScheduleConfigs`].
 pub struct ScheduleConfigs {
     pub(super) configs: Vec<SystemConfig>,
-    pub(super) chained: bool,
+    /// The anonymous sets of the group's `run_if`s, to configure with it.
+    pub(super) sets: Vec<SetConfig>,
+}
+
+impl ScheduleConfigs {
+    fn of(configs: Vec<SystemConfig>) -> Self {
+        Self { configs, sets: Vec::new() }
+    }
+
+    /// Appends another group (flattening a tuple of groups).
+    fn append(&mut self, other: ScheduleConfigs) {
+        self.configs.extend(other.configs);
+        self.sets.extend(other.sets);
+    }
 }
 
 impl IntoScheduleConfigs<()> for ScheduleConfigs {
@@ -173,30 +211,32 @@ pub struct IsSingleSystem<M>(core::marker::PhantomData<fn() -> M>);
 impl<M, S: IntoSystemConfig<M>> IntoScheduleConfigs<IsSingleSystem<M>> for S {
     #[track_caller]
     fn into_configs(self) -> ScheduleConfigs {
-        ScheduleConfigs { configs: vec![self.into_config()], chained: false }
+        ScheduleConfigs::of(vec![self.into_config()])
     }
 }
 
 impl IntoScheduleConfigs<()> for Vec<SystemConfig> {
     fn into_configs(self) -> ScheduleConfigs {
-        ScheduleConfigs { configs: self, chained: false }
+        ScheduleConfigs::of(self)
     }
 }
 
 impl<const N: usize> IntoScheduleConfigs<()> for [SystemConfig; N] {
     fn into_configs(self) -> ScheduleConfigs {
-        ScheduleConfigs { configs: self.into(), chained: false }
+        ScheduleConfigs::of(self.into())
     }
 }
 
 macro_rules! tuple_configs {
     ($(($system:ident, $marker:ident)),+) => {
-        impl<$($marker, $system: IntoSystemConfig<$marker>),+> IntoScheduleConfigs<($($marker,)+)> for ($($system,)+) {
+        impl<$($marker, $system: IntoScheduleConfigs<$marker>),+> IntoScheduleConfigs<($($marker,)+)> for ($($system,)+) {
             #[track_caller]
             #[allow(non_snake_case, reason = "the bindings are named after the type parameters")]
             fn into_configs(self) -> ScheduleConfigs {
                 let ($($system,)+) = self;
-                ScheduleConfigs { configs: vec![$($system.into_config()),+], chained: false }
+                let mut all = ScheduleConfigs::of(Vec::new());
+                $(all.append($system.into_configs());)+
+                all
             }
         }
     };

@@ -5,6 +5,8 @@
 use super::SystemAccess;
 use super::schedule::{Entry, Schedule};
 use super::set::{InternedSet, Label};
+use std::sync::PoisonError;
+
 use crate::parallel::Adaptive;
 
 /// The systems between two sync points, or an exclusive system (a sync point on
@@ -38,7 +40,15 @@ impl Schedule {
     pub(super) fn make_plan(&self) -> Vec<Step> {
         let segments = self.segments();
         let explicit = self.explicit_edges(&segments);
-        let accesses: Vec<SystemAccess> = self.entries.iter().map(Entry::access).collect();
+        // A system's access includes its conditions' and its sets' conditions'.
+        let set_conditions = self.set_condition_members();
+        let mut accesses: Vec<SystemAccess> = self.entries.iter().map(Entry::access).collect();
+        for (access, list) in accesses.iter_mut().zip(&set_conditions) {
+            for &(set, condition) in list {
+                let state = self.sets[set].conditions[condition].lock().unwrap_or_else(PoisonError::into_inner);
+                access.extend(state.condition.access());
+            }
+        }
         // Most systems queue no commands: a sync point visits only those that may.
         let deferred: Vec<usize> =
             self.order.iter().flatten().copied().filter(|&index| self.entries[index].system.has_deferred()).collect();
@@ -48,12 +58,34 @@ impl Schedule {
                 // Always after a `Systems` segment, whose `Apply` precedes it.
                 Segment::Exclusive(index) => plan.push(Step::Exclusive(*index)),
                 Segment::Systems(systems) => {
-                    self.plan_segment(systems, &explicit, &accesses, &mut plan);
+                    self.plan_segment(systems, &explicit, &accesses, &deferred, &mut plan);
                     plan.push(Step::Apply(deferred.clone()));
                 }
             }
         }
         plan
+    }
+
+    /// For each entry, the run conditions of the sets it is in (directly or
+    /// through sets inside sets), as (index in `sets`, index of the condition);
+    /// empty when no set has a condition.
+    pub(super) fn set_condition_members(&self) -> Vec<Vec<(usize, usize)>> {
+        if self.sets.iter().all(|config| config.conditions.is_empty()) {
+            return Vec::new();
+        }
+        self.plans
+            .iter()
+            .map(|plan| {
+                let sets = self.set_closure(&plan.sets);
+                let mut list = Vec::new();
+                for (s, config) in self.sets.iter().enumerate() {
+                    if sets.contains(&config.set) {
+                        list.extend((0..config.conditions.len()).map(|c| (s, c)));
+                    }
+                }
+                list
+            })
+            .collect()
     }
 
     /// The runs of systems between sync points, in order: exclusive systems are a
@@ -193,6 +225,11 @@ impl Schedule {
     /// and, where those leave it open, insertion order say (a stable topological
     /// order), so an explicit constraint always wins over the insertion default.
     ///
+    /// A system explicitly ordered after one that may queue commands (`after`,
+    /// `before`, `.chain()`) sees those commands applied: an automatic sync point
+    /// goes between their batches, as in bevy_ecs. Ordering that only conflicts
+    /// imply adds none.
+    ///
     /// # Panics
     /// When the explicit constraints form a cycle, naming the systems on it.
     #[track_caller]
@@ -201,6 +238,7 @@ impl Schedule {
         segment: &[usize],
         explicit: &[(usize, usize)],
         accesses: &[SystemAccess],
+        deferred: &[usize],
         plan: &mut Vec<Step>,
     ) {
         let n = segment.len();
@@ -243,8 +281,30 @@ impl Schedule {
         for &j in &order {
             level[j] = preds[j].iter().map(|&p| level[p] + 1).max().unwrap_or(0);
         }
+        // Automatic sync points: each explicit edge from a system with deferred
+        // work needs an `Apply` after its source's batch and before its target's.
+        // Each such edge is an interval of levels (source, target]; a sync point
+        // placed at an interval's end covers every interval that contains it, so
+        // taking them by end, a point goes in only where none covers yet.
+        let mut intervals: Vec<(usize, usize)> = explicit
+            .iter()
+            .filter(|&&(first, _)| deferred.contains(&first))
+            .filter_map(|&(first, then)| Some((level[local(first)?], level[local(then)?])))
+            .collect();
+        intervals.sort_unstable_by_key(|&(_, end)| end);
+        let mut sync_before = vec![false; n + 1];
+        let mut last_sync = None;
+        for (start, end) in intervals {
+            if last_sync.is_none_or(|at| at <= start) {
+                sync_before[end] = true;
+                last_sync = Some(end);
+            }
+        }
         let depth = level.iter().max().map_or(0, |d| d + 1);
-        for d in 0..depth {
+        for (d, &sync) in sync_before.iter().enumerate().take(depth) {
+            if sync {
+                plan.push(Step::Apply(deferred.to_vec()));
+            }
             let batch: Vec<usize> = (0..n).filter(|&j| level[j] == d).map(|j| segment[j]).collect();
             plan.push(Step::Batch(batch, Adaptive::new()));
         }

@@ -15,7 +15,7 @@
 //! depends on the machine. [`crate::parallel`] describes how it measures and how
 //! often it checks again.
 
-use std::sync::Mutex;
+use std::sync::{Mutex, PoisonError};
 
 use super::condition::ConditionSystem;
 use super::config::{IntoScheduleConfigs, ScheduleConfigs, SystemConfig};
@@ -80,6 +80,33 @@ impl Entry {
         }
         all
     }
+}
+
+/// Whether the run conditions of every set of entry `index` hold, each
+/// evaluated once per run (by the first of its systems to get here; systems of
+/// one batch may get here side by side, hence the lock).
+///
+/// # Safety
+/// The conditions are initialized for `world`, and nothing writes what they
+/// read meanwhile (their access is part of each member system's).
+#[inline]
+unsafe fn set_conditions_hold(sets: &[SetConfig], of: &[Vec<(usize, usize)>], index: usize, world: &World) -> bool {
+    let Some(list) = of.get(index) else { return true };
+    let mut all = true;
+    for &(set, condition) in list {
+        let mut state = sets[set].conditions[condition].lock().unwrap_or_else(PoisonError::into_inner);
+        let holds = match state.result {
+            Some(holds) => holds,
+            None => {
+                // SAFETY: the caller's.
+                let holds = unsafe { state.condition.evaluate(world) };
+                state.result = Some(holds);
+                holds
+            }
+        };
+        all &= holds;
+    }
+    all
 }
 
 /// The entries of a batch, in plan order: `batch` is ascending, so one merge pass
@@ -149,6 +176,10 @@ pub struct Schedule {
     pub(super) initialized_for: Option<WorldId>,
     /// Each run starts with `World::update_messages`.
     pub(super) updates_messages: bool,
+    /// For each entry, the run conditions of its sets, as (index in `sets`,
+    /// index in its `conditions`); empty when no set has a condition, so that
+    /// a run without any looks at none.
+    pub(super) set_conditions_of: Vec<Vec<(usize, usize)>>,
 }
 
 impl Default for Schedule {
@@ -169,6 +200,7 @@ impl Schedule {
             multi_threaded: true,
             initialized_for: None,
             updates_messages: true,
+            set_conditions_of: Vec::new(),
         }
     }
 
@@ -239,16 +271,12 @@ impl Schedule {
     /// both parameters and the component or resource.
     #[track_caller]
     pub fn add_systems<M>(&mut self, systems: impl IntoScheduleConfigs<M>) -> &mut Self {
-        let ScheduleConfigs { configs, chained } = systems.into_configs();
-        let mut previous = None;
-        for mut config in configs {
-            if let Some(label) = previous.filter(|_| chained) {
-                config.after.push(label);
-            }
-            previous = Some(Label::System(config.system.label(), config.system.name()));
+        let ScheduleConfigs { configs, sets } = systems.into_configs();
+        for config in configs {
             self.order.push(Some(self.entries.len()));
             self.push(config);
         }
+        self.sets.extend(sets);
         self.plan = None;
         self
     }
@@ -307,12 +335,18 @@ impl Schedule {
     fn initialize_slow(&mut self, world: &mut World) {
         if self.plan.is_none() {
             self.plan = Some(self.make_plan());
+            self.set_conditions_of = self.set_condition_members();
             // Systems were added: each is initialized below.
             self.initialized_for = None;
         }
         if self.initialized_for != Some(world.id()) {
             for entry in &mut self.entries {
                 entry.initialize(world);
+            }
+            for config in &mut self.sets {
+                for condition in &mut config.conditions {
+                    condition.get_mut().unwrap_or_else(PoisonError::into_inner).condition.initialize(world);
+                }
             }
             self.initialized_for = Some(world.id());
         }
@@ -338,6 +372,14 @@ impl Schedule {
             world.update_messages();
         }
         self.initialize(world);
+        if !self.set_conditions_of.is_empty() {
+            // Each set's conditions are evaluated afresh in every run.
+            for config in &mut self.sets {
+                for condition in &mut config.conditions {
+                    condition.get_mut().unwrap_or_else(PoisonError::into_inner).result = None;
+                }
+            }
+        }
         let mut plan = self.plan.take().expect("made above");
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             for step in &mut plan {
@@ -346,7 +388,11 @@ impl Schedule {
                     Step::Exclusive(index) => {
                         let entry = &mut self.entries[*index];
                         // SAFETY: initialized above; `&mut World` keeps every writer off.
-                        if unsafe { entry.conditions_hold(world) } {
+                        let holds = unsafe {
+                            entry.conditions_hold(world)
+                                & set_conditions_hold(&self.sets, &self.set_conditions_of, *index, world)
+                        };
+                        if holds {
                             entry.system.run_exclusive(world);
                         }
                     }
@@ -384,15 +430,19 @@ impl Schedule {
         let count = u32::try_from(batch.len()).expect("a batch has fewer than 2^32 systems");
         let first = world.reserve_change_ticks_mut(count).get();
         let world: &World = world;
+        let (sets, set_conditions_of) = (&self.sets, &self.set_conditions_of);
         let run = |entry: &mut Entry, position: usize| {
             // `position < batch.len()`, which fits in `u32` (above).
             let this_run = Tick::new(first.wrapping_add(position as u32));
             // SAFETY: the systems of one batch have no conflicting access, their
-            // conditions' included (conflicts are ordered into different batches by
-            // `Entry::access`), and `run` holds the world mutably for the whole
-            // batch, so nothing else touches it; `run` initialized every entry.
+            // conditions' and their sets' conditions' included (conflicts are
+            // ordered into different batches by `make_plan`'s accesses), and `run`
+            // holds the world mutably for the whole batch, so nothing else touches
+            // it; `run` initialized every entry and set condition.
             unsafe {
-                if entry.conditions_hold(world) {
+                let holds =
+                    entry.conditions_hold(world) & set_conditions_hold(sets, set_conditions_of, batch[position], world);
+                if holds {
                     entry.system.run_unchecked_at(world, this_run);
                 }
             }

@@ -4,9 +4,11 @@
 
 use core::any::{Any, TypeId};
 use core::fmt::Debug;
-use std::sync::Arc;
+use core::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use super::IntoSystem;
+use super::condition::{ConditionSystem, SystemCondition};
 
 /// A named group of systems. Derive it on a unit struct or a fieldless enum, with
 /// `Debug`, `PartialEq` and `Eq` (bevy's derive list, `Clone` and `Hash` included,
@@ -119,13 +121,42 @@ impl<S: SystemSet> IntoLabel<IsSetLabel> for S {
     }
 }
 
-/// A set with its ordering and its parent sets, made by [`IntoSetConfig`] and
-/// given to [`Schedule::configure_sets`](super::Schedule::configure_sets).
+/// The set a group's `run_if` makes: one per group, named by its number.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct AnonymousSet(u64);
+
+impl SystemSet for AnonymousSet {}
+
+impl AnonymousSet {
+    pub(crate) fn new() -> Self {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        Self(NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
+/// A run condition of a set, and its result in the current run: evaluated
+/// once per run, when the first system of the set is about to run. Locked
+/// because the set's systems may run side by side.
+pub(crate) struct SetCondition {
+    pub(crate) condition: Box<dyn ConditionSystem>,
+    pub(crate) result: Option<bool>,
+}
+
+/// A set with its ordering, parent sets and run conditions, made by
+/// [`IntoSetConfig`] and given to
+/// [`Schedule::configure_sets`](super::Schedule::configure_sets).
 pub struct SetConfig {
     pub(crate) set: InternedSet,
     pub(crate) before: Vec<Label>,
     pub(crate) after: Vec<Label>,
     pub(crate) parents: Vec<InternedSet>,
+    pub(crate) conditions: Vec<Mutex<SetCondition>>,
+}
+
+impl SetConfig {
+    pub(crate) fn new(set: InternedSet) -> Self {
+        Self { set, before: Vec::new(), after: Vec::new(), parents: Vec::new(), conditions: Vec::new() }
+    }
 }
 
 /// Orders a set: `Physics.before(Render)`, `Physics.after(input)`,
@@ -156,11 +187,47 @@ pub trait IntoSetConfig: Sized {
         config.parents.push(InternedSet::new(parent));
         config
     }
+
+    /// Runs the set's systems (those of the sets inside it too) only when
+    /// `condition` holds: `configure_sets(Gameplay.run_if(not_paused))`. The
+    /// condition is evaluated at most once per run, when the first of those
+    /// systems is about to run (as in bevy_ecs); its reads count as each of
+    /// them reading, for conflicts and ordering.
+    ///
+    /// # Panics
+    /// When two of the condition's parameters conflict.
+    ///
+    /// # Example
+    /// ```
+    /// # use ecs_core::prelude::*;
+    /// #[derive(SystemSet, Debug, PartialEq, Eq)] struct Gameplay;
+    /// #[derive(Default)] struct Paused(bool);
+    /// #[derive(Default)] struct Ticks(u32);
+    /// fn not_paused(paused: Res<Paused>) -> bool { !paused.0 }
+    /// fn tick(mut ticks: ResMut<Ticks>) { ticks.0 += 1; }
+    /// let mut world = World::new();
+    /// world.insert_resource(Paused::default());
+    /// world.insert_resource(Ticks::default());
+    /// let mut schedule = Schedule::new();
+    /// schedule.configure_sets(Gameplay.run_if(not_paused)).add_systems(tick.in_set(Gameplay));
+    /// schedule.run(&mut world);
+    /// world.resource_mut::<Paused>().0 = true;
+    /// schedule.run(&mut world);
+    /// assert_eq!(world.resource::<Ticks>().0, 1);
+    /// ```
+    #[track_caller]
+    fn run_if<M>(self, condition: impl SystemCondition<M>) -> SetConfig {
+        let mut config = self.into_set_config();
+        config
+            .conditions
+            .push(Mutex::new(SetCondition { condition: Box::new(condition.into_condition()), result: None }));
+        config
+    }
 }
 
 impl<S: SystemSet> IntoSetConfig for S {
     fn into_set_config(self) -> SetConfig {
-        SetConfig { set: InternedSet::new(self), before: Vec::new(), after: Vec::new(), parents: Vec::new() }
+        SetConfig::new(InternedSet::new(self))
     }
 }
 
