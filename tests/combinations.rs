@@ -128,3 +128,25 @@ fn mutable_combinations_mark_written_rows_changed() {
     a.0 += 1;
     assert_eq!(changed.iter(&world).count(), 2);
 }
+
+#[test]
+fn size_hint_is_exact_and_shrinks_as_combinations_are_handed_out() {
+    fn walk<const K: usize>(n: u32) {
+        let world = world_with(n);
+        let mut ids = world.query_state::<&Id>();
+        let mut combinations = ids.iter_combinations::<K>(&world);
+        let mut left = choose(n as usize, K);
+        assert_eq!(combinations.size_hint(), (left, Some(left)), "n = {n}, K = {K}, before the first");
+        while combinations.next().is_some() {
+            left -= 1;
+            assert_eq!(combinations.size_hint(), (left, Some(left)), "n = {n}, K = {K}");
+        }
+        assert_eq!(left, 0);
+    }
+    for n in 0..9 {
+        walk::<1>(n);
+        walk::<2>(n);
+        walk::<3>(n);
+        walk::<4>(n);
+    }
+}

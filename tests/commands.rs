@@ -213,3 +213,24 @@ fn a_panicking_command_does_not_stop_the_other_parameters_of_its_system() {
         world.check_invariants().unwrap();
     }
 }
+
+#[test]
+fn removing_a_bundle_through_commands_removes_what_the_entity_has_as_entity_world_mut_does() {
+    let mut world = World::new();
+    let log = errors(&mut world);
+    let by_commands = world.spawn((Health(1), Name("only health and name")));
+    let directly = world.spawn((Health(1), Name("the same")));
+    let mut queue = CommandQueue::default();
+    let mut commands = Commands::new(&mut queue, &world);
+    commands.entity(by_commands).remove::<(Health, Marker)>();
+    queue.apply(&mut world);
+    world.entity_mut(directly).unwrap().remove::<(Health, Marker)>();
+    for entity in [by_commands, directly] {
+        let entity = world.entity(entity).unwrap();
+        assert!(!entity.contains::<Health>() && entity.contains::<Name>());
+    }
+    assert!(log.lock().unwrap().is_empty(), "nothing skipped: {:?}", log.lock().unwrap());
+}
+
+#[derive(Component)]
+struct Marker;

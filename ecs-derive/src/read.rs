@@ -22,6 +22,9 @@ pub struct Input {
     pub generics: Generics,
     /// A struct's or union's fields; `Fields::Unit` for an enum.
     pub fields: Fields,
+    /// An enum's `{ … }` of variants, as written (the derives that accept enums
+    /// only look for attributes inside it).
+    pub enum_body: Option<Group>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -556,9 +559,12 @@ pub fn read(input: TokenStream) -> Result<Input> {
         }
         predicates = split_top(clause, ',').into_iter().map(|p| p.into_iter().collect()).collect();
     }
+    let mut enum_body = None;
     if let Some(TokenTree::Group(g)) = tokens.peek() {
         if g.delimiter() == Delimiter::Brace && kind != Kind::Enum {
             fields = Fields::Named(fields_of(g, true), g.span());
+        } else if g.delimiter() == Delimiter::Brace {
+            enum_body = Some(g.clone());
         }
     }
     Ok(Input {
@@ -569,6 +575,7 @@ pub fn read(input: TokenStream) -> Result<Input> {
         ident,
         generics: Generics { params, predicates, span: generics_span, close },
         fields,
+        enum_body,
     })
 }
 

@@ -28,6 +28,13 @@ pub fn parse(input: &Input) -> Result<EntityFields> {
     let target = input.attrs.iter().find(|a| a.is("relationship_target"));
     let fields = (input.kind == Kind::Struct).then_some(&input.fields);
     let mut entities = Vec::new();
+    if let Some(span) = entities_outside_a_struct(input) {
+        return Err(Error::new(
+            span,
+            "`#[entities]` marks fields of a struct component; on an enum's variants a load could not remap the \
+             entities, so it is refused: keep the entities in a struct component",
+        ));
+    }
     if let Some(fields) = fields {
         for (index, field) in fields.list().iter().enumerate() {
             if field.attrs.iter().any(|a| a.is("entities")) {
@@ -146,4 +153,35 @@ fn relationship_field(input: &Input, fields: &Fields) -> Result<(Member, Vec<Mem
     }
     let others = all.iter().enumerate().filter(|&(i, _)| i != chosen).map(|(_, (m, _))| m.clone()).collect();
     Ok((all[chosen].0.clone(), others))
+}
+
+/// Where `#[entities]` sits on an enum's variant fields or a union's fields.
+fn entities_outside_a_struct(input: &Input) -> Option<proc_macro::Span> {
+    fn find(tokens: proc_macro::TokenStream) -> Option<proc_macro::Span> {
+        let tokens: Vec<proc_macro::TokenTree> = tokens.into_iter().collect();
+        for (i, token) in tokens.iter().enumerate() {
+            if let proc_macro::TokenTree::Group(group) = token {
+                let is_attribute = group.delimiter() == proc_macro::Delimiter::Bracket
+                    && i > 0
+                    && matches!(&tokens[i - 1], proc_macro::TokenTree::Punct(p) if p.as_char() == '#');
+                let first = group.stream().into_iter().next();
+                if is_attribute
+                    && matches!(&first, Some(proc_macro::TokenTree::Ident(id)) if id.to_string() == "entities")
+                {
+                    return Some(group.span());
+                }
+                if let Some(span) = find(group.stream()) {
+                    return Some(span);
+                }
+            }
+        }
+        None
+    }
+    match input.kind {
+        Kind::Enum => input.enum_body.as_ref().and_then(|body| find(body.stream())),
+        Kind::Union => {
+            input.fields.list().iter().find_map(|field| field.attrs.iter().find(|a| a.is("entities")).map(|a| a.span()))
+        }
+        Kind::Struct => None,
+    }
 }

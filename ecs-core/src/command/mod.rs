@@ -232,10 +232,15 @@ impl<'w> Commands<'w> {
         self.add(move |world| world.insert(entity, bundle));
     }
 
-    /// Removes the components of `B` from the entity and drops them (see
-    /// [`World::remove`]).
+    /// Removes and drops whichever components of `B` the entity has, as
+    /// [`EntityWorldMut::remove`](crate::EntityWorldMut::remove) and bevy_ecs do
+    /// (`remove::<(Burning, Wet)>()` on an entity that is only burning removes
+    /// `Burning`). Skipped, and reported, when the entity is gone.
     pub fn remove<B: Bundle>(&mut self, entity: Entity) {
-        self.add(move |world| world.remove::<B>(entity).map(drop));
+        self.add(move |world| {
+            world.entity_mut(entity)?.remove::<B>();
+            Ok(())
+        });
     }
 
     /// Despawns the entity (see [`World::despawn`]).

@@ -134,9 +134,28 @@ impl<'w, Q: QueryData, const K: usize> QueryCombinationIter<'w, Q, K> {
         if K == 0 || K > n {
             return 0;
         }
-        // C(n, k) = prod (n - k + i) / i, exact at each step.
-        (1..=K).try_fold(1usize, |acc, i| acc.checked_mul(n - K + i).map(|v| v / i)).unwrap_or(usize::MAX)
+        binomial(n, K)
     }
+
+    /// How many combinations are still to come: all of them before the first
+    /// step; after it, those that follow the current one in lexicographic
+    /// order, `sum C(n - 1 - c_i, K - i)` over the cursors `c_i`.
+    fn remaining(&self) -> usize {
+        if !self.started {
+            return self.total();
+        }
+        let n = self.rows.len();
+        (0..K).fold(0usize, |sum, i| sum.saturating_add(binomial(n - 1 - self.cursors[i], K - i)))
+    }
+}
+
+/// C(n, k), saturating at `usize::MAX`.
+fn binomial(n: usize, k: usize) -> usize {
+    if k > n {
+        return 0;
+    }
+    // C(n, k) = prod (n - k + i) / i, exact at each step.
+    (1..=k).try_fold(1usize, |acc, i| acc.checked_mul(n - k + i).map(|v| v / i)).unwrap_or(usize::MAX)
 }
 
 impl<'w, Q: ReadOnlyQueryData, const K: usize> Iterator for QueryCombinationIter<'w, Q, K> {
@@ -148,6 +167,7 @@ impl<'w, Q: ReadOnlyQueryData, const K: usize> Iterator for QueryCombinationIter
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        (0, Some(self.total()))
+        let remaining = self.remaining();
+        (remaining, Some(remaining))
     }
 }

@@ -13,6 +13,7 @@ pub struct Ptr<'a>(NonNull<u8>, PhantomData<&'a u8>);
 
 /// A unique borrow of a type-erased value.
 #[derive(Debug)]
+#[cfg_attr(not(feature = "serde"), allow(dead_code, reason = "used by saving and loading"))]
 pub struct PtrMut<'a>(NonNull<u8>, PhantomData<&'a mut u8>);
 
 /// A type-erased value that the holder owns and must move out of or drop; the
@@ -49,6 +50,7 @@ impl<'a> PtrMut<'a> {
     /// # Safety
     /// The pointee must be a valid `T`, suitably aligned.
     #[inline]
+    #[cfg_attr(not(feature = "serde"), allow(dead_code, reason = "used by saving and loading"))]
     pub unsafe fn deref_mut<T>(self) -> &'a mut T {
         // SAFETY: the caller guarantees the pointee is a valid, aligned `T`; `PtrMut`'s
         // own invariant makes it live and unaliased for `'a`.

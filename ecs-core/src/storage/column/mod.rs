@@ -205,6 +205,7 @@ impl Column {
     /// When each live row was added and last changed (empty for a component
     /// without change detection).
     #[inline]
+    #[cfg_attr(not(feature = "serde"), allow(dead_code, reason = "used by saving and loading"))]
     pub(crate) fn ticks(&self) -> &[ComponentTicks] {
         let len = if self.keeps_ticks { self.len } else { 0 };
         // SAFETY: `ticks` holds `len` initialised pairs when kept (dangling and
@@ -504,6 +505,7 @@ impl Column {
     /// holds no value (see [`holds`](Self::holds)), and in a per-field column
     /// (see [`is_split`](Self::is_split)), whose values are not stored whole.
     #[inline]
+    #[cfg_attr(not(feature = "serde"), allow(dead_code, reason = "used by saving and loading"))]
     pub(crate) fn get(&self, row: usize) -> Option<Ptr<'_>> {
         // SAFETY: `holds` checked that the row is below the length and holds a live
         // value, which stays borrowed as long as `self`; the column stores whole
