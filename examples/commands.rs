@@ -1,5 +1,6 @@
 //! Deferred changes from systems: `Commands` spawns, inserts, removes and despawns
-//! while queries are borrowed, and the schedule applies them after the system ran.
+//! while queries are borrowed, and the schedule applies them after the system ran:
+//! at the end of the run, or before a system ordered after it.
 //! A command whose entity is gone by then is skipped and reported to the world's
 //! command error handler, never applied to another entity.
 //!
@@ -57,10 +58,13 @@ fn main() {
     let mut schedule = Schedule::new();
     schedule.add_systems(summon).add_systems(poison.after(summon)).add_systems(reaper.after(poison));
 
-    schedule.run(&mut world); // minion spawned (applied at the end of the run)
-    let minion = world.query_filtered::<Entity, With<Poisoned>>().single().expect("one minion");
-    schedule.run(&mut world); // poison takes the minion to 0: it becomes a corpse
-    assert!(world.has::<Corpse>(minion) && !world.has::<Health>(minion));
+    // `poison` is ordered after `summon`, which queues commands: the schedule
+    // applies them in between (a sync point, as bevy_ecs does), so the minion
+    // is poisoned to 0 in the run that summons it, and the reaper (whose
+    // commands wait for the end of the run) makes it a corpse.
+    schedule.run(&mut world);
+    let minion = world.query_filtered::<Entity, With<Corpse>>().single().expect("one corpse");
+    assert!(!world.has::<Health>(minion) && !world.has::<Poisoned>(minion));
     schedule.run(&mut world); // the corpse is despawned
     assert!(!world.contains(minion));
     assert_eq!(world.get::<Health>(hero), Some(&Health(3)), "the hero was never poisoned");

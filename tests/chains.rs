@@ -4,6 +4,9 @@
 
 use ecs_core::prelude::*;
 
+mod common;
+use common::panic_message;
+
 #[derive(Component)]
 struct Enemy;
 
@@ -171,4 +174,71 @@ fn tuples_nest_groups() {
     schedule.add_systems(((think, move_units).chain(), draw.run_if(not_paused)).chain());
     schedule.run(&mut world);
     assert_eq!(world.resource::<Log>().0, ["think", "move", "draw"]);
+}
+
+#[test]
+fn one_function_added_twice_is_two_systems_in_a_chain() {
+    let mut world = log_world();
+    let mut schedule = Schedule::new();
+    schedule.add_systems((think, move_units, think).chain());
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Log>().0, ["think", "move", "think"]);
+
+    let mut world = self::world();
+    let mut schedule = Schedule::new();
+    schedule.add_systems((spawn, spawn, count).chain());
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Counted>().0, [2]);
+}
+
+/// The message a schedule built by `build` panics with when it runs.
+fn refusal(build: impl FnOnce(&mut Schedule)) -> String {
+    let mut schedule = Schedule::new();
+    build(&mut schedule);
+    let mut world = log_world();
+    panic_message(std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| schedule.run(&mut world))).unwrap_err())
+}
+
+#[test]
+fn ordering_against_a_function_added_twice_is_ambiguous() {
+    let message = refusal(|s| {
+        s.add_systems(think).add_systems(think).add_systems(draw.after(think));
+    });
+    assert!(message.contains("added 2 times") && message.contains("ambiguous"), "{message}");
+    assert!(message.contains("draw") && message.contains("think"), "{message}");
+}
+
+#[derive(SystemSet, Debug, PartialEq, Eq)]
+struct Physics;
+#[derive(SystemSet, Debug, PartialEq, Eq)]
+struct Render;
+
+#[test]
+fn set_configurations_that_cannot_hold_are_refused_even_without_systems() {
+    let message = refusal(|s| {
+        s.configure_sets(Physics.after(Physics));
+    });
+    assert!(message.contains("`Physics` is ordered after itself"), "{message}");
+
+    let message = refusal(|s| {
+        s.configure_sets(Physics.after(Render)).configure_sets(Render.after(Physics));
+    });
+    assert!(message.contains("cycle") && message.contains("Physics") && message.contains("Render"), "{message}");
+
+    let message = refusal(|s| {
+        s.configure_sets(Physics.in_set(Ai))
+            .configure_sets(Ai.in_set(Gameplay))
+            .configure_sets(Gameplay.in_set(Physics));
+    });
+    assert!(message.contains("inside itself"), "{message}");
+
+    let message = refusal(|s| {
+        s.configure_sets(Ai.in_set(Gameplay)).configure_sets(Ai.after(Gameplay));
+    });
+    assert!(message.contains("`Ai` is inside set `Gameplay` and ordered against it"), "{message}");
+
+    let message = refusal(|s| {
+        s.configure_sets(Physics.before(Render)).add_systems(think.in_set(Physics).in_set(Render));
+    });
+    assert!(message.contains("think") && message.contains("Physics") && message.contains("Render"), "{message}");
 }

@@ -13,6 +13,8 @@ use super::{IntoSystem, System};
 /// [`IntoSystemConfig`].
 pub struct SystemConfig {
     pub(super) system: Box<dyn System>,
+    /// This system's own number, for `chain` (two systems may share a type).
+    pub(super) instance: u64,
     pub(super) before: Vec<Label>,
     pub(super) after: Vec<Label>,
     pub(super) sets: Vec<InternedSet>,
@@ -37,8 +39,10 @@ pub trait IntoSystemConfig<Marker>: Sized {
 impl<Marker, S: IntoSystem<Marker>> IntoSystemConfig<Marker> for S {
     #[track_caller]
     fn into_config(self) -> SystemConfig {
+        static NEXT: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(0);
         SystemConfig {
             system: Box::new(self.into_system()),
+            instance: NEXT.fetch_add(1, core::sync::atomic::Ordering::Relaxed),
             before: Vec::new(),
             after: Vec::new(),
             sets: Vec::new(),
@@ -171,8 +175,8 @@ pub trait IntoScheduleConfigs<Marker>: Sized {
     fn chain(self) -> ScheduleConfigs {
         let mut configs = self.into_configs();
         for i in 1..configs.configs.len() {
-            let previous = &configs.configs[i - 1].system;
-            let label = Label::System(previous.label(), previous.name());
+            let previous = &configs.configs[i - 1];
+            let label = Label::Instance(previous.instance, previous.system.name());
             configs.configs[i].after.push(label);
         }
         configs

@@ -38,6 +38,7 @@ impl Schedule {
     /// constraints form a cycle.
     #[track_caller]
     pub(super) fn make_plan(&self) -> Vec<Step> {
+        self.check_sets();
         let segments = self.segments();
         let explicit = self.explicit_edges(&segments);
         // A system's access includes its conditions' and its sets' conditions'.
@@ -64,6 +65,107 @@ impl Schedule {
             }
         }
         plan
+    }
+
+    /// Refuses set configurations that can never hold, whether or not the sets
+    /// have systems yet: a set ordered against itself, sets ordered in a cycle,
+    /// a set inside itself, a set ordered against a set it is inside (or that is
+    /// inside it), and a system in two sets ordered one after the other.
+    ///
+    /// # Panics
+    /// On each of those, naming the sets.
+    #[track_caller]
+    pub(super) fn check_sets(&self) {
+        // Every set named anywhere, and its direct parents.
+        let mut sets: Vec<InternedSet> = Vec::new();
+        let note = |set: &InternedSet, sets: &mut Vec<InternedSet>| {
+            if !sets.contains(set) {
+                sets.push(set.clone());
+            }
+        };
+        for config in &self.sets {
+            note(&config.set, &mut sets);
+            config.parents.iter().for_each(|p| note(p, &mut sets));
+            for label in config.before.iter().chain(&config.after) {
+                if let Label::Set(set) = label {
+                    note(set, &mut sets);
+                }
+            }
+        }
+        let index = |set: &InternedSet, sets: &[InternedSet]| sets.iter().position(|s| s == set).expect("noted");
+        let n = sets.len();
+        let mut parents = vec![Vec::new(); n];
+        // Ordering between sets, as (first, then).
+        let mut order = Vec::new();
+        for config in &self.sets {
+            let s = index(&config.set, &sets);
+            parents[s].extend(config.parents.iter().map(|p| index(p, &sets)));
+            for (labels, after) in [(&config.after, true), (&config.before, false)] {
+                for label in labels {
+                    let Label::Set(other) = label else { continue };
+                    let o = index(other, &sets);
+                    if o == s {
+                        let relation = if after { "after" } else { "before" };
+                        panic!("set `{}` is ordered {relation} itself", sets[s].name());
+                    }
+                    order.push(if after { (o, s) } else { (s, o) });
+                }
+            }
+        }
+        // Containment: `inside[s]` lists every set `s` is in, through parents.
+        let mut inside: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for s in 0..n {
+            let mut stack = parents[s].clone();
+            while let Some(p) = stack.pop() {
+                if p == s {
+                    panic!("set `{}` is inside itself (through `in_set`)", sets[s].name());
+                }
+                if !inside[s].contains(&p) {
+                    inside[s].push(p);
+                    stack.extend(parents[p].iter().copied());
+                }
+            }
+        }
+        for &(first, then) in &order {
+            if inside[first].contains(&then) || inside[then].contains(&first) {
+                let (inner, outer) = if inside[first].contains(&then) { (first, then) } else { (then, first) };
+                panic!(
+                    "set `{}` is inside set `{}` and ordered against it: a set's systems cannot run before or \
+                     after themselves",
+                    sets[inner].name(),
+                    sets[outer].name(),
+                );
+            }
+        }
+        // A cycle of ordering between sets.
+        let mut preds = vec![Vec::new(); n];
+        for &(first, then) in &order {
+            preds[then].push(first);
+        }
+        let mut placed = vec![false; n];
+        while let Some(next) = (0..n).find(|&s| !placed[s] && preds[s].iter().all(|&p| placed[p])) {
+            placed[next] = true;
+        }
+        if placed.iter().any(|&p| !p) {
+            let cycle = Self::cycle(&preds, &placed);
+            let names: Vec<_> = cycle.iter().map(|&s| format!("`{}`", sets[s].name())).collect();
+            panic!("the sets are ordered in a cycle: {}", names.join(" -> "));
+        }
+        // A system in two sets that are ordered one after the other.
+        for (i, plan) in self.plans.iter().enumerate() {
+            let closure = self.set_closure(&plan.sets);
+            for &(first, then) in &order {
+                if closure.contains(&sets[first]) && closure.contains(&sets[then]) {
+                    panic!(
+                        "system `{}` is in set `{}` and in set `{}`, which is ordered after it: the system would \
+                         have to run after itself",
+                        self.entries[i].system.name(),
+                        sets[first].name(),
+                        sets[then].name(),
+                    );
+                }
+            }
+        }
     }
 
     /// For each entry, the run conditions of the sets it is in (directly or
@@ -127,6 +229,7 @@ impl Schedule {
             (0..self.entries.len())
                 .filter(|&i| match label {
                     Label::System(id, _) => self.entries[i].system.label() == *id,
+                    Label::Instance(instance, _) => self.plans[i].instance == *instance,
                     Label::Set(set) => sets_of[i].contains(set),
                 })
                 .collect()
@@ -156,6 +259,8 @@ impl Schedule {
                         set.name(),
                         short_fn(missing),
                     ),
+                    // A chain's systems are added together: never missing.
+                    (Label::Instance(..), _) => continue,
                     (Label::System(_, missing), None) => panic!(
                         "system `{}` is ordered {relation} system `{missing}`, which is not in the schedule; \
                          add it with `schedule.add_systems({})`, or drop the constraint",
@@ -164,15 +269,25 @@ impl Schedule {
                     ),
                 }
             }
+            if let (Label::System(_, path), [_, _, ..]) = (label, targets.as_slice()) {
+                // bevy_ecs refuses this too: which of them is meant is a guess.
+                let subject =
+                    set.map_or_else(|| format!("system `{}`", name(subjects[0])), |s| format!("set `{}`", s.name()));
+                panic!(
+                    "{subject} is ordered {relation} system `{path}`, which was added {} times: which one is meant \
+                     is ambiguous; put them in a set (`.in_set(…)`) and order against the set",
+                    targets.len(),
+                );
+            }
             // How the constraint reads in messages.
             let who = set.map_or_else(|| "it".to_owned(), |set| format!("set `{}`", set.name()));
             let whom = match label {
-                Label::System(..) => format!("`{}`", name(targets[0])),
+                Label::System(..) | Label::Instance(..) => format!("`{}`", name(targets[0])),
                 Label::Set(target) => format!("set `{}`", target.name()),
             };
             let through = match (set, label) {
                 (Some(set), _) | (None, Label::Set(set)) => format!(" (through set `{}`)", set.name()),
-                (None, Label::System(..)) => String::new(),
+                (None, Label::System(..) | Label::Instance(..)) => String::new(),
             };
             for &subject in &subjects {
                 for &other in &targets {

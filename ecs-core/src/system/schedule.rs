@@ -38,6 +38,8 @@ pub(super) struct Entry {
 
 /// A system's constraints and sets, as planning needs them.
 pub(super) struct EntryPlan {
+    /// The system's own number (see `SystemConfig::instance`).
+    pub(super) instance: u64,
     pub(super) before: Vec<Label>,
     pub(super) after: Vec<Label>,
     pub(super) sets: Vec<InternedSet>,
@@ -45,8 +47,8 @@ pub(super) struct EntryPlan {
 
 impl Entry {
     fn new(config: SystemConfig) -> (Self, EntryPlan) {
-        let SystemConfig { system, before, after, sets, conditions } = config;
-        (Self { system, conditions }, EntryPlan { before, after, sets })
+        let SystemConfig { system, instance, before, after, sets, conditions } = config;
+        (Self { system, conditions }, EntryPlan { instance, before, after, sets })
     }
 
     /// The system's access and its conditions': what planning compares.

@@ -79,10 +79,12 @@ impl Debug for InternedSet {
 }
 
 /// What `before`/`after` refer to: a system (by its function's type, with that
-/// type's path for messages) or a set.
+/// type's path for messages), one added system (what `chain` orders by, so
+/// that a function added twice is two systems), or a set.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Label {
     System(TypeId, &'static str),
+    Instance(u64, &'static str),
     Set(InternedSet),
 }
 
