@@ -84,7 +84,7 @@ impl Archetypes {
     /// Changes whenever an existing archetype gains a column, which may move its
     /// table of columns: pointers to columns taken before are then stale.
     #[inline]
-    pub fn column_generation(&self) -> u64 {
+    pub(crate) fn column_generation(&self) -> u64 {
         self.column_generation
     }
 
