@@ -466,3 +466,24 @@ fn a_target_kept_in_a_vec_saves_and_loads_in_link_order() {
         assert!(expected.iter().all(|&p| loaded.get::<Aboard>(p) == Some(&Aboard(ship))));
     }
 }
+
+#[test]
+fn a_reference_to_a_despawned_entity_is_refused_at_save_time_naming_it() {
+    let registry = registry();
+    let mut world = World::new();
+    let ghost = world.spawn(Position { x: 0.0, y: 0.0 });
+    let hunter = world.spawn(Target(ghost));
+    let squad = world.spawn(Squad(vec![hunter, Entity::PLACEHOLDER]));
+    world.despawn(ghost).unwrap();
+    for result in [serde_json::to_vec(&registry.rows(&world)), serde_json::to_vec(&registry.columns(&world))] {
+        let message = result.expect_err("a dangling reference is refused").to_string();
+        assert!(message.contains("Target") && message.contains(&format!("{hunter}")), "{message}");
+        assert!(message.contains(&format!("{ghost}")) && message.contains("not alive"), "{message}");
+    }
+    // Pointing it at a live entity (the placeholder names none and is kept) saves.
+    world.insert(hunter, Target(squad)).unwrap();
+    let bytes = serde_json::to_vec(&registry.rows(&world)).unwrap();
+    let mut loaded = World::new();
+    loaded.load(registry.load_rows(&mut serde_json::Deserializer::from_slice(&bytes)).unwrap());
+    assert_eq!(loaded.get::<Squad>(squad), Some(&Squad(vec![hunter, Entity::PLACEHOLDER])));
+}

@@ -116,6 +116,12 @@ pub trait Component: crate::Bundle {
     /// the default holds none.
     fn map_entities(&mut self, _map: &mut dyn FnMut(crate::Entity) -> crate::Entity) {}
 
+    /// Calls `f` with every [`Entity`](crate::Entity) the component holds, the
+    /// ones [`map_entities`](Self::map_entities) rewrites, without changing
+    /// any: saving refuses a reference to a despawned entity. The derive visits
+    /// the fields marked `#[entities]`; the default holds none.
+    fn visit_entities(&self, _f: &mut dyn FnMut(crate::Entity)) {}
+
     /// `false` when [`map_entities`](Self::map_entities) is the default, which
     /// holds no entity: a load then skips the component's values when it
     /// checks and remaps entity references. The derive sets it; it stays `true`

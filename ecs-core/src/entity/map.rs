@@ -8,11 +8,20 @@ use super::Entity;
 pub trait MapEntities {
     /// Replaces each entity `e` held by `map(e)`.
     fn map_entities(&mut self, map: &mut dyn FnMut(Entity) -> Entity);
+
+    /// Calls `f` with each entity held, without changing any: what saving
+    /// checks (a reference to a despawned entity is refused). The default
+    /// visits none, so a hand-written impl that keeps it leaves its entities
+    /// unchecked at save time (a load still checks them).
+    fn visit_entities(&self, _f: &mut dyn FnMut(Entity)) {}
 }
 
 impl MapEntities for Entity {
     fn map_entities(&mut self, map: &mut dyn FnMut(Entity) -> Entity) {
         *self = map(*self);
+    }
+    fn visit_entities(&self, f: &mut dyn FnMut(Entity)) {
+        f(*self);
     }
 }
 
@@ -22,16 +31,27 @@ impl<T: MapEntities> MapEntities for Option<T> {
             value.map_entities(map);
         }
     }
+    fn visit_entities(&self, f: &mut dyn FnMut(Entity)) {
+        if let Some(value) = self {
+            value.visit_entities(f);
+        }
+    }
 }
 
 impl<T: MapEntities> MapEntities for Vec<T> {
     fn map_entities(&mut self, map: &mut dyn FnMut(Entity) -> Entity) {
         self.iter_mut().for_each(|value| value.map_entities(map));
     }
+    fn visit_entities(&self, f: &mut dyn FnMut(Entity)) {
+        self.iter().for_each(|value| value.visit_entities(f));
+    }
 }
 
 impl<T: MapEntities, const N: usize> MapEntities for [T; N] {
     fn map_entities(&mut self, map: &mut dyn FnMut(Entity) -> Entity) {
         self.iter_mut().for_each(|value| value.map_entities(map));
+    }
+    fn visit_entities(&self, f: &mut dyn FnMut(Entity)) {
+        self.iter().for_each(|value| value.visit_entities(f));
     }
 }

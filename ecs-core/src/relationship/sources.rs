@@ -253,6 +253,9 @@ impl crate::entity::MapEntities for RelationshipSources {
     fn map_entities(&mut self, map: &mut dyn FnMut(Entity) -> Entity) {
         self.for_each_mut(map);
     }
+    fn visit_entities(&self, f: &mut dyn FnMut(Entity)) {
+        RelationshipSourceCollection::as_slice(self).iter().for_each(|&e| f(e));
+    }
 }
 
 #[cfg(test)]

@@ -57,9 +57,47 @@ pub(crate) fn plan<'w>(registry: &SerializeRegistry, world: &'w World) -> Result
                 }
             }
         }
+        refuse_dangling(registry, world, archetype, &columns)?;
         saved[archetype.id().index()] = true;
         archetypes.push(PlannedArchetype { archetype, columns });
     }
     let (slots, free, retired) = world.entities().save_layout(|archetype| saved[archetype.index()]);
     Ok(SavePlan { slots, free, retired, archetypes })
+}
+
+/// Refuses a save in which a component refers to an entity that is not alive
+/// (`#[entities]` fields, relationships): its load would fail, so the save is
+/// refused instead, naming the component, the entity and the dead target. The
+/// placeholder entity, which names none, is kept as loads keep it.
+fn refuse_dangling(
+    registry: &SerializeRegistry,
+    world: &World,
+    archetype: &Archetype,
+    columns: &[(&Column, usize)],
+) -> Result<(), String> {
+    for &(column, entry) in columns {
+        let entry = registry.entry(entry);
+        let Some(visit) = entry.visit_entities else { continue };
+        for (row, &entity) in archetype.entities().iter().enumerate() {
+            let Some(value) = column.get(row) else { continue };
+            let mut dead = None;
+            let mut check = |target: Entity| {
+                if target != Entity::PLACEHOLDER && !world.contains(target) {
+                    dead.get_or_insert(target);
+                }
+            };
+            // SAFETY: the column holds values of the entry's component type (the
+            // plan pairs each column with its component's entry), and `value` is
+            // one of them, borrowed shared with the world.
+            unsafe { visit(value, &mut check) };
+            if let Some(target) = dead {
+                return Err(format!(
+                    "component `{}` of {entity} refers to {target}, which is not alive (despawned): the save would \
+                     not load; remove or update the reference before saving",
+                    entry.name
+                ));
+            }
+        }
+    }
+    Ok(())
 }

@@ -51,8 +51,15 @@ pub(crate) struct Entry {
     /// `Component::map_entities` of the `T` behind the pointer; `None` when
     /// `T` holds no entity (`Component::__MAPS_ENTITIES`).
     pub(crate) map_entities: Option<MapEntitiesFn>,
+    /// `Component::visit_entities` of the `T` behind the pointer, beside
+    /// `map_entities`: what saving checks.
+    pub(crate) visit_entities: Option<VisitEntitiesFn>,
     pub(crate) relation: Relation,
 }
+
+/// # Safety
+/// The pointer points at a valid value of the entry's component type.
+pub(crate) type VisitEntitiesFn = unsafe fn(Ptr<'_>, &mut dyn FnMut(Entity));
 
 /// # Safety
 /// The column holds values of the entry's component type.
@@ -165,6 +172,7 @@ impl SerializeRegistry {
             decode: codec::decode::<Sources<R::Target>>,
             pod: false,
             map_entities: Some(map_entities::<R::Target>),
+            visit_entities: Some(visit_entities::<R::Target>),
             relation: Relation::Target { source, sources: listed_sources::<R::Target> },
         };
         self.add(target_name, entry);
@@ -269,6 +277,7 @@ fn entry_of<T: Component + Serialize + DeserializeOwned>(name: &str, relation: R
         decode: codec::decode::<Plain<T>>,
         pod: T::snapshot_strategy().pod,
         map_entities: T::__MAPS_ENTITIES.then_some(map_entities::<T> as MapEntitiesFn),
+        visit_entities: T::__MAPS_ENTITIES.then_some(visit_entities::<T> as VisitEntitiesFn),
         relation,
     }
 }
@@ -305,6 +314,13 @@ unsafe fn deserialize_as<F: Form>(
 unsafe fn map_entities<T: Component>(ptr: PtrMut<'_>, map: &mut dyn FnMut(Entity) -> Entity) {
     // SAFETY: forwarded from the caller.
     unsafe { ptr.deref_mut::<T>() }.map_entities(map);
+}
+
+/// # Safety
+/// `ptr` points at a valid `T`.
+unsafe fn visit_entities<T: Component>(ptr: Ptr<'_>, f: &mut dyn FnMut(Entity)) {
+    // SAFETY: forwarded from the caller.
+    unsafe { ptr.deref::<T>() }.visit_entities(f);
 }
 
 /// # Safety

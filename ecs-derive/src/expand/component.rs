@@ -382,12 +382,20 @@ fn relation_items(
             .iter()
             .map(|member| code!("$krate::entity::MapEntities::map_entities(&mut self.$member, __map);", krate, member))
             .collect();
+        let visits: Vec<TokenStream> = mapped
+            .iter()
+            .map(|member| code!("$krate::entity::MapEntities::visit_entities(&self.$member, __f);", krate, member))
+            .collect();
         component_items.extend(code!(
             "fn map_entities(&mut self, __map: &mut dyn ::core::ops::FnMut($krate::Entity) -> $krate::Entity) {
                 $maps
+            }
+            fn visit_entities(&self, __f: &mut dyn ::core::ops::FnMut($krate::Entity)) {
+                $visits
             }",
             krate,
-            maps
+            maps,
+            visits
         ));
     }
     RelationItems { component_items, impls }
