@@ -30,8 +30,8 @@
 //! | hooks: `#[component(on_add = f, on_insert, on_discard, on_remove, on_despawn)]` | — | same |
 //! | `RemovedComponents<T>` | — | same |
 //! | `app.add_systems(Update, (a, b).chain())` | — | `schedule.add_systems((a, b).chain())`, then `schedule.run(&mut world)` (no `App`) |
-//! | `IntoScheduleConfigs` (`.after`, `.before`, `.in_set`, `.run_if`, `.chain`) | — | `IntoScheduleConfigs` (`.chain`) for groups; `IntoSystemConfig` (`.after`, `.before`, `.in_set`, `.run_if`) for one system |
-//! | `SystemCondition`, `.run_if(cond)`, `SystemSet`, `.in_set`, `configure_sets` | — | same |
+//! | `IntoScheduleConfigs` (`.after`, `.before`, `.in_set`, `.run_if`, `.chain`), on one system or a group | — | same, with bevy's automatic sync points between explicitly ordered systems; `IntoSystemConfig` only turns one system into its `SystemConfig` |
+//! | `SystemCondition`, `.run_if(cond)`, `SystemSet`, `.in_set`, `configure_sets(S.run_if(c))` | — | same (a set's or a group's condition is evaluated once per run) |
 //! | `world.run_system_once(f)` | — | same (returns `Result`) |
 //! | `ChildOf`, `Children`, `with_children`, `despawn` (recursive) | — | same, on `EntityWorldMut` and `EntityCommands` |
 //! | `Query<&Children>` / `Query<&ChildOf>` helpers: `children`, `parent`, `iter_descendants`, `iter_ancestors`, `root_ancestor` | — | same, for any relationship |
@@ -60,9 +60,10 @@
 //!   `on.target()`), so one event type serves both global and entity
 //!   observers; bevy 0.17 moved the target into the event type
 //!   (`EntityEvent`).
-//! - **One system's ordering and a group's.** `.after`, `.before`, `.in_set`
-//!   and `.run_if` are on one system (`IntoSystemConfig`); groups take
-//!   `.chain()`.
+//! - **No opt-out of automatic sync points yet.** bevy's
+//!   `chain_ignore_deferred` and `auto_insert_apply_deferred` have no
+//!   counterpart: ordering by insertion alone adds no sync point, so leave
+//!   the explicit order out where commands may wait for the end of the run.
 //! - **Deterministic schedules.** Systems whose access conflicts run in the order
 //!   they were added (bevy leaves that order unspecified unless you state it), so a
 //!   run is reproducible; non-conflicting systems still run in parallel.
