@@ -111,8 +111,6 @@ unsafe fn set_conditions_hold(sets: &[SetConfig], of: &[Vec<(usize, usize)>], in
     all
 }
 
-/// The entries of a batch, in plan order: `batch` is ascending, so one merge pass
-/// finds them.
 /// Applies the command queues of `entries[indices]`, in that order (a panicking
 /// command stops no queue), then releases the entity handles reserved and never
 /// spawned; returns the first panic.
@@ -126,6 +124,8 @@ fn apply_queues(entries: &mut [Entry], mut indices: impl Iterator<Item = usize>,
     panic
 }
 
+/// The entries of a batch, in plan order: `batch` is ascending, so one merge pass
+/// finds them.
 fn batch_entries<'e>(entries: &'e mut [Entry], batch: &'e [usize]) -> impl Iterator<Item = &'e mut Entry> + 'e {
     let mut wanted = batch.iter().peekable();
     entries.iter_mut().enumerate().filter_map(move |(index, entry)| {
