@@ -242,3 +242,23 @@ fn set_configurations_that_cannot_hold_are_refused_even_without_systems() {
     });
     assert!(message.contains("think") && message.contains("Physics") && message.contains("Render"), "{message}");
 }
+
+#[test]
+fn a_chain_orders_its_elements_and_a_nested_group_is_one_element() {
+    // `(think, move_units)` is one step: `draw` after both of them; the two
+    // are not ordered between themselves, so their insertion order (they
+    // conflict on `Log`) decides.
+    let mut world = log_world();
+    let mut schedule = Schedule::new();
+    schedule.add_systems(((move_units, think), draw).chain());
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Log>().0, ["move", "think", "draw"]);
+
+    // Without the explicit order, a nested pair runs as added; `draw.before(…)`
+    // of the group's members holds for each.
+    let mut world = log_world();
+    let mut schedule = Schedule::new();
+    schedule.add_systems((think, (draw, move_units)).chain());
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Log>().0, ["think", "draw", "move"]);
+}

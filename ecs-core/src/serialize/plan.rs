@@ -79,17 +79,18 @@ fn refuse_dangling(
         let entry = registry.entry(entry);
         let Some(visit) = entry.visit_entities else { continue };
         for (row, &entity) in archetype.entities().iter().enumerate() {
-            let Some(value) = column.get(row) else { continue };
             let mut dead = None;
             let mut check = |target: Entity| {
                 if target != Entity::PLACEHOLDER && !world.contains(target) {
                     dead.get_or_insert(target);
                 }
             };
+            // `with_row` hands a per-field column's row over gathered into a
+            // whole value (`get` has none to give); an absent row is skipped.
             // SAFETY: the column holds values of the entry's component type (the
             // plan pairs each column with its component's entry), and `value` is
-            // one of them, borrowed shared with the world.
-            unsafe { visit(value, &mut check) };
+            // one of them, only read.
+            column.with_row(row, |value| unsafe { visit(value, &mut check) });
             if let Some(target) = dead {
                 return Err(format!(
                     "component `{}` of {entity} refers to {target}, which is not alive (despawned): the save would \

@@ -16,7 +16,8 @@ use crate::world::World;
 ///
 /// # Safety
 /// [`access`](Self::access) records everything [`evaluate`](Self::evaluate) reads,
-/// writes nothing, and does not change after [`initialize`](Self::initialize): the
+/// writes nothing, and is complete when the condition is made (a schedule plans
+/// from it before it calls [`initialize`](Self::initialize)) and never changes: the
 /// schedule evaluates conditions side by side with other systems on the strength
 /// of it.
 pub unsafe trait ConditionSystem: Send + Sync + 'static {

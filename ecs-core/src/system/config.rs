@@ -172,13 +172,24 @@ pub trait IntoScheduleConfigs<Marker>: Sized {
     /// one before it), as `schedule.add_systems((a, b).chain())` does. A system
     /// that may queue commands has them applied before the next one runs (a
     /// sync point, as in bevy_ecs).
+    ///
+    /// The steps are the group's elements: in `((a, b), c).chain()`, `c` runs
+    /// after both `a` and `b`, which are not ordered between themselves (as in
+    /// bevy_ecs).
     fn chain(self) -> ScheduleConfigs {
         let mut configs = self.into_configs();
-        for i in 1..configs.configs.len() {
-            let previous = &configs.configs[i - 1];
-            let label = Label::Instance(previous.instance, previous.system.name());
-            configs.configs[i].after.push(label);
+        for step in 1..configs.parts.len() {
+            let (before, now) = (configs.parts[step - 1].clone(), configs.parts[step].clone());
+            let labels: Vec<Label> = configs.configs[before]
+                .iter()
+                .map(|previous| Label::Instance(previous.instance, previous.system.name()))
+                .collect();
+            for config in &mut configs.configs[now] {
+                config.after.extend(labels.iter().cloned());
+            }
         }
+        let all = 0..configs.configs.len();
+        configs.parts = core::iter::once(all).collect();
         configs
     }
 }
@@ -188,17 +199,26 @@ pub struct ScheduleConfigs {
     pub(super) configs: Vec<SystemConfig>,
     /// The anonymous sets of the group's `run_if`s, to configure with it.
     pub(super) sets: Vec<SetConfig>,
+    /// The group's elements, as ranges of `configs`: what `chain` orders one
+    /// after the other (a nested group is one element).
+    parts: Vec<core::ops::Range<usize>>,
 }
 
 impl ScheduleConfigs {
+    /// Systems, each an element of its own.
     fn of(configs: Vec<SystemConfig>) -> Self {
-        Self { configs, sets: Vec::new() }
+        let parts = (0..configs.len()).map(|i| i..i + 1).collect();
+        Self { configs, sets: Vec::new(), parts }
     }
 
-    /// Appends another group (flattening a tuple of groups).
+    /// Appends another group as one element (flattening a tuple of groups).
     fn append(&mut self, other: ScheduleConfigs) {
+        let start = self.configs.len();
         self.configs.extend(other.configs);
         self.sets.extend(other.sets);
+        if self.configs.len() > start {
+            self.parts.push(start..self.configs.len());
+        }
     }
 }
 

@@ -160,8 +160,9 @@ impl ParamName {
 /// an implementation must be truthful:
 /// - [`access`](Self::access) records every component and resource that
 ///   [`run_unchecked`](Self::run_unchecked) reads (as a read) or writes (as a
-///   write), through the world or anything derived from it, and does not change
-///   after [`initialize`](Self::initialize);
+///   write), through the world or anything derived from it, and is complete
+///   when the system is made: a schedule plans from it before it calls
+///   [`initialize`](Self::initialize), and it never changes afterwards;
 /// - [`is_exclusive`](Self::is_exclusive) is `true` when the system needs `&mut
 ///   World` (then only [`run_exclusive`](Self::run_exclusive) is called), and does
 ///   not change.

@@ -100,6 +100,9 @@ unsafe fn set_conditions_hold(sets: &[SetConfig], of: &[Vec<(usize, usize)>], in
         let holds = match state.result {
             Some(holds) => holds,
             None => {
+                // Decided before the call: a condition that panics is not
+                // evaluated again this run by the set's other systems.
+                state.result = Some(false);
                 // SAFETY: the caller's.
                 let holds = unsafe { state.condition.evaluate(world) };
                 state.result = Some(holds);
@@ -273,7 +276,7 @@ impl Schedule {
     /// both parameters and the component or resource.
     #[track_caller]
     pub fn add_systems<M>(&mut self, systems: impl IntoScheduleConfigs<M>) -> &mut Self {
-        let ScheduleConfigs { configs, sets } = systems.into_configs();
+        let ScheduleConfigs { configs, sets, .. } = systems.into_configs();
         for config in configs {
             self.order.push(Some(self.entries.len()));
             self.push(config);
