@@ -37,14 +37,14 @@ impl Schedule {
     /// order across a sync point that the sync point reverses, or the explicit
     /// constraints form a cycle.
     #[track_caller]
-    pub(super) fn make_plan(&self) -> Vec<Step> {
+    /// `set_conditions` is [`set_condition_members`](Self::set_condition_members).
+    pub(super) fn make_plan(&self, set_conditions: &[Vec<(usize, usize)>]) -> Vec<Step> {
         self.check_sets();
         let segments = self.segments();
         let explicit = self.explicit_edges(&segments);
         // A system's access includes its conditions' and its sets' conditions'.
-        let set_conditions = self.set_condition_members();
         let mut accesses: Vec<SystemAccess> = self.entries.iter().map(Entry::access).collect();
-        for (access, list) in accesses.iter_mut().zip(&set_conditions) {
+        for (access, list) in accesses.iter_mut().zip(set_conditions) {
             for &(set, condition) in list {
                 let state = self.sets[set].conditions[condition].lock().unwrap_or_else(PoisonError::into_inner);
                 access.extend(state.condition.access());

@@ -339,8 +339,8 @@ impl Schedule {
     #[inline(never)]
     fn initialize_slow(&mut self, world: &mut World) {
         if self.plan.is_none() {
-            self.plan = Some(self.make_plan());
             self.set_conditions_of = self.set_condition_members();
+            self.plan = Some(self.make_plan(&self.set_conditions_of));
             // Systems were added: each is initialized below.
             self.initialized_for = None;
         }
