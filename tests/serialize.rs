@@ -188,7 +188,7 @@ fn bad_input_is_refused_and_changes_nothing() {
             json.replace("\"b\"", "17"),
             |e| matches!(e, LoadError::InvalidValue { component, .. } if component == "Name"),
         ),
-        (json.replace("\"version\":2", "\"version\":3"), |e| matches!(e, LoadError::NewerVersion { found: 3, .. })),
+        (json.replace("\"version\":3", "\"version\":4"), |e| matches!(e, LoadError::NewerVersion { found: 4, .. })),
         (json.replace("\"Target\":\"0v1\"", "\"Target\":\"40v1\""), |e| matches!(e, LoadError::DanglingEntity { .. })),
         (json.replace("\"1v1\":{", "\"0v1\":{"), |e| matches!(e, LoadError::DuplicateEntity(_))),
     ];

@@ -299,30 +299,37 @@ impl Entities {
         (self.slots.len() as u32, free, retired)
     }
 
-    /// `true` when no entity is live and no handle is reserved: a load keeps
-    /// the saved ids only then.
+    /// `true` when `live` entities are live and no handle is reserved: a load
+    /// keeps the saved ids only when those live are observers it can keep.
     #[cfg(feature = "serde")]
-    pub(crate) fn is_unused(&self) -> bool {
-        self.live == 0
+    pub(crate) fn is_unused_but(&self, live: usize) -> bool {
+        self.live as usize == live
             && self.pending.load(Ordering::Relaxed) == 0
             && self.reserved.iter().all(|&index| self.slots[index as usize].location != EntityLocation::RESERVED)
     }
 
     /// Replaces the index by `slots` dead slots: `free` on the free list in
     /// that order and `retired` off it, each with its generation; the others
-    /// get theirs from [`place`](Self::place). The caller has checked that
-    /// every slot below `slots` is listed exactly once.
+    /// get theirs from [`place`](Self::place). `kept`, live entities each also
+    /// in `retired`, stay where they are. The caller has checked that every
+    /// slot below `slots` is listed exactly once.
     #[cfg(feature = "serde")]
-    pub(crate) fn load_layout(&mut self, slots: u32, free: &[Entity], retired: &[Entity]) {
+    pub(crate) fn load_layout(&mut self, slots: u32, free: &[Entity], retired: &[Entity], kept: &[Entity]) {
+        let kept: Vec<(Entity, EntityLocation)> =
+            kept.iter().map(|&e| (e, self.slots[e.index() as usize].location)).collect();
         self.slots.clear();
         self.slots.resize(slots as usize, Slot { generation: NonZeroU32::MIN, location: EntityLocation::FREE });
         for &entity in free.iter().chain(retired) {
             self.slots[entity.index() as usize].generation = entity.generation();
         }
+        for &(entity, location) in &kept {
+            debug_assert!(location.is_live() && retired.contains(&entity));
+            self.slots[entity.index() as usize] = Slot { generation: entity.generation(), location };
+        }
         self.free.clear();
         self.free.extend(free.iter().map(|e| e.index()));
         self.reserved.clear();
-        self.live = 0;
+        self.live = kept.len() as u32;
         *self.pending.get_mut() = 0;
     }
 

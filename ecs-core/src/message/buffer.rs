@@ -18,7 +18,7 @@ use core::ops::{Deref, DerefMut};
 
 use super::Message;
 use crate::error::EcsError;
-use crate::system::{ReadOnlySystemParam, Res, ResMut, SystemMeta, SystemParam};
+use crate::system::{Local, LocalState, ReadOnlySystemParam, Res, ResMut, SystemMeta, SystemParam};
 use crate::world::{DeferredWorld, World};
 
 /// The buffer of messages of type `M`: a resource, made by
@@ -278,7 +278,7 @@ impl<M: Message> MessageCursor<M> {
 /// assert_eq!(world.resource::<Total>().0, 6, "each hit once, a frame late");
 /// ```
 pub struct MessageReader<'w, M: Message> {
-    cursor: &'w mut MessageCursor<M>,
+    cursor: Local<'w, MessageCursor<M>>,
     messages: Res<'w, Messages<M>>,
 }
 
@@ -314,8 +314,9 @@ impl<M: Message> core::fmt::Debug for MessageReader<'_, M> {
 // is the parameter's own state.
 unsafe impl<M: Message> SystemParam for MessageReader<'_, M> {
     const DEFERRED: bool = false;
-    /// The cursor, and the state of the `Res` it reads through.
-    type State = (MessageCursor<M>, ());
+    /// The cursor (kept by the world like a `Local`'s value, so that saves
+    /// hold it), and the state of the `Res` it reads through.
+    type State = (LocalState<MessageCursor<M>>, ());
     type Item<'w> = MessageReader<'w, M>;
 
     fn access(meta: &mut SystemMeta) {
@@ -323,12 +324,15 @@ unsafe impl<M: Message> SystemParam for MessageReader<'_, M> {
     }
     fn init_state(world: &mut World) -> Self::State {
         world.add_message::<M>();
-        (MessageCursor::default(), ())
+        (LocalState::internal(world), ())
     }
     unsafe fn get_param<'w>(state: &'w mut Self::State, meta: &SystemMeta, world: &'w World) -> MessageReader<'w, M> {
         let (cursor, res) = state;
-        // SAFETY: forwarded: `access` recorded what `Res` records.
+        // SAFETY: forwarded: `access` recorded what `Res` records; a `Local`
+        // records nothing.
         let messages = unsafe { <Res<'w, Messages<M>> as SystemParam>::get_param(res, meta, world) };
+        // SAFETY: as above.
+        let cursor = unsafe { <Local<'w, MessageCursor<M>> as SystemParam>::get_param(cursor, meta, world) };
         MessageReader { cursor, messages }
     }
     fn validate(_: &Self::State, world: &World) -> Result<(), EcsError> {
@@ -420,9 +424,14 @@ impl World {
         if !self.contains_resource::<Messages<M>>() {
             self.insert_resource(Messages::<M>::default());
         }
-        let key = core::any::TypeId::of::<M>();
-        if !self.message_updates.iter().any(|(k, _)| *k == key) {
-            self.message_updates.push((key, update_one::<M>));
+        let buffer = core::any::TypeId::of::<Messages<M>>();
+        if !self.message_updates.iter().any(|m| m.buffer == buffer) {
+            self.message_updates.push(crate::world::MessageType {
+                buffer,
+                name: crate::names::type_name::<M>(),
+                update: update_one::<M>,
+                in_flight: |world| world.get_resource::<Messages<M>>().map_or(0, Messages::len),
+            });
         }
         self
     }
@@ -449,7 +458,7 @@ impl World {
     /// [`Schedule`](crate::system::Schedule) calls it at the start of each run.
     pub fn update_messages(&mut self) {
         for i in 0..self.message_updates.len() {
-            (self.message_updates[i].1)(self);
+            (self.message_updates[i].update)(self);
         }
         self.removed.update();
     }
@@ -458,5 +467,45 @@ impl World {
 fn update_one<M: Message>(world: &mut World) {
     if let Some(messages) = world.get_resource_mut::<Messages<M>>() {
         messages.update();
+    }
+}
+
+/// Saved as `(id of the oldest, older half, newer half)`: the id of the newer
+/// half's first message follows from them, so no saved buffer is inconsistent.
+#[cfg(feature = "serde")]
+impl<M: Message + serde::Serialize> serde::Serialize for Messages<M> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        (self.older_start as u64, &self.older, &self.newer).serialize(serializer)
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<'de, M: Message + serde::Deserialize<'de>> serde::Deserialize<'de> for Messages<M> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let (older_start, older, newer): (u64, Vec<M>, Vec<M>) = serde::Deserialize::deserialize(deserializer)?;
+        let older_start = usize::try_from(older_start)
+            .ok()
+            .filter(|start| start.checked_add(older.len()).and_then(|n| n.checked_add(newer.len())).is_some())
+            .ok_or_else(|| serde::de::Error::custom("a message id beyond this machine's `usize`"))?;
+        let newer_start = older_start + older.len();
+        Ok(Self { older, older_start, newer, newer_start })
+    }
+}
+
+/// Saved as the id of the next message it reads.
+#[cfg(feature = "serde")]
+impl<M: Message> serde::Serialize for MessageCursor<M> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        (self.next as u64).serialize(serializer)
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<'de, M: Message> serde::Deserialize<'de> for MessageCursor<M> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let next = u64::deserialize(deserializer)?;
+        let next = usize::try_from(next)
+            .map_err(|_| serde::de::Error::custom("a message id beyond this machine's `usize`"))?;
+        Ok(Self { next, marker: PhantomData })
     }
 }

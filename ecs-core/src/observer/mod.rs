@@ -383,9 +383,10 @@ impl World {
     /// Registers an observer system, spawning its entity.
     pub(crate) fn spawn_observer<E: Event, B: Bundle>(
         &mut self,
-        runner: Box<dyn ObserverRunner>,
+        mut runner: Box<dyn ObserverRunner>,
         target: Option<Entity>,
     ) -> Entity {
+        runner.init(self);
         let mut components = Vec::new();
         B::register(&mut self.components, &mut |id| components.push(id));
         let event = TypeId::of::<E>();

@@ -13,6 +13,12 @@ pub(crate) trait ObserverRunner: Send + Sync + 'static {
     /// commands it queued to the world (which runs them once the trigger is
     /// complete).
     fn run(&mut self, world: &mut World);
+
+    /// Makes the parameters' state and the system's slot in `world`: done when
+    /// the observer is added, so that observers take their slots (and their
+    /// `Local`s their places) in the order they are added, whenever they first
+    /// run, and a save's system state goes back to the same observer.
+    fn init(&mut self, world: &mut World);
 }
 
 impl<Marker: 'static, F: SystemParamFunction<Marker, Out = ()>> ObserverRunner for FunctionSystem<Marker, F> {
@@ -21,6 +27,10 @@ impl<Marker: 'static, F: SystemParamFunction<Marker, Out = ()>> ObserverRunner f
         self.call_mut(world);
         // The world is deferring while observers run: the commands join its queue.
         self.apply_deferred(world);
+    }
+
+    fn init(&mut self, world: &mut World) {
+        FunctionSystem::init(self, world);
     }
 }
 

@@ -5,8 +5,9 @@
 //!
 //! Layout in serde's data model (tuples are fixed-size, sequences carry a
 //! length): `(version, change_tick, last_tick_check, [system_tick],
-//! slots, [free entity], [retired entity], [archetype], {resource name: value})`,
-//! an archetype being `([name], [entity], [column])`.
+//! slots, [free entity], [retired entity], [archetype], {resource name: value},
+//! [local])`, an archetype being `([name], [entity], [column])` and a local
+//! `(system slot, place, type name, system name, value)`.
 //!
 //! A column in a human-readable format (JSON, RON) is `(values, [(added,
 //! changed)])`, where `values` is `[value]` for a table component and
@@ -27,6 +28,7 @@ use super::FORMAT_VERSION;
 use super::codec;
 use super::compact::{Bytes, Chunks, CompactColumn};
 use super::error::LoadError;
+use super::locals::{LocalsOut, LocalsSeed};
 use super::plan::{PlannedArchetype, plan};
 use super::registry::SerializeRegistry;
 use super::resources::{ResourcesOut, ResourcesSeed};
@@ -76,7 +78,7 @@ impl SerializeRegistry {
     /// A [`LoadError`] naming what is wrong (see [`crate::serialize`]).
     pub fn load_columns<'de, D: Deserializer<'de>>(&self, deserializer: D) -> Result<WorldSave, LoadError> {
         let context = Context::new(self);
-        let result = deserializer.deserialize_tuple(9, SaveVisitor { context: &context });
+        let result = deserializer.deserialize_tuple(10, SaveVisitor { context: &context });
         let mut save = context.finish(result)?;
         validate::check(&mut save)?;
         Ok(save)
@@ -87,7 +89,7 @@ impl Serialize for Columns<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let plan = plan(self.registry, self.world).map_err(S::Error::custom)?;
         let (change_tick, last_tick_check, system_ticks) = self.world.saved_ticks();
-        let mut out = serializer.serialize_tuple(9)?;
+        let mut out = serializer.serialize_tuple(10)?;
         out.serialize_element(&FORMAT_VERSION)?;
         out.serialize_element(&change_tick)?;
         out.serialize_element(&last_tick_check)?;
@@ -99,6 +101,7 @@ impl Serialize for Columns<'_> {
             plan.archetypes.iter().map(|planned| ArchetypeOut { registry: self.registry, planned }).collect();
         out.serialize_element(&archetypes)?;
         out.serialize_element(&ResourcesOut { registry: self.registry, world: self.world })?;
+        out.serialize_element(&LocalsOut { registry: self.registry, world: self.world })?;
         out.end()
     }
 }
@@ -231,8 +234,12 @@ impl<'de> Visitor<'de> for SaveVisitor<'_, '_> {
             .ok_or_else(|| missing("archetypes"))?;
         let resources =
             seq.next_element_seed(ResourcesSeed { context: self.context })?.ok_or_else(|| missing("resources"))?;
+        let locals = match version {
+            2 => Vec::new(),
+            _ => seq.next_element_seed(LocalsSeed { context: self.context })?.ok_or_else(|| missing("locals"))?,
+        };
         let ticks = Some(SavedTicks { change_tick, last_tick_check, system_ticks });
-        Ok(WorldSave { slots, free, retired, archetypes, ticks, resources })
+        Ok(WorldSave { slots, free, retired, archetypes, ticks, resources, locals })
     }
 }
 

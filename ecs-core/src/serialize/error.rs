@@ -23,6 +23,9 @@ pub enum LoadError {
     UnknownComponent(String),
     /// The save names a resource the registry does not know.
     UnknownResource(String),
+    /// The save holds a system's `Local` (or message cursor) of a type the
+    /// registry does not know.
+    UnknownLocal(String),
     /// A component or resource value did not deserialize.
     InvalidValue {
         /// The component's (or resource's) stable name.
@@ -71,6 +74,12 @@ impl fmt::Display for LoadError {
                 f,
                 "the save holds resource `{name}`, which the registry does not know: register it with \
                  `SerializeRegistry::register_resource::<R>(\"{name}\")`"
+            ),
+            LoadError::UnknownLocal(name) => write!(
+                f,
+                "the save holds a system's `Local` of type `{name}`, which the registry does not know: register it \
+                 with `SerializeRegistry::register_local::<T>(\"{name}\")` (or `register_message` for a message \
+                 reader's place)"
             ),
             LoadError::InvalidValue { component, entity: Some(entity), message } => {
                 write!(f, "component `{component}` of entity {entity} did not deserialize: {message}")

@@ -28,14 +28,41 @@ impl World {
     /// [`MapEntities`](crate::entity::MapEntities)); the world is then unchanged.
     pub fn load(&mut self, mut save: WorldSave) -> EntityMap {
         let resources = core::mem::take(&mut save.resources);
-        let map = if self.entities.is_unused() { self.load_keeping_ids(save) } else { self.load_remapped(save) };
+        let map = match self.observers_fitting(&save) {
+            Some(observers) => self.load_keeping_ids(save, &observers),
+            None => self.load_remapped(save),
+        };
         for resource in resources {
             (resource.insert)(self, resource.value);
         }
         map
     }
 
-    fn load_keeping_ids(&mut self, mut save: WorldSave) -> EntityMap {
+    /// The entities of the world's observers, when they are all it holds
+    /// (nothing reserved either) and each has an id the save holds as
+    /// retired: the saved world had an entity that was not saved in that slot,
+    /// with that generation (its observer, when the game adds its observers
+    /// in the same order before loading). The saved ids are kept around them
+    /// then.
+    fn observers_fitting(&self, save: &WorldSave) -> Option<Vec<Entity>> {
+        let observer = crate::component::component_id::<crate::observer::Observer>();
+        let observers: Vec<Entity> = self
+            .archetypes
+            .iter()
+            .filter(|archetype| archetype.has(observer))
+            .flat_map(|archetype| archetype.entities().iter().copied())
+            .collect();
+        if !self.entities.is_unused_but(observers.len()) {
+            return None;
+        }
+        if observers.is_empty() {
+            return Some(observers);
+        }
+        let retired: std::collections::HashSet<Entity> = save.retired.iter().copied().collect();
+        observers.iter().all(|e| retired.contains(e)).then_some(observers)
+    }
+
+    fn load_keeping_ids(&mut self, mut save: WorldSave, observers: &[Entity]) -> EntityMap {
         let now = match &save.ticks {
             Some(ticks) => Tick::new(ticks.change_tick),
             None => self.change_tick(),
@@ -43,7 +70,7 @@ impl World {
         if save.ticks.is_none() {
             restamp(&mut save, now);
         }
-        self.entities.load_layout(save.slots, &save.free, &save.retired);
+        self.entities.load_layout(save.slots, &save.free, &save.retired, observers);
         let mut pairs = Vec::with_capacity(save.len());
         self.append_archetypes(&mut save, |entities, entity, location| {
             entities.place(entity, location);
@@ -61,6 +88,7 @@ impl World {
             let handed_out = self.system_ticks.len();
             self.system_ticks.extend(ticks.system_ticks.iter().skip(handed_out).map(|&t| AtomicU32::new(t)));
         }
+        self.locals.load(core::mem::take(&mut save.locals));
         EntityMap::new(pairs, save.slots)
     }
 

@@ -4,10 +4,13 @@
 //! reordering, renaming or adding types does not break old saves. Two formats
 //! carry the same world over any serde format:
 //! - **rows** ([`SerializeRegistry::rows`]): entity → its components by name; made
-//!   to be read and edited (JSON, RON);
+//!   to be read and edited (JSON, RON). **It carries no change ticks**: after a
+//!   load every value is `Added` and `Changed` to every system, so an
+//!   `Added<Enemy>` system sees every loaded enemy as new. A game that saves
+//!   to continue (not to edit) uses columns.
 //! - **columns** ([`SerializeRegistry::columns`]): per archetype, each component's
 //!   values in a run, with change ticks and each system's last run; compact
-//!   (postcard, bincode) and exact.
+//!   (postcard, bincode) and exact: the format for a game's saves.
 //!
 //! Loading is two steps: [`SerializeRegistry::load_rows`] /
 //! [`load_columns`](SerializeRegistry::load_columns) parse and check a save
@@ -52,12 +55,27 @@
 //! Every entity holding only registered (or [skipped](SerializeRegistry::skip))
 //! components, with its id; the entity index's slots (which are free, in which
 //! order, which are retired), so that a world loaded into a new world hands
-//! out the same ids afterwards; and, in the column format, change ticks and
-//! each system's last run, as a [`Snapshot`](crate::snapshot::Snapshot) holds
-//! them. Saving a world in which an entity holds a component that is neither
-//! registered nor skipped fails, naming it. Observers are not saved (their
-//! entities are left out, their slots kept retired); neither are resources,
-//! events or removal logs.
+//! out the same ids afterwards; registered resources; and, in the column
+//! format, change ticks and each system's last run, as a
+//! [`Snapshot`](crate::snapshot::Snapshot) holds them. Systems' state goes
+//! too: each [`Local`](crate::system::Local) of a
+//! [registered](SerializeRegistry::register_local) type, and the messages in
+//! flight of a [registered](SerializeRegistry::register_message) message
+//! type with every reader's place in them.
+//!
+//! A save never loses state silently. It fails, naming what, when an entity
+//! holds a component that is neither registered nor skipped, when a system
+//! keeps a `Local` whose type is neither registered nor
+//! [skipped](SerializeRegistry::skip_local), when messages are in flight
+//! whose type is neither registered nor [skipped](SerializeRegistry::skip_message),
+//! when a component refers to a despawned entity, and when it is made from
+//! inside a system that holds a saved `Local` (save between schedule runs).
+//!
+//! Not saved: observers (their entities are left out, their slots kept
+//! retired: see below), entity observers attached with
+//! [`observe`](crate::world::EntityWorldMut::observe) (the entity is saved
+//! without them: attach them again after a load), removal logs, and `Local`s
+//! of systems that have been dropped or were run once.
 //!
 //! The hierarchy (`ChildOf`, `Children`) is registered by
 //! [`SerializeRegistry::new`]; other relationships are registered with
@@ -66,17 +84,29 @@
 //! each list's order.
 //!
 //! # What a load does
-//! - Into a world with no entity (and no handle reserved by commands): every
-//!   entity keeps its id, and the entity index is the saved one. Loaded into a
-//!   new world, the result iterates exactly like the saved world and allocates
-//!   the same ids afterwards (see [`crate::snapshot`] for the determinism
-//!   contract); the column format also restores change ticks, the world's tick
-//!   and systems' last runs, so `Changed<T>` reports what it would have.
-//! - Into a world that has entities (observers count): each saved entity gets a
-//!   new id, and every entity held by a loaded component (fields marked
-//!   `#[entities]`, relationships) is rewritten to match; [`World::load`](crate::World::load)
-//!   returns the [`EntityMap`] from saved ids to new ones. Loaded values are
-//!   stamped as added now.
+//! - Into a world with no entity but observers whose ids the saved world also
+//!   gave to entities it did not save (its own observers: a fresh world that
+//!   adds the same observers in the same order gets the same ids), and no
+//!   handle reserved by commands: every entity keeps its id, and the entity
+//!   index is the saved one, around the observers. Loaded into such a world,
+//!   the result iterates exactly like the saved world and allocates the same
+//!   ids afterwards (see [`crate::snapshot`] for the determinism contract);
+//!   the column format also restores change ticks, the world's tick and
+//!   systems' last runs, so `Changed<T>` reports what it would have. Saved
+//!   `Local`s go to the systems at the same places: systems are numbered in
+//!   the order they are initialized (a schedule's in schedule order when it
+//!   first runs or is [initialized](crate::system::Schedule::initialize), an
+//!   observer's when it is added), so **register observers and schedules in
+//!   the same order, then load**, and the game continues as the saved one
+//!   would have. A `Local` whose place holds a system with a `Local` of another
+//!   type there keeps its default.
+//! - Into a world that has other entities: each saved entity gets a new id,
+//!   and every entity held by a loaded component (fields marked
+//!   `#[entities]`, relationships) is rewritten to match;
+//!   [`World::load`](crate::World::load) returns the [`EntityMap`] from saved
+//!   ids to new ones. Loaded values are stamped as added now; the systems'
+//!   state of the save (ticks, `Local`s) is not loaded, as it belongs to
+//!   another world's systems.
 //! - Hooks and observers do not run: a load puts a consistent state in place,
 //!   as a [`restore`](crate::World::restore) does.
 //!
@@ -105,6 +135,7 @@ mod column;
 mod compact;
 mod error;
 mod load;
+mod locals;
 mod plan;
 mod registry;
 mod resources;
@@ -125,5 +156,7 @@ pub use save::{EntityMap, WorldSave};
 ///
 /// Version 2 changed the column format in compact formats (values and ticks
 /// as byte strings, see [`SerializeRegistry::columns`]); row saves of version
-/// 1 read as they are.
-pub const FORMAT_VERSION: u32 = 2;
+/// 1 read as they are. Version 3 added systems' `Local`s and message cursors
+/// at the end of both formats; saves of version 2 read as they are (with
+/// none).
+pub const FORMAT_VERSION: u32 = 3;

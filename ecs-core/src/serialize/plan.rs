@@ -32,6 +32,7 @@ impl SavePlan<'_> {
 /// The plan, or a message naming the first component that is neither
 /// registered nor skipped and that some entity holds.
 pub(crate) fn plan<'w>(registry: &SerializeRegistry, world: &'w World) -> Result<SavePlan<'w>, String> {
+    super::locals::check(registry, world)?;
     let mut archetypes = Vec::new();
     let mut saved = vec![false; world.archetypes().len()];
     'archetypes: for archetype in world.archetypes().iter() {

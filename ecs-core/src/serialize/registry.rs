@@ -12,6 +12,7 @@ use crate::storage::{Column, Ptr, PtrMut, Tick};
 
 use super::codec::{self, DecodeError, Form, Plain, Sources};
 
+use super::locals::LocalTypeEntry;
 use super::resources::ResourceEntry;
 
 /// The components a save holds, each under a stable name, and the components
@@ -30,6 +31,11 @@ pub struct SerializeRegistry {
     /// Entities holding one of these are not saved at all (observers).
     machinery: HashSet<ComponentId>,
     resources: Vec<ResourceEntry>,
+    /// Types of systems' `Local`s (and message cursors) saved, by name.
+    locals: Vec<LocalTypeEntry>,
+    skipped_locals: HashSet<core::any::TypeId>,
+    /// `TypeId`s of the `Messages<M>` buffers whose messages saves leave out.
+    skipped_messages: HashSet<core::any::TypeId>,
 }
 
 /// How one registered component is written, read and remapped.
@@ -123,6 +129,9 @@ impl SerializeRegistry {
             skipped: HashSet::new(),
             machinery: HashSet::new(),
             resources: Vec::new(),
+            locals: Vec::new(),
+            skipped_locals: HashSet::new(),
+            skipped_messages: HashSet::new(),
         };
         registry.machinery.insert(component_id::<crate::observer::Observer>());
         registry.skipped.insert(component_id::<crate::observer::ObservedBy>());
@@ -201,6 +210,144 @@ impl SerializeRegistry {
         );
         self.resources.push(ResourceEntry::of::<R>(name));
         self
+    }
+
+    /// Saves and loads every system's [`Local<T>`](crate::system::Local) under
+    /// `name`. A save holds each one with its system's place (systems are
+    /// numbered in the order they are initialized: a schedule's in schedule
+    /// order when it first runs, an observer's when it is added); a load into
+    /// a world with no entity but its observers puts each value back into the
+    /// system at the same place, so register systems and observers in the
+    /// same order before loading. Saving a world with a `Local` whose type is
+    /// neither registered nor [skipped](Self::skip_local) fails, naming it.
+    ///
+    /// # Example
+    /// ```
+    /// use ecs_core::prelude::*;
+    /// use ecs_core::serialize::SerializeRegistry;
+    ///
+    /// #[derive(Default, serde::Serialize, serde::Deserialize)]
+    /// struct Countdown(u32);
+    /// #[derive(Default)] struct Launches(u32);
+    /// fn launch(mut countdown: Local<Countdown>, mut launches: ResMut<Launches>) {
+    ///     countdown.0 += 1;
+    ///     if countdown.0 % 3 == 0 { launches.0 += 1; }
+    /// }
+    /// let registry = SerializeRegistry::new().register_local::<Countdown>("Countdown");
+    /// let mut world = World::new();
+    /// world.insert_resource(Launches::default());
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_systems(launch);
+    /// schedule.run(&mut world);
+    /// schedule.run(&mut world);
+    /// let json = serde_json::to_string(&registry.columns(&world)).unwrap();
+    ///
+    /// let mut loaded = World::new();
+    /// loaded.insert_resource(Launches::default());
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_systems(launch);
+    /// loaded.load(registry.load_columns(&mut serde_json::Deserializer::from_str(&json))?);
+    /// schedule.run(&mut loaded); // the third tick of the countdown
+    /// assert_eq!(loaded.resource::<Launches>().0, 1);
+    /// # Ok::<(), ecs_core::serialize::LoadError>(())
+    /// ```
+    ///
+    /// # Panics
+    /// When `name` or `T` is already registered as a local type.
+    pub fn register_local<T>(mut self, name: &str) -> Self
+    where
+        T: Serialize + DeserializeOwned + Send + Sync + 'static,
+    {
+        self.add_local(LocalTypeEntry::of::<T>(name), crate::names::type_name::<T>());
+        self
+    }
+
+    /// Leaves every system's [`Local<T>`](crate::system::Local) out of saves
+    /// (scratch buffers, caches): after a load, those systems start with
+    /// `T::default()`.
+    ///
+    /// # Panics
+    /// When `T` is registered.
+    pub fn skip_local<T: Send + Sync + 'static>(mut self) -> Self {
+        let type_id = core::any::TypeId::of::<T>();
+        assert!(
+            self.local_by_type(type_id).is_none(),
+            "`Local<{}>` is registered: it cannot be skipped too",
+            crate::names::type_name::<T>()
+        );
+        self.skipped_locals.insert(type_id);
+        self
+    }
+
+    /// Saves and loads the messages of type `M` in flight (its
+    /// [`Messages<M>`](crate::message::Messages) buffer, under `name`) and
+    /// every [`MessageReader<M>`](crate::message::MessageReader)'s place in
+    /// them, so that a message written in the tick before a save is read once
+    /// after the load, as it would have been. Saving a world with messages in
+    /// flight whose type is neither registered nor
+    /// [skipped](Self::skip_message) fails, naming it.
+    ///
+    /// # Panics
+    /// When `name` is already registered as a resource or a local type, or
+    /// `M` is already registered.
+    pub fn register_message<M>(mut self, name: &str) -> Self
+    where
+        M: crate::message::Message + Serialize + DeserializeOwned,
+    {
+        self = self.register_resource::<crate::message::Messages<M>>(name);
+        self.add_local(
+            LocalTypeEntry::of::<crate::message::MessageCursor<M>>(name),
+            crate::names::type_name::<crate::message::MessageCursor<M>>(),
+        );
+        self
+    }
+
+    /// Leaves messages of type `M` out of saves: a load starts with none in
+    /// flight.
+    ///
+    /// # Panics
+    /// When `M` is registered.
+    pub fn skip_message<M: crate::message::Message>(mut self) -> Self {
+        let buffer = core::any::TypeId::of::<crate::message::Messages<M>>();
+        assert!(
+            !self.saves_resource(buffer),
+            "message `{}` is registered: it cannot be skipped too",
+            crate::names::type_name::<M>()
+        );
+        self.skipped_messages.insert(buffer);
+        self
+    }
+
+    fn add_local(&mut self, entry: LocalTypeEntry, type_name: &str) {
+        assert!(
+            self.local_by_name(&entry.name).is_none(),
+            "the local name \"{}\" is already registered: each local type needs a name of its own",
+            entry.name
+        );
+        assert!(self.local_by_type(entry.type_id).is_none(), "`{type_name}` is already registered as a local type");
+        self.skipped_locals.remove(&entry.type_id);
+        self.locals.push(entry);
+    }
+
+    pub(crate) fn local_by_type(&self, type_id: core::any::TypeId) -> Option<&LocalTypeEntry> {
+        self.locals.iter().find(|l| l.type_id == type_id)
+    }
+
+    pub(crate) fn local_by_name(&self, name: &str) -> Option<&LocalTypeEntry> {
+        self.locals.iter().find(|l| l.name == name)
+    }
+
+    pub(crate) fn is_local_skipped(&self, type_id: core::any::TypeId) -> bool {
+        self.skipped_locals.contains(&type_id)
+    }
+
+    /// `true` when a resource of type `type_id` is registered.
+    pub(crate) fn saves_resource(&self, type_id: core::any::TypeId) -> bool {
+        self.resources.iter().any(|r| r.type_id == type_id)
+    }
+
+    pub(crate) fn is_message_skipped(&self, buffer: core::any::TypeId) -> bool {
+        self.skipped_messages.contains(&buffer)
     }
 
     /// Leaves component `T` out of saves: entities holding it are saved

@@ -4,10 +4,11 @@
 //! added at the load).
 //!
 //! Layout in serde's data model: a struct `WorldRows { version, slots, free,
-//! retired, resources, entities }`, `resources` being a map from resource name
-//! to value and `entities` a map from entity to a map from component name to
-//! value. In JSON: `{"version":2,"slots":2,"free":[],"retired":[],"resources":{},
-//! "entities":{"0v1":{"Hp":3},"1v1":{}}}`.
+//! retired, resources, entities, locals }`, `resources` being a map from
+//! resource name to value, `entities` a map from entity to a map from component
+//! name to value, and `locals` a sequence of `[system slot, place, type name,
+//! system name, value]`. In JSON: `{"version":3,"slots":2,"free":[],"retired":[],
+//! "resources":{},"entities":{"0v1":{"Hp":3},"1v1":{}},"locals":[]}`.
 
 use core::fmt;
 use std::collections::HashMap;
@@ -19,6 +20,7 @@ use serde::{Deserialize, Serialize, Serializer};
 use super::FORMAT_VERSION;
 use super::column::{key_of, loaded_column};
 use super::error::LoadError;
+use super::locals::{LocalsOut, LocalsSeed};
 use super::plan::{SavePlan, plan};
 use super::registry::SerializeRegistry;
 use super::resources::{LoadedResource, ResourcesOut, ResourcesSeed};
@@ -28,8 +30,9 @@ use super::values::{Context, ValueOut, ValueSeed};
 use crate::component::ComponentId;
 use crate::entity::Entity;
 use crate::world::World;
+use crate::world::locals::LoadedLocal;
 
-const FIELDS: &[&str] = &["version", "slots", "free", "retired", "resources", "entities"];
+const FIELDS: &[&str] = &["version", "slots", "free", "retired", "resources", "entities", "locals"];
 
 /// A world in the row format, ready for any serde serializer: made by
 /// [`SerializeRegistry::rows`]. Serializing fails, naming it, when an entity
@@ -71,6 +74,7 @@ impl Serialize for Rows<'_> {
         out.serialize_field("retired", &plan.retired)?;
         out.serialize_field("resources", &ResourcesOut { registry: self.registry, world: self.world })?;
         out.serialize_field("entities", &EntitiesOut { registry: self.registry, plan: &plan })?;
+        out.serialize_field("locals", &LocalsOut { registry: self.registry, world: self.world })?;
         out.end()
     }
 }
@@ -117,6 +121,7 @@ struct Parsed {
     retired: Vec<Entity>,
     resources: Vec<LoadedResource>,
     rows: ReadRows,
+    locals: Vec<LoadedLocal>,
 }
 
 /// The rows read: each entity with `(entry, row of the entry's pool)` per
@@ -197,6 +202,7 @@ impl Parsed {
             archetypes,
             ticks: None,
             resources: self.resources,
+            locals: self.locals,
         }
     }
 }
@@ -239,7 +245,11 @@ impl<'de> Visitor<'de> for SaveVisitor<'_, '_> {
         let mut rows = ReadRows::default();
         seq.next_element_seed(EntitiesSeed { context: self.context, rows: &mut rows })?
             .ok_or_else(|| missing("entities"))?;
-        Ok(Parsed { slots, free, retired, resources, rows })
+        let locals = match version {
+            ..3 => Vec::new(),
+            _ => seq.next_element_seed(LocalsSeed { context: self.context })?.ok_or_else(|| missing("locals"))?,
+        };
+        Ok(Parsed { slots, free, retired, resources, rows, locals })
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Parsed, A::Error> {
@@ -252,7 +262,7 @@ impl<'de> Visitor<'de> for SaveVisitor<'_, '_> {
         let version: u32 = map.next_value()?;
         self.check_version(version)?;
         let (mut slots, mut free, mut retired, mut resources) = (None, None, None, None);
-        let mut rows = None;
+        let (mut rows, mut locals) = (None, None);
         while let Some(field) = map.next_key::<Field>()? {
             match field {
                 Field::Version => return Err(A::Error::duplicate_field("version")),
@@ -267,6 +277,9 @@ impl<'de> Visitor<'de> for SaveVisitor<'_, '_> {
                     map.next_value_seed(EntitiesSeed { context: self.context, rows: &mut read })?;
                     rows = Some(read);
                 }
+                Field::Locals if locals.is_none() => {
+                    locals = Some(map.next_value_seed(LocalsSeed { context: self.context })?);
+                }
                 Field::Ignored => {
                     map.next_value::<IgnoredAny>()?;
                 }
@@ -279,6 +292,8 @@ impl<'de> Visitor<'de> for SaveVisitor<'_, '_> {
             retired: retired.ok_or_else(|| missing("retired"))?,
             resources: resources.ok_or_else(|| missing("resources"))?,
             rows: rows.ok_or_else(|| missing("entities"))?,
+            // Saves before version 3 have none.
+            locals: locals.unwrap_or_default(),
         })
     }
 }
@@ -291,6 +306,7 @@ enum Field {
     Retired,
     Resources,
     Entities,
+    Locals,
     /// A field a newer minor revision may add: skipped.
     Ignored,
 }
@@ -311,6 +327,7 @@ impl<'de> Deserialize<'de> for Field {
                     "retired" => Field::Retired,
                     "resources" => Field::Resources,
                     "entities" => Field::Entities,
+                    "locals" => Field::Locals,
                     _ => Field::Ignored,
                 })
             }
@@ -322,6 +339,7 @@ impl<'de> Deserialize<'de> for Field {
                     3 => Field::Retired,
                     4 => Field::Resources,
                     5 => Field::Entities,
+                    6 => Field::Locals,
                     _ => Field::Ignored,
                 })
             }

@@ -23,6 +23,8 @@ pub struct WorldSave {
     /// The column format's ticks; `None` for the row format.
     pub(crate) ticks: Option<SavedTicks>,
     pub(crate) resources: Vec<super::resources::LoadedResource>,
+    /// Systems' registered `Local`s and message cursors, by place.
+    pub(crate) locals: Vec<crate::world::locals::LoadedLocal>,
 }
 
 /// The rows of one saved archetype (two records may share a key: a load

@@ -84,9 +84,13 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> FunctionSystem<Marker, F> 
 
     fn init_with(&mut self, world: &mut World, slotted: bool) {
         if self.state.as_ref().is_none_or(|(id, _)| *id != world.id()) {
+            let mark = world.locals.mark();
             self.state = Some((world.id(), <F::Param as SystemParam>::init_state(world)));
             self.meta.last_run = crate::storage::Tick::new(0);
             self.slot = slotted.then(|| world.new_system_slot());
+            if let Some(slot) = self.slot {
+                world.locals.claim(mark, slot, self.meta.name());
+            }
         }
     }
 

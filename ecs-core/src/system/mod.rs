@@ -29,7 +29,7 @@ pub use condition::{
 };
 pub use config::{IntoScheduleConfigs, IntoSystemConfig, IsSingleSystem, ScheduleConfigs, SystemConfig};
 pub use function::{ExclusiveSystem, FunctionSystem, IntoSystem, SystemParamFunction};
-pub use param::{Local, Query, ReadOnlySystemParam, Res, ResMut, SystemParam, SystemParamItem};
+pub use param::{Local, LocalState, Query, ReadOnlySystemParam, Res, ResMut, SystemParam, SystemParamItem};
 pub use run_once::{IsExclusiveOnce, RunSystemOnce};
 pub use schedule::Schedule;
 pub use set::{IntoLabel, IntoSetConfig, IsSetLabel, IsSystemLabel, LabelToken, SetConfig, SystemSet};

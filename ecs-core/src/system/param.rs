@@ -660,6 +660,14 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for Option<ResMut<'_, T>> {
 /// ```
 pub struct Local<'w, T: Default + Send + Sync + 'static> {
     value: &'w mut T,
+    /// The cell's state, set back to free when the run ends.
+    cell: &'w crate::world::locals::LocalCell<T>,
+}
+
+impl<T: Default + Send + Sync + 'static> Drop for Local<'_, T> {
+    fn drop(&mut self) {
+        self.cell.release();
+    }
 }
 
 impl<T: Default + Send + Sync + 'static> Deref for Local<'_, T> {
@@ -675,20 +683,38 @@ impl<T: Default + Send + Sync + 'static> DerefMut for Local<'_, T> {
     }
 }
 
-// SAFETY: touches only its own state.
+/// A [`Local`]'s state: its cell, shared with the world so that a save can
+/// reach the value (see [`crate::serialize`]). Not `Clone`: one system owns it.
+pub struct LocalState<T>(std::sync::Arc<crate::world::locals::LocalCell<T>>);
+
+impl<T: Default + Send + Sync + 'static> LocalState<T> {
+    /// The state of a parameter's own machinery kept like a `Local` (a
+    /// message reader's cursor): saved when its type is registered for saving,
+    /// left out quietly otherwise.
+    pub(crate) fn internal(world: &mut World) -> Self {
+        LocalState(world.locals.create(T::default(), true))
+    }
+}
+
+// SAFETY: touches only its own state (its cell, which no other system holds;
+// saves read it only while the system does not hold it).
 unsafe impl<T: Default + Send + Sync + 'static> SystemParam for Local<'_, T> {
     const DEFERRED: bool = false;
-    type State = T;
+    type State = LocalState<T>;
     type Item<'w> = Local<'w, T>;
 
     fn access(meta: &mut SystemMeta) {
         meta.add_param_named_by(crate::names::type_name::<Local<'static, T>>, SystemAccess::default());
     }
-    fn init_state(_: &mut World) -> T {
-        T::default()
+    fn init_state(world: &mut World) -> LocalState<T> {
+        LocalState(world.locals.create(T::default(), false))
     }
-    unsafe fn get_param<'w>(state: &'w mut T, _: &SystemMeta, _: &'w World) -> Local<'w, T> {
-        Local { value: state }
+    unsafe fn get_param<'w>(state: &'w mut LocalState<T>, _: &SystemMeta, _: &'w World) -> Local<'w, T> {
+        let cell = &*state.0;
+        // SAFETY: the state is this system's (not `Clone`, made by its
+        // `init_state`), and `&mut` to it means no earlier run's `Local`, which
+        // borrowed it, is alive.
+        Local { value: unsafe { cell.hold() }, cell }
     }
 }
 

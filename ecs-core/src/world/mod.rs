@@ -12,6 +12,7 @@
 //! - `lifecycle.rs`: running hooks and observers around structural changes,
 //!   and the work they defer (commands, pending relationship links).
 //! - `ticks.rs`: clamping change ticks so that they never wrap into looking new.
+//! - `locals.rs`: systems' `Local`s, kept where a save can reach them.
 //!
 //! Floors above add their own `World` methods in their folders: queries
 //! (`query/world.rs`, `query/per_field_world.rs`, `World::get_many_mut`),
@@ -23,6 +24,7 @@ mod deferred;
 mod entity_mut;
 mod entity_ref;
 mod lifecycle;
+pub(crate) mod locals;
 mod spawn_batch;
 mod structural;
 mod ticks;
@@ -90,7 +92,7 @@ pub struct World {
     /// Entities that lost components, for `RemovedComponents`.
     pub(crate) removed: crate::event::RemovedLogs,
     /// How to update each registered event type's buffer.
-    pub(crate) message_updates: Vec<(core::any::TypeId, MessageUpdate)>,
+    pub(crate) message_updates: Vec<MessageType>,
     /// Resources snapshots include (see `register_snapshot_resource`).
     pub(crate) snapshot_resources: Vec<crate::resource::ResourceSaver>,
     /// Each system's last run, by the slot it got when initialized for this
@@ -100,10 +102,22 @@ pub struct World {
     /// The next slot to hand out; slots below `system_ticks.len()` and above
     /// this one were restored from a snapshot for systems not yet initialized.
     pub(crate) next_system_slot: usize,
+    /// Every system's `Local`s and message cursors (see `locals.rs`).
+    pub(crate) locals: locals::Locals,
 }
 
-/// Updates one registered message type's buffer.
-pub(crate) type MessageUpdate = fn(&mut World);
+/// One registered message type: how to update its buffer, and what a save
+/// needs to know of it.
+#[cfg_attr(not(feature = "serde"), allow(dead_code, reason = "read by saves (feature `serde`)"))]
+pub(crate) struct MessageType {
+    /// `TypeId` of the buffer resource, `Messages<M>`.
+    pub(crate) buffer: core::any::TypeId,
+    /// The message type's name, for errors.
+    pub(crate) name: &'static str,
+    pub(crate) update: fn(&mut World),
+    /// How many messages the buffer holds.
+    pub(crate) in_flight: fn(&World) -> usize,
+}
 
 /// What the world does with a skipped command's error.
 type CommandErrorHandler = Box<dyn FnMut(&EcsError) + Send + Sync>;
@@ -182,6 +196,7 @@ impl World {
             snapshot_resources: Vec::new(),
             system_ticks: Vec::new(),
             next_system_slot: 0,
+            locals: Default::default(),
         }
     }
 

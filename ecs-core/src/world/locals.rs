@@ -1,0 +1,230 @@
+//! Systems' local state (`Local<T>`, message readers' cursors), kept where a
+//! save can reach it.
+//!
+//! Each value lives in a [`LocalCell`] shared by its system's parameter state
+//! (an `Arc`) and the world's list (a `Weak`): the system reaches its value
+//! without looking anything up, and a save can still read every system's
+//! local state through the world alone. A cell belongs to the system that
+//! made it, recorded as its system slot and its place among that system's
+//! cells, which is how a load finds it again in another world where the same
+//! systems are registered in the same order.
+//!
+//! Without the `serde` feature nothing reads the list, but systems keep their
+//! values in cells all the same: one code path.
+#![cfg_attr(not(feature = "serde"), allow(dead_code, reason = "read by saves (feature `serde`)"))]
+
+use core::any::{Any, TypeId};
+use core::cell::UnsafeCell;
+use core::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Arc, Weak};
+
+/// Nobody has the value.
+const FREE: u8 = 0;
+/// Its system has it for a run.
+const HELD: u8 = 1;
+/// A save is reading it.
+const READ: u8 = 2;
+
+/// One system's local value. Its system reaches it mutably through
+/// [`hold`](Self::hold); a save reads it through [`AnyLocal::read`].
+pub(crate) struct LocalCell<T> {
+    state: AtomicU8,
+    value: UnsafeCell<T>,
+}
+
+// SAFETY: the value is reached mutably only under `HELD` (by its one system,
+// which runs at most once at a time) and shared only under `READ` (by a save);
+// the state moves between them by compare-exchange, so the two never overlap.
+// `T: Send + Sync` makes both the move and the sharing across threads sound.
+unsafe impl<T: Send + Sync> Sync for LocalCell<T> {}
+
+impl<T> LocalCell<T> {
+    fn new(value: T) -> Self {
+        Self { state: AtomicU8::new(FREE), value: UnsafeCell::new(value) }
+    }
+
+    /// Hands the value to its system for one run, waiting out a save that is
+    /// reading it (a save only serializes the value, and waits for nothing).
+    /// The run gives it back with [`release`](Self::release).
+    ///
+    /// # Safety
+    /// Only the system whose state holds this cell calls it, and no reference
+    /// from an earlier call is alive.
+    #[allow(clippy::mut_from_ref, reason = "the `HELD` state, not a borrow, makes the reference unique")]
+    pub(crate) unsafe fn hold(&self) -> &mut T {
+        loop {
+            match self.state.compare_exchange(FREE, HELD, Ordering::Acquire, Ordering::Relaxed) {
+                // `HELD` already: an earlier run leaked its `Local` and never
+                // gave it back; the caller is that same system.
+                Ok(_) | Err(HELD) => break,
+                Err(_) => std::thread::yield_now(),
+            }
+        }
+        // SAFETY: the state is `HELD`, which only this cell's system takes and
+        // which keeps saves out; the caller holds no other reference to it.
+        unsafe { &mut *self.value.get() }
+    }
+
+    /// Gives back what [`hold`](Self::hold) handed out.
+    pub(crate) fn release(&self) {
+        self.state.store(FREE, Ordering::Release);
+    }
+}
+
+/// A [`LocalCell`] of any type, as the world's list holds it.
+pub(crate) trait AnyLocal: Send + Sync {
+    /// The value's type.
+    fn value_type(&self) -> TypeId;
+    /// The value's type name, for messages.
+    fn type_name(&self) -> &'static str;
+    /// Calls `f` with the value, unless its system holds it (it runs now, or
+    /// leaked its parameter): `false` then.
+    fn read(&self, f: &mut dyn FnMut(&dyn Any)) -> bool;
+    /// Replaces the value by `value` when it is of its type; gives it back
+    /// otherwise.
+    ///
+    /// # Safety
+    /// No reference handed out by [`LocalCell::hold`] is alive.
+    unsafe fn replace(&self, value: Box<dyn Any + Send + Sync>) -> Result<(), Box<dyn Any + Send + Sync>>;
+}
+
+impl<T: Send + Sync + 'static> AnyLocal for LocalCell<T> {
+    fn value_type(&self) -> TypeId {
+        TypeId::of::<T>()
+    }
+
+    fn type_name(&self) -> &'static str {
+        core::any::type_name::<T>()
+    }
+
+    fn read(&self, f: &mut dyn FnMut(&dyn Any)) -> bool {
+        if self.state.compare_exchange(FREE, READ, Ordering::Acquire, Ordering::Relaxed).is_err() {
+            return false;
+        }
+        // Gives the value back even if `f` panics.
+        struct Release<'a>(&'a AtomicU8);
+        impl Drop for Release<'_> {
+            fn drop(&mut self) {
+                self.0.store(FREE, Ordering::Release);
+            }
+        }
+        let _release = Release(&self.state);
+        // SAFETY: the state is `READ`, which keeps the system (the only writer)
+        // out until it goes back to `FREE`.
+        f(unsafe { &*self.value.get() });
+        true
+    }
+
+    unsafe fn replace(&self, value: Box<dyn Any + Send + Sync>) -> Result<(), Box<dyn Any + Send + Sync>> {
+        let value = value.downcast::<T>()?;
+        // SAFETY: no reference from `hold` is alive (the caller's promise), and
+        // `read` only lends one for its call, which the caller's exclusive
+        // access excludes.
+        unsafe { *self.value.get() = *value };
+        self.state.store(FREE, Ordering::Release);
+        Ok(())
+    }
+}
+
+/// Where a cell belongs: its system's slot and its place among the cells that
+/// system made, in the order its parameters made them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct LocalPlace {
+    pub(crate) system_slot: u32,
+    pub(crate) place: u32,
+}
+
+/// The system a cell belongs to.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LocalOwner {
+    pub(crate) place: LocalPlace,
+    pub(crate) system: &'static str,
+}
+
+/// One cell in the world's list.
+pub(crate) struct LocalEntry {
+    pub(crate) cell: Weak<dyn AnyLocal>,
+    /// `None` for a system run once (no slot): never saved.
+    pub(crate) owner: Option<LocalOwner>,
+    /// Made by a parameter's machinery (a message reader's cursor), not by a
+    /// `Local`: saved when its type is registered, left out quietly otherwise.
+    pub(crate) internal: bool,
+}
+
+/// A value a load brought for a cell.
+pub(crate) type LoadedLocal = (LocalPlace, Box<dyn Any + Send + Sync>);
+
+/// Every system's local state in one world.
+#[derive(Default)]
+pub(crate) struct Locals {
+    cells: Vec<LocalEntry>,
+    /// Loaded values whose systems are not initialized yet: each goes to the
+    /// cell made at its place.
+    waiting: Vec<LoadedLocal>,
+}
+
+impl Locals {
+    /// A new cell holding `value`; `internal` as in [`LocalEntry`].
+    pub(crate) fn create<T: Send + Sync + 'static>(&mut self, value: T, internal: bool) -> Arc<LocalCell<T>> {
+        let cell = Arc::new(LocalCell::new(value));
+        let weak: Weak<dyn AnyLocal> = Arc::downgrade(&cell) as Weak<LocalCell<T>>;
+        self.cells.push(LocalEntry { cell: weak, owner: None, internal });
+        cell
+    }
+
+    /// The position the next cell takes, for [`claim`](Self::claim). Drops
+    /// the entries of cells whose systems are gone, first, so that systems made
+    /// and dropped again and again (one-off runs) do not grow the list.
+    pub(crate) fn mark(&mut self) -> usize {
+        if self.cells.len() == self.cells.capacity() {
+            self.cells.retain(|entry| entry.cell.strong_count() > 0);
+        }
+        self.cells.len()
+    }
+
+    /// Gives the cells made since `mark` to the system in `slot`, and puts the
+    /// loaded values waiting for them in place.
+    pub(crate) fn claim(&mut self, mark: usize, slot: usize, system: &'static str) {
+        let system_slot = u32::try_from(slot).expect("fewer than 2^32 systems");
+        for (place, entry) in self.cells[mark..].iter_mut().enumerate() {
+            let place = LocalPlace { system_slot, place: place as u32 };
+            entry.owner = Some(LocalOwner { place, system });
+            let Some(waiting) = self.waiting.iter().position(|(at, _)| *at == place) else { continue };
+            let (_, value) = self.waiting.swap_remove(waiting);
+            if let Some(cell) = entry.cell.upgrade() {
+                // SAFETY: the cell was made by the initialization that is
+                // claiming it: its system has not run, so nothing holds it. A
+                // value of another type (another system in this place) is
+                // dropped.
+                let _ = unsafe { cell.replace(value) };
+            }
+        }
+    }
+
+    /// The live cells of systems that have a slot, with their owners.
+    pub(crate) fn owned(&self) -> impl Iterator<Item = (LocalOwner, Arc<dyn AnyLocal>, bool)> + '_ {
+        self.cells.iter().filter_map(|entry| Some((entry.owner?, entry.cell.upgrade()?, entry.internal)))
+    }
+
+    /// Puts loaded values into the cells at their places, or keeps them for
+    /// the systems initialized next. A value whose place holds a cell of
+    /// another type is dropped.
+    ///
+    /// `&mut self` comes from `&mut World`: no system is running, so no cell
+    /// is held.
+    pub(crate) fn load(&mut self, values: Vec<LoadedLocal>) {
+        for (place, value) in values {
+            let cell = self.cells.iter().find(|e| e.owner.is_some_and(|o| o.place == place));
+            match cell.and_then(|entry| entry.cell.upgrade()) {
+                // SAFETY: the caller has the world mutably, and every reference
+                // `hold` hands out lives for one run of a system borrowing the
+                // world: none is alive.
+                Some(cell) => drop(unsafe { cell.replace(value) }),
+                None => {
+                    self.waiting.retain(|(at, _)| *at != place);
+                    self.waiting.push((place, value));
+                }
+            }
+        }
+    }
+}
