@@ -2,7 +2,7 @@
 //! conflicts never run at the same time, whatever systems a schedule holds and in
 //! whatever order they were added.
 //!
-//! A menu of thirty-four systems, each a distinct function with a fixed access set
+//! A menu of thirty-seven systems, each a distinct function with a fixed access set
 //! (`Query` with `&`/`&mut`/`Option`/`With`/`Without`/`Or`/`Changed` on table and
 //! sparse components, `Res`, `ResMut`, `Option<Res…>`, `&World`, `Commands`,
 //! `Local`, a `#[derive(SystemParam)]` struct, and one exclusive `&mut World`
@@ -22,9 +22,11 @@
 //!   always point from an earlier-added system to a later-added one, so insertion
 //!   order is also the documented "explicit constraints first" order).
 //!
-//! `Query<&mut C4, With<Flag>>` and `Query<&mut C4, Without<Flag>>` touch disjoint
-//! rows, so the tracker splits `C4` into a flagged and a plain half: the scheduler
-//! may run such systems side by side. `With`/`Or` filters read no component data,
+//! `Query<&mut C4, With<Flag>>` (or `Query<(&mut C4, &Flag)>`) and
+//! `Query<&mut C4, Without<Flag>>` touch disjoint rows, so the tracker splits `C4`
+//! into a flagged and a plain half: the scheduler may run such systems side by
+//! side. `C3` is split the same way by `Or<(With<C1>, With<Sp>)>` against
+//! `(Without<C1>, Without<Sp>)`. `With`/`Or` filters read no component data,
 //! so they are not registered; `Changed<C0>` reads `C0`'s change ticks, which
 //! writers of `C0` write, so it is registered as a read of `C0`. A tick filter
 //! beside a per-row filter (`(Changed<C4>, Without<Flag>)`, `(Changed<C1>,
@@ -77,7 +79,8 @@ mod slot {
     pub const C0: u16 = 1 << 0;
     pub const C1: u16 = 1 << 1;
     pub const C2: u16 = 1 << 2;
-    pub const C3: u16 = 1 << 3;
+    /// `C3` of entities with `C1` or `Sp`.
+    pub const C3_EITHER: u16 = 1 << 3;
     /// `C4` of entities with `Flag`.
     pub const C4_FLAGGED: u16 = 1 << 4;
     /// `C4` of entities without `Flag`.
@@ -86,10 +89,24 @@ mod slot {
     pub const SP: u16 = 1 << 6;
     pub const R0: u16 = 1 << 7;
     pub const R1: u16 = 1 << 8;
+    /// `C3` of entities with neither `C1` nor `Sp`.
+    pub const C3_NEITHER: u16 = 1 << 9;
+    pub const C3: u16 = C3_EITHER | C3_NEITHER;
     pub const NONE: u16 = 0;
-    pub const COUNT: usize = 9;
+    pub const COUNT: usize = 10;
     pub const ALL: u16 = (1 << COUNT) - 1;
-    pub const NAMES: [&str; COUNT] = ["C0", "C1", "C2", "C3", "C4 (with Flag)", "C4 (without Flag)", "Sp", "R0", "R1"];
+    pub const NAMES: [&str; COUNT] = [
+        "C0",
+        "C1",
+        "C2",
+        "C3 (with C1 or Sp)",
+        "C4 (with Flag)",
+        "C4 (without Flag)",
+        "Sp",
+        "R0",
+        "R1",
+        "C3 (with neither)",
+    ];
 
     /// The slots of a mask.
     pub fn each(mask: u16) -> impl Iterator<Item = usize> {
@@ -303,6 +320,8 @@ macro_rules! menu {
 
 type WithC0OrSp = Or<(With<C0>, With<Sp>)>;
 type ChangedC1WithoutSp = (Changed<C1>, Without<Sp>);
+type C1OrSp = Or<(With<C1>, With<Sp>)>;
+type NeitherC1NorSp = (Without<C1>, Without<Sp>);
 
 #[derive(SystemParam)]
 struct C2Writer<'w> {
@@ -463,6 +482,17 @@ menu! {
         reads slot::C4_PLAIN, writes slot::C4_FLAGGED, {
         let changed = b.iter().filter(|c| c.is_changed()).count() as u64;
         a.iter_mut().for_each(|c| c.0 = c.0.wrapping_add(changed));
+    }
+    // Proofs through a read of the tag itself, and through `Or` clauses (which
+    // read `Sp`'s presence on every row they pass over).
+    34 w_c4_ref_flag(mut q: Query<(&mut C4, &Flag)>) reads slot::NONE, writes slot::C4_FLAGGED, {
+        q.iter_mut().for_each(|(c, _)| c.0 = c.0.wrapping_add(2));
+    }
+    35 w_c3_c1_or_sp(mut q: Query<&mut C3, C1OrSp>) reads slot::SP, writes slot::C3_EITHER, {
+        q.iter_mut().for_each(|c| c.0 = c.0.wrapping_add(3));
+    }
+    36 w_c3_neither(mut q: Query<&mut C3, NeitherC1NorSp>) reads slot::SP, writes slot::C3_NEITHER, {
+        q.iter_mut().for_each(|c| c.0 = c.0.wrapping_add(4));
     }
 }
 

@@ -56,6 +56,13 @@ impl Access {
         self.per_row.push(id);
     }
 
+    /// Records that which rows the query yields depends, row by row, on `id`'s
+    /// presence (`&T` of a tag or sparse component): a disjointness proof
+    /// through it separates rows, not archetypes.
+    pub(crate) fn add_per_row(&mut self, id: ComponentId) {
+        self.per_row.push(id);
+    }
+
     /// The components whose presence a filter tests per row.
     pub fn per_row(&self) -> &[ComponentId] {
         &self.per_row
@@ -113,5 +120,72 @@ impl Access {
         let writes = |a: &Access, id: ComponentId| a.writes.iter().any(|&(w, _)| w == id);
         self.writes.iter().any(|&(id, _)| writes(other, id) || other.reads.iter().any(|&(r, _)| r == id))
             || other.writes.iter().any(|&(id, _)| self.reads.iter().any(|&(r, _)| r == id))
+    }
+}
+
+/// What every row a query yields has and lacks, as a disjunction of clauses
+/// (one per way through its `Or` filters): each clause names components the
+/// row has (`&T`, `With<T>`) and components it lacks (`Without<T>`). Two
+/// queries never yield the same row when every clause of one contradicts every
+/// clause of the other.
+///
+/// A query without `Or` has one clause. Past [`Clauses::LIMIT`] clauses the
+/// proof is dropped (one empty clause, proving nothing): that only refuses
+/// more, never less.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Clauses {
+    clauses: Vec<Clause>,
+}
+
+/// One way a row can pass: components it has, and components it lacks.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Clause {
+    /// Components every row of this clause has.
+    pub with: Vec<ComponentId>,
+    /// Components no row of this clause has.
+    pub without: Vec<ComponentId>,
+}
+
+impl Default for Clauses {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Clauses {
+    /// The most clauses a proof keeps.
+    pub const LIMIT: usize = 64;
+
+    /// One empty clause: no proof yet.
+    pub fn new() -> Self {
+        Self { clauses: vec![Clause::default()] }
+    }
+
+    /// One clause: rows that have every component of `with` and none of `without`.
+    pub fn one(with: Vec<ComponentId>, without: Vec<ComponentId>) -> Self {
+        Self { clauses: vec![Clause { with, without }] }
+    }
+
+    /// Every row has `id`, in every clause.
+    pub fn with(&mut self, id: ComponentId) {
+        self.clauses.iter_mut().for_each(|clause| clause.with.push(id));
+    }
+
+    /// No row has `id`, in any clause.
+    pub fn without(&mut self, id: ComponentId) {
+        self.clauses.iter_mut().for_each(|clause| clause.without.push(id));
+    }
+
+    /// The rows of `self` or of `other` (an `Or`).
+    pub fn or(&mut self, other: Clauses) {
+        self.clauses.extend(other.clauses);
+        if self.clauses.len() > Self::LIMIT {
+            *self = Self::new();
+        }
+    }
+
+    /// The clauses.
+    pub fn clauses(&self) -> &[Clause] {
+        &self.clauses
     }
 }

@@ -173,6 +173,13 @@ pub unsafe trait QueryData {
     fn matches(state: &Self::State, archetype: &Archetype) -> bool;
     /// Reports each component an archetype must have to match.
     fn required(state: &Self::State, f: &mut impl FnMut(ComponentId));
+    /// Reports each component every row the query yields has, sparse ones
+    /// included (`&T` of a tag yields only rows with the tag): half of the
+    /// proof that two queries never yield the same row. By default, the
+    /// [`required`](Self::required) ones.
+    fn included(state: &Self::State, f: &mut impl FnMut(ComponentId)) {
+        Self::required(state, f);
+    }
     /// Pushes [`COLUMNS`](Self::COLUMNS) entries for a matched archetype.
     fn columns(state: &Self::State, archetype: &Archetype, out: &mut Vec<CachedColumn>);
 
@@ -473,6 +480,10 @@ unsafe impl<T: Component + WholeComponent> QueryData for &T {
     }
     fn access(state: &ComponentId, access: &mut Access) {
         access.add_read(*state, crate::names::type_name::<T>());
+        if is_sparse::<T>() {
+            // Which rows it yields is decided row by row, from the presence.
+            access.add_per_row(*state);
+        }
     }
     const DENSE: bool = !is_sparse::<T>();
 
@@ -482,6 +493,9 @@ unsafe impl<T: Component + WholeComponent> QueryData for &T {
     }
     fn required(state: &ComponentId, f: &mut impl FnMut(ComponentId)) {
         require_component::<T>(*state, f);
+    }
+    fn included(state: &ComponentId, f: &mut impl FnMut(ComponentId)) {
+        f(*state);
     }
     fn columns(state: &ComponentId, archetype: &Archetype, out: &mut Vec<CachedColumn>) {
         push_column::<T>(*state, archetype, out);
@@ -544,6 +558,10 @@ unsafe impl<T: Component + MutableComponent + WholeComponent> QueryData for &mut
     }
     fn access(state: &ComponentId, access: &mut Access) {
         access.add_write(*state, crate::names::type_name::<T>());
+        if is_sparse::<T>() {
+            // Which rows it yields is decided row by row, from the presence.
+            access.add_per_row(*state);
+        }
     }
     const DENSE: bool = !is_sparse::<T>();
 
@@ -553,6 +571,9 @@ unsafe impl<T: Component + MutableComponent + WholeComponent> QueryData for &mut
     }
     fn required(state: &ComponentId, f: &mut impl FnMut(ComponentId)) {
         require_component::<T>(*state, f);
+    }
+    fn included(state: &ComponentId, f: &mut impl FnMut(ComponentId)) {
+        f(*state);
     }
     fn columns(state: &ComponentId, archetype: &Archetype, out: &mut Vec<CachedColumn>) {
         push_column::<T>(*state, archetype, out);

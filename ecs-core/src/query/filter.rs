@@ -8,10 +8,10 @@
 use core::marker::PhantomData;
 use core::ptr::NonNull;
 
-use super::Access;
 use super::fetch::{
     CachedColumn, FetchContext, NO_COLUMN, Presence, matches_component, push_column, require_component, take_column,
 };
+use super::{Access, Clauses};
 use crate::archetype::Archetype;
 use crate::component::{ChangeTracked, Component, ComponentId, component_id, is_sparse};
 use crate::storage::{ComponentTicks, Tick};
@@ -54,6 +54,16 @@ pub unsafe trait QueryFilter {
     fn included(_state: &Self::State, _f: &mut impl FnMut(ComponentId)) {}
     /// Reports components no passing row has (`Without<T>`): the other half.
     fn excluded(_state: &Self::State, _f: &mut impl FnMut(ComponentId)) {}
+    /// Narrows `clauses` to the rows that pass (see [`Clauses`]). By default,
+    /// every component [`required`](Self::required) or
+    /// [`included`](Self::included) joins every clause's `with`, and every
+    /// [`excluded`](Self::excluded) one its `without`; `Or` makes one clause
+    /// per branch.
+    fn clauses(state: &Self::State, clauses: &mut Clauses) {
+        Self::required(state, &mut |c| clauses.with(c));
+        Self::included(state, &mut |c| clauses.with(c));
+        Self::excluded(state, &mut |c| clauses.without(c));
+    }
     /// Pushes [`COLUMNS`](Self::COLUMNS) entries for a matched archetype.
     fn columns(state: &Self::State, archetype: &Archetype, out: &mut Vec<CachedColumn>);
     /// Builds the per-archetype state.
@@ -467,6 +477,9 @@ macro_rules! tuple_filter {
             fn excluded(state: &Self::State, f: &mut impl FnMut(ComponentId)) {
                 $($name::excluded(&state.$index, f);)+
             }
+            fn clauses(state: &Self::State, clauses: &mut Clauses) {
+                $($name::clauses(&state.$index, clauses);)+
+            }
             fn columns(state: &Self::State, archetype: &Archetype, out: &mut Vec<CachedColumn>) {
                 $($name::columns(&state.$index, archetype, out);)+
             }
@@ -515,6 +528,19 @@ macro_rules! tuple_filter {
                 false $(|| $name::matches(&state.$index, archetype))+
             }
             fn required(_: &Self::State, _: &mut impl FnMut(ComponentId)) {}
+            fn clauses(state: &Self::State, clauses: &mut Clauses) {
+                let before = core::mem::take(clauses);
+                let mut any: Option<Clauses> = None;
+                $(
+                    let mut branch = before.clone();
+                    $name::clauses(&state.$index, &mut branch);
+                    match &mut any {
+                        Some(any) => any.or(branch),
+                        None => any = Some(branch),
+                    }
+                )+
+                *clauses = any.expect("an `Or` has a branch");
+            }
             fn columns(state: &Self::State, archetype: &Archetype, out: &mut Vec<CachedColumn>) {
                 $(
                     if $name::matches(&state.$index, archetype) {

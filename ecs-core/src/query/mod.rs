@@ -38,7 +38,7 @@ mod tuples;
 mod wide;
 mod world;
 
-pub use access::Access;
+pub use access::{Access, Clause, Clauses};
 pub use borrow::QueryBorrow;
 pub(crate) use by_entity::{Miss, SingleFetches};
 pub use change_fetch::TrackedFetch;

@@ -15,10 +15,10 @@
 
 use core::marker::PhantomData;
 
-use super::Access;
 use super::fetch::{CachedColumn, FetchContext, QueryData};
 use super::filter::QueryFilter;
 use super::wide::WideChoice;
+use super::{Access, Clauses};
 use crate::archetype::{Archetype, ArchetypeId, Archetypes};
 use crate::component::ComponentId;
 use crate::parallel::Adaptive;
@@ -139,14 +139,12 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     /// # Panics
     /// When the query aliases a component, as for [`new`](Self::new).
     #[track_caller]
-    pub(crate) fn describe() -> (Access, Vec<ComponentId>, Vec<ComponentId>) {
+    pub(crate) fn describe() -> (Access, Clauses) {
         let (data, filter, access) = Self::checked_access();
-        let (mut with, mut without) = (Vec::new(), Vec::new());
-        Q::required(&data, &mut |c| with.push(c));
-        F::required(&filter, &mut |c| with.push(c));
-        F::included(&filter, &mut |c| with.push(c));
-        F::excluded(&filter, &mut |c| without.push(c));
-        (access, with, without)
+        let mut clauses = Clauses::new();
+        Q::included(&data, &mut |c| clauses.with(c));
+        F::clauses(&filter, &mut clauses);
+        (access, clauses)
     }
 
     /// What the query reads and writes.

@@ -35,6 +35,9 @@ macro_rules! tuple_query {
             fn required(state: &Self::State, f: &mut impl FnMut(ComponentId)) {
                 $($name::required(&state.$index, f);)*
             }
+            fn included(state: &Self::State, f: &mut impl FnMut(ComponentId)) {
+                $($name::included(&state.$index, f);)*
+            }
             fn columns(state: &Self::State, archetype: &Archetype, out: &mut Vec<CachedColumn>) {
                 $($name::columns(&state.$index, archetype, out);)*
             }

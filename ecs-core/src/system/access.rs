@@ -4,16 +4,15 @@
 use core::any::TypeId;
 
 use crate::component::ComponentId;
-use crate::query::Access;
+use crate::query::{Access, Clause, Clauses};
 
 /// The data a system parameter or a system touches.
 #[derive(Clone, Debug, Default)]
 pub struct SystemAccess {
     components: Access,
-    /// Components every row the parameter touches has (`&T`, `With<T>`, …).
-    with: Vec<ComponentId>,
-    /// Components no row the parameter touches has (`Without<T>`).
-    without: Vec<ComponentId>,
+    /// What every row the parameter touches has and lacks (`&T`, `With<T>`,
+    /// `Without<T>`, one clause per way through its `Or` filters).
+    clauses: Clauses,
     resource_reads: Vec<(TypeId, &'static str)>,
     resource_writes: Vec<(TypeId, &'static str)>,
     /// Reads the whole world (`&World`).
@@ -23,7 +22,12 @@ pub struct SystemAccess {
 impl SystemAccess {
     /// A query's access, with its disjointness proof.
     pub fn query(components: Access, with: Vec<ComponentId>, without: Vec<ComponentId>) -> Self {
-        Self { components, with, without, ..Self::default() }
+        Self::query_clauses(components, Clauses::one(with, without))
+    }
+
+    /// A query's access, with its disjointness proof as clauses (see [`Clauses`]).
+    pub fn query_clauses(components: Access, clauses: Clauses) -> Self {
+        Self { components, clauses, ..Self::default() }
     }
 
     /// Reads a resource.
@@ -58,27 +62,37 @@ impl SystemAccess {
         self.resource_reads.extend_from_slice(&other.resource_reads);
         self.resource_writes.extend_from_slice(&other.resource_writes);
         self.world |= other.world;
-        self.with.clear();
-        self.without.clear();
+        self.clauses = Clauses::new();
     }
 
-    /// How far the two parameters' disjointness proofs keep them apart: some
-    /// component every row of one has and no row of the other has.
+    /// How far the two parameters' disjointness proofs keep them apart: for
+    /// every clause of one and every clause of the other, some component every
+    /// row of one has and no row of the other has. The weakest pair decides.
     fn disjoint(&self, other: &SystemAccess) -> Disjoint {
         let per_row = |c: &ComponentId| self.components.per_row().contains(c) || other.components.per_row().contains(c);
-        let proofs = self
-            .with
-            .iter()
-            .filter(|c| other.without.contains(c))
-            .chain(other.with.iter().filter(|c| self.without.contains(c)));
-        let mut found = Disjoint::No;
-        for c in proofs {
-            if !per_row(c) {
-                return Disjoint::Archetypes;
+        let pair = |a: &Clause, b: &Clause| {
+            let proofs =
+                a.with.iter().filter(|c| b.without.contains(c)).chain(b.with.iter().filter(|c| a.without.contains(c)));
+            let mut found = Disjoint::No;
+            for c in proofs {
+                if !per_row(c) {
+                    return Disjoint::Archetypes;
+                }
+                found = Disjoint::Rows;
             }
-            found = Disjoint::Rows;
+            found
+        };
+        let mut weakest = Disjoint::Archetypes;
+        for a in self.clauses.clauses() {
+            for b in other.clauses.clauses() {
+                match pair(a, b) {
+                    Disjoint::No => return Disjoint::No,
+                    Disjoint::Rows => weakest = Disjoint::Rows,
+                    Disjoint::Archetypes => {}
+                }
+            }
         }
-        found
+        weakest
     }
 
     /// A component one side writes whose per-row ticks the other side's filter

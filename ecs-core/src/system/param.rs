@@ -416,8 +416,8 @@ unsafe impl<Q: QueryData + 'static, F: QueryFilter + 'static> SystemParam for Qu
     type Item<'w> = Query<'w, Q, F>;
 
     fn access(meta: &mut SystemMeta) {
-        let (access, with, without) = QueryState::<Q, F>::describe();
-        meta.add_param_named_by(crate::names::query_name::<Q, F>, SystemAccess::query(access, with, without));
+        let (access, clauses) = QueryState::<Q, F>::describe();
+        meta.add_param_named_by(crate::names::query_name::<Q, F>, SystemAccess::query_clauses(access, clauses));
     }
 
     fn init_state(world: &mut World) -> QueryState<Q, F> {

@@ -39,6 +39,7 @@ pub fn query(def: QueryDef<'_>) -> TokenStream {
     let access = per_field("<$ty as $q::QueryData>::access(&__state.$i, __access);");
     let matches = per_field("&& <$ty as $q::QueryData>::matches(&__state.$i, __archetype)");
     let required = per_field("<$ty as $q::QueryData>::required(&__state.$i, __f);");
+    let included = per_field("<$ty as $q::QueryData>::included(&__state.$i, __f);");
     let columns = per_field("<$ty as $q::QueryData>::columns(&__state.$i, __archetype, __out);");
     let marks = per_field(
         "unsafe { <$ty as $q::QueryData>::mark_written(&__fetch.$i, ::core::clone::Clone::clone(&__rows)) };",
@@ -103,6 +104,9 @@ pub fn query(def: QueryDef<'_>) -> TokenStream {
                 }
                 fn required(__state: &Self::State, __f: &mut impl ::core::ops::FnMut($krate::ComponentId)) {
                     $required
+                }
+                fn included(__state: &Self::State, __f: &mut impl ::core::ops::FnMut($krate::ComponentId)) {
+                    $included
                 }
                 fn columns(
                     __state: &Self::State,
@@ -197,6 +201,7 @@ pub fn query(def: QueryDef<'_>) -> TokenStream {
         krate,
         matches,
         required,
+        included,
         columns,
         fetch_archetype,
         fetched,
