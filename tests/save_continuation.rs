@@ -220,3 +220,43 @@ fn saves_of_format_version_2_load_with_no_locals() {
     loaded.load(save);
     assert_eq!(loaded.query::<&Hp>().iter().copied().collect::<Vec<_>>(), [Hp(4)]);
 }
+
+#[test]
+fn a_local_goes_back_only_to_a_system_of_the_same_name() {
+    fn first(mut n: Local<Countdown>) {
+        n.0 += 1;
+    }
+    fn second(mut n: Local<Countdown>) {
+        n.0 += 100;
+    }
+    fn report(world: &mut World, schedule: &mut Schedule) -> u32 {
+        // What each system holds shows in what it adds next: read them back
+        // through a save.
+        schedule.run(world);
+        let json =
+            serde_json::to_string(&SerializeRegistry::new().register_local::<Countdown>("C").rows(world)).unwrap();
+        let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+        value["locals"].as_array().unwrap().iter().map(|l| l[4].as_u64().unwrap() as u32).sum()
+    }
+    let mut world = World::new();
+    let mut schedule = Schedule::new();
+    schedule.add_systems((first, second));
+    schedule.run(&mut world);
+    schedule.run(&mut world);
+    let registry = SerializeRegistry::new().register_local::<Countdown>("C");
+    let json = serde_json::to_string(&registry.rows(&world)).unwrap();
+
+    // The same systems in the same order: both values come back.
+    let mut same = World::new();
+    let mut same_schedule = Schedule::new();
+    same_schedule.add_systems((first, second));
+    same.load(registry.load_rows(&mut serde_json::Deserializer::from_str(&json)).unwrap());
+    assert_eq!(report(&mut same, &mut same_schedule), 3 + 300);
+
+    // Swapped: neither value goes to the other system; both start afresh.
+    let mut swapped = World::new();
+    let mut swapped_schedule = Schedule::new();
+    swapped_schedule.add_systems((second, first));
+    swapped.load(registry.load_rows(&mut serde_json::Deserializer::from_str(&json)).unwrap());
+    assert_eq!(report(&mut swapped, &mut swapped_schedule), 1 + 100);
+}

@@ -33,6 +33,8 @@
 //! | `IntoScheduleConfigs` (`.after`, `.before`, `.in_set`, `.run_if`, `.chain`), on one system or a group | — | same, with bevy's automatic sync points between explicitly ordered systems; `IntoSystemConfig` only turns one system into its `SystemConfig` |
 //! | `SystemCondition`, `.run_if(cond)`, `SystemSet`, `.in_set`, `configure_sets(S.run_if(c))` | — | same (a set's or a group's condition is evaluated once per run) |
 //! | `world.run_system_once(f)` | — | same (returns `Result`) |
+//! | `Single<D, F>`, `Populated<D, F>` (the system is skipped otherwise) | — | same; a condition taking one reads `false` when skipped, `run_system_once` returns the error |
+//! | `DynamicScene` + reflection for saves; `Local`s not saved | `serialize::column` | `SerializeRegistry` (feature `serde`): components, resources, `register_local`, `register_message`; a save refuses what it would lose |
 //! | `ChildOf`, `Children`, `with_children`, `despawn` (recursive) | — | same, on `EntityWorldMut` and `EntityCommands` |
 //! | `Query<&Children>` / `Query<&ChildOf>` helpers: `children`, `parent`, `iter_descendants`, `iter_ancestors`, `root_ancestor` | — | same, for any relationship |
 //! | `query.related::<R>(e)` (the target) | — | `query.related(e)` on a `Query<&R>` (the relationship is the query's) |
@@ -73,6 +75,11 @@
 //!   [`World::swap_snapshot`](crate::World::swap_snapshot) save and restore a whole
 //!   world with its ids, ticks and the systems' change-detection state; iteration
 //!   order is specified (see [`snapshot`](crate::snapshot)).
+//! - **A save continues the game.** A load into a world holding only the
+//!   game's observers (added in the same order) keeps every saved id, and the
+//!   systems' `Local`s and messages in flight come back (see
+//!   [`serialize`](crate::serialize)); bevy's scenes remap ids and carry no
+//!   system state.
 //! - **Tags and sparse components do not fragment.** Zero-sized components and
 //!   `#[component(storage = "sparse")]` ones are stored per row: adding one moves no
 //!   data and makes no archetype.

@@ -177,8 +177,8 @@ pub mod prelude {
     pub use crate::query::{Added, Changed, Has, Or, QueryState, With, Without};
     pub use crate::relationship::{ChildOf, Children, RelationshipSources};
     pub use crate::system::{
-        IntoScheduleConfigs, IntoSetConfig, IntoSystemConfig, Local, Query, Res, ResMut, Schedule, SystemCondition,
-        SystemSet, not, resource_added, resource_changed, resource_equals, resource_exists,
+        IntoScheduleConfigs, IntoSetConfig, IntoSystemConfig, Local, Populated, Query, Res, ResMut, Schedule, Single,
+        SystemCondition, SystemSet, not, resource_added, resource_changed, resource_equals, resource_exists,
     };
     pub use crate::{
         Bundle, Component, DeferredWorld, EcsError, Entity, EntityRef, EntityWorldMut, Event, FromWorld, Message, Mut,

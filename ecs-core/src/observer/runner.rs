@@ -24,7 +24,8 @@ pub(crate) trait ObserverRunner: Send + Sync + 'static {
 impl<Marker: 'static, F: SystemParamFunction<Marker, Out = ()>> ObserverRunner for FunctionSystem<Marker, F> {
     fn run(&mut self, world: &mut World) {
         self.init(world);
-        self.call_mut(world);
+        // A skipped run (a `Single` with no single match) is not an error.
+        let _ = self.call_mut(world);
         // The world is deferring while observers run: the commands join its queue.
         self.apply_deferred(world);
     }

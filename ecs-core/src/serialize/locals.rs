@@ -1,7 +1,7 @@
 //! Systems' state in saves: `Local`s and message readers' cursors, registered
 //! by type under a name, saved with the place of the system that owns each
-//! (its slot: the order systems were initialized in) and put back by a load
-//! into the systems at the same places.
+//! (its slot: the order systems were initialized in) and its name, and put
+//! back by a load into the systems at the same places with the same names.
 //!
 //! Also what a save refuses: a `Local` of a type neither registered nor
 //! skipped, and messages in flight of a type neither registered nor skipped.
@@ -161,10 +161,10 @@ impl<'de> Visitor<'de> for LocalsSeed<'_, '_> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         let mut loaded: Vec<LoadedLocal> = Vec::new();
         while let Some(local) = seq.next_element_seed(LocalSeed { context: self.context })? {
-            if loaded.iter().any(|(place, _)| *place == local.0) {
+            if loaded.iter().any(|other| other.place == local.place) {
                 return Err(self.context.fail(LoadError::Format(format!(
                     "two locals for place {} of system slot {}",
-                    local.0.place, local.0.system_slot
+                    local.place.place, local.place.system_slot
                 ))));
             }
             loaded.push(local);
@@ -197,12 +197,12 @@ impl<'de> Visitor<'de> for LocalSeed<'_, '_> {
         let system_slot: u32 = seq.next_element()?.ok_or_else(missing)?;
         let place: u32 = seq.next_element()?.ok_or_else(missing)?;
         let name: std::borrow::Cow<'de, str> = seq.next_element()?.ok_or_else(missing)?;
-        let _system: std::borrow::Cow<'de, str> = seq.next_element()?.ok_or_else(missing)?;
+        let system: String = seq.next_element()?.ok_or_else(missing)?;
         let Some(entry) = self.context.registry.local_by_name(&name) else {
             return Err(self.context.fail(LoadError::UnknownLocal(name.into_owned())));
         };
         let value = seq.next_element_seed(LocalValueSeed { context: self.context, entry })?.ok_or_else(missing)?;
-        Ok((LocalPlace { system_slot, place }, value))
+        Ok(LoadedLocal { place: LocalPlace { system_slot, place }, system, value })
     }
 }
 

@@ -69,13 +69,17 @@
 //! [skipped](SerializeRegistry::skip_local), when messages are in flight
 //! whose type is neither registered nor [skipped](SerializeRegistry::skip_message),
 //! when a component refers to a despawned entity, and when it is made from
-//! inside a system that holds a saved `Local` (save between schedule runs).
+//! inside a system that holds a saved `Local` (save between schedule runs; a
+//! save made from a `&World` system while others run also makes a system
+//! that starts meanwhile wait for the save to have written its `Local`).
 //!
 //! Not saved: observers (their entities are left out, their slots kept
 //! retired: see below), entity observers attached with
 //! [`observe`](crate::world::EntityWorldMut::observe) (the entity is saved
-//! without them: attach them again after a load), removal logs, and `Local`s
-//! of systems that have been dropped or were run once.
+//! without them: attach them again after a load), removal logs (and the
+//! place of each [`RemovedComponents`](crate::event::RemovedComponents)
+//! reader in them), and `Local`s of systems that have been dropped or were
+//! run once.
 //!
 //! The hierarchy (`ChildOf`, `Children`) is registered by
 //! [`SerializeRegistry::new`]; other relationships are registered with
@@ -98,8 +102,9 @@
 //!   first runs or is [initialized](crate::system::Schedule::initialize), an
 //!   observer's when it is added), so **register observers and schedules in
 //!   the same order, then load**, and the game continues as the saved one
-//!   would have. A `Local` whose place holds a system with a `Local` of another
-//!   type there keeps its default.
+//!   would have. A saved `Local` whose place now holds a system of another
+//!   name, or a `Local` of another type, is dropped: that system keeps its
+//!   default.
 //! - Into a world that has other entities: each saved entity gets a new id,
 //!   and every entity held by a loaded component (fields marked
 //!   `#[entities]`, relationships) is rewritten to match;

@@ -140,8 +140,10 @@ where
         self.init(world);
     }
     unsafe fn evaluate(&mut self, world: &World) -> bool {
+        // A condition whose parameters skip the run (a `Single` without its one
+        // match) reads as `false`, as in bevy.
         // SAFETY: the caller keeps writers off what the condition reads.
-        unsafe { self.call(world) }
+        unsafe { self.call(world) }.unwrap_or(false)
     }
 }
 

@@ -103,13 +103,14 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> FunctionSystem<Marker, F> 
         }
     }
 
-    /// Calls the function with its parameters, as one run.
+    /// Calls the function with its parameters, as one run; `Err` when a
+    /// parameter skipped the run (see [`SystemParam::check_run`]).
     ///
     /// # Safety
     /// The caller holds the access the parameters recorded on `world`, for the
     /// call.
     #[inline]
-    pub(crate) unsafe fn call(&mut self, world: &World) -> F::Out {
+    pub(crate) unsafe fn call(&mut self, world: &World) -> Result<F::Out, crate::EcsError> {
         let this_run = world.increment_change_tick();
         // SAFETY: forwarded.
         unsafe { self.call_at(world, this_run) }
@@ -118,7 +119,7 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> FunctionSystem<Marker, F> 
     /// [`call`](Self::call) with the world borrowed mutably (an observer's run):
     /// the tick is taken with a plain add instead of a locked one.
     #[inline]
-    pub(crate) fn call_mut(&mut self, world: &mut World) -> F::Out {
+    pub(crate) fn call_mut(&mut self, world: &mut World) -> Result<F::Out, crate::EcsError> {
         let this_run = world.increment_change_tick_mut();
         // SAFETY: `&mut World` excludes every other access for the call.
         unsafe { self.call_at(world, this_run) }
@@ -129,13 +130,17 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> FunctionSystem<Marker, F> 
     /// # Safety
     /// As for [`call`](Self::call).
     #[inline]
-    unsafe fn call_at(&mut self, world: &World, this_run: crate::storage::Tick) -> F::Out {
+    unsafe fn call_at(&mut self, world: &World, this_run: crate::storage::Tick) -> Result<F::Out, crate::EcsError> {
         let (id, state) = self.state.as_mut().expect("the schedule initializes systems before running them");
         assert_eq!(*id, world.id(), "system `{}` was initialized for another world", self.meta.name());
         self.meta.this_run = this_run;
         if let Some(slot) = self.slot {
             // The world's record wins: a restore may have rewound it.
             self.meta.last_run = world.system_last_run(slot);
+        }
+        if <F::Param as SystemParam>::SKIPS {
+            // SAFETY: as below. A skipped run leaves the last run as it was.
+            unsafe { <F::Param as SystemParam>::check_run(state, &self.meta, world) }?;
         }
         // SAFETY: the caller holds the system's access; the state is this world's.
         let params = unsafe { <F::Param as SystemParam>::get_param(state, &self.meta, world) };
@@ -144,7 +149,7 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> FunctionSystem<Marker, F> 
         if let Some(slot) = self.slot {
             world.set_system_last_run(slot, this_run);
         }
-        out
+        Ok(out)
     }
 
     /// Applies the parameters' deferred work (commands).
@@ -188,16 +193,17 @@ unsafe impl<Marker: 'static, F: SystemParamFunction<Marker, Out = ()>> System fo
         self.init(world);
     }
     unsafe fn run_unchecked(&mut self, world: &World) {
+        // A skipped run is not an error: the system waits for its entity.
         // SAFETY: forwarded.
-        unsafe { self.call(world) }
+        let _ = unsafe { self.call(world) };
     }
     unsafe fn run_unchecked_at(&mut self, world: &World, this_run: crate::storage::Tick) {
         // SAFETY: forwarded.
-        unsafe { self.call_at(world, this_run) }
+        let _ = unsafe { self.call_at(world, this_run) };
     }
     fn run_exclusive(&mut self, world: &mut World) {
         self.initialize(world);
-        self.call_mut(world);
+        let _ = self.call_mut(world);
         self.apply(world);
     }
     fn apply(&mut self, world: &mut World) {

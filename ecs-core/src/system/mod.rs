@@ -8,6 +8,7 @@
 //!   exclusive `fn(&mut World)` systems into [`System`]s.
 //! - `condition.rs`: run conditions ([`SystemCondition`], `run_if`) and their helpers.
 //! - `set.rs`: [`SystemSet`]s and what `before`/`after` refer to.
+//! - `single.rs`: [`Single`] and [`Populated`], queries that skip their system.
 //! - `run_once.rs`: [`World::run_system_once`](crate::World::run_system_once).
 //! - `schedule.rs`: [`Schedule`], ordering constraints, sync points and the
 //!   executor.
@@ -21,6 +22,7 @@ mod plan;
 mod run_once;
 mod schedule;
 mod set;
+mod single;
 
 pub use access::SystemAccess;
 pub use condition::{
@@ -33,6 +35,7 @@ pub use param::{Local, LocalState, Query, ReadOnlySystemParam, Res, ResMut, Syst
 pub use run_once::{IsExclusiveOnce, RunSystemOnce};
 pub use schedule::Schedule;
 pub use set::{IntoLabel, IntoSetConfig, IsSetLabel, IsSystemLabel, LabelToken, SetConfig, SystemSet};
+pub use single::{Populated, Single};
 
 use core::any::TypeId;
 

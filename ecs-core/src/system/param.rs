@@ -60,6 +60,24 @@ pub unsafe trait SystemParam: Sized {
     /// Applies deferred work (commands) at a sync point.
     fn apply(_state: &mut Self::State, _world: &mut World) {}
 
+    /// Whether [`check_run`](Self::check_run) may skip the system. `false`
+    /// (the default) promises it never does, so systems do not ask.
+    const SKIPS: bool = false;
+
+    /// Whether the system should run this time: an `Err` skips the run
+    /// ([`Single`] does not match exactly one entity, [`Populated`] matches
+    /// none). Asked before every run when [`SKIPS`](Self::SKIPS) is `true`. A
+    /// skipped system does not run and its last run stays the one before; a
+    /// skipped run condition reads as `false`; `run_system_once` returns the
+    /// error.
+    ///
+    /// # Safety
+    /// As for [`get_param`](Self::get_param): the caller holds the recorded
+    /// access on `world` for the call, and `state` was made for `world`.
+    unsafe fn check_run(_state: &mut Self::State, _meta: &SystemMeta, _world: &World) -> Result<(), EcsError> {
+        Ok(())
+    }
+
     /// Whether [`get_param`](Self::get_param) can succeed on `world`: `Res<T>` and
     /// `ResMut<T>` need their resource. [`World::run_system_once`] checks it to
     /// report [`EcsError::MissingResource`] instead of panicking.
@@ -72,7 +90,8 @@ pub unsafe trait SystemParam: Sized {
 ///
 /// # Safety
 /// The parameter's recorded access is read-only, and its item writes nothing
-/// another system could observe (a [`Local`] writes only its own state).
+/// another system could observe (a [`Local`] writes only its own state; a save
+/// may read it, kept apart from the system by its cell).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a read-only system parameter",
     label = "a run condition may only read",
@@ -718,7 +737,8 @@ unsafe impl<T: Default + Send + Sync + 'static> SystemParam for Local<'_, T> {
     }
 }
 
-// SAFETY: writes only its own state, which no other system sees.
+// SAFETY: writes only its own state, which no other system sees (a save reads
+// it only while the system does not hold it).
 unsafe impl<T: Default + Send + Sync + 'static> ReadOnlySystemParam for Local<'_, T> {}
 
 // SAFETY: records nothing; commands only reserve entity handles (atomically) and
@@ -791,6 +811,15 @@ macro_rules! tuple_param {
             }
             fn validate(state: &Self::State, world: &World) -> Result<(), EcsError> {
                 $($name::validate(&state.$index, world)?;)*
+                Ok(())
+            }
+            const SKIPS: bool = false $(|| $name::SKIPS)*;
+            #[allow(unused_variables, reason = "the empty tuple checks nothing")]
+            unsafe fn check_run(state: &mut Self::State, meta: &SystemMeta, world: &World) -> Result<(), EcsError> {
+                $(if $name::SKIPS {
+                    // SAFETY: forwarded.
+                    unsafe { $name::check_run(&mut state.$index, meta, world) }?;
+                })*
                 Ok(())
             }
         }

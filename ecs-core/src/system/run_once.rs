@@ -24,7 +24,9 @@ pub trait RunSystemOnce<Marker>: Sized {
     ///
     /// # Errors
     /// [`EcsError::MissingResource`] when a `Res<T>` or `ResMut<T>` parameter's
-    /// resource is missing; the system does not run then.
+    /// resource is missing, and the error of a parameter that skips the run (a
+    /// [`Single`](crate::system::Single) without exactly one match); the
+    /// system does not run then.
     fn run_once(self, world: &mut World) -> Result<Self::Out, EcsError>;
 }
 
@@ -49,7 +51,7 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> RunSystemOnce<(Marker, F::
             Ok(out) => {
                 system.apply_deferred(world);
                 world.release_reserved_entities();
-                Ok(out)
+                out
             }
             Err(panic) => {
                 // The system's commands are dropped with its state, as a panicking
@@ -77,7 +79,9 @@ impl World {
     ///
     /// # Errors
     /// [`EcsError::MissingResource`] when a `Res<T>` or `ResMut<T>` parameter's
-    /// resource is missing; the system does not run then.
+    /// resource is missing, and the error of a parameter that skips the run (a
+    /// [`Single`](crate::system::Single) without exactly one match); the
+    /// system does not run then.
     ///
     /// # Panics
     /// When two of the system's parameters conflict, or when the system panics

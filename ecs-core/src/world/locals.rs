@@ -35,7 +35,9 @@ pub(crate) struct LocalCell<T> {
 // SAFETY: the value is reached mutably only under `HELD` (by its one system,
 // which runs at most once at a time) and shared only under `READ` (by a save);
 // the state moves between them by compare-exchange, so the two never overlap.
-// `T: Send + Sync` makes both the move and the sharing across threads sound.
+// `replace` writes outside that protocol, with the world borrowed mutably,
+// which excludes both. `T: Send + Sync` makes the move and the sharing across
+// threads sound.
 unsafe impl<T: Send + Sync> Sync for LocalCell<T> {}
 
 impl<T> LocalCell<T> {
@@ -44,8 +46,9 @@ impl<T> LocalCell<T> {
     }
 
     /// Hands the value to its system for one run, waiting out a save that is
-    /// reading it (a save only serializes the value, and waits for nothing).
-    /// The run gives it back with [`release`](Self::release).
+    /// reading it (a save made from inside another system, which serializes
+    /// the value and waits for nothing). The run gives it back with
+    /// [`release`](Self::release).
     ///
     /// # Safety
     /// Only the system whose state holds this cell calls it, and no reference
@@ -80,11 +83,12 @@ pub(crate) trait AnyLocal: Send + Sync {
     /// Calls `f` with the value, unless its system holds it (it runs now, or
     /// leaked its parameter): `false` then.
     fn read(&self, f: &mut dyn FnMut(&dyn Any)) -> bool;
-    /// Replaces the value by `value` when it is of its type; gives it back
-    /// otherwise.
+    /// Replaces the value by `value` when it is of its type (and frees a
+    /// state a leaked parameter left held); gives it back otherwise.
     ///
     /// # Safety
-    /// No reference handed out by [`LocalCell::hold`] is alive.
+    /// No reference handed out by [`LocalCell::hold`] is alive and no
+    /// [`read`](Self::read) is running: the caller has the world mutably.
     unsafe fn replace(&self, value: Box<dyn Any + Send + Sync>) -> Result<(), Box<dyn Any + Send + Sync>>;
 }
 
@@ -143,6 +147,9 @@ pub(crate) struct LocalOwner {
 
 /// One cell in the world's list.
 pub(crate) struct LocalEntry {
+    /// Rising: entries stay in the order their cells were made, whatever
+    /// pruning removes, so that [`Locals::claim`] finds a system's cells by id.
+    id: u64,
     pub(crate) cell: Weak<dyn AnyLocal>,
     /// `None` for a system run once (no slot): never saved.
     pub(crate) owner: Option<LocalOwner>,
@@ -151,52 +158,67 @@ pub(crate) struct LocalEntry {
     pub(crate) internal: bool,
 }
 
-/// A value a load brought for a cell.
-pub(crate) type LoadedLocal = (LocalPlace, Box<dyn Any + Send + Sync>);
+/// A value a load brought for a cell: where it goes, the system it belonged
+/// to, and the value.
+pub(crate) struct LoadedLocal {
+    pub(crate) place: LocalPlace,
+    pub(crate) system: String,
+    pub(crate) value: Box<dyn Any + Send + Sync>,
+}
 
 /// Every system's local state in one world.
 #[derive(Default)]
 pub(crate) struct Locals {
     cells: Vec<LocalEntry>,
+    next_id: u64,
+    /// The length at which dead entries are dropped next.
+    prune_at: usize,
     /// Loaded values whose systems are not initialized yet: each goes to the
-    /// cell made at its place.
+    /// cell made at its place, when that system has the saved one's name.
     waiting: Vec<LoadedLocal>,
 }
 
 impl Locals {
-    /// A new cell holding `value`; `internal` as in [`LocalEntry`].
+    /// A new cell holding `value`; `internal` as in [`LocalEntry`]. Drops the
+    /// entries of cells whose systems are gone once the list has doubled since
+    /// the last time, so that systems made and dropped again and again
+    /// (one-off runs) do not grow it.
     pub(crate) fn create<T: Send + Sync + 'static>(&mut self, value: T, internal: bool) -> Arc<LocalCell<T>> {
+        if self.cells.len() >= self.prune_at {
+            self.cells.retain(|entry| entry.cell.strong_count() > 0);
+            self.prune_at = (2 * self.cells.len()).max(16);
+        }
         let cell = Arc::new(LocalCell::new(value));
         let weak: Weak<dyn AnyLocal> = Arc::downgrade(&cell) as Weak<LocalCell<T>>;
-        self.cells.push(LocalEntry { cell: weak, owner: None, internal });
+        self.cells.push(LocalEntry { id: self.next_id, cell: weak, owner: None, internal });
+        self.next_id += 1;
         cell
     }
 
-    /// The position the next cell takes, for [`claim`](Self::claim). Drops
-    /// the entries of cells whose systems are gone, first, so that systems made
-    /// and dropped again and again (one-off runs) do not grow the list.
-    pub(crate) fn mark(&mut self) -> usize {
-        if self.cells.len() == self.cells.capacity() {
-            self.cells.retain(|entry| entry.cell.strong_count() > 0);
-        }
-        self.cells.len()
+    /// The id the next cell gets, for [`claim`](Self::claim).
+    pub(crate) fn mark(&self) -> u64 {
+        self.next_id
     }
 
     /// Gives the cells made since `mark` to the system in `slot`, and puts the
     /// loaded values waiting for them in place.
-    pub(crate) fn claim(&mut self, mark: usize, slot: usize, system: &'static str) {
+    ///
+    /// A system's parameters make their cells while it initializes, and no
+    /// parameter initializes another system meanwhile (`init_state` only
+    /// registers components and resources), so those cells are its own.
+    pub(crate) fn claim(&mut self, mark: u64, slot: usize, system: &'static str) {
         let system_slot = u32::try_from(slot).expect("fewer than 2^32 systems");
-        for (place, entry) in self.cells[mark..].iter_mut().enumerate() {
+        let first = self.cells.partition_point(|entry| entry.id < mark);
+        for (place, entry) in self.cells[first..].iter_mut().enumerate() {
             let place = LocalPlace { system_slot, place: place as u32 };
             entry.owner = Some(LocalOwner { place, system });
-            let Some(waiting) = self.waiting.iter().position(|(at, _)| *at == place) else { continue };
-            let (_, value) = self.waiting.swap_remove(waiting);
-            if let Some(cell) = entry.cell.upgrade() {
+            let Some(waiting) = self.waiting.iter().position(|loaded| loaded.place == place) else { continue };
+            let loaded = self.waiting.swap_remove(waiting);
+            if let (Some(cell), true) = (entry.cell.upgrade(), loaded.system == system) {
                 // SAFETY: the cell was made by the initialization that is
-                // claiming it: its system has not run, so nothing holds it. A
-                // value of another type (another system in this place) is
-                // dropped.
-                let _ = unsafe { cell.replace(value) };
+                // claiming it: its system has not run, so nothing holds or
+                // reads it. A value of another type is dropped.
+                let _ = unsafe { cell.replace(loaded.value) };
             }
         }
     }
@@ -207,22 +229,25 @@ impl Locals {
     }
 
     /// Puts loaded values into the cells at their places, or keeps them for
-    /// the systems initialized next. A value whose place holds a cell of
-    /// another type is dropped.
+    /// the systems initialized next. A value whose place holds another system
+    /// (by name) or a cell of another type is dropped: that cell keeps its
+    /// value.
     ///
-    /// `&mut self` comes from `&mut World`: no system is running, so no cell
-    /// is held.
+    /// `&mut self` comes from `&mut World`: no system is running and no save
+    /// is reading, so no cell is held or read.
     pub(crate) fn load(&mut self, values: Vec<LoadedLocal>) {
-        for (place, value) in values {
-            let cell = self.cells.iter().find(|e| e.owner.is_some_and(|o| o.place == place));
-            match cell.and_then(|entry| entry.cell.upgrade()) {
+        for loaded in values {
+            let entry = self.cells.iter().find(|e| e.owner.is_some_and(|o| o.place == loaded.place));
+            match entry.map(|entry| (entry.cell.upgrade(), entry.owner.is_some_and(|o| o.system == loaded.system))) {
                 // SAFETY: the caller has the world mutably, and every reference
                 // `hold` hands out lives for one run of a system borrowing the
-                // world: none is alive.
-                Some(cell) => drop(unsafe { cell.replace(value) }),
+                // world, as every `read` does for a save borrowing it: none is
+                // alive.
+                Some((Some(cell), true)) => drop(unsafe { cell.replace(loaded.value) }),
+                Some(_) => {}
                 None => {
-                    self.waiting.retain(|(at, _)| *at != place);
-                    self.waiting.push((place, value));
+                    self.waiting.retain(|waiting| waiting.place != loaded.place);
+                    self.waiting.push(loaded);
                 }
             }
         }

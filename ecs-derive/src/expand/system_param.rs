@@ -39,6 +39,12 @@ pub fn system_param(def: SystemParamDef<'_>) -> TokenStream {
     let init = tuple(&per_field("<$ty as $s::SystemParam>::init_state(__world)"));
     let apply = per_field("$i => <$ty as $s::SystemParam>::apply(&mut __state.$i, __world),");
     let validate = per_field("<$ty as $s::SystemParam>::validate(&__state.$i, __world)?;");
+    let skips = per_field("|| <$ty as $s::SystemParam>::SKIPS");
+    let check_run = per_field(
+        "if <$ty as $s::SystemParam>::SKIPS {
+            unsafe { <$ty as $s::SystemParam>::check_run(&mut __state.$i, __meta, __world) }?;
+        }",
+    );
     let read_only = per_field("$ty: $s::ReadOnlySystemParam,");
     // SAFETY (of the emitted impls): every method forwards to the fields' own
     // implementations, so the recorded access is exactly the union of the
@@ -82,6 +88,16 @@ pub fn system_param(def: SystemParamDef<'_>) -> TokenStream {
                     $validate
                     ::core::result::Result::Ok(())
                 }
+                const SKIPS: bool = false $skips;
+                #[allow(unused_variables)]
+                unsafe fn check_run(
+                    __state: &mut Self::State,
+                    __meta: &$s::SystemMeta,
+                    __world: &$krate::World,
+                ) -> ::core::result::Result<(), $krate::EcsError> {
+                    $check_run
+                    ::core::result::Result::Ok(())
+                }
             }
 
             #[automatically_derived]
@@ -103,6 +119,8 @@ pub fn system_param(def: SystemParamDef<'_>) -> TokenStream {
         count,
         apply,
         validate,
+        skips,
+        check_run,
         read_only
     )
 }
