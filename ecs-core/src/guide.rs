@@ -53,7 +53,9 @@
 //! - **Resources need no derive.** Any `Send + Sync + 'static` value is one.
 //! - **`spawn` returns the `Entity`.** Most spawns keep the id and move on; an
 //!   `EntityWorldMut` borrowing the world would end the caller's other borrows
-//!   for nothing. `spawn_empty()` returns one, and `entity_mut(e)?` makes one.
+//!   for nothing. `spawn_empty()` returns one, and `entity_mut(e)?` makes one;
+//!   `world.spawn(b).insert(…)` (or `.with_children`, `.observe`, …) is a
+//!   compile error that says so.
 //! - **A stale entity is an `Err`, not a panic.** `entity_mut(e)`, `insert`,
 //!   `remove` and `despawn` return `Result`s; a game that despawned an entity
 //!   earlier in the frame handles the case instead of crashing.

@@ -173,3 +173,59 @@ impl World {
         EntityWorldMut::new(self, entity)
     }
 }
+
+/// What a bevy user writes after `world.spawn(…)`, refused with a message that
+/// says why: here `spawn` returns the [`Entity`] (see the guide), so these
+/// methods of `EntityWorldMut` do not exist on it. Each is bounded by a trait
+/// nothing implements, so calling one is a compile error naming the fix.
+#[diagnostic::on_unimplemented(
+    message = "`World::spawn` returns the new `Entity`, not an `EntityWorldMut`",
+    label = "this is an `Entity`: it has no `EntityWorldMut` methods",
+    note = "keep the id (`let e = world.spawn(bundle);`) and change the entity through the world: \
+            `world.entity_mut(e)?.insert(…)`, or spawn with `world.spawn_empty()`, which returns an \
+            `EntityWorldMut`: `world.spawn_empty().insert(bundle).with_children(…)`"
+)]
+pub trait SpawnReturnsEntity<Args> {}
+
+#[doc(hidden)]
+impl Entity {
+    /// Not a method: see [`SpawnReturnsEntity`].
+    pub fn insert<B>(self, _bundle: B) -> Self
+    where
+        Self: SpawnReturnsEntity<B>,
+    {
+        self
+    }
+
+    /// Not a method: see [`SpawnReturnsEntity`].
+    pub fn with_children<F>(self, _spawn: F) -> Self
+    where
+        Self: SpawnReturnsEntity<F>,
+    {
+        self
+    }
+
+    /// Not a method: see [`SpawnReturnsEntity`].
+    pub fn with_child<B>(self, _bundle: B) -> Self
+    where
+        Self: SpawnReturnsEntity<B>,
+    {
+        self
+    }
+
+    /// Not a method: see [`SpawnReturnsEntity`].
+    pub fn observe<O>(self, _observer: O) -> Self
+    where
+        Self: SpawnReturnsEntity<O>,
+    {
+        self
+    }
+
+    /// Not a method: see [`SpawnReturnsEntity`].
+    pub fn remove<B>(self) -> Self
+    where
+        Self: SpawnReturnsEntity<B>,
+    {
+        self
+    }
+}

@@ -32,7 +32,7 @@ mod ticks;
 pub(crate) use change::TicksMut;
 pub use change::{Mut, Ref};
 pub use deferred::DeferredWorld;
-pub use entity_mut::EntityWorldMut;
+pub use entity_mut::{EntityWorldMut, SpawnReturnsEntity};
 pub use entity_ref::EntityRef;
 pub use spawn_batch::SpawnBatch;
 
