@@ -36,6 +36,7 @@
 //! | `Single<D, F>`, `Populated<D, F>` (the system is skipped otherwise) | — | same; a condition taking one reads `false` when skipped, `run_system_once` returns the error |
 //! | `DynamicScene` + reflection for saves; `Local`s not saved | `serialize::column` | `SerializeRegistry` (feature `serde`): components, resources, `register_local`, `register_message`; a save refuses what it would lose |
 //! | `ChildOf`, `Children`, `with_children`, `despawn` (recursive) | — | same, on `EntityWorldMut` and `EntityCommands` |
+//! | `children![…]`, `related!(R[…])` in a bundle | — | `children![…]`, `related!(R => […])` (a [`SpawnRelated`](crate::relationship::SpawnRelated) component that spawns its list when added) |
 //! | `Query<&Children>` / `Query<&ChildOf>` helpers: `children`, `parent`, `iter_descendants`, `iter_ancestors`, `root_ancestor` | — | same, for any relationship |
 //! | `query.related::<R>(e)` (the target) | — | `query.related(e)` on a `Query<&R>` (the relationship is the query's) |
 //! | `query.relationship_sources::<T>(e)` | — | `query.relationship_sources(e)` on a `Query<&T>`; `sources_of(e)` for the slice |

@@ -175,7 +175,7 @@ pub mod prelude {
     pub use crate::message::{MessageReader, MessageWriter, Messages};
     pub use crate::observer::On;
     pub use crate::query::{Added, Changed, Has, Or, QueryState, With, Without};
-    pub use crate::relationship::{ChildOf, Children, RelationshipSources};
+    pub use crate::relationship::{ChildOf, Children, RelationshipSources, SpawnRelated};
     pub use crate::system::{
         IntoScheduleConfigs, IntoSetConfig, IntoSystemConfig, Local, Populated, Query, Res, ResMut, Schedule, Single,
         SystemCondition, SystemSet, not, resource_added, resource_changed, resource_equals, resource_exists,
@@ -184,6 +184,7 @@ pub mod prelude {
         Bundle, Component, DeferredWorld, EcsError, Entity, EntityRef, EntityWorldMut, Event, FromWorld, Message, Mut,
         QueryData, Ref, SystemParam, SystemSet, World,
     };
+    pub use crate::{children, related};
 }
 
 /// The README's example, compiled and run as a doctest.

@@ -53,11 +53,13 @@ mod propagate;
 mod serde;
 mod snapshot;
 mod sources;
+mod spawn_related;
 mod traverse;
 mod upkeep;
 
 pub use hierarchy::{ChildOf, ChildSpawner, ChildSpawnerCommands, Children};
 pub use sources::{RelationshipSourceCollection, RelationshipSources};
+pub use spawn_related::SpawnRelated;
 pub use traverse::{Ancestors, Descendants, DescendantsBreadthFirst};
 pub(crate) mod upkeep_hooks {
     //! The hooks and checks `#[derive(Component)]` installs on relationships,
