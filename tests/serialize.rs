@@ -487,3 +487,16 @@ fn a_reference_to_a_despawned_entity_is_refused_at_save_time_naming_it() {
     loaded.load(registry.load_rows(&mut serde_json::Deserializer::from_slice(&bytes)).unwrap());
     assert_eq!(loaded.get::<Squad>(squad), Some(&Squad(vec![hunter, Entity::PLACEHOLDER])));
 }
+
+#[test]
+fn a_reference_to_an_entity_the_save_leaves_out_is_refused_too() {
+    #[derive(Event)]
+    struct Ping;
+    let registry = registry();
+    let mut world = World::new();
+    let observer = world.add_observer(|_: On<Ping>| {});
+    let hunter = world.spawn(Target(observer));
+    let message = serde_json::to_vec(&registry.columns(&world)).expect_err("refused").to_string();
+    assert!(message.contains(&format!("{hunter}")) && message.contains(&format!("{observer}")), "{message}");
+    assert!(message.contains("leaves out"), "{message}");
+}

@@ -58,21 +58,25 @@ pub(crate) fn plan<'w>(registry: &SerializeRegistry, world: &'w World) -> Result
                 }
             }
         }
-        refuse_dangling(registry, world, archetype, &columns)?;
         saved[archetype.id().index()] = true;
         archetypes.push(PlannedArchetype { archetype, columns });
+    }
+    for planned in &archetypes {
+        refuse_dangling(registry, world, &saved, planned.archetype, &planned.columns)?;
     }
     let (slots, free, retired) = world.entities().save_layout(|archetype| saved[archetype.index()]);
     Ok(SavePlan { slots, free, retired, archetypes })
 }
 
-/// Refuses a save in which a component refers to an entity that is not alive
-/// (`#[entities]` fields, relationships): its load would fail, so the save is
-/// refused instead, naming the component, the entity and the dead target. The
-/// placeholder entity, which names none, is kept as loads keep it.
+/// Refuses a save in which a component refers to an entity the save will not
+/// hold (`#[entities]` fields, relationships): a despawned one, or one left
+/// out (an observer's entity). Its load would fail, so the save is refused
+/// instead, naming the component, the entity and the target. The placeholder
+/// entity, which names none, is kept as loads keep it.
 fn refuse_dangling(
     registry: &SerializeRegistry,
     world: &World,
+    saved: &[bool],
     archetype: &Archetype,
     columns: &[(&Column, usize)],
 ) -> Result<(), String> {
@@ -82,7 +86,8 @@ fn refuse_dangling(
         for (row, &entity) in archetype.entities().iter().enumerate() {
             let mut dead = None;
             let mut check = |target: Entity| {
-                if target != Entity::PLACEHOLDER && !world.contains(target) {
+                let held = |location: crate::entity::EntityLocation| saved[location.archetype.index()];
+                if target != Entity::PLACEHOLDER && !world.location(target).is_some_and(held) {
                     dead.get_or_insert(target);
                 }
             };
@@ -93,9 +98,13 @@ fn refuse_dangling(
             // one of them, only read.
             column.with_row(row, |value| unsafe { visit(value, &mut check) });
             if let Some(target) = dead {
+                let why = match world.contains(target) {
+                    true => "which the save leaves out (an observer's entity, or one holding such machinery)",
+                    false => "which is not alive (despawned)",
+                };
                 return Err(format!(
-                    "component `{}` of {entity} refers to {target}, which is not alive (despawned): the save would \
-                     not load; remove or update the reference before saving",
+                    "component `{}` of {entity} refers to {target}, {why}: the save would not load; remove or \
+                     update the reference before saving",
                     entry.name
                 ));
             }
