@@ -38,6 +38,22 @@ fn a_chained_system_sees_the_commands_of_the_one_before() {
 }
 
 #[test]
+fn chain_ignore_deferred_orders_without_a_sync_point() {
+    // `count` added first: only the chain puts it after `spawn`.
+    fn spawn_and_log(mut commands: Commands, mut counted: ResMut<Counted>) {
+        commands.spawn(Enemy);
+        counted.0.push(usize::MAX);
+    }
+    let mut world = world();
+    let mut schedule = Schedule::new();
+    schedule.add_systems((spawn_and_log, count).chain_ignore_deferred());
+    schedule.run(&mut world);
+    schedule.run(&mut world);
+    // In order, and each run's spawn is seen only in the next run.
+    assert_eq!(world.resource::<Counted>().0, [usize::MAX, 0, usize::MAX, 1]);
+}
+
+#[test]
 fn after_and_before_put_a_sync_point_too() {
     let mut world = world();
     let mut schedule = Schedule::new();

@@ -30,7 +30,7 @@
 //! | hooks: `#[component(on_add = f, on_insert, on_discard, on_remove, on_despawn)]` | — | same |
 //! | `RemovedComponents<T>` | — | same |
 //! | `app.add_systems(Update, (a, b).chain())` | — | `schedule.add_systems((a, b).chain())`, then `schedule.run(&mut world)` (no `App`) |
-//! | `IntoScheduleConfigs` (`.after`, `.before`, `.in_set`, `.run_if`, `.chain`), on one system or a group | — | same, with bevy's automatic sync points between explicitly ordered systems; `IntoSystemConfig` only turns one system into its `SystemConfig` |
+//! | `IntoScheduleConfigs` (`.after`, `.before`, `.in_set`, `.run_if`, `.chain`, `.chain_ignore_deferred`), on one system or a group | — | same, with bevy's automatic sync points between explicitly ordered systems; `IntoSystemConfig` only turns one system into its `SystemConfig` |
 //! | `SystemCondition`, `.run_if(cond)`, `SystemSet`, `.in_set`, `configure_sets(S.run_if(c))` | — | same (a set's or a group's condition is evaluated once per run) |
 //! | `world.run_system_once(f)` | — | same (returns `Result`) |
 //! | `Single<D, F>`, `Populated<D, F>` (the system is skipped otherwise) | — | same; a condition taking one reads `false` when skipped, `run_system_once` returns the error |
@@ -65,10 +65,9 @@
 //!   `on.target()`), so one event type serves both global and entity
 //!   observers; bevy 0.17 moved the target into the event type
 //!   (`EntityEvent`).
-//! - **No opt-out of automatic sync points yet.** bevy's
-//!   `chain_ignore_deferred` and `auto_insert_apply_deferred` have no
-//!   counterpart: ordering by insertion alone adds no sync point, so leave
-//!   the explicit order out where commands may wait for the end of the run.
+//! - **Automatic sync points are per chain, not per schedule.**
+//!   `.chain_ignore_deferred()` orders without them, as in bevy; bevy's
+//!   schedule-wide `auto_insert_apply_deferred(false)` has no counterpart.
 //! - **Deterministic schedules.** Systems whose access conflicts run in the order
 //!   they were added (bevy leaves that order unspecified unless you state it), so a
 //!   run is reproducible; non-conflicting systems still run in parallel.

@@ -177,21 +177,48 @@ pub trait IntoScheduleConfigs<Marker>: Sized {
     /// after both `a` and `b`, which are not ordered between themselves (as in
     /// bevy_ecs).
     fn chain(self) -> ScheduleConfigs {
-        let mut configs = self.into_configs();
-        for step in 1..configs.parts.len() {
-            let (before, now) = (configs.parts[step - 1].clone(), configs.parts[step].clone());
-            let labels: Vec<Label> = configs.configs[before]
-                .iter()
-                .map(|previous| Label::Instance(previous.instance, previous.system.name()))
-                .collect();
-            for config in &mut configs.configs[now] {
-                config.after.extend(labels.iter().cloned());
-            }
-        }
-        let all = 0..configs.configs.len();
-        configs.parts = core::iter::once(all).collect();
-        configs
+        chain(self.into_configs(), true)
     }
+
+    /// [`chain`](Self::chain) without the sync points: each system runs after
+    /// the one before it, and commands wait for the next sync point as they
+    /// would without the order (bevy_ecs's `chain_ignore_deferred`).
+    ///
+    /// # Example
+    /// ```
+    /// # use ecs_core::prelude::*;
+    /// #[derive(Component)] struct Enemy;
+    /// #[derive(Default)] struct Seen(usize);
+    /// fn spawn(mut commands: Commands) { commands.spawn(Enemy); }
+    /// fn count(q: Query<&Enemy>, mut seen: ResMut<Seen>) { seen.0 = q.iter().count(); }
+    /// let mut world = World::new();
+    /// world.insert_resource(Seen::default());
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_systems((spawn, count).chain_ignore_deferred());
+    /// schedule.run(&mut world);
+    /// assert_eq!(world.resource::<Seen>().0, 0, "the spawn is applied at the end of the run");
+    /// ```
+    fn chain_ignore_deferred(self) -> ScheduleConfigs {
+        chain(self.into_configs(), false)
+    }
+}
+
+/// Orders the group's elements one after the other; `sync` as in
+/// [`Label::Instance`].
+fn chain(mut configs: ScheduleConfigs, sync: bool) -> ScheduleConfigs {
+    for step in 1..configs.parts.len() {
+        let (before, now) = (configs.parts[step - 1].clone(), configs.parts[step].clone());
+        let labels: Vec<Label> = configs.configs[before]
+            .iter()
+            .map(|previous| Label::Instance(previous.instance, previous.system.name(), sync))
+            .collect();
+        for config in &mut configs.configs[now] {
+            config.after.extend(labels.iter().cloned());
+        }
+    }
+    let all = 0..configs.configs.len();
+    configs.parts = core::iter::once(all).collect();
+    configs
 }
 
 /// Systems added together, made by [`IntoScheduleConfigs`].

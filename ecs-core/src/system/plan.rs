@@ -29,6 +29,16 @@ pub(super) enum Step {
     Apply(Vec<usize>),
 }
 
+/// An explicit ordering constraint between two systems of one segment.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Edge {
+    pub(super) first: usize,
+    pub(super) then: usize,
+    /// Whether `then` sees `first`'s commands applied (an automatic sync
+    /// point); `false` for `chain_ignore_deferred`.
+    pub(super) sync: bool,
+}
+
 impl Schedule {
     /// Orders the systems into batches and sync points.
     ///
@@ -216,7 +226,7 @@ impl Schedule {
     /// # Panics
     /// As for [`make_plan`](Self::make_plan), naming both systems.
     #[track_caller]
-    pub(super) fn explicit_edges(&self, segments: &[Segment]) -> Vec<(usize, usize)> {
+    pub(super) fn explicit_edges(&self, segments: &[Segment]) -> Vec<Edge> {
         let mut segment_of = vec![0; self.entries.len()];
         for (s, segment) in segments.iter().enumerate() {
             match segment {
@@ -229,7 +239,7 @@ impl Schedule {
             (0..self.entries.len())
                 .filter(|&i| match label {
                     Label::System(id, _) => self.entries[i].system.label() == *id,
-                    Label::Instance(instance, _) => self.plans[i].instance == *instance,
+                    Label::Instance(instance, ..) => self.plans[i].instance == *instance,
                     Label::Set(set) => sets_of[i].contains(set),
                 })
                 .collect()
@@ -300,7 +310,10 @@ impl Schedule {
                     }
                     match segment_of[first].cmp(&segment_of[then]) {
                         core::cmp::Ordering::Less => {} // the sync point between them keeps the order
-                        core::cmp::Ordering::Equal => edges.push((first, then)),
+                        core::cmp::Ordering::Equal => {
+                            let sync = !matches!(label, Label::Instance(_, _, false));
+                            edges.push(Edge { first, then, sync });
+                        }
                         core::cmp::Ordering::Greater => panic!(
                             "system `{}` is ordered {relation} `{}`{through}, but a sync point (or an exclusive \
                              system) between them runs `{}` first; move one of them across the sync point or drop \
@@ -351,7 +364,7 @@ impl Schedule {
     pub(super) fn plan_segment(
         &self,
         segment: &[usize],
-        explicit: &[(usize, usize)],
+        explicit: &[Edge],
         accesses: &[SystemAccess],
         deferred: &[usize],
         plan: &mut Vec<Step>,
@@ -360,7 +373,7 @@ impl Schedule {
         let local = |index: usize| segment.iter().position(|&i| i == index);
         // preds[j]: systems (local indices) that must finish before segment[j].
         let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
-        for &(first, then) in explicit {
+        for &Edge { first, then, .. } in explicit {
             if let (Some(f), Some(t)) = (local(first), local(then)) {
                 preds[t].push(f);
             }
@@ -403,8 +416,8 @@ impl Schedule {
         // taking them by end, a point goes in only where none covers yet.
         let mut intervals: Vec<(usize, usize)> = explicit
             .iter()
-            .filter(|&&(first, _)| deferred.contains(&first))
-            .filter_map(|&(first, then)| Some((level[local(first)?], level[local(then)?])))
+            .filter(|edge| edge.sync && deferred.contains(&edge.first))
+            .filter_map(|edge| Some((level[local(edge.first)?], level[local(edge.then)?])))
             .collect();
         intervals.sort_unstable_by_key(|&(_, end)| end);
         let mut sync_before = vec![false; n + 1];

@@ -84,7 +84,9 @@ impl Debug for InternedSet {
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Label {
     System(TypeId, &'static str),
-    Instance(u64, &'static str),
+    /// One system instance (a chain's step), and whether an edge to it gets
+    /// an automatic sync point (`false` for `chain_ignore_deferred`).
+    Instance(u64, &'static str, bool),
     Set(InternedSet),
 }
 
