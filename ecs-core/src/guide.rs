@@ -80,7 +80,7 @@
 //! - **A save continues the game.** A load into a world holding only the
 //!   game's observers (added in the same order) keeps every saved id, and the
 //!   systems' `Local`s and messages in flight come back (see
-//!   [`serialize`](crate::serialize)); bevy's scenes remap ids and carry no
+//!   the `serialize` module, feature `serde`); bevy's scenes remap ids and carry no
 //!   system state.
 //! - **Tags and sparse components do not fragment.** Zero-sized components and
 //!   `#[component(storage = "sparse")]` ones are stored per row: adding one moves no

@@ -65,7 +65,7 @@ pub unsafe trait SystemParam: Sized {
     const SKIPS: bool = false;
 
     /// Whether the system should run this time: an `Err` skips the run
-    /// ([`Single`] does not match exactly one entity, [`Populated`] matches
+    /// ([`Single`](super::Single) does not match exactly one entity, [`Populated`](super::Populated) matches
     /// none). Asked before every run when [`SKIPS`](Self::SKIPS) is `true`. A
     /// skipped system does not run and its last run stays the one before; a
     /// skipped run condition reads as `false`; `run_system_once` returns the
@@ -703,7 +703,8 @@ impl<T: Default + Send + Sync + 'static> DerefMut for Local<'_, T> {
 }
 
 /// A [`Local`]'s state: its cell, shared with the world so that a save can
-/// reach the value (see [`crate::serialize`]). Not `Clone`: one system owns it.
+/// reach the value (the `serialize` module, feature `serde`). Not `Clone`: one
+/// system owns it.
 pub struct LocalState<T>(std::sync::Arc<crate::world::locals::LocalCell<T>>);
 
 impl<T: Default + Send + Sync + 'static> LocalState<T> {
