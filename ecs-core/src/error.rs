@@ -87,6 +87,24 @@ pub enum EcsError {
     /// [`World::restore`](crate::World::restore) was given a snapshot whose
     /// taking failed or panicked part-way. Nothing was changed.
     IncompleteSnapshot,
+    /// The world has no component with this id (never registered here, or an
+    /// id from another world's registration).
+    UnknownComponent {
+        /// The id's index ([`ComponentId::index`](crate::ComponentId::index)).
+        index: usize,
+    },
+    /// The component has no schema to read it by (`#[component(describe)]`),
+    /// or is a per-field component, which cannot be viewed whole.
+    NotDescribed {
+        /// The component's type name, in full; messages print its last segment.
+        component: &'static str,
+    },
+    /// The component is immutable (a relationship or its target): it changes by
+    /// inserting a new value, which runs its hooks, never in place.
+    Immutable {
+        /// The component's type name, in full; messages print its last segment.
+        component: &'static str,
+    },
 }
 
 /// Why a relationship was refused (see [`EcsError::InvalidRelationship`]).
@@ -130,6 +148,22 @@ impl fmt::Display for EcsError {
                 "the resource `{}` is not in the world; add it with `world.insert_resource(…)`, \
                  or take `Option<Res<…>>` where it may be missing",
                 short_name(resource)
+            ),
+            Self::UnknownComponent { index } => write!(
+                f,
+                "this world has no component with id {index}: register it here first (an id from another world's \
+                 registration does not carry over)"
+            ),
+            Self::NotDescribed { component } => write!(
+                f,
+                "component `{}` cannot be read by schema: describe it with `#[component(describe)]` (a per-field \
+                 component is read field by field with `world.fields`)",
+                short_name(component)
+            ),
+            Self::Immutable { component } => write!(
+                f,
+                "component `{}` is immutable: insert a new value instead, which runs its hooks",
+                short_name(component)
             ),
             Self::NotSnapshottable { component } => {
                 let component = short_name(component);

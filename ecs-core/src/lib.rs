@@ -141,8 +141,8 @@ pub mod world;
 
 pub use archetype::{Archetype, ArchetypeId};
 pub use bundle::Bundle;
-pub use component::{Component, ComponentId, ComponentInfo, StorageType};
-pub use ecs_derive::{Bundle, Component, Event, Message, QueryData, SystemParam, SystemSet};
+pub use component::{Component, ComponentId, ComponentInfo, Describe, StorageType};
+pub use ecs_derive::{Bundle, Component, Describe, Event, Message, QueryData, SystemParam, SystemSet};
 pub use entity::Entity;
 pub use error::{EcsError, RelationshipProblem};
 pub use event::Event;
@@ -181,8 +181,8 @@ pub mod prelude {
         SystemCondition, SystemSet, not, resource_added, resource_changed, resource_equals, resource_exists,
     };
     pub use crate::{
-        Bundle, Component, DeferredWorld, EcsError, Entity, EntityRef, EntityWorldMut, Event, FromWorld, Message, Mut,
-        QueryData, Ref, SystemParam, SystemSet, World,
+        Bundle, Component, DeferredWorld, Describe, EcsError, Entity, EntityRef, EntityWorldMut, Event, FromWorld,
+        Message, Mut, QueryData, Ref, SystemParam, SystemSet, World,
     };
     pub use crate::{children, related};
 }
@@ -214,6 +214,8 @@ mod book {
     struct Performance;
     #[doc = include_str!("../../docs/coming-from.md")]
     struct ComingFrom;
+    #[doc = include_str!("../../docs/schemas.md")]
+    struct Schemas;
     #[doc = include_str!("../../docs/architecture.md")]
     struct Architecture;
 }

@@ -37,6 +37,20 @@ pub fn derive_component(input: TokenStream) -> TokenStream {
     derive(input, |input| validate::component(input).map(expand::component))
 }
 
+/// Implements `Describe` for a struct whose fields are all describable (`bool`,
+/// the integer and float types, `Entity`, `String`, arrays of these, other
+/// described types) or for an enum whose variants hold no data: the type's
+/// schema, field by field, for code that reads and writes it without knowing
+/// the Rust type (see `ecs_core::component::Describe`). A component says
+/// `#[component(describe)]` instead, which also lists it with its schema.
+///
+/// Attribute: `#[describe(crate = "path")]` names the `ecs_core` crate when it
+/// is re-exported under another path.
+#[proc_macro_derive(Describe, attributes(describe))]
+pub fn derive_describe(input: TokenStream) -> TokenStream {
+    derive(input, |input| validate::describe_derive(input).map(expand::describe))
+}
+
 /// Implements `Event` for a struct or enum, so that it can be triggered for
 /// observers (`world.trigger(e)`, `On<E>`). The type must be `Send + Sync + 'static`.
 ///

@@ -33,6 +33,8 @@ pub struct ComponentDef<'a> {
     pub split: Option<Vec<SplitField<'a>>>,
     /// The type's visibility, given to the views of a per-field component.
     pub vis: &'a TokenStream,
+    /// `#[component(describe)]`: the schema to generate.
+    pub describe: Option<DescribeDef<'a>>,
 }
 
 /// A field of a per-field component.
@@ -169,6 +171,10 @@ pub fn component(input: &Input) -> Result<ComponentDef<'_>> {
             }
         }
     }
+    let describe = match &attributes {
+        Some(ComponentAttributes { describe: true, krate, .. }) => errors.keep(describe(input, krate.clone())),
+        _ => None,
+    };
     let split = match (&attributes, &entities) {
         (Some(ComponentAttributes { split: Some(span), sparse, .. }), Some(entities)) => {
             errors.keep(split_fields(input, *span, *sparse, entities))
@@ -176,7 +182,7 @@ pub fn component(input: &Input) -> Result<ComponentDef<'_>> {
         _ => None,
     };
     errors.finish()?;
-    let ComponentAttributes { krate, sparse, hooks, changes, immutable, hidden, snapshot, pod, split: _ } =
+    let ComponentAttributes { krate, sparse, hooks, changes, immutable, hidden, snapshot, pod, split: _, describe: _ } =
         attributes.expect("no error");
     let entities = entities.expect("no error");
     Ok(ComponentDef {
@@ -193,6 +199,7 @@ pub fn component(input: &Input) -> Result<ComponentDef<'_>> {
         pod,
         split,
         vis: &input.vis,
+        describe,
     })
 }
 
@@ -437,6 +444,8 @@ struct ComponentAttributes {
     pod: Option<Span>,
     /// `layout = "soa"`, spanned at the value.
     split: Option<Span>,
+    /// `describe`.
+    describe: bool,
 }
 
 /// The hook keys of `#[component(...)]`, in the order bevy_ecs documents them.
@@ -451,8 +460,9 @@ fn component_attributes(input: &Input) -> Result<ComponentAttributes> {
     let mut snapshot = None;
     let mut pod = None;
     let mut split = None;
+    let mut describe = false;
     let keys = "the keys are `crate = \"path\"`, `storage = \"table\" | \"sparse\"`, `layout = \"aos\" | \"soa\"`, \
-                `changes = false`, `immutable`, `snapshot = \"copy\" | \"clone\" | \"skip\"`, `pod` and the hooks `on_add`, `on_insert`, `on_discard`, `on_remove`, `on_despawn` (each `= path::to_fn`)";
+                `changes = false`, `immutable`, `describe`, `snapshot = \"copy\" | \"clone\" | \"skip\"`, `pod` and the hooks `on_add`, `on_insert`, `on_discard`, `on_remove`, `on_despawn` (each `= path::to_fn`)";
     let krate = attribute_with(input, "component", keys, |meta| {
         if let Some(key) = HOOK_KEYS.iter().find(|k| meta.is_ident(k)) {
             let ident = meta.path[0].clone();
@@ -480,6 +490,10 @@ fn component_attributes(input: &Input) -> Result<ComponentAttributes> {
         }
         if meta.is_ident("immutable") {
             immutable = true;
+            return Ok(true);
+        }
+        if meta.is_ident("describe") {
+            describe = true;
             return Ok(true);
         }
         if meta.is_ident("pod") {
@@ -553,7 +567,7 @@ fn component_attributes(input: &Input) -> Result<ComponentAttributes> {
             ));
         }
     }
-    Ok(ComponentAttributes { krate, sparse, hooks, changes, immutable, hidden, snapshot, pod, split })
+    Ok(ComponentAttributes { krate, sparse, hooks, changes, immutable, hidden, snapshot, pod, split, describe })
 }
 
 /// Reads `#[name(crate = path)]`, refusing any other key. Defaults to `::ecs_core`.
@@ -589,4 +603,106 @@ fn attribute_with(
     }
     errors.finish()?;
     Ok(krate)
+}
+
+/// A type to implement `Describe` for: its fields, or its variants.
+pub struct DescribeDef<'a> {
+    pub ident: &'a Ident,
+    pub generics: &'a Generics,
+    pub krate: TokenStream,
+    pub shape: DescribeShape<'a>,
+}
+
+/// What a described type is made of.
+pub enum DescribeShape<'a> {
+    /// A struct's fields (none for a unit struct): how to reach each, its name
+    /// in the schema, its type.
+    Struct(Vec<(Member, String, &'a Ty)>),
+    /// A field-less enum's variant names.
+    Enum(Vec<Ident>),
+}
+
+/// `#[derive(Describe)]` (or `#[component(describe)]`): a struct, or an enum
+/// whose variants hold no data; no lifetimes.
+pub fn describe<'a>(input: &'a Input, krate: TokenStream) -> Result<DescribeDef<'a>> {
+    let mut errors = Errors::default();
+    for (span, lifetime) in lifetimes(&input.generics) {
+        errors.push(Error::new(
+            span,
+            format!("a described type is `'static` (its schema is): remove the lifetime `{lifetime}`"),
+        ));
+    }
+    let shape = match input.kind {
+        Kind::Union => {
+            errors.push(Error::new(
+                input.kind_span,
+                "`Describe` cannot be derived for a union: which field holds a value is not known",
+            ));
+            None
+        }
+        Kind::Enum => errors.keep(fieldless_variants(input)).map(DescribeShape::Enum),
+        Kind::Struct => Some(DescribeShape::Struct(
+            input
+                .fields
+                .list()
+                .iter()
+                .enumerate()
+                .map(|(index, field)| {
+                    let name = field.ident.as_ref().map_or_else(|| index.to_string(), raw_name);
+                    (field.member(index), name, &field.ty)
+                })
+                .collect(),
+        )),
+    };
+    errors.finish()?;
+    Ok(DescribeDef { ident: &input.ident, generics: &input.generics, krate, shape: shape.expect("no error") })
+}
+
+/// The field's name as a schema spells it: `r#type` is `type`.
+fn raw_name(ident: &Ident) -> String {
+    let name = ident.to_string();
+    name.strip_prefix("r#").map_or(name.clone(), str::to_owned)
+}
+
+/// The variants of an enum, each of which must hold no data.
+fn fieldless_variants(input: &Input) -> Result<Vec<Ident>> {
+    use proc_macro::TokenTree;
+    let body = input.enum_body.as_ref().expect("an enum has a body");
+    let mut variants = Vec::new();
+    let mut errors = Errors::default();
+    let mut tokens = body.stream().into_iter().peekable();
+    while tokens.peek().is_some() {
+        // Attributes (`#[…]`, doc comments) before the variant.
+        while matches!(tokens.peek(), Some(TokenTree::Punct(p)) if p.as_char() == '#') {
+            tokens.next();
+            tokens.next();
+        }
+        let Some(TokenTree::Ident(name)) = tokens.next() else { break };
+        match tokens.peek() {
+            Some(TokenTree::Group(group)) => {
+                errors.push(Error::new(
+                    group.span(),
+                    format!(
+                        "`Describe` describes enums whose variants hold no data; `{name}` holds some: describe a \
+                         struct instead, or give the data its own component"
+                    ),
+                ));
+            }
+            _ => variants.push(name),
+        }
+        // Skip to the next top-level comma (past `= discriminant` and a group).
+        for token in tokens.by_ref() {
+            if matches!(&token, TokenTree::Punct(p) if p.as_char() == ',') {
+                break;
+            }
+        }
+    }
+    errors.finish()?;
+    Ok(variants)
+}
+
+/// `#[derive(Describe)]`'s own attribute: `#[describe(crate = path)]`.
+pub fn describe_derive(input: &Input) -> Result<DescribeDef<'_>> {
+    let krate = crate_attribute(input, "describe")?;
+    describe(input, krate)
 }

@@ -10,6 +10,7 @@
 mod hooks;
 mod per_field;
 mod registry;
+mod schema;
 pub(crate) mod snapshot_strategy;
 
 pub use per_field::{FieldColumn, FieldLayout, Fields, FieldsMut, LanePtr, PerField, WholeComponent};
@@ -18,6 +19,7 @@ pub use hooks::{ComponentHook, ComponentHooks, HookContext};
 pub(crate) use hooks::{Lifecycle, REMOVED_LOG};
 pub use registry::{ComponentIdCell, component_id};
 pub(crate) use registry::{known_component_id, known_component_index};
+pub use schema::{Describe, EnumSchema, Field, FieldKind, Schema, Variant};
 
 use core::alloc::Layout;
 use core::any::TypeId;
@@ -78,6 +80,20 @@ pub trait Component: crate::Bundle {
 
     /// How the component is stored; `#[component(storage = "sparse")]` sets it.
     const STORAGE: StorageType = StorageType::Table;
+
+    /// The component's own [`Describe::KIND`] when it describes itself
+    /// (`#[component(describe)]`); `None` (the default) otherwise. A kind that
+    /// is not a struct or enum schema of `Self` is ignored.
+    #[doc(hidden)]
+    const __KIND: Option<FieldKind> = None;
+
+    /// `true` when the component may be written in place through its schema
+    /// ([`World::get_mut_by_id`](crate::World::get_mut_by_id)): the derive sets
+    /// it for a described component that implements [`MutableComponent`]. A
+    /// relationship or relationship target never does (the
+    /// [`Relationship`](crate::relationship::Relationship) contract).
+    #[doc(hidden)]
+    const __WRITABLE_BY_ID: bool = false;
 
     /// A hash of the type's name, fixed at compile time: it picks the entry of
     /// a world's small cache of column tables that `EntityRef::get` and
@@ -273,6 +289,12 @@ pub struct ComponentInfo {
     snapshot: StrategyKind,
     /// The fields, each in its own array, of a per-field component.
     fields: Option<&'static [FieldColumn]>,
+    /// What the component holds, when it describes itself: a struct or enum
+    /// schema of its own type (checked).
+    kind: Option<FieldKind>,
+    /// Whether writes through the schema are allowed (see
+    /// [`Component::__WRITABLE_BY_ID`]).
+    writable_by_id: bool,
     /// Where the world's lookup cache files the component's column table.
     /// The address of the type's id cell and its lookup hash (derived,
     /// non-generic components), from which the world's lookup cache files
@@ -308,7 +330,42 @@ impl ComponentInfo {
                 per_field::check_fields::<T>(&layout);
                 layout.fields()
             }),
+            kind: T::__KIND.filter(|kind| match kind {
+                // Only a schema of `T` itself: code trusts its offsets for `T`.
+                FieldKind::Struct(schema) => schema.is_type::<T>(),
+                FieldKind::Enum(schema) => schema.is_type::<T>(),
+                _ => false,
+            }),
+            writable_by_id: T::__WRITABLE_BY_ID && !<T as Component>::__LINKS,
             lookup: T::__id_cell().zip(T::__LOOKUP_HASH).map(|(cell, hash)| (core::ptr::from_ref(cell).addr(), hash)),
+        }
+    }
+
+    /// What the component holds, field by field, when it describes itself
+    /// (`#[component(describe)]`): a [`FieldKind::Struct`] or
+    /// [`FieldKind::Enum`] of its own type.
+    #[inline]
+    pub fn kind(&self) -> Option<&FieldKind> {
+        self.kind.as_ref()
+    }
+
+    /// `true` when the component may be written in place through its schema
+    /// (described, and neither immutable nor a relationship).
+    #[inline]
+    pub fn writable_by_id(&self) -> bool {
+        self.writable_by_id && self.kind.is_some()
+    }
+
+    /// The name scripts and data files use: the schema's name when the
+    /// component describes itself, else the type's name without its path.
+    pub fn short_name(&self) -> &'static str {
+        match &self.kind {
+            Some(FieldKind::Struct(schema)) => schema.name(),
+            Some(FieldKind::Enum(schema)) => schema.name(),
+            _ => {
+                let path = self.name.split('<').next().unwrap_or(self.name);
+                path.rsplit("::").next().unwrap_or(path)
+            }
         }
     }
 
@@ -480,5 +537,18 @@ impl Components {
     /// Every registered component.
     pub fn iter(&self) -> impl Iterator<Item = &ComponentInfo> {
         self.infos.iter().flatten()
+    }
+
+    /// The registered component called `name`: its full type name
+    /// (`game::Health`) or its [short name](ComponentInfo::short_name)
+    /// (`Health`, or its schema's name). `None` when none is, or when the short
+    /// name is shared by several components (ask by full name then).
+    pub fn id_by_name(&self, name: &str) -> Option<ComponentId> {
+        if let Some(info) = self.iter().find(|info| info.name() == name) {
+            return Some(info.id());
+        }
+        let mut found = self.iter().filter(|info| info.short_name() == name);
+        let first = found.next()?;
+        found.next().is_none().then_some(first.id())
     }
 }

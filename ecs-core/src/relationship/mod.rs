@@ -85,8 +85,9 @@ use crate::entity::Entity;
 /// interior mutability). Hierarchy traversal that hands out mutable items in
 /// parallel relies on each entity having exactly one target. Neither `Self` nor
 /// [`Target`](Self::Target) implements
-/// [`MutableComponent`](crate::component::MutableComponent): traversal reads
-/// both outside any query's declared access. The derive upholds all of this.
+/// [`MutableComponent`](crate::component::MutableComponent) or sets
+/// `Component::__WRITABLE_BY_ID`: traversal reads both outside any query's
+/// declared access. The derive upholds all of this.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a relationship",
     label = "not a relationship component",

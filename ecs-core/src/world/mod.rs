@@ -13,12 +13,14 @@
 //!   and the work they defer (commands, pending relationship links).
 //! - `ticks.rs`: clamping change ticks so that they never wrap into looking new.
 //! - `locals.rs`: systems' `Local`s, kept where a save can reach them.
+//! - `by_id.rs`: components by id, read and written through their schema.
 //!
 //! Floors above add their own `World` methods in their folders: queries
 //! (`query/world.rs`, `query/per_field_world.rs`, `World::get_many_mut`),
 //! snapshots (`snapshot/world.rs`), loading (`serialize/load.rs`); see
 //! `docs/architecture.md`.
 
+mod by_id;
 mod change;
 mod deferred;
 mod entity_mut;
@@ -29,6 +31,7 @@ mod spawn_batch;
 mod structural;
 mod ticks;
 
+pub use by_id::{ComponentMut, ComponentRef, FieldError, FieldHandle, FieldPath, FieldValue, Shape};
 pub(crate) use change::TicksMut;
 pub use change::{Mut, Ref};
 pub use deferred::DeferredWorld;
@@ -234,6 +237,25 @@ impl World {
     #[inline]
     pub fn components(&self) -> &Components {
         &self.components
+    }
+
+    /// The id of the component this world knows as `name` (see
+    /// [`Components::id_by_name`]).
+    ///
+    /// # Example
+    /// ```
+    /// # use ecs_core::prelude::*;
+    /// #[derive(Component)]
+    /// #[component(describe)]
+    /// struct Health(i32);
+    /// let mut world = World::new();
+    /// world.spawn(Health(3));
+    /// let id = world.component_id_by_name("Health").unwrap();
+    /// let info = world.components().get(id).unwrap();
+    /// assert!(info.kind().is_some(), "listed with its schema");
+    /// ```
+    pub fn component_id_by_name(&self, name: &str) -> Option<crate::component::ComponentId> {
+        self.components.id_by_name(name)
     }
 
     /// Every archetype, with the archetype and component indices.

@@ -22,7 +22,24 @@ pub fn component(def: ComponentDef<'_>) -> TokenStream {
         pod,
         split,
         vis,
+        describe,
     } = def;
+    // Writable through the schema exactly when `MutableComponent` is
+    // implemented below (not immutable, not a relationship or target).
+    let writable = !immutable && matches!(entities.relation, Relation::None);
+    let (describe_impl, kind) = match describe {
+        Some(describe) => (
+            crate::expand::describe(describe),
+            code!(
+                "const __KIND: ::core::option::Option<$krate::component::FieldKind> =
+                    ::core::option::Option::Some(<Self as $krate::component::Describe>::KIND);
+                const __WRITABLE_BY_ID: bool = $writable;",
+                krate,
+                writable
+            ),
+        ),
+        None => (TokenStream::new(), TokenStream::new()),
+    };
     let is_target = matches!(entities.relation, Relation::Target { .. });
     let relation = relation_items(&krate, ident, generics, &entities, &mut hooks, hidden);
     let immutable = immutable || !matches!(entities.relation, Relation::None);
@@ -170,6 +187,7 @@ pub fn component(def: ComponentDef<'_>) -> TokenStream {
                 $component_items
                 $snapshot
                 $fields_fn
+                $kind
             }
             #[automatically_derived]
             unsafe impl $impl_generics $krate::Bundle for $ident $ty_generics $bundle_where {
@@ -179,7 +197,8 @@ pub fn component(def: ComponentDef<'_>) -> TokenStream {
             $mutable
             $impls
             $layout_impls
-        };",
+        };
+        $describe_impl",
         views,
         hidden,
         impl_head,
@@ -199,7 +218,9 @@ pub fn component(def: ComponentDef<'_>) -> TokenStream {
         tracked,
         mutable,
         impls,
-        layout_impls
+        layout_impls,
+        kind,
+        describe_impl
     )
 }
 

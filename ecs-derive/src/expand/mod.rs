@@ -4,6 +4,7 @@
 
 mod bundle;
 mod component;
+mod describe;
 mod event;
 mod query;
 mod split;
@@ -12,6 +13,7 @@ mod system_set;
 
 pub use bundle::bundle;
 pub use component::component;
+pub use describe::describe;
 pub use event::{event, message};
 pub use query::query;
 pub use system_param::system_param;

@@ -618,6 +618,28 @@ impl Column {
         }
     }
 
+    /// [`get_tracked_mut`](Self::get_tracked_mut) untyped: a pointer to the
+    /// row's value, for writes through its schema.
+    ///
+    /// # Safety
+    /// `row < self.len()`, the row holds a value, and the column stores whole
+    /// values (not per-field lanes).
+    #[inline]
+    pub(crate) unsafe fn get_tracked_raw_mut(
+        &mut self,
+        row: usize,
+    ) -> (NonNull<u8>, Option<&mut ComponentTicks>, &AtomicU32) {
+        debug_assert!(self.holds(row) && !self.split);
+        // SAFETY: as in `get_tracked_mut`, at the column's item stride.
+        unsafe {
+            (
+                NonNull::new_unchecked(self.row_ptr(row)),
+                self.keeps_ticks.then(|| &mut *self.ticks.as_ptr().add(row)),
+                &self.summary.change,
+            )
+        }
+    }
+
     /// Replaces the value in `row` with `value`, then drops the old value. A panic from
     /// that drop is caught into `panic`; the column holds the new value either way.
     ///

@@ -1,0 +1,382 @@
+//! Schemas: what a component (or any describable type) holds, field by field,
+//! so that code that does not know the Rust type (scripts, editors,
+//! inspectors, data files) can still read and write it safely.
+//!
+//! A type describes itself through [`Describe`], whose [`KIND`](Describe::KIND)
+//! is a [`FieldKind`]: a primitive (`bool`, the integer and float types,
+//! [`Entity`](crate::Entity), `String`), a fixed-size array of a describable
+//! type, a struct ([`Schema`]: each field's name, offset and kind) or a
+//! field-less enum ([`EnumSchema`]: each variant's name and discriminant).
+//! `#[derive(Describe)]` writes it for structs and field-less enums, and
+//! `#[component(describe)]` on a `#[derive(Component)]` does too, so that the
+//! world lists the component with its schema
+//! ([`World::components`](crate::World::components)).
+//!
+//! Code that reads or writes a value by its schema trusts the offsets and
+//! kinds it gives, so every way to make a schema of a Rust type is `unsafe`
+//! (the derives make them from `offset_of!` and the fields' own `Describe`
+//! impls), and a component's schema is checked to be its own type's.
+//!
+//! # Example
+//! ```
+//! use ecs_core::prelude::*;
+//! use ecs_core::component::{Describe, FieldKind};
+//!
+//! #[derive(Component)]
+//! #[component(describe)]
+//! struct Health { current: i32, max: i32, regen: [f32; 2] }
+//!
+//! let FieldKind::Struct(schema) = Health::KIND else { unreachable!() };
+//! assert_eq!(schema.name(), "Health");
+//! let names: Vec<&str> = schema.fields().iter().map(|f| f.name()).collect();
+//! assert_eq!(names, ["current", "max", "regen"]);
+//! assert_eq!(schema.field("regen").map(|f| f.kind().to_string()), Some("[f32; 2]".to_owned()));
+//! ```
+
+use core::any::TypeId;
+use core::fmt;
+
+use crate::entity::Entity;
+
+/// What one field (or a whole describable type) holds.
+#[derive(Clone, Copy, Debug)]
+pub enum FieldKind {
+    /// `bool`.
+    Bool,
+    /// `i8`.
+    I8,
+    /// `i16`.
+    I16,
+    /// `i32`.
+    I32,
+    /// `i64`.
+    I64,
+    /// `u8`.
+    U8,
+    /// `u16`.
+    U16,
+    /// `u32`.
+    U32,
+    /// `u64`.
+    U64,
+    /// `f32`.
+    F32,
+    /// `f64`.
+    F64,
+    /// An [`Entity`]: remapped on load, like `#[entities]` fields.
+    Entity,
+    /// A `String`.
+    String,
+    /// `[T; N]`: the element's kind and `N`.
+    Array(&'static FieldKind, usize),
+    /// A struct with a schema of its own.
+    Struct(&'static Schema),
+    /// A field-less enum.
+    Enum(&'static EnumSchema),
+}
+
+impl FieldKind {
+    /// The size of a value of this kind, in bytes.
+    pub const fn size(&self) -> usize {
+        match self {
+            FieldKind::Bool | FieldKind::I8 | FieldKind::U8 => 1,
+            FieldKind::I16 | FieldKind::U16 => 2,
+            FieldKind::I32 | FieldKind::U32 | FieldKind::F32 => 4,
+            FieldKind::I64 | FieldKind::U64 | FieldKind::F64 => 8,
+            FieldKind::Entity => size_of::<Entity>(),
+            FieldKind::String => size_of::<String>(),
+            FieldKind::Array(element, len) => element.size() * *len,
+            FieldKind::Struct(schema) => schema.size,
+            FieldKind::Enum(schema) => schema.size,
+        }
+    }
+
+    /// `true` when the two kinds describe the same data: the same primitive,
+    /// arrays of the same kind and length, or structs and enums with equal
+    /// schemas (by name, fields and variants, not by Rust type).
+    pub fn same_as(&self, other: &FieldKind) -> bool {
+        match (self, other) {
+            (FieldKind::Array(a, n), FieldKind::Array(b, m)) => n == m && a.same_as(b),
+            (FieldKind::Struct(a), FieldKind::Struct(b)) => a.same_as(b),
+            (FieldKind::Enum(a), FieldKind::Enum(b)) => a.same_as(b),
+            (a, b) => core::mem::discriminant(a) == core::mem::discriminant(b),
+        }
+    }
+}
+
+impl fmt::Display for FieldKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = match self {
+            FieldKind::Bool => "bool",
+            FieldKind::I8 => "i8",
+            FieldKind::I16 => "i16",
+            FieldKind::I32 => "i32",
+            FieldKind::I64 => "i64",
+            FieldKind::U8 => "u8",
+            FieldKind::U16 => "u16",
+            FieldKind::U32 => "u32",
+            FieldKind::U64 => "u64",
+            FieldKind::F32 => "f32",
+            FieldKind::F64 => "f64",
+            FieldKind::Entity => "Entity",
+            FieldKind::String => "String",
+            FieldKind::Array(element, len) => return write!(f, "[{element}; {len}]"),
+            FieldKind::Struct(schema) => schema.name,
+            FieldKind::Enum(schema) => schema.name,
+        };
+        f.write_str(name)
+    }
+}
+
+/// One field of a [`Schema`]: its name, its offset in the struct, its kind.
+#[derive(Clone, Copy, Debug)]
+pub struct Field {
+    name: &'static str,
+    offset: usize,
+    kind: FieldKind,
+}
+
+impl Field {
+    /// A field. Only a [`Schema`] made with its `unsafe` constructor gives it
+    /// meaning.
+    pub const fn new(name: &'static str, offset: usize, kind: FieldKind) -> Self {
+        Self { name, offset, kind }
+    }
+
+    /// The field's name (`"0"`, `"1"`, … in a tuple struct).
+    pub const fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// Where the field starts, in bytes from the start of the struct.
+    pub const fn offset(&self) -> usize {
+        self.offset
+    }
+
+    /// What the field holds.
+    pub const fn kind(&self) -> &FieldKind {
+        &self.kind
+    }
+}
+
+/// A struct's schema: its name, size, alignment and fields.
+#[derive(Debug)]
+pub struct Schema {
+    name: &'static str,
+    size: usize,
+    align: usize,
+    fields: &'static [Field],
+    /// The Rust type described.
+    type_id: fn() -> TypeId,
+}
+
+impl Schema {
+    /// The schema of the Rust type `T`.
+    ///
+    /// # Safety
+    /// `size` and `align` are `T`'s; each field lies at its offset in every
+    /// `T` and holds a valid value of its kind there (as `T`'s own field of
+    /// that type does: `offset_of!` and the field type's [`Describe`]), and no
+    /// two fields overlap. `#[derive(Describe)]` makes it so.
+    pub const unsafe fn of_type<T: 'static>(name: &'static str, fields: &'static [Field]) -> Self {
+        Self { name, size: size_of::<T>(), align: align_of::<T>(), fields, type_id: TypeId::of::<T> }
+    }
+
+    /// The struct's name (its identifier, without path or generics).
+    pub const fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The struct's size in bytes.
+    pub const fn size(&self) -> usize {
+        self.size
+    }
+
+    /// The struct's alignment in bytes.
+    pub const fn align(&self) -> usize {
+        self.align
+    }
+
+    /// The fields, in declaration order.
+    pub const fn fields(&self) -> &'static [Field] {
+        self.fields
+    }
+
+    /// The field named `name`.
+    pub fn field(&self, name: &str) -> Option<&'static Field> {
+        self.fields.iter().find(|f| f.name == name)
+    }
+
+    /// `true` when `self` describes the Rust type `T`.
+    pub fn is_type<T: 'static>(&self) -> bool {
+        (self.type_id)() == TypeId::of::<T>()
+    }
+
+    /// `true` when the two schemas have the same name and the same fields (by
+    /// name and kind, in order), wherever they come from.
+    pub fn same_as(&self, other: &Schema) -> bool {
+        self.name == other.name
+            && self.fields.len() == other.fields.len()
+            && self.fields.iter().zip(other.fields).all(|(a, b)| a.name == b.name && a.kind.same_as(&b.kind))
+    }
+}
+
+/// One variant of a field-less enum.
+#[derive(Clone, Copy, Debug)]
+pub struct Variant {
+    name: &'static str,
+    discriminant: i64,
+}
+
+impl Variant {
+    /// A variant.
+    pub const fn new(name: &'static str, discriminant: i64) -> Self {
+        Self { name, discriminant }
+    }
+
+    /// The variant's name.
+    pub const fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// Its discriminant (`Variant as i64`).
+    pub const fn discriminant(&self) -> i64 {
+        self.discriminant
+    }
+}
+
+/// A field-less enum's schema: its name and variants, and how to read and
+/// write a value of it from its discriminant.
+#[derive(Debug)]
+pub struct EnumSchema {
+    name: &'static str,
+    size: usize,
+    align: usize,
+    variants: &'static [Variant],
+    /// The discriminant of the value at the pointer.
+    read: unsafe fn(*const u8) -> i64,
+    /// Writes the variant with this discriminant (one of `variants`).
+    write: unsafe fn(*mut u8, i64),
+    type_id: fn() -> TypeId,
+}
+
+impl EnumSchema {
+    /// The schema of the field-less enum `T`.
+    ///
+    /// # Safety
+    /// `variants` are `T`'s, with their discriminants; `read` returns the
+    /// discriminant of the valid `T` its pointer points at, and `write` writes
+    /// the `T` whose discriminant it is given (one of `variants`) to its
+    /// pointer, which points at a valid `T`. `#[derive(Describe)]` makes it so.
+    pub const unsafe fn of_type<T: 'static>(
+        name: &'static str,
+        variants: &'static [Variant],
+        read: unsafe fn(*const u8) -> i64,
+        write: unsafe fn(*mut u8, i64),
+    ) -> Self {
+        Self { name, size: size_of::<T>(), align: align_of::<T>(), variants, read, write, type_id: TypeId::of::<T> }
+    }
+
+    /// The enum's name.
+    pub const fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The enum's size in bytes.
+    pub const fn size(&self) -> usize {
+        self.size
+    }
+
+    /// The enum's alignment in bytes.
+    pub const fn align(&self) -> usize {
+        self.align
+    }
+
+    /// The variants, in declaration order.
+    pub const fn variants(&self) -> &'static [Variant] {
+        self.variants
+    }
+
+    /// The variant named `name`.
+    pub fn variant(&self, name: &str) -> Option<&'static Variant> {
+        self.variants.iter().find(|v| v.name == name)
+    }
+
+    /// `true` when `self` describes the Rust type `T`.
+    pub fn is_type<T: 'static>(&self) -> bool {
+        (self.type_id)() == TypeId::of::<T>()
+    }
+
+    /// `true` when the two enums have the same name and variants.
+    pub fn same_as(&self, other: &EnumSchema) -> bool {
+        self.name == other.name
+            && self.variants.len() == other.variants.len()
+            && self
+                .variants
+                .iter()
+                .zip(other.variants)
+                .all(|(a, b)| a.name == b.name && a.discriminant == b.discriminant)
+    }
+
+    /// The discriminant of the value at `ptr`.
+    ///
+    /// # Safety
+    /// `ptr` points at a valid value of the described enum.
+    pub(crate) unsafe fn read(&self, ptr: *const u8) -> i64 {
+        // SAFETY: forwarded; `read` was made for this enum (`of_type`'s contract).
+        unsafe { (self.read)(ptr) }
+    }
+
+    /// Writes the variant with `discriminant`, which must be one of the
+    /// variants' (checked: `false` otherwise, nothing written).
+    ///
+    /// # Safety
+    /// `ptr` points at a valid value of the described enum, writable.
+    pub(crate) unsafe fn write(&self, ptr: *mut u8, discriminant: i64) -> bool {
+        if !self.variants.iter().any(|v| v.discriminant == discriminant) {
+            return false;
+        }
+        // SAFETY: forwarded; the discriminant is one of the enum's.
+        unsafe { (self.write)(ptr, discriminant) };
+        true
+    }
+}
+
+/// A type that can describe itself field by field: what a schema is made of.
+/// Implemented for `bool`, the integer and float types, [`Entity`], `String`,
+/// `[T; N]` of a describable `T`, and by `#[derive(Describe)]` (structs with
+/// describable fields, field-less enums).
+///
+/// # Safety
+/// [`KIND`](Self::KIND) describes `Self` truthfully: code reads and writes
+/// values of `Self` through it (a `Struct` or `Enum` kind's schema is made
+/// with its `unsafe` constructor for `Self`, whose contract holds).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be described field by field",
+    label = "not describable",
+    note = "a schema holds `bool`, integers, `f32`/`f64`, `Entity`, `String`, `[T; N]` of these, and types that \
+            `#[derive(Describe)]` (structs of describable fields, enums whose variants hold no data)"
+)]
+pub unsafe trait Describe: 'static {
+    /// What a value of the type holds.
+    const KIND: FieldKind;
+}
+
+macro_rules! describe_primitive {
+    ($($ty:ty => $kind:ident),*) => {$(
+        // SAFETY: the kind is the type itself.
+        unsafe impl Describe for $ty {
+            const KIND: FieldKind = FieldKind::$kind;
+        }
+    )*};
+}
+
+describe_primitive!(
+    bool => Bool, i8 => I8, i16 => I16, i32 => I32, i64 => I64, u8 => U8, u16 => U16, u32 => U32, u64 => U64,
+    f32 => F32, f64 => F64, Entity => Entity, String => String
+);
+
+// SAFETY: an array of `N` values of `T`, each described by `T::KIND`.
+unsafe impl<T: Describe, const N: usize> Describe for [T; N] {
+    const KIND: FieldKind = FieldKind::Array(&T::KIND, N);
+}

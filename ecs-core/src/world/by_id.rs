@@ -1,0 +1,465 @@
+//! Components by id, read and written field by field through their schema:
+//! [`World::get_by_id`] and [`World::get_mut_by_id`], for code that does not
+//! know the Rust type (scripts, inspectors, data files).
+//!
+//! A view checks every access against the component's schema: a field that
+//! does not exist, or a request for another kind than the field holds, is a
+//! [`FieldError`] naming the component and the field, and touches nothing.
+//! Bytes are never read as another kind than the schema gives them.
+
+use core::fmt;
+use core::marker::PhantomData;
+use core::ptr::NonNull;
+
+use super::World;
+use super::change::TicksMut;
+use crate::component::{ComponentId, ComponentInfo, FieldKind};
+use crate::entity::Entity;
+use crate::error::EcsError;
+use crate::storage::Tick;
+
+/// A field of a component, resolved once from its path (`"hp"`,
+/// `"stats.speed"`, `"path[2]"`): where it lies and what it holds. Reading
+/// through a handle skips the path's lookup.
+#[derive(Clone, Debug)]
+pub struct FieldHandle {
+    component: ComponentId,
+    offset: usize,
+    kind: FieldKind,
+    path: Box<str>,
+}
+
+impl FieldHandle {
+    /// What the field holds.
+    pub fn kind(&self) -> &FieldKind {
+        &self.kind
+    }
+
+    /// The path it was resolved from.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// The component it is a field of.
+    pub fn component(&self) -> ComponentId {
+        self.component
+    }
+}
+
+/// Why a field access was refused. Nothing was read or written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FieldError {
+    /// The path names no field of the component (or indexes past an array).
+    UnknownField {
+        /// The component's name.
+        component: &'static str,
+        /// The path as given.
+        path: String,
+    },
+    /// The field holds another kind than the access asked for.
+    WrongKind {
+        /// The component's name.
+        component: &'static str,
+        /// The field's path.
+        path: String,
+        /// What the field holds.
+        holds: String,
+        /// What was asked for.
+        asked: String,
+    },
+    /// The handle was resolved for another component.
+    OtherComponent {
+        /// The view's component.
+        component: &'static str,
+        /// The handle's path.
+        path: String,
+    },
+    /// The enum field has no variant of that name.
+    UnknownVariant {
+        /// The component's name.
+        component: &'static str,
+        /// The field's path.
+        path: String,
+        /// The variant asked for.
+        variant: String,
+    },
+}
+
+impl fmt::Display for FieldError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FieldError::UnknownField { component, path } => {
+                write!(f, "component `{component}` has no field `{path}`")
+            }
+            FieldError::WrongKind { component, path, holds, asked } => {
+                write!(f, "field `{path}` of component `{component}` holds `{holds}`, not `{asked}`")
+            }
+            FieldError::OtherComponent { component, path } => {
+                write!(f, "the handle of field `{path}` was resolved for another component than `{component}`")
+            }
+            FieldError::UnknownVariant { component, path, variant } => {
+                write!(f, "field `{path}` of component `{component}` has no variant `{variant}`")
+            }
+        }
+    }
+}
+
+impl std::error::Error for FieldError {}
+
+/// A field's value type a view reads and writes by copy: `bool`, the integer
+/// and float types, and [`Entity`]. Sealed: the kinds are the schema's.
+pub trait FieldValue: Copy + sealed::Sealed + 'static {
+    /// The kind of field that holds it.
+    const KIND: FieldKind;
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+macro_rules! field_value {
+    ($($ty:ty => $kind:ident),*) => {$(
+        impl sealed::Sealed for $ty {}
+        impl FieldValue for $ty {
+            const KIND: FieldKind = FieldKind::$kind;
+        }
+    )*};
+}
+
+field_value!(
+    bool => Bool, i8 => I8, i16 => I16, i32 => I32, i64 => I64, u8 => U8, u16 => U16, u32 => U32, u64 => U64,
+    f32 => F32, f64 => F64, Entity => Entity
+);
+
+/// A field named by its path or by a [`FieldHandle`].
+pub trait FieldPath {
+    /// The handle, resolved against the view's component.
+    ///
+    /// # Errors
+    /// As for [`ComponentRef::field`].
+    fn resolve(&self, view: &Shape) -> Result<FieldHandle, FieldError>;
+}
+
+impl FieldPath for str {
+    fn resolve(&self, view: &Shape) -> Result<FieldHandle, FieldError> {
+        view.field(self)
+    }
+}
+
+impl FieldPath for &str {
+    fn resolve(&self, view: &Shape) -> Result<FieldHandle, FieldError> {
+        view.field(self)
+    }
+}
+
+impl FieldPath for FieldHandle {
+    fn resolve(&self, view: &Shape) -> Result<FieldHandle, FieldError> {
+        if self.component != view.id {
+            return Err(FieldError::OtherComponent { component: view.name, path: self.path.to_string() });
+        }
+        Ok(self.clone())
+    }
+}
+
+impl FieldPath for &FieldHandle {
+    fn resolve(&self, view: &Shape) -> Result<FieldHandle, FieldError> {
+        (*self).resolve(view)
+    }
+}
+
+/// A component's identity and schema, as a view resolves paths against it.
+#[derive(Clone, Copy, Debug)]
+pub struct Shape {
+    id: ComponentId,
+    name: &'static str,
+    kind: FieldKind,
+}
+
+impl Shape {
+    fn of(info: &ComponentInfo) -> Option<Self> {
+        Some(Shape { id: info.id(), name: info.short_name(), kind: *info.kind()? })
+    }
+
+    /// Resolves `path`: field names separated by `.`, array elements as `[i]`.
+    fn field(&self, path: &str) -> Result<FieldHandle, FieldError> {
+        let unknown = || FieldError::UnknownField { component: self.name, path: path.to_owned() };
+        if path.is_empty() {
+            return Err(unknown());
+        }
+        let (mut offset, mut kind) = (0usize, self.kind);
+        let mut rest = path;
+        let mut first = true;
+        while !rest.is_empty() {
+            if let Some(tail) = rest.strip_prefix('[') {
+                let (index, tail) = tail.split_once(']').ok_or_else(unknown)?;
+                let index: usize = index.trim().parse().map_err(|_| unknown())?;
+                let FieldKind::Array(element, len) = kind else { return Err(unknown()) };
+                if index >= len {
+                    return Err(unknown());
+                }
+                offset += index * element.size();
+                kind = *element;
+                rest = tail;
+            } else {
+                let tail = if first { rest } else { rest.strip_prefix('.').ok_or_else(unknown)? };
+                let end = tail.find(['.', '[']).unwrap_or(tail.len());
+                let FieldKind::Struct(schema) = kind else { return Err(unknown()) };
+                let field = schema.field(&tail[..end]).ok_or_else(unknown)?;
+                offset += field.offset();
+                kind = *field.kind();
+                rest = &tail[end..];
+            }
+            first = false;
+        }
+        Ok(FieldHandle { component: self.id, offset, kind, path: path.into() })
+    }
+
+    fn expect(&self, handle: &FieldHandle, asked: &FieldKind) -> Result<(), FieldError> {
+        if handle.kind.same_as(asked) {
+            return Ok(());
+        }
+        Err(FieldError::WrongKind {
+            component: self.name,
+            path: handle.path.to_string(),
+            holds: handle.kind.to_string(),
+            asked: asked.to_string(),
+        })
+    }
+
+    fn expect_enum(&self, handle: &FieldHandle) -> Result<&'static crate::component::EnumSchema, FieldError> {
+        match handle.kind {
+            FieldKind::Enum(schema) => Ok(schema),
+            other => Err(FieldError::WrongKind {
+                component: self.name,
+                path: handle.path.to_string(),
+                holds: other.to_string(),
+                asked: "an enum".to_owned(),
+            }),
+        }
+    }
+}
+
+/// One component of one entity, read through its schema: made by
+/// [`World::get_by_id`].
+pub struct ComponentRef<'w> {
+    shape: Shape,
+    /// The value, whole (a per-field component cannot be viewed).
+    ptr: NonNull<u8>,
+    marker: PhantomData<&'w ()>,
+}
+
+impl ComponentRef<'_> {
+    /// The component's id.
+    pub fn id(&self) -> ComponentId {
+        self.shape.id
+    }
+
+    /// What the component holds: its struct or enum schema.
+    pub fn kind(&self) -> &FieldKind {
+        &self.shape.kind
+    }
+
+    /// The field at `path` (`"hp"`, `"stats.speed"`, `"path[2]"`), resolved
+    /// once for many reads.
+    ///
+    /// # Errors
+    /// [`FieldError::UnknownField`] when the path names no field.
+    pub fn field(&self, path: &str) -> Result<FieldHandle, FieldError> {
+        self.shape.field(path)
+    }
+
+    /// The value of a `bool`, integer, float or `Entity` field.
+    ///
+    /// # Errors
+    /// [`FieldError::UnknownField`], or [`FieldError::WrongKind`] when the
+    /// field holds another kind than `T`.
+    pub fn get<T: FieldValue>(&self, field: impl FieldPath) -> Result<T, FieldError> {
+        let handle = field.resolve(&self.shape)?;
+        self.shape.expect(&handle, &T::KIND)?;
+        // SAFETY: the schema is the component's own (checked when its info was
+        // made): at `offset` lies a valid, aligned `T` (the kind matched).
+        Ok(unsafe { self.ptr.as_ptr().add(handle.offset).cast::<T>().read() })
+    }
+
+    /// The text of a `String` field.
+    ///
+    /// # Errors
+    /// As for [`get`](Self::get).
+    pub fn get_str(&self, field: impl FieldPath) -> Result<&str, FieldError> {
+        let handle = field.resolve(&self.shape)?;
+        self.shape.expect(&handle, &FieldKind::String)?;
+        // SAFETY: as in `get`, a `String`, borrowed for the view's lifetime.
+        Ok(unsafe { &*self.ptr.as_ptr().add(handle.offset).cast::<String>() })
+    }
+
+    /// The variant name of a field-less enum field.
+    ///
+    /// # Errors
+    /// [`FieldError::UnknownField`], or [`FieldError::WrongKind`] when the
+    /// field is not an enum.
+    pub fn variant(&self, field: impl FieldPath) -> Result<&'static str, FieldError> {
+        let handle = field.resolve(&self.shape)?;
+        let schema = self.shape.expect_enum(&handle)?;
+        // SAFETY: as in `get`: a valid value of the enum the schema describes.
+        let discriminant = unsafe { schema.read(self.ptr.as_ptr().add(handle.offset)) };
+        Ok(schema.variants().iter().find(|v| v.discriminant() == discriminant).map_or("?", |v| v.name()))
+    }
+}
+
+/// One component of one entity, read and written through its schema: made
+/// by [`World::get_mut_by_id`]. Every write marks the component changed, as
+/// writing through a [`Mut`](crate::Mut) does.
+pub struct ComponentMut<'w> {
+    view: ComponentRef<'w>,
+    ticks: TicksMut<'w>,
+}
+
+impl<'w> core::ops::Deref for ComponentMut<'w> {
+    type Target = ComponentRef<'w>;
+    fn deref(&self) -> &ComponentRef<'w> {
+        &self.view
+    }
+}
+
+impl ComponentMut<'_> {
+    fn changed(&mut self) {
+        let now = self.ticks.this_run;
+        if let Some(ticks) = self.ticks.ticks.as_mut() {
+            ticks.changed = now;
+        }
+        if let Some(summary) = self.ticks.summary {
+            crate::storage::stamp_summary(summary, now);
+        }
+    }
+
+    /// Writes a `bool`, integer, float or `Entity` field.
+    ///
+    /// # Errors
+    /// As for [`ComponentRef::get`]; nothing is written then.
+    pub fn set<T: FieldValue>(&mut self, field: impl FieldPath, value: T) -> Result<(), FieldError> {
+        let handle = field.resolve(&self.view.shape)?;
+        self.view.shape.expect(&handle, &T::KIND)?;
+        // SAFETY: as in `get`; the view borrows the world mutably, so the write
+        // is unique; the value is `Copy` and needs no drop.
+        unsafe { self.view.ptr.as_ptr().add(handle.offset).cast::<T>().write(value) };
+        self.changed();
+        Ok(())
+    }
+
+    /// Writes a `String` field (dropping the text it held).
+    ///
+    /// # Errors
+    /// As for [`ComponentRef::get`]; nothing is written then.
+    pub fn set_string(&mut self, field: impl FieldPath, value: impl Into<String>) -> Result<(), FieldError> {
+        let handle = field.resolve(&self.view.shape)?;
+        self.view.shape.expect(&handle, &FieldKind::String)?;
+        // SAFETY: as in `set`: a valid `String`, replaced (the old one dropped).
+        unsafe { *self.view.ptr.as_ptr().add(handle.offset).cast::<String>() = value.into() };
+        self.changed();
+        Ok(())
+    }
+
+    /// Sets a field-less enum field to the variant named `variant`.
+    ///
+    /// # Errors
+    /// As for [`ComponentRef::variant`], and [`FieldError::UnknownVariant`];
+    /// nothing is written then.
+    pub fn set_variant(&mut self, field: impl FieldPath, variant: &str) -> Result<(), FieldError> {
+        let handle = field.resolve(&self.view.shape)?;
+        let schema = self.view.shape.expect_enum(&handle)?;
+        let unknown = || FieldError::UnknownVariant {
+            component: self.view.shape.name,
+            path: handle.path.to_string(),
+            variant: variant.to_owned(),
+        };
+        let discriminant = schema.variant(variant).ok_or_else(unknown)?.discriminant();
+        // SAFETY: as in `set`; `write` checks the discriminant is a variant's.
+        let written = unsafe { schema.write(self.view.ptr.as_ptr().add(handle.offset), discriminant) };
+        debug_assert!(written);
+        self.changed();
+        Ok(())
+    }
+}
+
+impl World {
+    /// The info of a component this world knows, whose values can be viewed
+    /// by schema: described, stored whole.
+    fn viewable(&self, id: ComponentId) -> Result<(&ComponentInfo, Shape), EcsError> {
+        let info = self.components.get(id).ok_or(EcsError::UnknownComponent { index: id.index() })?;
+        let shape = Shape::of(info).ok_or(EcsError::NotDescribed { component: info.name() })?;
+        if info.fields().is_some() {
+            return Err(EcsError::NotDescribed { component: info.name() });
+        }
+        Ok((info, shape))
+    }
+
+    /// The component `id` of `entity`, to read field by field through its
+    /// schema (see [`ComponentRef`]).
+    ///
+    /// # Errors
+    /// [`EcsError::UnknownComponent`] when this world has no component `id`;
+    /// [`EcsError::NotDescribed`] when it has no schema
+    /// (`#[component(describe)]`) or is a per-field component;
+    /// [`EcsError::NoSuchEntity`] and [`EcsError::MissingComponent`].
+    ///
+    /// # Example
+    /// ```
+    /// # use ecs_core::prelude::*;
+    /// #[derive(Component)]
+    /// #[component(describe)]
+    /// struct Health { hp: i32, name: String }
+    /// let mut world = World::new();
+    /// let e = world.spawn(Health { hp: 7, name: "orc".into() });
+    /// let id = world.component_id_by_name("Health").unwrap();
+    /// let health = world.get_by_id(e, id)?;
+    /// assert_eq!(health.get::<i32>("hp"), Ok(7));
+    /// assert_eq!(health.get_str("name"), Ok("orc"));
+    /// assert!(health.get::<f32>("hp").is_err(), "an i32 is never read as an f32");
+    /// # Ok::<(), EcsError>(())
+    /// ```
+    pub fn get_by_id(&self, entity: Entity, id: ComponentId) -> Result<ComponentRef<'_>, EcsError> {
+        let (info, shape) = self.viewable(id)?;
+        let location = self.entities.get(entity).ok_or(EcsError::NoSuchEntity(entity))?;
+        let missing = EcsError::MissingComponent { entity, component: info.name() };
+        let archetype = self.archetypes.get(location.archetype).ok_or(missing)?;
+        let column = archetype.column(id).ok_or(missing)?;
+        let row = location.row.index();
+        if !column.holds(row) {
+            return Err(missing);
+        }
+        // SAFETY: the row holds a whole value (checked; the component is not
+        // per-field), borrowed with the world.
+        let ptr = unsafe { column.get_unchecked(row) }.as_non_null();
+        Ok(ComponentRef { shape, ptr, marker: PhantomData })
+    }
+
+    /// The component `id` of `entity`, to read and write field by field
+    /// through its schema (see [`ComponentMut`]); each write marks it changed.
+    ///
+    /// # Errors
+    /// As for [`get_by_id`](Self::get_by_id), and [`EcsError::Immutable`] for
+    /// an immutable component (relationships: insert a new value instead).
+    pub fn get_mut_by_id(&mut self, entity: Entity, id: ComponentId) -> Result<ComponentMut<'_>, EcsError> {
+        let (info, shape) = self.viewable(id)?;
+        if !info.writable_by_id() {
+            return Err(EcsError::Immutable { component: info.name() });
+        }
+        let name = info.name();
+        let location = self.entities.get(entity).ok_or(EcsError::NoSuchEntity(entity))?;
+        let missing = EcsError::MissingComponent { entity, component: name };
+        let this_run = Tick::new(*self.change_tick.get_mut());
+        let archetype = self.archetypes.get_mut(location.archetype);
+        let column = archetype.column_mut(id).ok_or(missing)?;
+        let row = location.row.index();
+        if !column.holds(row) {
+            return Err(missing);
+        }
+        // SAFETY: the row holds a whole value (checked); `&mut self` makes the
+        // borrow unique.
+        let (ptr, ticks, summary) = unsafe { column.get_tracked_raw_mut(row) };
+        let ticks = TicksMut { ticks, summary: Some(summary), last_run: Tick::new(0), this_run };
+        let view = ComponentRef { shape, ptr, marker: PhantomData };
+        Ok(ComponentMut { view, ticks })
+    }
+}
