@@ -82,15 +82,24 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> FunctionSystem<Marker, F> 
         self.init_with(world, false);
     }
 
+    /// The check every run makes (an observer's `run` asks each time): kept
+    /// small enough to inline, the making itself out of line.
+    #[inline]
     fn init_with(&mut self, world: &mut World, slotted: bool) {
         if self.state.as_ref().is_none_or(|(id, _)| *id != world.id()) {
-            let mark = world.locals.mark();
-            self.state = Some((world.id(), <F::Param as SystemParam>::init_state(world)));
-            self.meta.last_run = crate::storage::Tick::new(0);
-            self.slot = slotted.then(|| world.new_system_slot());
-            if let Some(slot) = self.slot {
-                world.locals.claim(mark, slot, self.meta.name());
-            }
+            self.make_state(world, slotted);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn make_state(&mut self, world: &mut World, slotted: bool) {
+        let mark = world.locals.mark();
+        self.state = Some((world.id(), <F::Param as SystemParam>::init_state(world)));
+        self.meta.last_run = crate::storage::Tick::new(0);
+        self.slot = slotted.then(|| world.new_system_slot());
+        if let Some(slot) = self.slot {
+            world.locals.claim(mark, slot, self.meta.name());
         }
     }
 
@@ -103,34 +112,63 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> FunctionSystem<Marker, F> 
         }
     }
 
-    /// Calls the function with its parameters, as one run; `Err` when a
+    /// Calls the function with its parameters, as one run; `None` when a
     /// parameter skipped the run (see [`SystemParam::check_run`]).
     ///
     /// # Safety
     /// The caller holds the access the parameters recorded on `world`, for the
     /// call.
     #[inline]
-    pub(crate) unsafe fn call(&mut self, world: &World) -> Result<F::Out, crate::EcsError> {
+    pub(crate) unsafe fn call(&mut self, world: &World) -> Option<F::Out> {
         let this_run = world.increment_change_tick();
         // SAFETY: forwarded.
         unsafe { self.call_at(world, this_run) }
     }
 
+    /// [`call`](Self::call), with the reason a run was skipped (for
+    /// `run_system_once`, which returns it).
+    ///
+    /// # Safety
+    /// As for [`call`](Self::call).
+    pub(crate) unsafe fn call_reporting(&mut self, world: &World) -> Result<F::Out, crate::EcsError> {
+        let this_run = world.increment_change_tick();
+        // SAFETY: forwarded.
+        unsafe { self.run_at(world, this_run, core::convert::identity) }
+    }
+
     /// [`call`](Self::call) with the world borrowed mutably (an observer's run):
     /// the tick is taken with a plain add instead of a locked one.
     #[inline]
-    pub(crate) fn call_mut(&mut self, world: &mut World) -> Result<F::Out, crate::EcsError> {
+    pub(crate) fn call_mut(&mut self, world: &mut World) -> Option<F::Out> {
         let this_run = world.increment_change_tick_mut();
         // SAFETY: `&mut World` excludes every other access for the call.
         unsafe { self.call_at(world, this_run) }
     }
 
-    /// One run at the tick `this_run`.
+    /// One run at the tick `this_run`; `None` when skipped.
     ///
     /// # Safety
     /// As for [`call`](Self::call).
     #[inline]
-    unsafe fn call_at(&mut self, world: &World, this_run: crate::storage::Tick) -> Result<F::Out, crate::EcsError> {
+    unsafe fn call_at(&mut self, world: &World, this_run: crate::storage::Tick) -> Option<F::Out> {
+        // The reason is dropped here: what a skipped run returns stays as small
+        // as `Option<Out>` on every system's path.
+        // SAFETY: forwarded.
+        unsafe { self.run_at(world, this_run, |_| ()) }.ok()
+    }
+
+    /// One run at the tick `this_run`; `Err(skipped(reason))` when a
+    /// parameter skipped it.
+    ///
+    /// # Safety
+    /// As for [`call`](Self::call).
+    #[inline(always)]
+    unsafe fn run_at<E>(
+        &mut self,
+        world: &World,
+        this_run: crate::storage::Tick,
+        skipped: impl FnOnce(crate::EcsError) -> E,
+    ) -> Result<F::Out, E> {
         let (id, state) = self.state.as_mut().expect("the schedule initializes systems before running them");
         assert_eq!(*id, world.id(), "system `{}` was initialized for another world", self.meta.name());
         self.meta.this_run = this_run;
@@ -140,7 +178,7 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> FunctionSystem<Marker, F> 
         }
         if <F::Param as SystemParam>::SKIPS {
             // SAFETY: as below. A skipped run leaves the last run as it was.
-            unsafe { <F::Param as SystemParam>::check_run(state, &self.meta, world) }?;
+            unsafe { <F::Param as SystemParam>::check_run(state, &self.meta, world) }.map_err(skipped)?;
         }
         // SAFETY: the caller holds the system's access; the state is this world's.
         let params = unsafe { <F::Param as SystemParam>::get_param(state, &self.meta, world) };

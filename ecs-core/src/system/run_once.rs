@@ -46,7 +46,7 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> RunSystemOnce<(Marker, F::
         system.validate(world)?;
         // SAFETY: `&mut World` excludes every other access; the state was just
         // made for this world.
-        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| unsafe { system.call(world) }));
+        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| unsafe { system.call_reporting(world) }));
         match ran {
             Ok(out) => {
                 system.apply_deferred(world);
