@@ -99,6 +99,12 @@ pub enum EcsError {
         /// The component's type name, in full; messages print its last segment.
         component: &'static str,
     },
+    /// A query built at run time names a component twice where one use
+    /// writes it: two references to one value would alias.
+    AliasedComponent {
+        /// The component's type name, in full; messages print its last segment.
+        component: &'static str,
+    },
     /// The component is immutable (a relationship or its target): it changes by
     /// inserting a new value, which runs its hooks, never in place.
     Immutable {
@@ -158,6 +164,12 @@ impl fmt::Display for EcsError {
                 f,
                 "component `{}` cannot be read by schema: describe it with `#[component(describe)]` (a per-field \
                  component is read field by field with `world.fields`)",
+                short_name(component)
+            ),
+            Self::AliasedComponent { component } => write!(
+                f,
+                "the query writes component `{}` and also uses it otherwise: a value may be borrowed mutably \
+                 only once and not also shared",
                 short_name(component)
             ),
             Self::Immutable { component } => write!(

@@ -26,6 +26,7 @@ mod borrow;
 mod by_entity;
 mod change_fetch;
 mod combinations;
+mod dynamic;
 pub(crate) mod fetch;
 mod filter;
 mod has;
@@ -43,6 +44,7 @@ pub use borrow::QueryBorrow;
 pub(crate) use by_entity::{Miss, SingleFetches};
 pub use change_fetch::TrackedFetch;
 pub use combinations::QueryCombinationIter;
+pub use dynamic::{DynamicArchetype, DynamicQuery, DynamicQueryBuilder, DynamicRow, DynamicRowMut};
 #[doc(hidden)]
 pub use fetch::{
     CachedColumn, EntityFetch, FetchContext, Presence, QueryData, ReadFetch, ReadOnlyQueryData, WriteFetch,

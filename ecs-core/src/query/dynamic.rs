@@ -1,0 +1,441 @@
+//! Queries built at run time over component ids: [`DynamicQuery`], for code
+//! that names components by id (scripts, inspectors, tools).
+//!
+//! A query reads, writes or optionally reads components by id and filters
+//! with `with`/`without`. Rows are visited one at a time
+//! ([`DynamicQuery::for_each`], [`for_each_mut`](DynamicQuery::for_each_mut)),
+//! each component read through its schema ([`ComponentRef`]) or as its Rust
+//! type; or an archetype at a time
+//! ([`for_each_archetype`](DynamicQuery::for_each_archetype),
+//! [`for_each_archetype_mut`](DynamicQuery::for_each_archetype_mut)), each
+//! column a typed slice checked once per archetype, so the inner loop is a
+//! plain slice loop.
+//!
+//! The same aliasing rules as typed queries hold: a component written twice,
+//! or written and read, is refused when the query is built.
+
+use core::any::TypeId;
+use core::cell::Cell;
+
+use crate::archetype::Archetype;
+use crate::component::{ComponentId, ComponentInfo};
+use crate::entity::Entity;
+use crate::error::EcsError;
+use crate::storage::{Column, Tick};
+use crate::world::{ComponentMut, ComponentRef, World, WorldId};
+
+/// How a query uses one component.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Term {
+    Read,
+    Write,
+    Optional,
+}
+
+/// Builds a [`DynamicQuery`]: made by [`World::dynamic_query`].
+#[derive(Clone, Debug, Default)]
+pub struct DynamicQueryBuilder {
+    terms: Vec<(ComponentId, Term)>,
+    with: Vec<ComponentId>,
+    without: Vec<ComponentId>,
+}
+
+impl DynamicQueryBuilder {
+    /// Reads component `id`: only entities that have it.
+    pub fn read(mut self, id: ComponentId) -> Self {
+        self.terms.push((id, Term::Read));
+        self
+    }
+
+    /// Writes component `id`: only entities that have it.
+    pub fn write(mut self, id: ComponentId) -> Self {
+        self.terms.push((id, Term::Write));
+        self
+    }
+
+    /// Reads component `id` where the entity has it, without filtering.
+    pub fn optional(mut self, id: ComponentId) -> Self {
+        self.terms.push((id, Term::Optional));
+        self
+    }
+
+    /// Only entities that have component `id` (not fetched).
+    pub fn with(mut self, id: ComponentId) -> Self {
+        self.with.push(id);
+        self
+    }
+
+    /// Only entities that lack component `id`.
+    pub fn without(mut self, id: ComponentId) -> Self {
+        self.without.push(id);
+        self
+    }
+
+    /// The query, for `world`.
+    ///
+    /// # Errors
+    /// [`EcsError::UnknownComponent`] for an id `world` has no component of;
+    /// [`EcsError::AliasedComponent`] when a component is written twice, or
+    /// written and also read.
+    pub fn build(self, world: &World) -> Result<DynamicQuery, EcsError> {
+        let known = |id: ComponentId| {
+            world.components().get(id).map(|_| ()).ok_or(EcsError::UnknownComponent { index: id.index() })
+        };
+        for &(id, _) in &self.terms {
+            known(id)?;
+        }
+        self.with.iter().chain(&self.without).try_for_each(|&id| known(id))?;
+        for (i, &(id, term)) in self.terms.iter().enumerate() {
+            let again = self.terms[..i].iter().find(|&&(other, _)| other == id);
+            if let Some(&(_, earlier)) = again
+                && (term == Term::Write || earlier == Term::Write)
+            {
+                return Err(EcsError::AliasedComponent { component: world.components().name(id) });
+            }
+        }
+        let per_row = self
+            .terms
+            .iter()
+            .filter(|(_, term)| *term != Term::Optional)
+            .map(|(id, _)| id)
+            .chain(&self.with)
+            .chain(&self.without)
+            .any(|&id| world.components().get(id).is_some_and(ComponentInfo::is_sparse));
+        Ok(DynamicQuery { world: world.id(), terms: self.terms, with: self.with, without: self.without, per_row })
+    }
+}
+
+/// A query over component ids, built at run time with [`World::dynamic_query`]:
+/// rows one at a time, each component through its schema or as its Rust type,
+/// or an archetype at a time as typed column slices.
+///
+/// # Example
+/// ```
+/// use ecs_core::prelude::*;
+///
+/// #[derive(Component)]
+/// #[component(describe)]
+/// struct Health { hp: i32 }
+/// #[derive(Component)]
+/// struct Poisoned;
+///
+/// let mut world = World::new();
+/// world.spawn((Health { hp: 10 }, Poisoned));
+/// world.spawn(Health { hp: 10 });
+/// let health = world.component_id_by_name("Health").unwrap();
+/// let poisoned = world.component_id_by_name("Poisoned").unwrap();
+///
+/// let query = world.dynamic_query().write(health).with(poisoned).build(&world)?;
+/// query.for_each_mut(&mut world, |mut row| {
+///     let mut view = row.get_mut(health).unwrap();
+///     let hp = view.get::<i32>("hp").unwrap();
+///     view.set("hp", hp - 3).unwrap();
+/// });
+/// let all = world.dynamic_query().read(health).build(&world)?;
+/// let mut total = 0;
+/// all.for_each(&world, |row| total += row.get(health).unwrap().get::<i32>("hp").unwrap());
+/// assert_eq!(total, 17);
+/// # Ok::<(), EcsError>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct DynamicQuery {
+    world: WorldId,
+    terms: Vec<(ComponentId, Term)>,
+    with: Vec<ComponentId>,
+    without: Vec<ComponentId>,
+    /// Some term is decided row by row (a sparse or tag component).
+    per_row: bool,
+}
+
+impl World {
+    /// Starts a [`DynamicQuery`] over component ids.
+    pub fn dynamic_query(&self) -> DynamicQueryBuilder {
+        DynamicQueryBuilder::default()
+    }
+}
+
+impl DynamicQuery {
+    #[track_caller]
+    fn check_world(&self, world: &World) {
+        assert!(self.world == world.id(), "a DynamicQuery was used with a World other than the one it was built for");
+    }
+
+    fn term(&self, id: ComponentId) -> Option<(usize, Term)> {
+        self.terms.iter().position(|&(t, _)| t == id).map(|i| (i, self.terms[i].1))
+    }
+
+    /// `true` when some rows of the archetype may pass.
+    fn matches(&self, archetype: &Archetype) -> bool {
+        let required = self.terms.iter().filter(|(_, t)| *t != Term::Optional).map(|(id, _)| id).chain(&self.with);
+        required.into_iter().all(|&id| archetype.column(id).is_some())
+            && self.without.iter().all(|&id| archetype.column(id).is_none_or(|c| c.is_sparse()))
+    }
+
+    /// `true` when the row passes (its archetype matched).
+    fn passes(&self, archetype: &Archetype, row: usize) -> bool {
+        let required = self.terms.iter().filter(|(_, t)| *t != Term::Optional).map(|(id, _)| id).chain(&self.with);
+        required.into_iter().all(|&id| archetype.column(id).is_some_and(|c| c.holds(row)))
+            && self.without.iter().all(|&id| archetype.column(id).is_none_or(|c| !c.holds(row)))
+    }
+
+    /// Calls `f` with every row the query matches.
+    ///
+    /// # Panics
+    /// When `world` is not the world the query was built for.
+    #[track_caller]
+    pub fn for_each<'w>(&self, world: &'w World, mut f: impl FnMut(DynamicRow<'w, '_>)) {
+        self.check_world(world);
+        for archetype in world.archetypes().iter().filter(|a| !a.is_empty() && self.matches(a)) {
+            for row in 0..archetype.len() {
+                if self.passes(archetype, row) {
+                    f(DynamicRow { world, archetype, row, query: self });
+                }
+            }
+        }
+    }
+
+    /// Calls `f` with every row the query matches, its written components
+    /// writable ([`DynamicRowMut::get_mut`]).
+    ///
+    /// # Panics
+    /// When `world` is not the world the query was built for.
+    #[track_caller]
+    pub fn for_each_mut(&self, world: &mut World, mut f: impl FnMut(DynamicRowMut<'_, '_>)) {
+        self.check_world(world);
+        // The rows first: a row's views borrow the world mutably one at a time.
+        let mut entities = Vec::new();
+        for archetype in world.archetypes().iter().filter(|a| !a.is_empty() && self.matches(a)) {
+            entities.extend(
+                (0..archetype.len()).filter(|&row| self.passes(archetype, row)).map(|row| archetype.entities()[row]),
+            );
+        }
+        for entity in entities {
+            f(DynamicRowMut { world: &mut *world, entity, query: self });
+        }
+    }
+
+    /// Calls `f` with each matching archetype's rows at once: typed column
+    /// slices ([`DynamicArchetype::column`]).
+    ///
+    /// # Panics
+    /// When `world` is not the world the query was built for.
+    #[track_caller]
+    pub fn for_each_archetype<'w>(&self, world: &'w World, mut f: impl FnMut(DynamicArchetype<'w, '_>)) {
+        self.check_world(world);
+        for archetype in world.archetypes().iter().filter(|a| !a.is_empty() && self.matches(a)) {
+            let (shared, unique) = (Cell::new(0), Cell::new(0));
+            f(DynamicArchetype { world, archetype, query: self, write: None, shared, unique });
+        }
+    }
+
+    /// [`for_each_archetype`](Self::for_each_archetype) with the written
+    /// columns writable ([`DynamicArchetype::column_mut`]), each marked
+    /// changed when taken.
+    ///
+    /// # Panics
+    /// When `world` is not the world the query was built for.
+    #[track_caller]
+    pub fn for_each_archetype_mut(&self, world: &mut World, mut f: impl FnMut(DynamicArchetype<'_, '_>)) {
+        self.check_world(world);
+        let tick = world.increment_change_tick_mut();
+        let world: &World = world;
+        for archetype in world.archetypes().iter().filter(|a| !a.is_empty() && self.matches(a)) {
+            let (shared, unique) = (Cell::new(0), Cell::new(0));
+            f(DynamicArchetype { world, archetype, query: self, write: Some(tick), shared, unique });
+        }
+    }
+}
+
+/// One row of a [`DynamicQuery`], read-only.
+pub struct DynamicRow<'w, 'q> {
+    world: &'w World,
+    archetype: &'w Archetype,
+    row: usize,
+    query: &'q DynamicQuery,
+}
+
+impl<'w> DynamicRow<'w, '_> {
+    /// The row's entity.
+    pub fn entity(&self) -> Entity {
+        self.archetype.entities()[self.row]
+    }
+
+    /// Component `id` through its schema; `None` when an optional component
+    /// is absent.
+    ///
+    /// # Panics
+    /// When the query does not fetch `id`, or the component has no schema
+    /// (read it with [`get_typed`](Self::get_typed)).
+    #[track_caller]
+    pub fn get(&self, id: ComponentId) -> Option<ComponentRef<'w>> {
+        assert!(
+            self.query.term(id).is_some(),
+            "the query does not fetch component {}",
+            self.world.components().name(id)
+        );
+        match self.world.get_by_id(self.entity(), id) {
+            Ok(view) => Some(view),
+            Err(EcsError::MissingComponent { .. }) => None,
+            Err(error) => panic!("{error}"),
+        }
+    }
+
+    /// Component `id` as its Rust type `T`; `None` when an optional component
+    /// is absent, or `T` is not its type.
+    pub fn get_typed<T: crate::Component + crate::component::WholeComponent>(&self, id: ComponentId) -> Option<&'w T> {
+        self.query.term(id)?;
+        if crate::component::component_id::<T>() != id {
+            return None;
+        }
+        self.world.get::<T>(self.entity())
+    }
+}
+
+/// One row of a [`DynamicQuery`], with its written components writable.
+pub struct DynamicRowMut<'w, 'q> {
+    world: &'w mut World,
+    entity: Entity,
+    query: &'q DynamicQuery,
+}
+
+impl DynamicRowMut<'_, '_> {
+    /// The row's entity.
+    pub fn entity(&self) -> Entity {
+        self.entity
+    }
+
+    /// Component `id` through its schema, read-only.
+    ///
+    /// # Panics
+    /// As for [`DynamicRow::get`].
+    #[track_caller]
+    pub fn get(&self, id: ComponentId) -> Option<ComponentRef<'_>> {
+        assert!(
+            self.query.term(id).is_some(),
+            "the query does not fetch component {}",
+            self.world.components().name(id)
+        );
+        match self.world.get_by_id(self.entity, id) {
+            Ok(view) => Some(view),
+            Err(EcsError::MissingComponent { .. }) => None,
+            Err(error) => panic!("{error}"),
+        }
+    }
+
+    /// Component `id` as its Rust type `T`, read-only; `None` as for
+    /// [`DynamicRow::get_typed`].
+    pub fn get_typed<T: crate::Component + crate::component::WholeComponent>(&self, id: ComponentId) -> Option<&T> {
+        self.query.term(id)?;
+        if crate::component::component_id::<T>() != id {
+            return None;
+        }
+        self.world.get::<T>(self.entity)
+    }
+
+    /// Component `id` through its schema, writable; each write marks it
+    /// changed.
+    ///
+    /// # Panics
+    /// When the query does not write `id`, or the component has no schema.
+    #[track_caller]
+    pub fn get_mut(&mut self, id: ComponentId) -> Option<ComponentMut<'_>> {
+        assert!(
+            matches!(self.query.term(id), Some((_, Term::Write))),
+            "the query does not write component {}",
+            self.world.components().name(id)
+        );
+        match self.world.get_mut_by_id(self.entity, id) {
+            Ok(view) => Some(view),
+            Err(EcsError::MissingComponent { .. }) => None,
+            Err(error) => panic!("{error}"),
+        }
+    }
+}
+
+/// The rows of one archetype a [`DynamicQuery`] matches, as typed columns.
+pub struct DynamicArchetype<'w, 'q> {
+    world: &'w World,
+    archetype: &'w Archetype,
+    query: &'q DynamicQuery,
+    /// The tick writes are stamped with: `Some` only for a view made by
+    /// [`DynamicQuery::for_each_archetype_mut`], which holds the world mutably.
+    write: Option<Tick>,
+    /// Bit `i`: term `i`'s column is lent shared.
+    shared: Cell<u64>,
+    /// Bit `i`: term `i`'s column is lent mutably.
+    unique: Cell<u64>,
+}
+
+impl DynamicArchetype<'_, '_> {
+    /// The archetype's entities, row by row.
+    pub fn entities(&self) -> &[Entity] {
+        self.archetype.entities()
+    }
+
+    /// The term's position and the column of `id` in this archetype, when it
+    /// stores whole `T`s in a table.
+    #[track_caller]
+    fn typed_column<T: 'static>(&self, id: ComponentId, write: bool) -> Option<(u64, &Column)> {
+        let info = self.world.components().get(id)?;
+        let Some((index, term)) = self.query.term(id) else {
+            panic!("the query does not fetch component {}", info.name());
+        };
+        assert!(!write || term == Term::Write, "the query does not write component {}", info.name());
+        assert!(
+            !self.query.per_row,
+            "the query filters rows one by one (a sparse or tag component): visit it row by row"
+        );
+        assert!(index < 64, "an archetype view lends the columns of the query's first 64 terms");
+        if info.type_id() != TypeId::of::<T>() || info.fields().is_some() || info.is_sparse() {
+            return None;
+        }
+        Some((1 << index, self.archetype.column(id)?))
+    }
+
+    /// Component `id`'s column as a slice of its Rust type `T`, one value per
+    /// row; `None` when `T` is not the component's type, the component is
+    /// stored per field or sparse, or the archetype lacks it (an optional
+    /// term).
+    ///
+    /// # Panics
+    /// When the query does not fetch `id`, filters rows one by one (a sparse
+    /// or tag term: visit rows instead), or the column is lent mutably.
+    #[track_caller]
+    pub fn column<T: 'static>(&self, id: ComponentId) -> Option<&[T]> {
+        let (bit, column) = self.typed_column::<T>(id, false)?;
+        assert!(self.unique.get() & bit == 0, "the column is lent mutably");
+        self.shared.set(self.shared.get() | bit);
+        // SAFETY: the column stores whole `T`s (its component's type, checked),
+        // one per row of the archetype; nothing writes it while this view
+        // lives: a writable view lends each column mutably only when it is not
+        // lent at all (the bits).
+        Some(unsafe { core::slice::from_raw_parts(column.data_ptr().as_ptr().cast::<T>(), self.archetype.len()) })
+    }
+
+    /// Component `id`'s column as a mutable slice of `T`, every row marked
+    /// changed. Each written column is lent once per archetype view, so
+    /// several columns can be written side by side.
+    ///
+    /// # Panics
+    /// As for [`column`](Self::column); also when the view is read-only (from
+    /// [`for_each_archetype`](DynamicQuery::for_each_archetype)), the query
+    /// does not write `id`, or the column is lent already.
+    #[track_caller]
+    #[allow(clippy::mut_from_ref, reason = "each column is lent once, tracked by the bits")]
+    pub fn column_mut<T: 'static>(&self, id: ComponentId) -> Option<&mut [T]> {
+        let tick = self.write.expect("a read-only archetype view: use `for_each_archetype_mut`");
+        let (bit, column) = self.typed_column::<T>(id, true)?;
+        assert!((self.shared.get() | self.unique.get()) & bit == 0, "the column is lent already in this view");
+        self.unique.set(self.unique.get() | bit);
+        let len = self.archetype.len();
+        if column.keeps_ticks() {
+            // SAFETY: `for_each_archetype_mut` holds the world mutably; this
+            // column's ticks are lent to no one else (the bits).
+            unsafe { crate::query::fetch::stamp_rows(column, 0..len, tick) };
+        }
+        // SAFETY: as in `column`; the world is held mutably for the whole
+        // visit (`write` is `Some`), and the column is lent once (the bits),
+        // so the slice is unique.
+        Some(unsafe { core::slice::from_raw_parts_mut(column.data_ptr().as_ptr().cast::<T>(), len) })
+    }
+}

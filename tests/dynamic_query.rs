@@ -1,0 +1,185 @@
+//! Queries built at run time over component ids: the same rows as the typed
+//! query they stand for, reads and writes through schemas or typed slices,
+//! and the typed queries' aliasing rules.
+
+use ecs_core::prelude::*;
+
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+#[component(describe)]
+struct Pos {
+    x: f32,
+    y: f32,
+}
+
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+struct Vel(f32, f32);
+
+#[derive(Component)]
+struct Tag;
+
+#[derive(Component, Clone, Copy)]
+#[component(storage = "sparse")]
+struct Stunned(#[allow(dead_code)] u8);
+
+#[derive(Component)]
+struct Static;
+
+fn world() -> World {
+    let mut world = World::new();
+    for i in 0..40u8 {
+        let e = world.spawn((Pos { x: f32::from(i), y: 0.0 }, Vel(1.0, 2.0)));
+        if i % 2 == 0 {
+            world.insert(e, Tag).unwrap();
+        }
+        if i % 3 == 0 {
+            world.insert(e, Stunned(i)).unwrap();
+        }
+        if i % 5 == 0 {
+            world.remove::<Vel>(e).unwrap();
+            world.insert(e, Static).unwrap();
+        }
+    }
+    world
+}
+
+fn id<T: Component>(world: &World) -> ecs_core::ComponentId {
+    let name = core::any::type_name::<T>();
+    world.component_id_by_name(name).unwrap()
+}
+
+fn sorted(mut v: Vec<Entity>) -> Vec<Entity> {
+    v.sort();
+    v
+}
+
+#[test]
+fn a_dynamic_query_matches_the_rows_of_its_typed_twin() {
+    let world = world();
+    let (pos, vel, tag, stunned, fixed) =
+        (id::<Pos>(&world), id::<Vel>(&world), id::<Tag>(&world), id::<Stunned>(&world), id::<Static>(&world));
+    let rows = |query: ecs_core::query::DynamicQuery| {
+        let mut out = Vec::new();
+        query.for_each(&world, |row| out.push(row.entity()));
+        sorted(out)
+    };
+    let typed = |v: Vec<Entity>| sorted(v);
+    assert_eq!(
+        rows(world.dynamic_query().read(pos).read(vel).build(&world).unwrap()),
+        typed(world.query_filtered::<Entity, (With<Pos>, With<Vel>)>().iter().collect())
+    );
+    assert_eq!(
+        rows(world.dynamic_query().read(pos).with(tag).without(stunned).build(&world).unwrap()),
+        typed(world.query_filtered::<Entity, (With<Pos>, With<Tag>, Without<Stunned>)>().iter().collect())
+    );
+    assert_eq!(
+        rows(world.dynamic_query().read(pos).optional(vel).without(fixed).build(&world).unwrap()),
+        typed(world.query_filtered::<Entity, (With<Pos>, Without<Static>)>().iter().collect())
+    );
+    assert_eq!(
+        rows(world.dynamic_query().read(stunned).build(&world).unwrap()),
+        typed(world.query_filtered::<Entity, With<Stunned>>().iter().collect())
+    );
+}
+
+#[test]
+fn rows_read_and_write_through_schemas_and_types() {
+    let mut world = world();
+    let (pos, vel, fixed) = (id::<Pos>(&world), id::<Vel>(&world), id::<Static>(&world));
+    let query = world.dynamic_query().write(pos).optional(vel).build(&world).unwrap();
+    query.for_each_mut(&mut world, |mut row| {
+        let speed = row.get_typed::<Vel>(vel).map_or(0.0, |v| v.0);
+        let mut p = row.get_mut(pos).unwrap();
+        let y = p.get::<f32>("y").unwrap();
+        p.set("y", y + speed).unwrap();
+    });
+    let moved = world.query_filtered::<&Pos, With<Vel>>().iter().all(|p| p.y == 1.0);
+    let still = world.query_filtered::<&Pos, With<Static>>().iter().all(|p| p.y == 0.0);
+    assert!(moved && still);
+    // Typed reads of a component without a schema.
+    let read = world.dynamic_query().read(vel).without(fixed).build(&world).unwrap();
+    let mut n = 0;
+    read.for_each(&world, |row| {
+        assert_eq!(row.get_typed::<Vel>(vel), Some(&Vel(1.0, 2.0)));
+        assert_eq!(row.get_typed::<Pos>(vel), None, "not its type");
+        n += 1;
+    });
+    assert_eq!(n, world.query::<&Vel>().iter().count());
+}
+
+#[test]
+fn archetypes_lend_typed_column_slices_and_writes_are_seen_as_changes() {
+    let mut world = world();
+    let (pos, vel, tag) = (id::<Pos>(&world), id::<Vel>(&world), id::<Tag>(&world));
+    let mut changed = world.query_state_filtered::<Entity, Changed<Pos>>();
+    changed.iter(&world).count();
+    let query = world.dynamic_query().write(pos).read(vel).build(&world).unwrap();
+    query.for_each_archetype_mut(&mut world, |archetype| {
+        let velocities = archetype.column::<Vel>(vel).unwrap();
+        let positions = archetype.column_mut::<Pos>(pos).unwrap();
+        for (p, v) in positions.iter_mut().zip(velocities) {
+            p.x += v.0;
+            p.y += v.1;
+        }
+        assert!(archetype.column::<Vel>(pos).is_none(), "not the component's type");
+    });
+    assert!(world.query_filtered::<&Pos, With<Vel>>().iter().all(|p| p.y == 2.0));
+    assert_eq!(changed.iter(&world).count(), world.query::<(&Pos, &Vel)>().iter().count());
+
+    // Read-only views lend shared slices only.
+    let read = world.dynamic_query().read(pos).with(vel).build(&world).unwrap();
+    let mut total = 0;
+    read.for_each_archetype(&world, |archetype| total += archetype.column::<Pos>(pos).unwrap().len());
+    assert_eq!(total, world.query::<(&Pos, &Vel)>().iter().count());
+    let _ = tag;
+}
+
+#[test]
+fn misuse_is_refused() {
+    let mut world = world();
+    let (pos, vel, tag) = (id::<Pos>(&world), id::<Vel>(&world), id::<Tag>(&world));
+    assert!(matches!(world.dynamic_query().write(pos).read(pos).build(&world), Err(EcsError::AliasedComponent { .. })));
+    assert!(matches!(
+        world.dynamic_query().write(pos).write(pos).build(&world),
+        Err(EcsError::AliasedComponent { .. })
+    ));
+    assert!(world.dynamic_query().read(pos).read(pos).build(&world).is_ok(), "two reads share");
+    let other = {
+        let mut other = World::new();
+        #[derive(Component)]
+        struct Elsewhere;
+        other.spawn(Elsewhere);
+        other.component_id_by_name("Elsewhere").unwrap()
+    };
+    assert!(matches!(world.dynamic_query().read(other).build(&world), Err(EcsError::UnknownComponent { .. })));
+
+    let panics = |f: &mut dyn FnMut()| std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).is_err();
+    let query = world.dynamic_query().write(pos).read(vel).build(&world).unwrap();
+    assert!(
+        panics(&mut || query.for_each_archetype_mut(&mut world, |a| {
+            let _first = a.column_mut::<Pos>(pos);
+            let _again = a.column_mut::<Pos>(pos);
+        })),
+        "a column lent twice"
+    );
+    assert!(panics(&mut || query.for_each_archetype(&World::new(), |_| {})), "another world");
+    let read_only = world.dynamic_query().write(pos).build(&world).unwrap();
+    assert!(
+        panics(&mut || read_only.for_each_archetype(&world, |a| {
+            let _ = a.column_mut::<Pos>(pos);
+        })),
+        "writes need the mutable visit"
+    );
+    let per_row = world.dynamic_query().read(pos).with(tag).build(&world).unwrap();
+    assert!(
+        panics(&mut || per_row.for_each_archetype(&world, |a| {
+            let _ = a.column::<Pos>(pos);
+        })),
+        "a tag filters rows one by one: no whole-column slices"
+    );
+    assert!(
+        panics(&mut || query.for_each(&world, |row| {
+            let _ = row.get(tag);
+        })),
+        "not fetched"
+    );
+}
