@@ -183,3 +183,34 @@ fn misuse_is_refused() {
         "not fetched"
     );
 }
+
+#[test]
+fn added_and_changed_terms_see_what_their_typed_twins_see() {
+    let mut world = world();
+    let (pos, vel) = (id::<Pos>(&world), id::<Vel>(&world));
+    let changed = world.dynamic_query().read(pos).changed(pos).build(&world).unwrap();
+    let added = world.dynamic_query().read(pos).added(vel).build(&world).unwrap();
+    let count = |q: &ecs_core::query::DynamicQuery, world: &World| {
+        let mut n = 0;
+        q.for_each(world, |_| n += 1);
+        n
+    };
+    assert_eq!(count(&changed, &world), 40, "first visit: everything is new");
+    assert_eq!(count(&added, &world), world.query::<&Vel>().iter().count());
+    assert_eq!(count(&changed, &world), 0);
+    assert_eq!(count(&added, &world), 0);
+    // Writes through a typed query and through a view, and a new entity.
+    let mut expected = Vec::new();
+    for (entity, p) in world.query_mut::<(Entity, &mut Pos)>().take(3) {
+        p.x += 1.0;
+        expected.push(entity);
+    }
+    let e = world.query::<Entity>().iter().find(|e| !expected.contains(e)).unwrap();
+    world.get_mut_by_id(e, pos).unwrap().set("y", 5.0f32).unwrap();
+    expected.push(e);
+    expected.push(world.spawn((Pos { x: 0.0, y: 0.0 }, Vel(0.0, 0.0))));
+    let mut seen = Vec::new();
+    changed.for_each(&world, |row| seen.push(row.entity()));
+    assert_eq!(sorted(seen), sorted(expected));
+    assert_eq!(count(&added, &world), 1);
+}

@@ -16,6 +16,7 @@
 
 use core::any::TypeId;
 use core::cell::Cell;
+use core::sync::atomic::{AtomicU32, Ordering};
 
 use crate::archetype::Archetype;
 use crate::component::{ComponentId, ComponentInfo};
@@ -38,6 +39,8 @@ pub struct DynamicQueryBuilder {
     terms: Vec<(ComponentId, Term)>,
     with: Vec<ComponentId>,
     without: Vec<ComponentId>,
+    added: Vec<ComponentId>,
+    changed: Vec<ComponentId>,
 }
 
 impl DynamicQueryBuilder {
@@ -71,6 +74,21 @@ impl DynamicQueryBuilder {
         self
     }
 
+    /// Only entities whose component `id` was added since the query's last
+    /// visit (its first visit: ever), as `Added<T>` does. A component that
+    /// keeps no change ticks (`#[component(changes = false)]`) never passes.
+    pub fn added(mut self, id: ComponentId) -> Self {
+        self.added.push(id);
+        self
+    }
+
+    /// Only entities whose component `id` was added or written since the
+    /// query's last visit (its first visit: ever), as `Changed<T>` does.
+    pub fn changed(mut self, id: ComponentId) -> Self {
+        self.changed.push(id);
+        self
+    }
+
     /// The query, for `world`.
     ///
     /// # Errors
@@ -84,7 +102,7 @@ impl DynamicQueryBuilder {
         for &(id, _) in &self.terms {
             known(id)?;
         }
-        self.with.iter().chain(&self.without).try_for_each(|&id| known(id))?;
+        self.with.iter().chain(&self.without).chain(&self.added).chain(&self.changed).try_for_each(|&id| known(id))?;
         for (i, &(id, term)) in self.terms.iter().enumerate() {
             let again = self.terms[..i].iter().find(|&&(other, _)| other == id);
             if let Some(&(_, earlier)) = again
@@ -100,8 +118,24 @@ impl DynamicQueryBuilder {
             .map(|(id, _)| id)
             .chain(&self.with)
             .chain(&self.without)
-            .any(|&id| world.components().get(id).is_some_and(ComponentInfo::is_sparse));
-        Ok(DynamicQuery { world: world.id(), terms: self.terms, with: self.with, without: self.without, per_row })
+            .any(|&id| world.components().get(id).is_some_and(ComponentInfo::is_sparse))
+            || !self.added.is_empty()
+            || !self.changed.is_empty();
+        for &id in &self.changed {
+            // As a `Changed<T>` query does: writes through queries are stamped
+            // per row from now on, in every archetype now and later.
+            world.archetypes().track_changes(id);
+        }
+        Ok(DynamicQuery {
+            world: world.id(),
+            terms: self.terms,
+            with: self.with,
+            without: self.without,
+            added: self.added,
+            changed: self.changed,
+            last_run: AtomicU32::new(0),
+            per_row,
+        })
     }
 }
 
@@ -137,14 +171,34 @@ impl DynamicQueryBuilder {
 /// assert_eq!(total, 17);
 /// # Ok::<(), EcsError>(())
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct DynamicQuery {
     world: WorldId,
     terms: Vec<(ComponentId, Term)>,
     with: Vec<ComponentId>,
     without: Vec<ComponentId>,
-    /// Some term is decided row by row (a sparse or tag component).
+    added: Vec<ComponentId>,
+    changed: Vec<ComponentId>,
+    /// The tick of the last row visit, for `added` and `changed`.
+    last_run: AtomicU32,
+    /// Some term is decided row by row (a sparse or tag component, a tick
+    /// filter).
     per_row: bool,
+}
+
+impl Clone for DynamicQuery {
+    fn clone(&self) -> Self {
+        Self {
+            world: self.world,
+            terms: self.terms.clone(),
+            with: self.with.clone(),
+            without: self.without.clone(),
+            added: self.added.clone(),
+            changed: self.changed.clone(),
+            last_run: AtomicU32::new(self.last_run.load(Ordering::Relaxed)),
+            per_row: self.per_row,
+        }
+    }
 }
 
 impl World {
@@ -164,18 +218,33 @@ impl DynamicQuery {
         self.terms.iter().position(|&(t, _)| t == id).map(|i| (i, self.terms[i].1))
     }
 
+    /// Every component a passing row has.
+    fn required(&self) -> impl Iterator<Item = &ComponentId> {
+        let fetched = self.terms.iter().filter(|(_, t)| *t != Term::Optional).map(|(id, _)| id);
+        fetched.chain(&self.with).chain(&self.added).chain(&self.changed)
+    }
+
     /// `true` when some rows of the archetype may pass.
     fn matches(&self, archetype: &Archetype) -> bool {
-        let required = self.terms.iter().filter(|(_, t)| *t != Term::Optional).map(|(id, _)| id).chain(&self.with);
-        required.into_iter().all(|&id| archetype.column(id).is_some())
+        self.required().all(|&id| archetype.column(id).is_some())
             && self.without.iter().all(|&id| archetype.column(id).is_none_or(|c| c.is_sparse()))
     }
 
-    /// `true` when the row passes (its archetype matched).
-    fn passes(&self, archetype: &Archetype, row: usize) -> bool {
-        let required = self.terms.iter().filter(|(_, t)| *t != Term::Optional).map(|(id, _)| id).chain(&self.with);
-        required.into_iter().all(|&id| archetype.column(id).is_some_and(|c| c.holds(row)))
+    /// `true` when the row passes (its archetype matched), its ticks read
+    /// against the visit's (`last`, `now`).
+    fn passes(&self, archetype: &Archetype, row: usize, (last, now): (Tick, Tick)) -> bool {
+        let ticks = |id: ComponentId| archetype.column(id).and_then(|c| c.ticks().get(row).copied());
+        self.required().all(|&id| archetype.column(id).is_some_and(|c| c.holds(row)))
             && self.without.iter().all(|&id| archetype.column(id).is_none_or(|c| !c.holds(row)))
+            && self.added.iter().all(|&id| ticks(id).is_some_and(|t| t.added.is_newer_than(last, now)))
+            && self.changed.iter().all(|&id| ticks(id).is_some_and(|t| t.changed.is_newer_than(last, now)))
+    }
+
+    /// The ticks a row visit reads against: the last visit's and now, which
+    /// becomes the last.
+    fn visit_ticks(&self, world: &World) -> (Tick, Tick) {
+        let now = world.increment_change_tick();
+        (Tick::new(self.last_run.swap(now.get(), Ordering::Relaxed)), now)
     }
 
     /// Calls `f` with every row the query matches.
@@ -185,9 +254,10 @@ impl DynamicQuery {
     #[track_caller]
     pub fn for_each<'w>(&self, world: &'w World, mut f: impl FnMut(DynamicRow<'w, '_>)) {
         self.check_world(world);
+        let ticks = self.visit_ticks(world);
         for archetype in world.archetypes().iter().filter(|a| !a.is_empty() && self.matches(a)) {
             for row in 0..archetype.len() {
-                if self.passes(archetype, row) {
+                if self.passes(archetype, row, ticks) {
                     f(DynamicRow { world, archetype, row, query: self });
                 }
             }
@@ -203,11 +273,11 @@ impl DynamicQuery {
     pub fn for_each_mut(&self, world: &mut World, mut f: impl FnMut(DynamicRowMut<'_, '_>)) {
         self.check_world(world);
         // The rows first: a row's views borrow the world mutably one at a time.
+        let ticks = self.visit_ticks(world);
         let mut entities = Vec::new();
         for archetype in world.archetypes().iter().filter(|a| !a.is_empty() && self.matches(a)) {
-            entities.extend(
-                (0..archetype.len()).filter(|&row| self.passes(archetype, row)).map(|row| archetype.entities()[row]),
-            );
+            let passing = (0..archetype.len()).filter(|&row| self.passes(archetype, row, ticks));
+            entities.extend(passing.map(|row| archetype.entities()[row]));
         }
         for entity in entities {
             f(DynamicRowMut { world: &mut *world, entity, query: self });
