@@ -114,6 +114,14 @@ fn what_could_alias_stays_refused() {
     });
     assert!(message.contains("Marked"), "{message}");
 
+    // `Mut`/`Ref` of a sparse component read its ticks on every row they pass
+    // over: beside a writer kept apart only per row, refused.
+    fn ticks_beside_writer(_: Query<Mut<Marked>, With<Tag>>, _: Query<Ref<Marked>, Without<Tag>>) {}
+    let message = refusal(|| {
+        let _ = World::new().run_system_once(ticks_beside_writer);
+    });
+    assert!(message.contains("Marked"), "{message}");
+
     // `Option<&Tag>` proves nothing.
     fn optional(_: Query<(&mut Pos, Option<&Tag>)>, _: Query<&mut Pos, Without<Tag>>) {}
     let message = refusal(|| {

@@ -212,12 +212,13 @@ fn a_wrong_kind_or_an_unknown_field_is_an_error_naming_them() {
     let error = view.get::<f32>("hp").unwrap_err();
     assert!(matches!(&error, FieldError::WrongKind { holds, asked, .. } if holds == "i32" && asked == "f32"));
     assert_eq!(error.to_string(), "field `hp` of component `Creature` holds `i32`, not `f32`");
-    for path in ["mana", "path[3]", "path[1][2]", "stats.speed.x", "hp.x", "", "path[x]", "stats..speed"] {
+    for path in ["mana", "path[3]", "path[1][2]", "stats.speed.x", "hp.x", "path[x]", "stats..speed"] {
         assert!(matches!(view.get::<i32>(path), Err(FieldError::UnknownField { .. })), "{path}");
     }
     assert!(matches!(view.get_str("level"), Err(FieldError::WrongKind { .. })));
     assert!(matches!(view.variant("hp"), Err(FieldError::WrongKind { .. })));
     assert!(matches!(view.get::<i32>("stats"), Err(FieldError::WrongKind { .. })), "a whole struct is not an i32");
+    assert!(matches!(view.get::<i32>(""), Err(FieldError::WrongKind { .. })), "nor the whole component");
     // A handle of another component.
     let velocity = world.get_by_id(e, world.component_id_by_name("Velocity").unwrap()).unwrap();
     let handle = velocity.field("0").unwrap();
@@ -266,4 +267,29 @@ fn views_refuse_what_they_cannot_serve() {
     assert!(matches!(world.get_by_id(plain, id), Err(EcsError::MissingComponent { .. })));
     world.despawn(plain).unwrap();
     assert_eq!(world.get_by_id(plain, id).err(), Some(EcsError::NoSuchEntity(plain)));
+}
+
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+#[component(describe)]
+enum Phase {
+    Day,
+    Night,
+}
+
+#[derive(Component)]
+#[component(describe)]
+struct Boxed<T: Send + Sync + 'static> {
+    value: T,
+}
+
+#[test]
+fn enum_and_generic_components_are_viewed_whole_or_by_field() {
+    let mut world = World::new();
+    let e = world.spawn((Phase::Day, Boxed { value: 7u16 }));
+    let phase = world.component_id_by_name("Phase").unwrap();
+    assert_eq!(world.get_by_id(e, phase).unwrap().variant(""), Ok("Day"));
+    world.get_mut_by_id(e, phase).unwrap().set_variant("", "Night").unwrap();
+    assert_eq!(world.get::<Phase>(e), Some(&Phase::Night));
+    let boxed = world.component_id_by_name(core::any::type_name::<Boxed<u16>>()).unwrap();
+    assert_eq!(world.get_by_id(e, boxed).unwrap().get::<u16>("value"), Ok(7));
 }

@@ -72,3 +72,18 @@ fn related_spawns_sources_of_any_relationship() {
     assert_eq!(names(&world, &fans), ["f1", "f2"]);
     assert!(fans.iter().all(|&f| world.get::<Following>(f).unwrap().0 == star));
 }
+
+#[test]
+fn a_second_list_inserted_before_the_first_is_gone_is_spawned_too() {
+    #[derive(Event)]
+    struct Grow;
+    let mut world = World::new();
+    let tree = world.spawn(Name("tree"));
+    world.add_observer(move |_: On<Grow>, mut commands: Commands| {
+        commands.entity(tree).insert(children![Name("a")]);
+        commands.entity(tree).insert(children![Name("b")]);
+    });
+    world.trigger(Grow);
+    assert_eq!(names(&world, &children_of(&world, tree)), ["a", "b"]);
+    assert!(!world.has::<SpawnRelated<ChildOf>>(tree));
+}

@@ -626,6 +626,19 @@ pub enum DescribeShape<'a> {
 /// whose variants hold no data; no lifetimes.
 pub fn describe<'a>(input: &'a Input, krate: TokenStream) -> Result<DescribeDef<'a>> {
     let mut errors = Errors::default();
+    for attr in input.attrs.iter().filter(|a| a.is("repr")) {
+        let packed = match &attr.meta {
+            crate::read::Meta::List(group) => group.stream().to_string().contains("packed"),
+            _ => false,
+        };
+        if packed {
+            errors.push(Error::new(
+                attr.span(),
+                "a described type's fields are read and written in place, and a packed struct's fields may be \
+                 unaligned: remove `packed`",
+            ));
+        }
+    }
     for (span, lifetime) in lifetimes(&input.generics) {
         errors.push(Error::new(
             span,

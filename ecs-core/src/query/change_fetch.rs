@@ -112,6 +112,10 @@ unsafe impl<'a, T: Component + ChangeTracked + MutableComponent + crate::compone
     }
     fn access(state: &ComponentId, access: &mut Access) {
         access.add_write(*state, crate::names::type_name::<T>());
+        if is_sparse::<T>() {
+            // Which rows it yields is decided row by row, from the ticks.
+            access.add_per_row(*state);
+        }
     }
     fn matches(state: &ComponentId, archetype: &Archetype) -> bool {
         matches_component::<T>(*state, archetype)
@@ -195,6 +199,10 @@ unsafe impl<'a, T: Component + ChangeTracked + crate::component::WholeComponent>
     }
     fn access(state: &ComponentId, access: &mut Access) {
         access.add_read(*state, crate::names::type_name::<T>());
+        if is_sparse::<T>() {
+            // Which rows it yields is decided row by row, from the ticks.
+            access.add_per_row(*state);
+        }
     }
     fn matches(state: &ComponentId, archetype: &Archetype) -> bool {
         matches_component::<T>(*state, archetype)

@@ -482,9 +482,10 @@ impl DynamicArchetype<'_, '_> {
         Some(unsafe { core::slice::from_raw_parts(column.data_ptr().as_ptr().cast::<T>(), self.archetype.len()) })
     }
 
-    /// Component `id`'s column as a mutable slice of `T`, every row marked
-    /// changed. Each written column is lent once per archetype view, so
-    /// several columns can be written side by side.
+    /// Component `id`'s column as a mutable slice of `T`, every row counted
+    /// as written (as a typed `&mut T` pass counts the rows it hands out).
+    /// Each written column is lent once per archetype view, so several
+    /// columns can be written side by side.
     ///
     /// # Panics
     /// As for [`column`](Self::column); also when the view is read-only (from
@@ -498,9 +499,12 @@ impl DynamicArchetype<'_, '_> {
         assert!((self.shared.get() | self.unique.get()) & bit == 0, "the column is lent already in this view");
         self.unique.set(self.unique.get() | bit);
         let len = self.archetype.len();
-        if column.keeps_ticks() {
+        // As a typed `&mut T` pass: rows are stamped when a `Changed` query
+        // (typed or dynamic) watches the component.
+        if column.tracks_changes() {
             // SAFETY: `for_each_archetype_mut` holds the world mutably; this
-            // column's ticks are lent to no one else (the bits).
+            // column's ticks are lent to no one else (the bits); a column that
+            // tracks changes keeps ticks.
             unsafe { crate::query::fetch::stamp_rows(column, 0..len, tick) };
         }
         // SAFETY: as in `column`; the world is held mutably for the whole

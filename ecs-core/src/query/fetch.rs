@@ -135,6 +135,12 @@ pub const fn leading_table_column(items: &[(usize, bool)]) -> bool {
 /// - A fetch writes only components that implement
 ///   [`MutableComponent`](crate::component::MutableComponent): the crate reads
 ///   immutable relationship components outside declared access.
+/// - Every row the query yields has each component
+///   [`included`](Self::included) reports (two queries are run side by side on
+///   that proof), and a component whose presence or ticks decide row by row
+///   which rows are yielded (a tag or sparse one) is recorded in
+///   [`access`](Self::access) as such (the crate's own fetches do; a
+///   hand-written fetch reports no such component in `included`).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be fetched by a query",
     label = "not a query item",

@@ -25,6 +25,12 @@ use crate::storage::{ComponentTicks, Tick};
 ///   [`fetch_archetype`](Self::fetch_archetype) consumes as many, in order.
 /// - When [`ARCHETYPAL`](Self::ARCHETYPAL) is `true`, [`filter`](Self::filter)
 ///   returns `true` for every row of a matched archetype.
+/// - Every passing row has every component [`required`](Self::required) and
+///   [`included`](Self::included) report and none [`excluded`](Self::excluded)
+///   reports, and satisfies one of the clauses [`clauses`](Self::clauses)
+///   leaves (two queries are run side by side on that proof); a component a
+///   proof names whose presence is decided row by row (a tag or sparse one) is
+///   recorded in [`access`](Self::access) as a presence read.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a query filter",
     label = "not a filter",

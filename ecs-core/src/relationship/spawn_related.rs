@@ -16,8 +16,8 @@ type Spawn = Box<dyn FnOnce(&mut Commands<'_>, Entity) + Send + Sync>;
 /// Bundles to spawn as sources of `R` pointing at the entity this is inserted
 /// on, in order: what [`children!`](crate::children) and
 /// [`related!`](crate::related) make. A component that spawns its list when
-/// added (each bundle with `R` pointing at the entity, in the order given) and
-/// then removes itself: the sources exist once the structural change that
+/// inserted (each bundle with `R` pointing at the entity, in the order given)
+/// and then removes itself: the sources exist once the structural change that
 /// added it is complete (`World::spawn` returns; a command has been applied).
 ///
 /// # Example
@@ -91,7 +91,9 @@ impl<R: Relationship> core::fmt::Debug for SpawnRelated<R> {
 impl<R: Relationship> crate::Component for SpawnRelated<R> {
     // Per row: adding it to a target and removing it again moves nothing.
     const STORAGE: crate::StorageType = crate::StorageType::Sparse;
-    const HOOKS: ComponentHooks = ComponentHooks { on_add: Some(Self::spawn_all), ..ComponentHooks::NONE };
+    // `on_insert`, not `on_add`: a second list inserted before the first is
+    // removed replaces it, and must be spawned too.
+    const HOOKS: ComponentHooks = ComponentHooks { on_insert: Some(Self::spawn_all), ..ComponentHooks::NONE };
 }
 
 crate::component_bundle!(impl[R: Relationship] SpawnRelated<R>);

@@ -181,12 +181,11 @@ impl Shape {
         Some(Shape { id: info.id(), name: info.short_name(), kind: *info.kind()? })
     }
 
-    /// Resolves `path`: field names separated by `.`, array elements as `[i]`.
+    /// Resolves `path`: field names separated by `.`, array elements as `[i]`;
+    /// the empty path is the whole component.
     fn field(&self, path: &str) -> Result<FieldHandle, FieldError> {
         let unknown = || FieldError::UnknownField { component: self.name, path: path.to_owned() };
-        if path.is_empty() {
-            return Err(unknown());
-        }
+        // The empty path is the component itself (an enum component's variant).
         let (mut offset, mut kind) = (0usize, self.kind);
         let mut rest = path;
         let mut first = true;

@@ -27,6 +27,7 @@ pub fn component(def: ComponentDef<'_>) -> TokenStream {
     // Writable through the schema exactly when `MutableComponent` is
     // implemented below (not immutable, not a relationship or target).
     let writable = !immutable && matches!(entities.relation, Relation::None);
+    let describe_bound = describe.is_some() && !generics.is_empty();
     let (describe_impl, kind) = match describe {
         Some(describe) => (
             crate::expand::describe(describe),
@@ -51,6 +52,11 @@ pub fn component(def: ComponentDef<'_>) -> TokenStream {
     // naming the field at fault, instead of as "not a bundle".
     let bundle_where = generics.where_clause(&[code!("Self: $krate::Component", krate)]);
     let mut bounds = Vec::new();
+    if describe_bound {
+        // `__KIND` names `Self`'s schema, which a generic type has when its
+        // parameters describe themselves.
+        bounds.push(code!("Self: $krate::component::Describe", krate));
+    }
     let id_cell = if generics.is_empty() {
         // A `static` inside a generic impl would be shared by every instantiation, so
         // only non-generic types get the cached id.

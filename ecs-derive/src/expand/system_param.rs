@@ -42,6 +42,8 @@ pub fn system_param(def: SystemParamDef<'_>) -> TokenStream {
     let skips = per_field("|| <$ty as $s::SystemParam>::SKIPS");
     let check_run = per_field(
         "if <$ty as $s::SystemParam>::SKIPS {
+            // SAFETY: forwarded: the caller holds the access every field
+            // recorded, and each field gets its own part of the state.
             unsafe { <$ty as $s::SystemParam>::check_run(&mut __state.$i, __meta, __world) }?;
         }",
     );
