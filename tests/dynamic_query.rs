@@ -214,3 +214,57 @@ fn added_and_changed_terms_see_what_their_typed_twins_see() {
     assert_eq!(sorted(seen), sorted(expected));
     assert_eq!(count(&added, &world), 1);
 }
+
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+#[component(describe, layout = "soa")]
+struct Body {
+    x: f32,
+    y: f32,
+    alive: bool,
+}
+
+#[test]
+fn a_per_field_component_lends_one_field_as_a_slice() {
+    let mut world = World::new();
+    for i in 0..100u8 {
+        world.spawn((Body { x: f32::from(i), y: 0.0, alive: i % 2 == 0 }, Vel(1.0, 2.0)));
+    }
+    let (body, vel) = (id::<Body>(&world), id::<Vel>(&world));
+    let mut changed = world.query_state_filtered::<Entity, Changed<Body>>();
+    changed.iter(&world).count();
+    let query = world.dynamic_query().write(body).read(vel).build(&world).unwrap();
+    query.for_each_archetype_mut(&mut world, |archetype| {
+        let velocities = archetype.column::<Vel>(vel).unwrap();
+        let xs = archetype.field_mut::<f32>(body, "x").unwrap();
+        let ys = archetype.field_mut::<f32>(body, "y").unwrap();
+        for ((x, y), v) in xs.iter_mut().zip(ys.iter_mut()).zip(velocities) {
+            *x += v.0;
+            *y += v.1;
+        }
+        let alive = archetype.field::<bool>(body, "alive").unwrap();
+        assert_eq!(alive.iter().filter(|&&a| a).count(), 50);
+        assert!(archetype.field::<f32>(body, "alive").is_none(), "a bool is never read as an f32");
+        assert!(archetype.field::<f32>(body, "z").is_none());
+        assert!(archetype.column::<Body>(body).is_none(), "per-field: no whole values to lend");
+    });
+    let bodies: Vec<Body> = world.query::<&Body>().iter().map(|b| Body { x: *b.x, y: *b.y, alive: *b.alive }).collect();
+    assert!(bodies.iter().enumerate().all(|(i, b)| b.x == i as f32 + 1.0 && b.y == 2.0), "{bodies:?}");
+    assert_eq!(changed.iter(&world).count(), 100);
+
+    // One field lent twice, or a field beside the whole column: refused.
+    let panics = |f: &mut dyn FnMut()| std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).is_err();
+    assert!(panics(&mut || query.for_each_archetype_mut(&mut world, |a| {
+        let _x = a.field_mut::<f32>(body, "x");
+        let _again = a.field::<f32>(body, "x");
+    })));
+}
+
+#[test]
+fn immutable_components_are_not_written_by_id() {
+    let mut world = World::new();
+    let parent = world.spawn(());
+    world.spawn(ChildOf(parent));
+    let link = world.component_id_by_name("ChildOf").unwrap();
+    assert!(matches!(world.dynamic_query().write(link).build(&world), Err(EcsError::Immutable { .. })));
+    assert!(world.dynamic_query().read(link).build(&world).is_ok());
+}

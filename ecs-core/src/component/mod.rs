@@ -87,13 +87,13 @@ pub trait Component: crate::Bundle {
     #[doc(hidden)]
     const __KIND: Option<FieldKind> = None;
 
-    /// `true` when the component may be written in place through its schema
-    /// ([`World::get_mut_by_id`](crate::World::get_mut_by_id)): the derive sets
-    /// it for a described component that implements [`MutableComponent`]. A
-    /// relationship or relationship target never does (the
-    /// [`Relationship`](crate::relationship::Relationship) contract).
+    /// `true` when the component may be written in place by code that names
+    /// it by id ([`World::get_mut_by_id`](crate::World::get_mut_by_id),
+    /// dynamic queries): the derive sets it exactly when it implements
+    /// [`MutableComponent`]. A relationship or relationship target never does
+    /// (the [`Relationship`](crate::relationship::Relationship) contract).
     #[doc(hidden)]
-    const __WRITABLE_BY_ID: bool = false;
+    const __MUTABLE: bool = false;
 
     /// A hash of the type's name, fixed at compile time: it picks the entry of
     /// a world's small cache of column tables that `EntityRef::get` and
@@ -292,9 +292,8 @@ pub struct ComponentInfo {
     /// What the component holds, when it describes itself: a struct or enum
     /// schema of its own type (checked).
     kind: Option<FieldKind>,
-    /// Whether writes through the schema are allowed (see
-    /// [`Component::__WRITABLE_BY_ID`]).
-    writable_by_id: bool,
+    /// Whether writes by id are allowed (see [`Component::__MUTABLE`]).
+    mutable: bool,
     /// Where the world's lookup cache files the component's column table.
     /// The address of the type's id cell and its lookup hash (derived,
     /// non-generic components), from which the world's lookup cache files
@@ -336,7 +335,7 @@ impl ComponentInfo {
                 FieldKind::Enum(schema) => schema.is_type::<T>(),
                 _ => false,
             }),
-            writable_by_id: T::__WRITABLE_BY_ID && !<T as Component>::__LINKS,
+            mutable: T::__MUTABLE && !<T as Component>::__LINKS,
             lookup: T::__id_cell().zip(T::__LOOKUP_HASH).map(|(cell, hash)| (core::ptr::from_ref(cell).addr(), hash)),
         }
     }
@@ -353,7 +352,14 @@ impl ComponentInfo {
     /// (described, and neither immutable nor a relationship).
     #[inline]
     pub fn writable_by_id(&self) -> bool {
-        self.writable_by_id && self.kind.is_some()
+        self.mutable && self.kind.is_some()
+    }
+
+    /// `true` when code naming the component by id may write it in place
+    /// (dynamic queries): neither immutable nor a relationship.
+    #[inline]
+    pub fn is_mutable(&self) -> bool {
+        self.mutable
     }
 
     /// The name scripts and data files use: the schema's name when the

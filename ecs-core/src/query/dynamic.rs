@@ -15,15 +15,15 @@
 //! or written and read, is refused when the query is built.
 
 use core::any::TypeId;
-use core::cell::Cell;
+use core::cell::RefCell;
 use core::sync::atomic::{AtomicU32, Ordering};
 
 use crate::archetype::Archetype;
-use crate::component::{ComponentId, ComponentInfo};
+use crate::component::{ComponentId, ComponentInfo, FieldKind};
 use crate::entity::Entity;
 use crate::error::EcsError;
 use crate::storage::{Column, Tick};
-use crate::world::{ComponentMut, ComponentRef, World, WorldId};
+use crate::world::{ComponentMut, ComponentRef, FieldValue, World, WorldId};
 
 /// How a query uses one component.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,13 +94,18 @@ impl DynamicQueryBuilder {
     /// # Errors
     /// [`EcsError::UnknownComponent`] for an id `world` has no component of;
     /// [`EcsError::AliasedComponent`] when a component is written twice, or
-    /// written and also read.
+    /// written and also read; [`EcsError::Immutable`] when a written component
+    /// is immutable (relationships change by inserting a new value).
     pub fn build(self, world: &World) -> Result<DynamicQuery, EcsError> {
         let known = |id: ComponentId| {
             world.components().get(id).map(|_| ()).ok_or(EcsError::UnknownComponent { index: id.index() })
         };
-        for &(id, _) in &self.terms {
+        for &(id, term) in &self.terms {
             known(id)?;
+            let info = world.components().get(id).expect("known");
+            if term == Term::Write && !info.is_mutable() {
+                return Err(EcsError::Immutable { component: info.name() });
+            }
         }
         self.with.iter().chain(&self.without).chain(&self.added).chain(&self.changed).try_for_each(|&id| known(id))?;
         for (i, &(id, term)) in self.terms.iter().enumerate() {
@@ -292,9 +297,10 @@ impl DynamicQuery {
     #[track_caller]
     pub fn for_each_archetype<'w>(&self, world: &'w World, mut f: impl FnMut(DynamicArchetype<'w, '_>)) {
         self.check_world(world);
+        let lent = RefCell::new(Vec::new());
         for archetype in world.archetypes().iter().filter(|a| !a.is_empty() && self.matches(a)) {
-            let (shared, unique) = (Cell::new(0), Cell::new(0));
-            f(DynamicArchetype { world, archetype, query: self, write: None, shared, unique });
+            lent.borrow_mut().clear();
+            f(DynamicArchetype { world, archetype, query: self, write: None, lent: &lent });
         }
     }
 
@@ -309,9 +315,10 @@ impl DynamicQuery {
         self.check_world(world);
         let tick = world.increment_change_tick_mut();
         let world: &World = world;
+        let lent = RefCell::new(Vec::new());
         for archetype in world.archetypes().iter().filter(|a| !a.is_empty() && self.matches(a)) {
-            let (shared, unique) = (Cell::new(0), Cell::new(0));
-            f(DynamicArchetype { world, archetype, query: self, write: Some(tick), shared, unique });
+            lent.borrow_mut().clear();
+            f(DynamicArchetype { world, archetype, query: self, write: Some(tick), lent: &lent });
         }
     }
 }
@@ -430,11 +437,13 @@ pub struct DynamicArchetype<'w, 'q> {
     /// The tick writes are stamped with: `Some` only for a view made by
     /// [`DynamicQuery::for_each_archetype_mut`], which holds the world mutably.
     write: Option<Tick>,
-    /// Bit `i`: term `i`'s column is lent shared.
-    shared: Cell<u64>,
-    /// Bit `i`: term `i`'s column is lent mutably.
-    unique: Cell<u64>,
+    /// What is lent: (term, lane or [`WHOLE`], mutably). Owned by the visit
+    /// and emptied for each archetype, so that views allocate nothing.
+    lent: &'q RefCell<Vec<(usize, usize, bool)>>,
 }
+
+/// A whole column, as opposed to one field's lane.
+const WHOLE: usize = usize::MAX;
 
 impl DynamicArchetype<'_, '_> {
     /// The archetype's entities, row by row.
@@ -442,10 +451,9 @@ impl DynamicArchetype<'_, '_> {
         self.archetype.entities()
     }
 
-    /// The term's position and the column of `id` in this archetype, when it
-    /// stores whole `T`s in a table.
+    /// The term of `id` and its column here, with the component's info.
     #[track_caller]
-    fn typed_column<T: 'static>(&self, id: ComponentId, write: bool) -> Option<(u64, &Column)> {
+    fn term_column(&self, id: ComponentId, write: bool) -> Option<(usize, &Column, &ComponentInfo)> {
         let info = self.world.components().get(id)?;
         let Some((index, term)) = self.query.term(id) else {
             panic!("the query does not fetch component {}", info.name());
@@ -455,30 +463,42 @@ impl DynamicArchetype<'_, '_> {
             !self.query.per_row,
             "the query filters rows one by one (a sparse or tag component): visit it row by row"
         );
-        assert!(index < 64, "an archetype view lends the columns of the query's first 64 terms");
-        if info.type_id() != TypeId::of::<T>() || info.fields().is_some() || info.is_sparse() {
+        if info.is_sparse() {
             return None;
         }
-        Some((1 << index, self.archetype.column(id)?))
+        Some((index, self.archetype.column(id)?, info))
+    }
+
+    /// Records a loan of `(term, lane)`, refusing one that would alias.
+    #[track_caller]
+    fn lend(&self, term: usize, lane: usize, unique: bool) {
+        let mut lent = self.lent.borrow_mut();
+        let overlaps = |&&(t, l, u): &&(usize, usize, bool)| {
+            t == term && (l == lane || l == WHOLE || lane == WHOLE) && (u || unique)
+        };
+        assert!(!lent.iter().any(|l| overlaps(&l)), "the column (or field) is lent already in this view");
+        lent.push((term, lane, unique));
     }
 
     /// Component `id`'s column as a slice of its Rust type `T`, one value per
     /// row; `None` when `T` is not the component's type, the component is
-    /// stored per field or sparse, or the archetype lacks it (an optional
-    /// term).
+    /// stored per field (see [`field`](Self::field)) or sparse, or the
+    /// archetype lacks it (an optional term).
     ///
     /// # Panics
     /// When the query does not fetch `id`, filters rows one by one (a sparse
     /// or tag term: visit rows instead), or the column is lent mutably.
     #[track_caller]
     pub fn column<T: 'static>(&self, id: ComponentId) -> Option<&[T]> {
-        let (bit, column) = self.typed_column::<T>(id, false)?;
-        assert!(self.unique.get() & bit == 0, "the column is lent mutably");
-        self.shared.set(self.shared.get() | bit);
+        let (term, column, info) = self.term_column(id, false)?;
+        if info.type_id() != TypeId::of::<T>() || info.fields().is_some() {
+            return None;
+        }
+        self.lend(term, WHOLE, false);
         // SAFETY: the column stores whole `T`s (its component's type, checked),
         // one per row of the archetype; nothing writes it while this view
-        // lives: a writable view lends each column mutably only when it is not
-        // lent at all (the bits).
+        // lives: a writable view lends a column mutably only when no part of it
+        // is lent (the ledger).
         Some(unsafe { core::slice::from_raw_parts(column.data_ptr().as_ptr().cast::<T>(), self.archetype.len()) })
     }
 
@@ -492,24 +512,81 @@ impl DynamicArchetype<'_, '_> {
     /// [`for_each_archetype`](DynamicQuery::for_each_archetype)), the query
     /// does not write `id`, or the column is lent already.
     #[track_caller]
-    #[allow(clippy::mut_from_ref, reason = "each column is lent once, tracked by the bits")]
+    #[allow(clippy::mut_from_ref, reason = "each column is lent once, tracked by the ledger")]
     pub fn column_mut<T: 'static>(&self, id: ComponentId) -> Option<&mut [T]> {
         let tick = self.write.expect("a read-only archetype view: use `for_each_archetype_mut`");
-        let (bit, column) = self.typed_column::<T>(id, true)?;
-        assert!((self.shared.get() | self.unique.get()) & bit == 0, "the column is lent already in this view");
-        self.unique.set(self.unique.get() | bit);
-        let len = self.archetype.len();
-        // As a typed `&mut T` pass: rows are stamped when a `Changed` query
-        // (typed or dynamic) watches the component.
-        if column.tracks_changes() {
-            // SAFETY: `for_each_archetype_mut` holds the world mutably; this
-            // column's ticks are lent to no one else (the bits); a column that
-            // tracks changes keeps ticks.
-            unsafe { crate::query::fetch::stamp_rows(column, 0..len, tick) };
+        let (term, column, info) = self.term_column(id, true)?;
+        if info.type_id() != TypeId::of::<T>() || info.fields().is_some() {
+            return None;
         }
+        self.lend(term, WHOLE, true);
+        let len = self.archetype.len();
+        self.stamp(column, len, tick);
         // SAFETY: as in `column`; the world is held mutably for the whole
-        // visit (`write` is `Some`), and the column is lent once (the bits),
+        // visit (`write` is `Some`), and the column is lent once (the ledger),
         // so the slice is unique.
         Some(unsafe { core::slice::from_raw_parts_mut(column.data_ptr().as_ptr().cast::<T>(), len) })
+    }
+
+    /// The lane of field `name` of a per-field component (`#[component(describe,
+    /// layout = "soa")]`), when it holds `F`.
+    fn lane<F: FieldValue>(&self, info: &ComponentInfo, name: &str) -> Option<usize> {
+        let (Some(FieldKind::Struct(schema)), Some(lanes)) = (info.kind(), info.fields()) else { return None };
+        let field = schema.field(name)?;
+        if !field.kind().same_as(&F::KIND) {
+            return None;
+        }
+        // Each field's lane, in the struct's order, starts at the field's offset.
+        lanes.iter().position(|lane| lane.offset == field.offset() && lane.layout.size() == size_of::<F>())
+    }
+
+    /// Field `name` of a per-field component (`#[component(describe, layout =
+    /// "soa")]`), one value per row in its own array: the slice a loop over
+    /// one field wants. `None` when the component is not per-field and
+    /// described, has no such field, or the field does not hold `F`.
+    ///
+    /// # Panics
+    /// As for [`column`](Self::column), and when the field is lent mutably.
+    #[track_caller]
+    pub fn field<F: FieldValue>(&self, id: ComponentId, name: &str) -> Option<&[F]> {
+        let (term, column, info) = self.term_column(id, false)?;
+        let lane = self.lane::<F>(info, name)?;
+        self.lend(term, lane, false);
+        let base = *column.lane_bases()?.get(lane)?;
+        // SAFETY: the lane holds one `F` per row (its field's kind is `F`'s,
+        // checked against the component's own schema, and its size); nothing
+        // writes it while this view lives (the ledger).
+        Some(unsafe { core::slice::from_raw_parts(base.as_ptr().cast::<F>(), self.archetype.len()) })
+    }
+
+    /// [`field`](Self::field), writable: every row counted as written.
+    ///
+    /// # Panics
+    /// As for [`column_mut`](Self::column_mut).
+    #[track_caller]
+    #[allow(clippy::mut_from_ref, reason = "each lane is lent once, tracked by the ledger")]
+    pub fn field_mut<F: FieldValue>(&self, id: ComponentId, name: &str) -> Option<&mut [F]> {
+        let tick = self.write.expect("a read-only archetype view: use `for_each_archetype_mut`");
+        let (term, column, info) = self.term_column(id, true)?;
+        let lane = self.lane::<F>(info, name)?;
+        self.lend(term, lane, true);
+        let base = *column.lane_bases()?.get(lane)?;
+        let len = self.archetype.len();
+        self.stamp(column, len, tick);
+        // SAFETY: as in `field`; the world is held mutably for the visit and
+        // the lane is lent once (the ledger); `F` is `Copy` plain data, any bit
+        // pattern written through it a valid `F`.
+        Some(unsafe { core::slice::from_raw_parts_mut(base.as_ptr().cast::<F>(), len) })
+    }
+
+    /// Counts every row of a written column as written, as a typed `&mut T`
+    /// pass does: stamped when a `Changed` query watches the component.
+    fn stamp(&self, column: &Column, len: usize, tick: Tick) {
+        if column.tracks_changes() {
+            // SAFETY: `for_each_archetype_mut` holds the world mutably (`write`
+            // is `Some`, checked by the caller); the rows' ticks are written by
+            // nothing else; a column that tracks changes keeps ticks.
+            unsafe { crate::query::fetch::stamp_rows(column, 0..len, tick) };
+        }
     }
 }

@@ -86,7 +86,7 @@ use crate::entity::Entity;
 /// parallel relies on each entity having exactly one target. Neither `Self` nor
 /// [`Target`](Self::Target) implements
 /// [`MutableComponent`](crate::component::MutableComponent) or sets
-/// `Component::__WRITABLE_BY_ID`: traversal reads both outside any query's
+/// `Component::__MUTABLE`: traversal reads both outside any query's
 /// declared access. The derive upholds all of this.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a relationship",

@@ -24,8 +24,8 @@ pub fn component(def: ComponentDef<'_>) -> TokenStream {
         vis,
         describe,
     } = def;
-    // Writable through the schema exactly when `MutableComponent` is
-    // implemented below (not immutable, not a relationship or target).
+    // Writable by id exactly when `MutableComponent` is implemented below (not
+    // immutable, not a relationship or target).
     let writable = !immutable && matches!(entities.relation, Relation::None);
     let describe_bound = describe.is_some() && !generics.is_empty();
     let (describe_impl, kind) = match describe {
@@ -33,14 +33,13 @@ pub fn component(def: ComponentDef<'_>) -> TokenStream {
             crate::expand::describe(describe),
             code!(
                 "const __KIND: ::core::option::Option<$krate::component::FieldKind> =
-                    ::core::option::Option::Some(<Self as $krate::component::Describe>::KIND);
-                const __WRITABLE_BY_ID: bool = $writable;",
-                krate,
-                writable
+                    ::core::option::Option::Some(<Self as $krate::component::Describe>::KIND);",
+                krate
             ),
         ),
         None => (TokenStream::new(), TokenStream::new()),
     };
+    let kind = code!("$kind const __MUTABLE: bool = $writable;", kind, writable);
     let is_target = matches!(entities.relation, Relation::Target { .. });
     let relation = relation_items(&krate, ident, generics, &entities, &mut hooks, hidden);
     let immutable = immutable || !matches!(entities.relation, Relation::None);
