@@ -268,3 +268,55 @@ fn immutable_components_are_not_written_by_id() {
     assert!(matches!(world.dynamic_query().write(link).build(&world), Err(EcsError::Immutable { .. })));
     assert!(world.dynamic_query().read(link).build(&world).is_ok());
 }
+
+#[test]
+fn parallel_archetype_visits_write_what_sequential_ones_do() {
+    #[derive(Component)]
+    struct K0;
+    #[derive(Component)]
+    struct K1;
+    #[derive(Component)]
+    struct K2;
+    let make = || {
+        let mut world = World::new();
+        for i in 0..3000u32 {
+            let e = world.spawn((Pos { x: i as f32, y: 0.0 }, Vel(1.0, 0.5)));
+            match i % 4 {
+                0 => world.insert(e, K0).unwrap(),
+                1 => world.insert(e, (K1, Static)).unwrap(),
+                2 => world.insert(e, (K2, Static)).unwrap(),
+                _ => {}
+            }
+        }
+        world
+    };
+    let run = |parallel: bool| {
+        let mut world = make();
+        let (pos, vel) = (id::<Pos>(&world), id::<Vel>(&world));
+        let query = world.dynamic_query().write(pos).read(vel).build(&world).unwrap();
+        let body = |archetype: ecs_core::query::DynamicArchetype<'_, '_>| {
+            let velocities = archetype.column::<Vel>(vel).unwrap();
+            for (p, v) in archetype.column_mut::<Pos>(pos).unwrap().iter_mut().zip(velocities) {
+                p.x += v.0;
+                p.y += v.1 * p.x;
+            }
+        };
+        if parallel {
+            query.par_for_each_archetype_mut(&mut world, body);
+        } else {
+            query.for_each_archetype_mut(&mut world, body);
+        }
+        let mut out: Vec<(Entity, Pos)> = world.query::<(Entity, &Pos)>().iter().map(|(e, p)| (e, *p)).collect();
+        out.sort_by_key(|(e, _)| *e);
+        out
+    };
+    assert_eq!(run(true), run(false));
+    let world = make();
+    let pos = id::<Pos>(&world);
+    let read = world.dynamic_query().read(pos).build(&world).unwrap();
+    let total = std::sync::atomic::AtomicUsize::new(0);
+    read.par_for_each_archetype(&world, |a| {
+        total.fetch_add(a.column::<Pos>(pos).unwrap().len(), std::sync::atomic::Ordering::Relaxed);
+    });
+    assert_eq!(total.into_inner(), 3000);
+}

@@ -323,6 +323,42 @@ impl DynamicQuery {
     }
 }
 
+impl DynamicQuery {
+    /// [`for_each_archetype`](Self::for_each_archetype) with the archetypes
+    /// shared out among the worker threads (each visited once, on one
+    /// thread).
+    ///
+    /// # Panics
+    /// When `world` is not the world the query was built for; a panic in `f`
+    /// is resumed once every archetype is visited.
+    #[track_caller]
+    pub fn par_for_each_archetype(&self, world: &World, f: impl Fn(DynamicArchetype<'_, '_>) + Sync) {
+        self.check_world(world);
+        self.par_visit(world, None, &f);
+    }
+
+    /// [`for_each_archetype_mut`](Self::for_each_archetype_mut) with the
+    /// archetypes shared out among the worker threads (each visited once, on
+    /// one thread: the columns a view lends belong to its archetype alone).
+    ///
+    /// # Panics
+    /// As for [`par_for_each_archetype`](Self::par_for_each_archetype).
+    #[track_caller]
+    pub fn par_for_each_archetype_mut(&self, world: &mut World, f: impl Fn(DynamicArchetype<'_, '_>) + Sync) {
+        self.check_world(world);
+        let tick = world.increment_change_tick_mut();
+        self.par_visit(world, Some(tick), &f);
+    }
+
+    fn par_visit(&self, world: &World, write: Option<Tick>, f: &(dyn Fn(DynamicArchetype<'_, '_>) + Sync)) {
+        let matched: Vec<&Archetype> = world.archetypes().iter().filter(|a| !a.is_empty() && self.matches(a)).collect();
+        crate::parallel::for_each_index(matched.len(), &|index| {
+            let lent = RefCell::new(Vec::new());
+            f(DynamicArchetype { world, archetype: matched[index], query: self, write, lent: &lent });
+        });
+    }
+}
+
 /// One row of a [`DynamicQuery`], read-only.
 pub struct DynamicRow<'w, 'q> {
     world: &'w World,
@@ -435,7 +471,8 @@ pub struct DynamicArchetype<'w, 'q> {
     archetype: &'w Archetype,
     query: &'q DynamicQuery,
     /// The tick writes are stamped with: `Some` only for a view made by
-    /// [`DynamicQuery::for_each_archetype_mut`], which holds the world mutably.
+    /// [`DynamicQuery::for_each_archetype_mut`] or its parallel form, which
+    /// hold the world mutably and visit each archetype once, on one thread.
     write: Option<Tick>,
     /// What is lent: (term, lane or [`WHOLE`], mutably). Owned by the visit
     /// and emptied for each archetype, so that views allocate nothing.
@@ -523,8 +560,9 @@ impl DynamicArchetype<'_, '_> {
         let len = self.archetype.len();
         self.stamp(column, len, tick);
         // SAFETY: as in `column`; the world is held mutably for the whole
-        // visit (`write` is `Some`), and the column is lent once (the ledger),
-        // so the slice is unique.
+        // visit (`write` is `Some`), which visits this archetype on one thread
+        // only, and the column is lent once (the ledger), so the slice is
+        // unique.
         Some(unsafe { core::slice::from_raw_parts_mut(column.data_ptr().as_ptr().cast::<T>(), len) })
     }
 
@@ -573,8 +611,9 @@ impl DynamicArchetype<'_, '_> {
         let base = *column.lane_bases()?.get(lane)?;
         let len = self.archetype.len();
         self.stamp(column, len, tick);
-        // SAFETY: as in `field`; the world is held mutably for the visit and
-        // the lane is lent once (the ledger); `F` is `Copy` plain data, any bit
+        // SAFETY: as in `field`; the world is held mutably for the visit,
+        // which visits this archetype on one thread only, and the lane is lent
+        // once (the ledger); `F` is `Copy` plain data, any bit
         // pattern written through it a valid `F`.
         Some(unsafe { core::slice::from_raw_parts_mut(base.as_ptr().cast::<F>(), len) })
     }
@@ -583,9 +622,10 @@ impl DynamicArchetype<'_, '_> {
     /// pass does: stamped when a `Changed` query watches the component.
     fn stamp(&self, column: &Column, len: usize, tick: Tick) {
         if column.tracks_changes() {
-            // SAFETY: `for_each_archetype_mut` holds the world mutably (`write`
-            // is `Some`, checked by the caller); the rows' ticks are written by
-            // nothing else; a column that tracks changes keeps ticks.
+            // SAFETY: the visit holds the world mutably (`write` is `Some`,
+            // checked by the caller) and visits this archetype on one thread;
+            // the rows' ticks are written by nothing else; a column that tracks
+            // changes keeps ticks.
             unsafe { crate::query::fetch::stamp_rows(column, 0..len, tick) };
         }
     }
