@@ -132,14 +132,20 @@ field_value!(
     f32 => F32, f64 => F64, Entity => Entity
 );
 
-/// A field named by its path or by a [`FieldHandle`].
-pub trait FieldPath {
+/// A field named by its path or by a [`FieldHandle`]. Sealed: views trust
+/// the handle a path resolves to, so only the crate's own impls exist.
+pub trait FieldPath: sealed::Sealed {
     /// The handle, resolved against the view's component.
     ///
     /// # Errors
     /// As for [`ComponentRef::field`].
     fn resolve(&self, view: &Shape) -> Result<FieldHandle, FieldError>;
 }
+
+impl sealed::Sealed for str {}
+impl sealed::Sealed for &str {}
+impl sealed::Sealed for FieldHandle {}
+impl sealed::Sealed for &FieldHandle {}
 
 impl FieldPath for str {
     fn resolve(&self, view: &Shape) -> Result<FieldHandle, FieldError> {
@@ -215,6 +221,10 @@ impl Shape {
     }
 
     fn expect(&self, handle: &FieldHandle, asked: &FieldKind) -> Result<(), FieldError> {
+        // Offsets are trusted only within the component they were resolved for.
+        if handle.component != self.id {
+            return Err(FieldError::OtherComponent { component: self.name, path: handle.path.to_string() });
+        }
         if handle.kind.same_as(asked) {
             return Ok(());
         }
@@ -227,6 +237,9 @@ impl Shape {
     }
 
     fn expect_enum(&self, handle: &FieldHandle) -> Result<&'static crate::component::EnumSchema, FieldError> {
+        if handle.component != self.id {
+            return Err(FieldError::OtherComponent { component: self.name, path: handle.path.to_string() });
+        }
         match handle.kind {
             FieldKind::Enum(schema) => Ok(schema),
             other => Err(FieldError::WrongKind {
