@@ -231,19 +231,12 @@ fn split_fields<'a>(
     }
     let fields = input.fields.list();
     let mut errors = Errors::default();
-    for attr in input.attrs.iter().filter(|a| a.is("repr")) {
-        let packed = match &attr.meta {
-            crate::read::Meta::List(group) => group.stream().to_string().contains("packed"),
-            _ => false,
-        };
-        if packed {
-            errors.push(Error::new(
-                attr.span(),
-                "`layout = \"soa\"` reads each field in place, and a packed struct's fields may be unaligned: \
-                 remove `packed` (each field gets its own array anyway)",
-            ));
-        }
-    }
+    refuse_packed(
+        input,
+        &mut errors,
+        "`layout = \"soa\"` reads each field in place, and a packed struct's fields may be unaligned: \
+         remove `packed` (each field gets its own array anyway)",
+    );
     for field in fields {
         if let Some((span, lifetime)) = field.ty.borrowed_lifetime() {
             errors.push(Error::new(
@@ -626,19 +619,12 @@ pub enum DescribeShape<'a> {
 /// whose variants hold no data; no lifetimes.
 pub fn describe<'a>(input: &'a Input, krate: TokenStream) -> Result<DescribeDef<'a>> {
     let mut errors = Errors::default();
-    for attr in input.attrs.iter().filter(|a| a.is("repr")) {
-        let packed = match &attr.meta {
-            crate::read::Meta::List(group) => group.stream().to_string().contains("packed"),
-            _ => false,
-        };
-        if packed {
-            errors.push(Error::new(
-                attr.span(),
-                "a described type's fields are read and written in place, and a packed struct's fields may be \
-                 unaligned: remove `packed`",
-            ));
-        }
-    }
+    refuse_packed(
+        input,
+        &mut errors,
+        "a described type's fields are read and written in place, and a packed struct's fields may be \
+         unaligned: remove `packed`",
+    );
     for (span, lifetime) in lifetimes(&input.generics) {
         errors.push(Error::new(
             span,
@@ -718,4 +704,18 @@ fn fieldless_variants(input: &Input) -> Result<Vec<Ident>> {
 pub fn describe_derive(input: &Input) -> Result<DescribeDef<'_>> {
     let krate = crate_attribute(input, "describe")?;
     describe(input, krate)
+}
+
+/// Refuses `#[repr(packed)]` (any `repr` list naming `packed`), spanned at the
+/// attribute: code that reads fields in place needs them aligned.
+fn refuse_packed(input: &Input, errors: &mut Errors, message: &str) {
+    for attr in input.attrs.iter().filter(|a| a.is("repr")) {
+        let packed = match &attr.meta {
+            crate::read::Meta::List(group) => group.stream().to_string().contains("packed"),
+            _ => false,
+        };
+        if packed {
+            errors.push(Error::new(attr.span(), message));
+        }
+    }
 }

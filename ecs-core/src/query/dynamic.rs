@@ -238,6 +238,10 @@ impl DynamicQuery {
     /// `true` when the row passes (its archetype matched), its ticks read
     /// against the visit's (`last`, `now`).
     fn passes(&self, archetype: &Archetype, row: usize, (last, now): (Tick, Tick)) -> bool {
+        // Without a sparse, tag or tick term, a matched archetype's rows all pass.
+        if !self.per_row {
+            return true;
+        }
         let ticks = |id: ComponentId| archetype.column(id).and_then(|c| c.ticks().get(row).copied());
         self.required().all(|&id| archetype.column(id).is_some_and(|c| c.holds(row)))
             && self.without.iter().all(|&id| archetype.column(id).is_none_or(|c| !c.holds(row)))
