@@ -9,6 +9,8 @@
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
+use crate::parallel::annotate;
+
 /// Crates whose paths are noise in a message: ours and the standard library's.
 const CUT: [&str; 4] = ["ecs_core::", "core::", "alloc::", "std::"];
 
@@ -60,10 +62,10 @@ fn path_len(s: &str) -> usize {
 /// component and query names itself).
 fn interned(key: &'static str, make: &dyn Fn() -> String) -> &'static str {
     static NAMES: OnceLock<Mutex<HashMap<&'static str, &'static str>>> = OnceLock::new();
-    let names = NAMES.get_or_init(Default::default);
+    let names = annotate::once(&NAMES, Default::default);
     // A poisoned lock only means another thread panicked while inserting; the map
     // is still a valid cache.
-    let mut names = names.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut names = annotate::lock(names);
     names.entry(key).or_insert_with(|| Box::leak(make().into_boxed_str()))
 }
 

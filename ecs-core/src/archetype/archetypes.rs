@@ -7,6 +7,7 @@ use std::sync::Mutex;
 use super::lookup::{LookupCache, LookupKey};
 use super::{Archetype, ArchetypeId};
 use crate::component::{Component, ComponentId, ComponentInfo, Components, known_component_index};
+use crate::parallel::annotate;
 use crate::storage::Column;
 
 /// An entry of the component index: an archetype holding the component, and the
@@ -318,7 +319,7 @@ impl Archetypes {
     /// Makes mutable query passes stamp the rows of `component` they hand out, in
     /// every archetype now and later. Called when a `Changed` query is made.
     pub(crate) fn track_changes(&self, component: ComponentId) {
-        let mut tracked = self.tracked.lock().unwrap_or_else(|e| e.into_inner());
+        let mut tracked = annotate::lock(&self.tracked);
         if tracked.contains(&component) {
             return;
         }

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::sync::{OnceLock, RwLock};
 
 use super::{Component, ComponentId};
+use crate::parallel::annotate;
 
 /// A cache of component type `T`'s id, placed in a `static` by
 /// `#[derive(Component)]`. Holds the id, or `u32::MAX` while it is unknown: an
@@ -39,7 +40,7 @@ struct Registry {
 
 fn registry() -> &'static RwLock<Registry> {
     static REGISTRY: OnceLock<RwLock<Registry>> = OnceLock::new();
-    REGISTRY.get_or_init(Default::default)
+    annotate::once(&REGISTRY, Default::default)
 }
 
 /// The id of component type `T`, assigning one on first use.
@@ -139,7 +140,7 @@ fn read_hoistable(cell: &AtomicU32) -> u32 {
 
 #[cold]
 fn known(type_id: TypeId) -> Option<ComponentId> {
-    registry().read().unwrap_or_else(|e| e.into_inner()).by_type.get(&type_id).copied()
+    annotate::read(registry()).by_type.get(&type_id).copied()
 }
 
 /// Looks `type_id` up (assigning an id) and caches it in its type's cell. Not
@@ -150,6 +151,7 @@ fn cache(cell: &AtomicU32, type_id: TypeId) -> ComponentId {
     // Every thread computes the same id for the type (the registry assigns it once),
     // so racing stores store the same value; `Relaxed` is enough for a lone integer.
     let raw = u32::try_from(id.index()).expect("component id fits in u32");
+    annotate::atomic(cell);
     cell.store(raw, Ordering::Relaxed);
     id
 }
@@ -161,7 +163,7 @@ fn lookup(type_id: TypeId) -> ComponentId {
     if let Some(id) = known(type_id) {
         return id;
     }
-    let mut registry = registry().write().unwrap_or_else(|e| e.into_inner());
+    let mut registry = annotate::write(registry());
     // Ids stay below `UNKNOWN`, the value of a cell without one.
     let next = u32::try_from(registry.by_type.len()).ok().filter(|&n| n < UNKNOWN).expect("too many component types");
     *registry.by_type.entry(type_id).or_insert(ComponentId::new(next))

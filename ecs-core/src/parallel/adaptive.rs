@@ -5,6 +5,8 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use super::annotate;
+
 /// How to run a piece of work.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
@@ -356,7 +358,7 @@ impl Adaptive {
 
     #[cold]
     fn choose_slow(&self) -> Choice {
-        let Ok(mut policy) = self.policy.try_lock() else {
+        let Some(mut policy) = annotate::try_lock(&self.policy) else {
             return Choice { mode: Mode::Inline, measure: false };
         };
         let (choice, untimed) = policy.choose();
@@ -399,7 +401,7 @@ impl Adaptive {
 
     /// What a run chosen with `measure` took.
     pub fn record(&self, mode: Mode, took: Duration) {
-        if let Ok(mut policy) = self.policy.try_lock() {
+        if let Some(mut policy) = annotate::try_lock(&self.policy) {
             let untimed = (
                 self.untimed_parallel_ns.swap(0, Ordering::Relaxed),
                 self.untimed_parallel_runs.swap(0, Ordering::Relaxed),

@@ -57,6 +57,7 @@
 //! and nothing is timed.
 
 mod adaptive;
+pub(crate) mod annotate;
 mod pool;
 
 pub(crate) use adaptive::{Adaptive, Mode, Timings};

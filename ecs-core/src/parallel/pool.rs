@@ -14,7 +14,9 @@
 use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
+
+use super::annotate::{self, Locked};
 use std::thread::{self, Thread};
 use std::time::{Duration, Instant};
 
@@ -42,6 +44,13 @@ unsafe impl Send for Job {}
 // SAFETY: as for `Send`.
 unsafe impl Sync for Job {}
 
+impl Drop for Job {
+    fn drop(&mut self) {
+        annotate::atomic_gone(&self.next);
+        annotate::atomic_gone(&self.remaining);
+    }
+}
+
 /// Claims and runs indices of `job` until none is left.
 fn work_on(job: &Job) {
     loop {
@@ -54,8 +63,9 @@ fn work_on(job: &Job) {
         // happen before this index is finished (below): the closure is alive.
         let result = catch_unwind(AssertUnwindSafe(|| unsafe { (*job.work)(index) }));
         if let Err(payload) = result {
-            keep_first(&mut job.panic.lock().unwrap_or_else(PoisonError::into_inner), payload);
+            keep_first(&mut annotate::lock(&job.panic), payload);
         }
+        annotate::happens_before(&job.remaining);
         // The owner is cloned first: once `remaining` is zero the caller may
         // return, but `job` stays alive here through its `Arc`.
         let owner = job.owner.clone();
@@ -92,9 +102,9 @@ struct Shared {
 }
 
 impl Shared {
-    fn jobs(&self) -> MutexGuard<'_, Vec<Arc<Job>>> {
+    fn jobs(&self) -> Locked<'_, Vec<Arc<Job>>> {
         // A panic never happens while the lock is held (only `Vec` operations).
-        self.jobs.lock().unwrap_or_else(PoisonError::into_inner)
+        annotate::lock(&self.jobs)
     }
 
     fn spin(&self) -> Duration {
@@ -152,7 +162,7 @@ impl Shared {
             let mut slept = false;
             while jobs.is_empty() {
                 self.sleeping.fetch_add(1, Ordering::Relaxed);
-                jobs = self.wake.wait(jobs).unwrap_or_else(PoisonError::into_inner);
+                jobs = jobs.wait(&self.wake);
                 self.sleeping.fetch_sub(1, Ordering::Relaxed);
                 slept = true;
             }
@@ -174,7 +184,7 @@ struct Pool {
 #[inline]
 pub fn threads() -> usize {
     static THREADS: OnceLock<usize> = OnceLock::new();
-    *THREADS.get_or_init(|| {
+    *annotate::once(&THREADS, || {
         if !cfg!(feature = "parallel") {
             return 1;
         }
@@ -189,7 +199,7 @@ impl Pool {
     /// The pool, its workers started on first use; `None` with one thread.
     fn get() -> Option<&'static Pool> {
         static POOL: OnceLock<Option<Pool>> = OnceLock::new();
-        POOL.get_or_init(|| {
+        annotate::once(&POOL, || {
             let workers = threads().checked_sub(1).filter(|&n| n > 0)?;
             let shared: &'static Shared = Box::leak(Box::new(Shared {
                 jobs: Mutex::new(Vec::new()),
@@ -198,6 +208,9 @@ impl Pool {
                 wake: Condvar::new(),
                 spin_ns: AtomicU64::new(0),
             }));
+            annotate::atomic(&shared.queued);
+            annotate::atomic(&shared.sleeping);
+            annotate::atomic(&shared.spin_ns);
             let mut started = 0;
             for i in 0..workers {
                 let spawned =
@@ -241,6 +254,7 @@ impl Pool {
                 thread::park();
             }
         }
+        annotate::happens_after(&job.remaining);
     }
 }
 
@@ -285,11 +299,13 @@ pub fn for_each_index(total: usize, work: &(dyn Fn(usize) + Sync)) {
         owner: thread::current(),
         posted: Instant::now(),
     });
+    annotate::atomic(&job.next);
+    annotate::atomic(&job.remaining);
     pool.post(Arc::clone(&job));
     work_on(&job);
     pool.retire(&job);
     pool.wait(&job);
-    let panic = job.panic.lock().unwrap_or_else(PoisonError::into_inner).take();
+    let panic = annotate::lock(&job.panic).take();
     if let Some(payload) = panic {
         resume_unwind(payload);
     }

@@ -45,7 +45,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::Instant;
 
-use crate::parallel::Timings;
+use crate::parallel::{Timings, annotate};
 
 /// Untimed runs after the first check.
 const FIRST_INTERVAL: u32 = 16;
@@ -131,16 +131,16 @@ impl WideChoice {
     #[inline(never)]
     fn choose_slow(&self) -> (bool, bool) {
         // Another thread checking: run the current copy untimed.
-        match self.policy.try_lock() {
-            Ok(policy) => (policy.next(), true),
-            Err(_) => (self.wide.load(Ordering::Relaxed), false),
+        match annotate::try_lock(&self.policy) {
+            Some(policy) => (policy.next(), true),
+            None => (self.wide.load(Ordering::Relaxed), false),
         }
     }
 
     #[cold]
     #[inline(never)]
     fn record(&self, wide: bool, ns: u128) {
-        let Ok(mut policy) = self.policy.try_lock() else { return };
+        let Some(mut policy) = annotate::try_lock(&self.policy) else { return };
         if let Some((keep_wide, interval)) = policy.record(wide, u64::try_from(ns).unwrap_or(u64::MAX)) {
             self.wide.store(keep_wide, Ordering::Relaxed);
             self.untimed.store(interval, Ordering::Relaxed);

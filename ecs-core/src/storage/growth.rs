@@ -179,6 +179,7 @@ mod map {
     use core::sync::atomic::{AtomicUsize, Ordering};
 
     use super::MIN_PAGE;
+    use crate::parallel::annotate::{self, Locked};
 
     pub(super) const AVAILABLE: bool = true;
     /// The least address space reserved for one array: room to double a few
@@ -290,8 +291,8 @@ mod map {
     static OPENED: std::sync::Mutex<std::collections::BTreeMap<usize, usize>> =
         std::sync::Mutex::new(std::collections::BTreeMap::new());
 
-    fn extents() -> std::sync::MutexGuard<'static, std::collections::BTreeMap<usize, usize>> {
-        OPENED.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    fn extents() -> Locked<'static, std::collections::BTreeMap<usize, usize>> {
+        annotate::lock(&OPENED)
     }
 
     /// Forgets how far the reservation at `base` is open, returning it.
@@ -346,7 +347,7 @@ mod map {
 
     /// A kept reservation of `length` bytes, and how much of it is open.
     fn recycled(length: usize) -> Option<(NonNull<u8>, usize)> {
-        let mut kept = KEPT.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut kept = annotate::lock(&KEPT);
         let at = kept.iter().rposition(|k| k.length == length)?;
         let k = kept.swap_remove(at);
         Some((NonNull::new(k.base as *mut u8)?, k.open))
@@ -361,7 +362,7 @@ mod map {
     /// kernel (`MADV_FREE`): writing such a page faults again, which is the
     /// cost this avoids.
     fn keep(base: NonNull<u8>, length: usize, open: usize) -> bool {
-        let mut kept = KEPT.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut kept = annotate::lock(&KEPT);
         if kept.len() >= KEEP_COUNT || kept.iter().map(|k| k.open).sum::<usize>() + open > KEEP_BYTES {
             return false;
         }

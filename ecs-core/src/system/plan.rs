@@ -5,9 +5,8 @@
 use super::SystemAccess;
 use super::schedule::{Entry, Schedule};
 use super::set::{InternedSet, Label};
-use std::sync::PoisonError;
 
-use crate::parallel::Adaptive;
+use crate::parallel::{Adaptive, annotate};
 
 /// The systems between two sync points, or an exclusive system (a sync point on
 /// both sides).
@@ -56,7 +55,7 @@ impl Schedule {
         let mut accesses: Vec<SystemAccess> = self.entries.iter().map(Entry::access).collect();
         for (access, list) in accesses.iter_mut().zip(set_conditions) {
             for &(set, condition) in list {
-                let state = self.sets[set].conditions[condition].lock().unwrap_or_else(PoisonError::into_inner);
+                let state = annotate::lock(&self.sets[set].conditions[condition]);
                 access.extend(state.condition.access());
             }
         }

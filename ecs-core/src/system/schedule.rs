@@ -23,7 +23,7 @@ use super::plan::Step;
 use super::set::{InternedSet, IntoSetConfig, Label, SetConfig};
 use super::{System, SystemAccess};
 use crate::panics::{DeferredPanic, catch_each, resume_deferred};
-use crate::parallel::{Adaptive, Mode, for_each_index};
+use crate::parallel::{Adaptive, Mode, annotate, for_each_index};
 use crate::storage::Tick;
 use crate::world::{World, WorldId};
 
@@ -96,7 +96,7 @@ unsafe fn set_conditions_hold(sets: &[SetConfig], of: &[Vec<(usize, usize)>], in
     let Some(list) = of.get(index) else { return true };
     let mut all = true;
     for &(set, condition) in list {
-        let mut state = sets[set].conditions[condition].lock().unwrap_or_else(PoisonError::into_inner);
+        let mut state = annotate::lock(&sets[set].conditions[condition]);
         let holds = match state.result {
             Some(holds) => holds,
             None => {
@@ -470,7 +470,7 @@ impl Schedule {
                 let slots: Vec<Mutex<Option<&mut Entry>>> =
                     batch_entries(entries, batch).map(|entry| Mutex::new(Some(entry))).collect();
                 for_each_index(slots.len(), &|position| {
-                    let entry = slots[position].lock().ok().and_then(|mut slot| slot.take());
+                    let entry = annotate::lock(&slots[position]).take();
                     if let Some(entry) = entry {
                         run(entry, position);
                     }

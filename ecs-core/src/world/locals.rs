@@ -18,6 +18,8 @@ use core::cell::UnsafeCell;
 use core::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Weak};
 
+use crate::parallel::annotate;
+
 /// Nobody has the value.
 const FREE: u8 = 0;
 /// Its system has it for a run.
@@ -63,6 +65,7 @@ impl<T> LocalCell<T> {
                 Err(_) => std::thread::yield_now(),
             }
         }
+        annotate::happens_after(&self.state);
         // SAFETY: the state is `HELD`, which only this cell's system takes and
         // which keeps saves out; the caller holds no other reference to it.
         unsafe { &mut *self.value.get() }
@@ -70,6 +73,7 @@ impl<T> LocalCell<T> {
 
     /// Gives back what [`hold`](Self::hold) handed out.
     pub(crate) fn release(&self) {
+        annotate::happens_before(&self.state);
         self.state.store(FREE, Ordering::Release);
     }
 }
@@ -105,10 +109,12 @@ impl<T: Send + Sync + 'static> AnyLocal for LocalCell<T> {
         if self.state.compare_exchange(FREE, READ, Ordering::Acquire, Ordering::Relaxed).is_err() {
             return false;
         }
+        annotate::happens_after(&self.state);
         // Gives the value back even if `f` panics.
         struct Release<'a>(&'a AtomicU8);
         impl Drop for Release<'_> {
             fn drop(&mut self) {
+                annotate::happens_before(self.0);
                 self.0.store(FREE, Ordering::Release);
             }
         }
@@ -125,6 +131,7 @@ impl<T: Send + Sync + 'static> AnyLocal for LocalCell<T> {
         // `read` only lends one for its call, which the caller's exclusive
         // access excludes.
         unsafe { *self.value.get() = *value };
+        annotate::happens_before(&self.state);
         self.state.store(FREE, Ordering::Release);
         Ok(())
     }
