@@ -105,6 +105,24 @@ pub enum EcsError {
         /// The component's type name, in full; messages print its last segment.
         component: &'static str,
     },
+    /// A bundle put together at run time names one component twice.
+    DuplicateComponent {
+        /// The component's name, in full; messages print its last segment.
+        component: &'static str,
+    },
+    /// A relationship cannot be inserted or removed by id: only its type keeps
+    /// the target's list in step.
+    RelationshipById {
+        /// The component's name, in full; messages print its last segment.
+        component: &'static str,
+    },
+    /// The value was made for another component than the one it is given to.
+    ValueOfOtherComponent {
+        /// The component the value was given to.
+        component: &'static str,
+        /// The component the value was made for.
+        value: &'static str,
+    },
     /// The component is immutable (a relationship or its target): it changes by
     /// inserting a new value, which runs its hooks, never in place.
     Immutable {
@@ -170,6 +188,23 @@ impl fmt::Display for EcsError {
                 f,
                 "the query writes component `{}` and also uses it otherwise: a value may be borrowed mutably \
                  only once and not also shared",
+                short_name(component)
+            ),
+            Self::DuplicateComponent { component } => write!(
+                f,
+                "component `{}` is given twice: an entity holds one value of each component",
+                short_name(component)
+            ),
+            Self::RelationshipById { component } => write!(
+                f,
+                "component `{}` is a relationship: insert or remove it through its type, which keeps the \
+                 target's list in step",
+                short_name(component)
+            ),
+            Self::ValueOfOtherComponent { component, value } => write!(
+                f,
+                "a value of component `{}` cannot be given to component `{}`",
+                short_name(value),
                 short_name(component)
             ),
             Self::Immutable { component } => write!(

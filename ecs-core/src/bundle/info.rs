@@ -48,6 +48,9 @@ pub(crate) struct Bundles {
     by_type: crate::hashers::TypeIdMap<BundleId>,
     /// Single-component bundles, indexed by `ComponentId`: found without hashing.
     by_component: Vec<Option<BundleId>>,
+    /// Bundles put together at run time (an `EntityBuilder`), by their
+    /// components in bundle order.
+    by_ids: std::collections::HashMap<Box<[ComponentId]>, BundleId>,
 }
 
 impl Bundles {
@@ -67,6 +70,20 @@ impl Bundles {
     #[inline]
     pub fn get_mut(&mut self, id: BundleId) -> &mut BundleInfo {
         &mut self.infos[id.index()]
+    }
+
+    /// The bundle of exactly `components`, in this order, put together at run
+    /// time.
+    pub fn find_ids(&self, components: &[ComponentId]) -> Option<BundleId> {
+        self.by_ids.get(components).copied()
+    }
+
+    /// Files a bundle put together at run time (see [`find_ids`](Self::find_ids)).
+    pub fn insert_ids(&mut self, info: BundleInfo) -> BundleId {
+        let id = BundleId::new(self.infos.len());
+        self.by_ids.insert(info.components.clone(), id);
+        self.infos.push(info);
+        id
     }
 
     pub fn insert(&mut self, key: BundleKey, info: BundleInfo) -> BundleId {

@@ -7,24 +7,29 @@
 //! [`World`](crate::World) keeps its own [`Components`]: the [`ComponentInfo`] (name,
 //! layout, drop function) of every component it has seen.
 
+mod dynamic;
 mod hooks;
 mod per_field;
 mod registry;
 mod schema;
+mod schema_builder;
 pub(crate) mod snapshot_strategy;
+pub(crate) mod value;
 
 pub use per_field::{FieldColumn, FieldLayout, Fields, FieldsMut, LanePtr, PerField, WholeComponent};
 
+pub use dynamic::ComponentDescriptor;
 pub use hooks::{ComponentHook, ComponentHooks, HookContext};
 pub(crate) use hooks::{Lifecycle, REMOVED_LOG};
 pub use registry::{ComponentIdCell, component_id};
 pub(crate) use registry::{known_component_id, known_component_index};
 pub use schema::{Describe, EnumSchema, Field, FieldKind, Schema, Variant};
+pub use schema_builder::{SchemaBuilder, SchemaError, enum_schema};
 
 use core::alloc::Layout;
 use core::any::TypeId;
 
-use crate::storage::OwningPtr;
+use crate::storage::{DropGlue, OwningPtr};
 pub(crate) use snapshot_strategy::StrategyKind;
 pub use snapshot_strategy::{SnapshotStrategy, Snapshotting};
 
@@ -270,9 +275,17 @@ impl ComponentId {
 ///
 /// # Safety
 /// `ptr` must point at a valid, owned `T`.
-unsafe fn drop_as<T>(ptr: OwningPtr<'_>) {
+unsafe fn drop_as<T>(ptr: OwningPtr<'_>, _: *const ()) {
     // SAFETY: the caller guarantees `ptr` is an owned, valid `T`.
     unsafe { ptr.drop_as::<T>() }
+}
+
+/// The drop glue of `T`, one `static` per type.
+const fn typed_drop_glue<T>() -> &'static DropGlue {
+    const {
+        // SAFETY: `drop_as::<T>` drops an owned `T`; it reads no context.
+        &unsafe { DropGlue::new(drop_as::<T>, core::ptr::null()) }
+    }
 }
 
 /// What a world needs to store a component type without knowing it.
@@ -282,7 +295,7 @@ pub struct ComponentInfo {
     name: &'static str,
     type_id: TypeId,
     layout: Layout,
-    drop: Option<unsafe fn(OwningPtr<'_>)>,
+    drop: Option<&'static DropGlue>,
     sparse: bool,
     hooks: ComponentHooks,
     changes: bool,
@@ -294,6 +307,11 @@ pub struct ComponentInfo {
     kind: Option<FieldKind>,
     /// Whether writes by id are allowed (see [`Component::__MUTABLE`]).
     mutable: bool,
+    /// A relationship, whose value the world keeps in step with its target's
+    /// list: inserted only through its type.
+    links: bool,
+    /// Defined at run time ([`ComponentDescriptor`]), not by a Rust type.
+    dynamic: bool,
     /// Where the world's lookup cache files the component's column table.
     /// The address of the type's id cell and its lookup hash (derived,
     /// non-generic components), from which the world's lookup cache files
@@ -304,13 +322,7 @@ pub struct ComponentInfo {
 impl ComponentInfo {
     /// An empty column for this component's values, of its storage kind.
     pub(crate) fn new_column(&self) -> crate::storage::Column {
-        crate::storage::Column::new(
-            self.layout(),
-            self.drop_fn(),
-            self.is_sparse(),
-            self.tracks_changes(),
-            self.fields(),
-        )
+        crate::storage::Column::new(self.layout(), self.drop, self.is_sparse(), self.tracks_changes(), self.fields())
     }
 
     /// The info of `T`.
@@ -320,7 +332,7 @@ impl ComponentInfo {
             name: core::any::type_name::<T>(),
             type_id: TypeId::of::<T>(),
             layout: Layout::new::<T>(),
-            drop: core::mem::needs_drop::<T>().then_some(drop_as::<T> as unsafe fn(OwningPtr<'_>)),
+            drop: core::mem::needs_drop::<T>().then_some(typed_drop_glue::<T>()),
             sparse: is_sparse::<T>(),
             hooks: T::HOOKS,
             changes: T::CHANGES,
@@ -336,6 +348,8 @@ impl ComponentInfo {
                 _ => false,
             }),
             mutable: T::__MUTABLE && !<T as Component>::__LINKS,
+            links: <T as Component>::__LINKS,
+            dynamic: false,
             lookup: T::__id_cell().zip(T::__LOOKUP_HASH).map(|(cell, hash)| (core::ptr::from_ref(cell).addr(), hash)),
         }
     }
@@ -362,9 +376,27 @@ impl ComponentInfo {
         self.mutable
     }
 
-    /// The name scripts and data files use: the schema's name when the
-    /// component describes itself, else the type's name without its path.
+    /// `true` for a component defined at run time
+    /// ([`World::register_dynamic`](crate::World::register_dynamic)).
+    #[inline]
+    pub fn is_dynamic(&self) -> bool {
+        self.dynamic
+    }
+
+    /// `true` for a relationship component (inserted only through its type,
+    /// which keeps the target's list in step).
+    #[inline]
+    pub fn is_relationship(&self) -> bool {
+        self.links
+    }
+
+    /// The name scripts and data files use: a runtime component's own name,
+    /// the schema's name when a Rust component describes itself, else the
+    /// type's name without its path.
     pub fn short_name(&self) -> &'static str {
+        if self.dynamic {
+            return self.name;
+        }
         match &self.kind {
             Some(FieldKind::Struct(schema)) => schema.name(),
             Some(FieldKind::Enum(schema)) => schema.name(),
@@ -437,10 +469,17 @@ impl ComponentInfo {
         self.layout
     }
 
-    /// The drop function, `None` when the type needs no drop.
+    /// How a value is dropped, `None` when it needs no drop.
     #[inline]
-    pub fn drop_fn(&self) -> Option<unsafe fn(OwningPtr<'_>)> {
+    pub(crate) fn drop_glue(&self) -> Option<&'static DropGlue> {
         self.drop
+    }
+
+    /// `true` when a value needs dropping (its type has drop glue, or its
+    /// schema holds a `String`).
+    #[inline]
+    pub fn needs_drop(&self) -> bool {
+        self.drop.is_some()
     }
 
     /// `true` for a *tag*: a zero-sized component without drop glue. Tags carry no

@@ -6,7 +6,7 @@ use core::sync::atomic::{AtomicU32, Ordering};
 use std::collections::HashMap;
 use std::sync::{OnceLock, RwLock};
 
-use super::{Component, ComponentId};
+use super::{Component, ComponentId, ComponentInfo};
 use crate::parallel::annotate;
 
 /// A cache of component type `T`'s id, placed in a `static` by
@@ -36,6 +36,43 @@ const UNKNOWN: u32 = u32::MAX;
 #[derive(Default)]
 struct Registry {
     by_type: HashMap<TypeId, ComponentId>,
+    /// Components defined at run time, by what defines them: the same
+    /// definition gets the same id in every world of the process.
+    dynamic: Vec<(DynamicKey, ComponentInfo)>,
+    /// Ids handed out so far, typed and dynamic: one id space.
+    assigned: u32,
+}
+
+/// What makes two runtime components the same: name, storage and schema (an
+/// interned schema, so compared by address).
+#[derive(PartialEq, Eq)]
+pub(crate) struct DynamicKey {
+    pub(crate) name: String,
+    pub(crate) sparse: bool,
+    pub(crate) per_field: bool,
+    pub(crate) kind: usize,
+}
+
+impl Registry {
+    fn assign(&mut self) -> ComponentId {
+        // Ids stay below `UNKNOWN`, the value of a cell without one.
+        let next = self.assigned;
+        assert!(next < UNKNOWN, "too many component types");
+        self.assigned += 1;
+        ComponentId::new(next)
+    }
+}
+
+/// The info of the runtime component `key`, made by `make(id)` with a fresh
+/// id the first time the process meets it.
+pub(crate) fn dynamic_info(key: DynamicKey, make: impl FnOnce(ComponentId) -> ComponentInfo) -> ComponentInfo {
+    let mut registry = annotate::write(registry());
+    if let Some((_, info)) = registry.dynamic.iter().find(|(k, _)| *k == key) {
+        return *info;
+    }
+    let info = make(registry.assign());
+    registry.dynamic.push((key, info));
+    info
 }
 
 fn registry() -> &'static RwLock<Registry> {
@@ -164,9 +201,12 @@ fn lookup(type_id: TypeId) -> ComponentId {
         return id;
     }
     let mut registry = annotate::write(registry());
-    // Ids stay below `UNKNOWN`, the value of a cell without one.
-    let next = u32::try_from(registry.by_type.len()).ok().filter(|&n| n < UNKNOWN).expect("too many component types");
-    *registry.by_type.entry(type_id).or_insert(ComponentId::new(next))
+    if let Some(&id) = registry.by_type.get(&type_id) {
+        return id;
+    }
+    let id = registry.assign();
+    registry.by_type.insert(type_id, id);
+    id
 }
 
 #[cfg(test)]

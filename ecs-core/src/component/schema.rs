@@ -91,6 +91,30 @@ impl FieldKind {
         }
     }
 
+    /// The kind written out whole: a struct with its fields
+    /// (`Health { hp: i32, name: String }`), an enum with its variants, else
+    /// as [`Display`](fmt::Display) writes it.
+    pub fn definition(&self) -> String {
+        match self {
+            FieldKind::Struct(schema) => {
+                let fields: Vec<String> =
+                    schema.fields.iter().map(|f| format!("{}: {}", f.name, f.kind.definition())).collect();
+                if fields.is_empty() {
+                    schema.name.to_owned()
+                } else {
+                    format!("{} {{ {} }}", schema.name, fields.join(", "))
+                }
+            }
+            FieldKind::Enum(schema) => {
+                let variants: Vec<String> =
+                    schema.variants.iter().map(|v| format!("{} = {}", v.name, v.discriminant)).collect();
+                format!("enum {} {{ {} }}", schema.name, variants.join(", "))
+            }
+            FieldKind::Array(element, len) => format!("[{}; {len}]", element.definition()),
+            other => other.to_string(),
+        }
+    }
+
     /// `true` when the two kinds describe the same data: the same primitive,
     /// arrays of the same kind and length, or structs and enums with equal
     /// schemas (by name, fields and variants, not by Rust type).
@@ -180,6 +204,21 @@ impl Schema {
     /// two fields overlap. `#[derive(Describe)]` makes it so.
     pub const unsafe fn of_type<T: 'static>(name: &'static str, fields: &'static [Field]) -> Self {
         Self { name, size: size_of::<T>(), align: align_of::<T>(), fields, type_id: TypeId::of::<T> }
+    }
+
+    /// A schema from its parts, standing for type `T` (a private marker type
+    /// for schemas built at run time).
+    ///
+    /// # Safety
+    /// As for [`of_type`](Self::of_type), with `size` and `align` those of
+    /// the values read and written through the schema.
+    pub(crate) const unsafe fn from_parts<T: 'static>(
+        name: &'static str,
+        size: usize,
+        align: usize,
+        fields: &'static [Field],
+    ) -> Self {
+        Self { name, size, align, fields, type_id: TypeId::of::<T> }
     }
 
     /// The struct's name (its identifier, without path or generics).
@@ -275,6 +314,28 @@ impl EnumSchema {
         write: unsafe fn(*mut u8, i64),
     ) -> Self {
         Self { name, size: size_of::<T>(), align: align_of::<T>(), variants, read, write, type_id: TypeId::of::<T> }
+    }
+
+    /// An enum schema standing for type `T` (a private marker type for
+    /// schemas built at run time) whose values are held as a `Repr`.
+    ///
+    /// # Safety
+    /// As for [`of_type`](Self::of_type), for values that are a `Repr`.
+    pub(crate) const unsafe fn from_parts<T: 'static, Repr>(
+        name: &'static str,
+        variants: &'static [Variant],
+        read: unsafe fn(*const u8) -> i64,
+        write: unsafe fn(*mut u8, i64),
+    ) -> Self {
+        Self {
+            name,
+            size: size_of::<Repr>(),
+            align: align_of::<Repr>(),
+            variants,
+            read,
+            write,
+            type_id: TypeId::of::<T>,
+        }
     }
 
     /// The enum's name.

@@ -18,7 +18,7 @@ use core::ptr::NonNull;
 
 use crate::storage::Ptr;
 
-pub(crate) use crate::storage::CloneFn;
+pub(crate) use crate::storage::CloneGlue;
 
 /// What a snapshot does with a component, as [`ComponentInfo::snapshotting`]
 /// reports it.
@@ -41,7 +41,7 @@ pub enum Snapshotting {
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum StrategyKind {
     Copy,
-    Clone(CloneFn),
+    Clone(CloneGlue),
     Skip,
     Unsupported,
 }
@@ -122,13 +122,15 @@ impl<T: crate::bytemuck::Pod> SnapshotStrategy<T> {
 impl<T: Clone + 'static> SnapshotStrategy<T> {
     /// Clone every value.
     pub fn cloned() -> Self {
-        Self::of(StrategyKind::Clone(clone_as::<T>))
+        // SAFETY: `clone_as::<T>` clones a `T` into a slot for one; it reads
+        // no context.
+        Self::of(StrategyKind::Clone(unsafe { CloneGlue::new(clone_as::<T>, core::ptr::null()) }))
     }
 }
 
 /// # Safety
 /// `src` points at a valid `T`; `dst` is valid for writing a `T`.
-unsafe fn clone_as<T: Clone>(src: Ptr<'_>, dst: NonNull<u8>) {
+unsafe fn clone_as<T: Clone>(src: Ptr<'_>, dst: NonNull<u8>, _: *const ()) {
     // SAFETY: the caller's guarantees.
     unsafe { dst.cast::<T>().write(src.deref::<T>().clone()) }
 }

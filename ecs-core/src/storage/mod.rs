@@ -5,13 +5,15 @@
 
 mod array;
 mod column;
+mod glue;
 mod growth;
 mod per_field;
 mod ptr;
 mod tick;
 
-pub(crate) use column::CloneFn;
 pub use column::Column;
+pub(crate) use glue::CloneGlue;
+pub use glue::DropGlue;
 pub(crate) use growth::{GrowVec, next_capacity};
 pub use growth::{MAPPED_FROM, growth_copied_bytes};
 pub use per_field::FieldColumn;

@@ -37,6 +37,12 @@ impl<'a> Ptr<'a> {
         // own invariant makes it live and shared for `'a`.
         unsafe { self.0.cast::<T>().as_ref() }
     }
+
+    /// The address.
+    #[inline]
+    pub(crate) fn as_ptr(self) -> *const u8 {
+        self.0.as_ptr()
+    }
 }
 
 impl<'a> PtrMut<'a> {

@@ -183,7 +183,7 @@ pub struct Shape {
 }
 
 impl Shape {
-    fn of(info: &ComponentInfo) -> Option<Self> {
+    pub(super) fn of(info: &ComponentInfo) -> Option<Self> {
         Some(Shape { id: info.id(), name: info.short_name(), kind: *info.kind()? })
     }
 
@@ -255,10 +255,10 @@ impl Shape {
 /// One component of one entity, read through its schema: made by
 /// [`World::get_by_id`].
 pub struct ComponentRef<'w> {
-    shape: Shape,
+    pub(super) shape: Shape,
     /// The value, whole (a per-field component cannot be viewed).
-    ptr: NonNull<u8>,
-    marker: PhantomData<&'w ()>,
+    pub(super) ptr: NonNull<u8>,
+    pub(super) marker: PhantomData<&'w ()>,
 }
 
 impl ComponentRef<'_> {
@@ -323,8 +323,8 @@ impl ComponentRef<'_> {
 /// by [`World::get_mut_by_id`]. Every write marks the component changed, as
 /// writing through a [`Mut`](crate::Mut) does.
 pub struct ComponentMut<'w> {
-    view: ComponentRef<'w>,
-    ticks: TicksMut<'w>,
+    pub(super) view: ComponentRef<'w>,
+    pub(super) ticks: TicksMut<'w>,
 }
 
 impl<'w> core::ops::Deref for ComponentMut<'w> {

@@ -8,7 +8,7 @@
 //! as long as the handle exists.
 
 use crate::bundle::Bundle;
-use crate::component::Component;
+use crate::component::{Component, ComponentId};
 use crate::entity::{Entity, EntityLocation};
 use crate::error::EcsError;
 use crate::world::{EntityRef, World};
@@ -107,6 +107,24 @@ impl<'w> EntityWorldMut<'w> {
             panic!("{error}");
         }
         self
+    }
+
+    /// Inserts `value` as component `id` (see [`World::insert_by_id`]).
+    ///
+    /// # Errors
+    /// As for [`World::insert_by_id`]; nothing changes then.
+    pub fn insert_by_id(&mut self, id: ComponentId, value: super::DynamicValue) -> Result<&mut Self, EcsError> {
+        self.world.insert_by_id(self.entity, id, value)?;
+        Ok(self)
+    }
+
+    /// Removes component `id` and drops its value (see [`World::remove_by_id`]).
+    ///
+    /// # Errors
+    /// As for [`World::remove_by_id`]; nothing changes then.
+    pub fn remove_by_id(&mut self, id: ComponentId) -> Result<&mut Self, EcsError> {
+        self.world.remove_by_id(self.entity, id)?;
+        Ok(self)
     }
 
     /// Removes and drops whichever components of `B` the entity has, as bevy_ecs

@@ -23,21 +23,27 @@
 mod by_id;
 mod change;
 mod deferred;
+mod dynamic_value;
+mod entity_builder;
 mod entity_mut;
 mod entity_ref;
 mod lifecycle;
 pub(crate) mod locals;
 mod spawn_batch;
 mod structural;
+mod structural_by_id;
 mod ticks;
 
 pub use by_id::{ComponentMut, ComponentRef, FieldError, FieldHandle, FieldPath, FieldValue, Shape};
 pub(crate) use change::TicksMut;
 pub use change::{Mut, Ref};
 pub use deferred::DeferredWorld;
+pub use dynamic_value::DynamicValue;
+pub use entity_builder::{BuiltEntityClone, EntityBuilder, EntityBuilderClone};
 pub use entity_mut::{EntityWorldMut, SpawnReturnsEntity};
 pub use entity_ref::EntityRef;
 pub use spawn_batch::SpawnBatch;
+pub use structural_by_id::RegisterError;
 
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
@@ -237,6 +243,12 @@ impl World {
     #[inline]
     pub fn components(&self) -> &Components {
         &self.components
+    }
+
+    /// Registers component `T` in this world (as its first spawn would) and
+    /// returns its id, as bevy_ecs's `register_component` does.
+    pub fn register_component<T: Component>(&mut self) -> crate::component::ComponentId {
+        self.components.register::<T>()
     }
 
     /// The id of the component this world knows as `name` (see

@@ -470,7 +470,13 @@ impl World {
     /// Updates the records after `entity` moved from `from` to `to` and `swapped`
     /// (if any) took its old row.
     #[inline]
-    fn relocate(&mut self, entity: Entity, swapped: Option<Entity>, from: EntityLocation, to: EntityLocation) {
+    pub(super) fn relocate(
+        &mut self,
+        entity: Entity,
+        swapped: Option<Entity>,
+        from: EntityLocation,
+        to: EntityLocation,
+    ) {
         if let Some(swapped) = swapped {
             self.entities.set_location(swapped.index(), from);
         }
@@ -482,7 +488,7 @@ impl World {
     /// for its sparse components.
     #[cold]
     #[inline(never)]
-    fn insert_edge(&mut self, source: ArchetypeId, bundle: BundleId) -> ArchetypeId {
+    pub(super) fn insert_edge(&mut self, source: ArchetypeId, bundle: BundleId) -> ArchetypeId {
         let info = self.bundles.get(bundle);
         let source_key = self.archetypes.get(source).expect("live archetype").key();
         let mut key: Vec<_> =
@@ -516,7 +522,7 @@ impl World {
     /// are checked per row.
     #[cold]
     #[inline(never)]
-    fn remove_edge(&mut self, source: ArchetypeId, bundle: BundleId) -> RemoveEdge {
+    pub(super) fn remove_edge(&mut self, source: ArchetypeId, bundle: BundleId) -> RemoveEdge {
         let info = self.bundles.get(bundle);
         let source_archetype = self.archetypes.get(source).expect("live archetype");
         let data: Vec<_> = info.components.iter().copied().filter(|&c| !self.is_sparse(c)).collect();

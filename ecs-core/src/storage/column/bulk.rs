@@ -6,13 +6,10 @@ use core::sync::atomic::Ordering;
 
 use super::Column;
 use crate::panics::DeferredPanic;
-use crate::storage::Ptr;
 #[cfg(feature = "serde")]
 use crate::storage::tick::write_ticks;
 use crate::storage::tick::{ComponentTicks, Tick};
-
-/// Clones the value behind `src` into the uninitialised slot `dst`.
-pub(crate) type CloneFn = unsafe fn(Ptr<'_>, NonNull<u8>);
+use crate::storage::{CloneGlue, Ptr};
 
 impl Column {
     /// An empty column of the same type, storage and tick-keeping.
@@ -142,7 +139,7 @@ impl Column {
     ///
     /// # Safety
     /// As for [`extend_cloned`](Self::extend_cloned).
-    pub(crate) unsafe fn cloned(&self, clone: CloneFn) -> Column {
+    pub(crate) unsafe fn cloned(&self, clone: CloneGlue) -> Column {
         let mut dst = self.empty_like();
         // SAFETY: forwarded; `dst` has this column's type.
         unsafe { dst.extend_cloned(self, clone) };
@@ -156,7 +153,7 @@ impl Column {
     /// # Safety
     /// Both columns hold the same component type, and `clone` clones a value of
     /// it into an uninitialised slot.
-    pub(crate) unsafe fn extend_cloned(&mut self, src: &Column, clone: CloneFn) {
+    pub(crate) unsafe fn extend_cloned(&mut self, src: &Column, clone: CloneGlue) {
         debug_assert!(self.item == src.item && self.occupancy == src.occupancy && self.keeps_ticks == src.keeps_ticks);
         let start = self.len;
         self.grow_to(start.checked_add(src.len).expect("column capacity overflow"));
@@ -172,13 +169,15 @@ impl Column {
                     // has room (grown above).
                     (Some(into), Some(from)) => unsafe {
                         from.gather(row, into.staging(0).as_ptr());
-                        clone(Ptr::new(into.staging(0)), into.staging(1));
+                        clone.run(Ptr::new(into.staging(0)), into.staging(1));
                         into.scatter(into.staging(1).as_ptr(), to);
                     },
                     // SAFETY: the row holds a value of the type; `self` has room for
                     // row `to` (grown above), whose slot is uninitialised; `clone`
                     // writes a value of the type there (caller).
-                    (None, None) => unsafe { clone(src.get_unchecked(row), NonNull::new_unchecked(self.row_ptr(to))) },
+                    (None, None) => unsafe {
+                        clone.run(src.get_unchecked(row), NonNull::new_unchecked(self.row_ptr(to)))
+                    },
                     _ => unreachable!("columns of one component are both per-field or neither"),
                 }
             }

@@ -25,7 +25,7 @@ use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use super::array::{copy_item, dealloc_array, realloc_array};
 use super::per_field::{FieldColumn, Lanes, Room, dangling};
 use super::tick::{ComponentTicks, Tick, write_ticks};
-use super::{OwningPtr, Ptr, PtrMut, growth};
+use super::{DropGlue, OwningPtr, Ptr, PtrMut, growth};
 use crate::panics::{DeferredPanic, defer_panic};
 
 mod bulk;
@@ -33,8 +33,6 @@ mod per_field;
 mod remove;
 #[cfg(test)]
 mod tests;
-
-pub(crate) use bulk::CloneFn;
 
 /// A type-erased growable array of values of one layout.
 pub struct Column {
@@ -47,7 +45,7 @@ pub struct Column {
     /// Slots allocated in `data` (if the item is sized) and `ticks`.
     capacity: usize,
     item: Layout,
-    drop: Option<unsafe fn(OwningPtr<'_>)>,
+    drop: Option<&'static DropGlue>,
     /// Whether some query watches this component with `Changed`: only then do
     /// mutable query passes stamp every row they hand out. Set through `&self`
     /// when such a query is made.
@@ -117,7 +115,7 @@ impl Column {
     /// presence); with `fields`, each field lives in its own lane.
     pub(crate) fn new(
         item: Layout,
-        drop: Option<unsafe fn(OwningPtr<'_>)>,
+        drop: Option<&'static DropGlue>,
         sparse: bool,
         keeps_ticks: bool,
         fields: Option<&'static [FieldColumn]>,
@@ -132,7 +130,7 @@ impl Column {
     }
 
     /// An empty column for values of `item` layout, dropped with `drop`.
-    pub(crate) fn from_layout(item: Layout, drop: Option<unsafe fn(OwningPtr<'_>)>) -> Self {
+    pub(crate) fn from_layout(item: Layout, drop: Option<&'static DropGlue>) -> Self {
         let data = dangling(item);
         Self {
             data,
@@ -663,7 +661,7 @@ impl Column {
                     self.note_change(tick);
                 }
                 if let Some(drop) = self.drop {
-                    defer_panic(panic, || drop(OwningPtr::new(old)));
+                    defer_panic(panic, || drop.run(OwningPtr::new(old)));
                 }
             }
             return;
@@ -681,7 +679,7 @@ impl Column {
         if let Some(drop) = self.drop {
             // SAFETY: after the swap, `value`'s memory holds the old, owned value of
             // our type.
-            defer_panic(panic, || unsafe { drop(value) });
+            defer_panic(panic, || unsafe { drop.run(value) });
         }
     }
 

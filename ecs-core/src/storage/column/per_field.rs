@@ -176,7 +176,7 @@ impl Column {
         }
         if let Some(drop) = self.drop.filter(|_| present) {
             // SAFETY: staging holds the removed value, owned by nothing else now.
-            defer_panic(panic, || unsafe { drop(OwningPtr::new(value)) });
+            defer_panic(panic, || unsafe { drop.run(OwningPtr::new(value)) });
         }
     }
 

@@ -112,7 +112,7 @@ impl Column {
             // value (present, checked above), which nothing else will read or drop.
             let value = unsafe { OwningPtr::new(NonNull::new_unchecked(self.row_ptr(last))) };
             // SAFETY: the value has this column's type.
-            defer_panic(panic, || unsafe { drop(value) });
+            defer_panic(panic, || unsafe { drop.run(value) });
         }
     }
 
@@ -182,14 +182,14 @@ impl Column {
                     unsafe { lanes.gather(row, value.as_ptr()) };
                     // SAFETY: the staging slot holds that value, of the column's
                     // type, owned by nothing else: dropped once, here.
-                    defer_panic(panic, || unsafe { drop(OwningPtr::new(value)) });
+                    defer_panic(panic, || unsafe { drop.run(OwningPtr::new(value)) });
                     continue;
                 }
                 // SAFETY: rows `0..len` held live values; `len` is already 0, so each is
                 // visited once, here, and never again.
                 let value = unsafe { OwningPtr::new(NonNull::new_unchecked(self.row_ptr(row))) };
                 // SAFETY: the value has this column's type.
-                defer_panic(panic, || unsafe { drop(value) });
+                defer_panic(panic, || unsafe { drop.run(value) });
             }
         }
     }

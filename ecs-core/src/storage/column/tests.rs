@@ -16,13 +16,17 @@ fn drops() -> usize {
     DROPS.with(Cell::get)
 }
 
-unsafe fn drop_counted(ptr: OwningPtr<'_>) {
+unsafe fn drop_counted(ptr: OwningPtr<'_>, _: *const ()) {
     // SAFETY: only used for columns of `Counted`.
     unsafe { ptr.drop_as::<Counted>() }
 }
 
 fn counted_column() -> Column {
-    Column::from_layout(Layout::new::<Counted>(), Some(drop_counted))
+    let glue: &'static DropGlue = const {
+        // SAFETY: `drop_counted` drops a `Counted`, the column's values; no context.
+        &unsafe { DropGlue::new(drop_counted, core::ptr::null()) }
+    };
+    Column::from_layout(Layout::new::<Counted>(), Some(glue))
 }
 
 fn push<T>(column: &mut Column, value: T) {

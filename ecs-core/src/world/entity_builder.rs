@@ -1,0 +1,402 @@
+//! [`EntityBuilder`] and [`EntityBuilderClone`]: an entity's components
+//! collected at run time, typed and dynamic alike, then spawned with one
+//! archetype move (hecs's builders, with components defined at run time too).
+
+use core::alloc::Layout;
+use core::ptr::NonNull;
+
+use super::DynamicValue;
+use super::World;
+use super::structural_by_id::Bytes;
+use crate::component::{Component, ComponentId, Components, FieldKind, StrategyKind, component_id, value};
+use crate::entity::Entity;
+use crate::error::EcsError;
+use crate::storage::{CloneGlue, DropGlue, OwningPtr, Ptr};
+
+/// One collected component: where its value lies in the buffer and how to
+/// register, drop and clone it.
+#[derive(Clone, Copy)]
+struct Entry {
+    id: ComponentId,
+    offset: usize,
+    layout: Layout,
+    drop: Option<&'static DropGlue>,
+    /// Registers a typed component in the world it is spawned into; `None`
+    /// for a dynamic one, which the world must know already.
+    register: Option<fn(&mut Components) -> ComponentId>,
+    clone: Cloning,
+}
+
+#[derive(Clone, Copy)]
+enum Cloning {
+    Copy,
+    Glue(CloneGlue),
+    /// Field by field through the component's schema.
+    Schema(FieldKind),
+    /// Not clonable (only an [`EntityBuilder`] holds such values).
+    No,
+}
+
+/// Values packed one after another, each aligned for itself, in one block
+/// aligned for the most demanding of them. Values are moved by their bytes
+/// (every Rust value can be), so the block may grow by copying.
+#[derive(Default)]
+struct Buffer {
+    block: Option<Bytes>,
+    capacity: usize,
+    align: usize,
+    len: usize,
+}
+
+impl Buffer {
+    /// Room for a value of `layout` at the end; its offset.
+    fn push(&mut self, layout: Layout) -> usize {
+        let offset = self.len.next_multiple_of(layout.align());
+        let end = offset.checked_add(layout.size()).expect("entity builder overflow");
+        if end > self.capacity || layout.align() > self.align {
+            let align = self.align.max(layout.align()).max(1);
+            let capacity = end.max(self.capacity * 2).max(64);
+            let layout = Layout::from_size_align(capacity, align).expect("entity builder overflow");
+            let block = Bytes::new(layout);
+            if let Some(old) = &self.block {
+                // SAFETY: both blocks hold at least `len` bytes and do not
+                // overlap; the values move with their bytes, the old block is
+                // freed without dropping them.
+                unsafe { core::ptr::copy_nonoverlapping(old.ptr().as_ptr(), block.ptr().as_ptr(), self.len) };
+            }
+            self.block = Some(block);
+            self.capacity = capacity;
+            self.align = align;
+        }
+        self.len = end;
+        offset
+    }
+
+    fn at(&self, offset: usize) -> NonNull<u8> {
+        let block = self.block.as_ref().map_or(NonNull::dangling(), Bytes::ptr);
+        // SAFETY: `offset` is within the block (handed out by `push`), or 0 for
+        // a zero-sized value in an empty buffer (a dangling, never-read pointer
+        // then; aligned because zero-sized values are only ever copied as
+        // zero bytes).
+        unsafe { block.add(offset) }
+    }
+}
+
+/// An entity's components, collected one by one at run time (typed values
+/// and [`DynamicValue`]s), then spawned in one move into their archetype.
+/// Spawning empties the builder and keeps its memory for the next entity.
+///
+/// # Example
+/// ```
+/// use ecs_core::prelude::*;
+/// use ecs_core::world::EntityBuilder;
+///
+/// #[derive(Component, Debug, PartialEq)] struct Pos(f32);
+/// #[derive(Component, Debug, PartialEq)] struct Name(String);
+///
+/// let mut world = World::new();
+/// let mut builder = EntityBuilder::new();
+/// builder.add(Pos(1.0)).add(Name("crate".into()));
+/// assert!(builder.has::<Pos>());
+/// let e = builder.spawn(&mut world)?;
+/// assert_eq!(world.get::<Name>(e), Some(&Name("crate".into())));
+/// assert!(!builder.has::<Pos>(), "spawning empties the builder");
+/// # Ok::<(), EcsError>(())
+/// ```
+#[derive(Default)]
+pub struct EntityBuilder {
+    buffer: Buffer,
+    entries: Vec<Entry>,
+    /// Scratch lists reused by every spawn.
+    ids: Vec<ComponentId>,
+    values: Vec<NonNull<u8>>,
+}
+
+// SAFETY: the buffer holds values of components, which are `Send + Sync`;
+// the scratch pointers point into the buffer and are only used by `spawn`.
+unsafe impl Send for EntityBuilder {}
+// SAFETY: as for `Send`; `&EntityBuilder` only reads values.
+unsafe impl Sync for EntityBuilder {}
+
+impl EntityBuilder {
+    /// An empty builder.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds `component`, replacing (and dropping) a value of its type added
+    /// before.
+    pub fn add<T: Component>(&mut self, component: T) -> &mut Self {
+        let entry = Entry {
+            id: component_id::<T>(),
+            offset: 0,
+            layout: Layout::new::<T>(),
+            drop: crate::ComponentInfo::of::<T>().drop_glue(),
+            register: Some(|components| components.register::<T>()),
+            clone: Cloning::No,
+        };
+        let component = core::mem::ManuallyDrop::new(component);
+        // SAFETY: `component` is an owned `T`, never dropped here, moved by
+        // `put` into the buffer.
+        unsafe { self.put(entry, NonNull::from(&*component).cast()) };
+        self
+    }
+
+    /// Adds a [`DynamicValue`], replacing a value of its component added
+    /// before.
+    pub fn add_dynamic(&mut self, value: DynamicValue) -> &mut Self {
+        let entry = Entry {
+            id: value.id(),
+            offset: 0,
+            layout: value.info().layout(),
+            drop: value.info().drop_glue(),
+            register: None,
+            clone: Cloning::No,
+        };
+        // SAFETY: the value is owned, moved into the buffer by `put`; its block
+        // is freed below without dropping the value.
+        unsafe { self.put(entry, value.ptr()) };
+        drop(value.forget_value());
+        self
+    }
+
+    /// Moves the value at `value` into the buffer, replacing an entry of its
+    /// component.
+    ///
+    /// # Safety
+    /// `value` is an owned, valid value of `entry`'s component with its
+    /// layout, which the caller forgets.
+    unsafe fn put(&mut self, mut entry: Entry, value: NonNull<u8>) {
+        if let Some(at) = self.entries.iter().position(|e| e.id == entry.id) {
+            // The old entry leaves the list first: a panicking drop then leaks
+            // the new value and never drops the old one twice.
+            let old = self.entries.swap_remove(at);
+            if let Some(glue) = old.drop {
+                // SAFETY: the entry's value is live in the buffer, dropped once.
+                unsafe { glue.run(OwningPtr::new(self.buffer.at(old.offset))) };
+            }
+            let slot = self.buffer.at(old.offset);
+            // SAFETY: the old slot has the same layout (same component).
+            unsafe { core::ptr::copy_nonoverlapping(value.as_ptr(), slot.as_ptr(), entry.layout.size()) };
+            entry.offset = old.offset;
+            self.entries.push(entry);
+            return;
+        }
+        entry.offset = self.buffer.push(entry.layout);
+        // SAFETY: the slot is fresh room for the layout in the buffer; the
+        // value is owned (caller), its bytes move.
+        unsafe {
+            core::ptr::copy_nonoverlapping(value.as_ptr(), self.buffer.at(entry.offset).as_ptr(), entry.layout.size())
+        };
+        self.entries.push(entry);
+    }
+
+    /// `true` when a `T` was added.
+    pub fn has<T: Component>(&self) -> bool {
+        self.entries.iter().any(|e| e.id == component_id::<T>())
+    }
+
+    /// The `T` added, if any.
+    pub fn get<T: Component>(&self) -> Option<&T> {
+        let entry = self.entries.iter().find(|e| e.id == component_id::<T>())?;
+        if size_of::<T>() == 0 {
+            // SAFETY: any aligned, non-null pointer is a valid zero-sized `T`
+            // (one was added, so such a value exists).
+            return Some(unsafe { NonNull::<T>::dangling().as_ref() });
+        }
+        // SAFETY: the entry of `T`'s id holds a valid `T`, aligned in the
+        // buffer: added by `add::<T>`, or a `DynamicValue` of `T` built by
+        // its schema (a valid `T`: the schema describes all of `T`'s fields).
+        Some(unsafe { self.buffer.at(entry.offset).cast::<T>().as_ref() })
+    }
+
+    /// The ids of the components added, in the order they were added.
+    pub fn component_ids(&self) -> impl Iterator<Item = ComponentId> + '_ {
+        self.entries.iter().map(|e| e.id)
+    }
+
+    /// Drops every value added.
+    pub fn clear(&mut self) {
+        let entries = core::mem::take(&mut self.entries);
+        self.buffer.len = 0;
+        for entry in &entries {
+            if let Some(glue) = entry.drop {
+                // SAFETY: each entry's value is live, dropped once here (the
+                // list was taken first, so a panic leaks the rest, never
+                // drops twice).
+                unsafe { glue.run(OwningPtr::new(self.buffer.at(entry.offset))) };
+            }
+        }
+        let mut entries = entries;
+        entries.clear();
+        self.entries = entries;
+    }
+
+    /// Spawns an entity with every component added, in one move, and empties
+    /// the builder (keeping its memory).
+    ///
+    /// # Errors
+    /// [`EcsError::UnknownComponent`] for a dynamic component `world` has not
+    /// registered, [`EcsError::RelationshipById`] for a relationship (spawn
+    /// those through their type). Nothing is spawned and the builder keeps
+    /// its values then.
+    pub fn spawn(&mut self, world: &mut World) -> Result<Entity, EcsError> {
+        // SAFETY: the entries' values are live in the buffer; on `Ok` they
+        // moved into the world and are forgotten here.
+        let entity = unsafe { spawn_entries(world, &self.entries, &self.buffer, &mut self.ids, &mut self.values)? };
+        self.entries.clear();
+        self.buffer.len = 0;
+        Ok(entity)
+    }
+}
+
+impl Drop for EntityBuilder {
+    fn drop(&mut self) {
+        self.clear();
+    }
+}
+
+/// Spawns the entries' values.
+///
+/// # Safety
+/// Every entry's value is live in `buffer`. On `Ok` the values were moved
+/// into the world: the caller forgets them.
+unsafe fn spawn_entries(
+    world: &mut World,
+    entries: &[Entry],
+    buffer: &Buffer,
+    ids: &mut Vec<ComponentId>,
+    values: &mut Vec<NonNull<u8>>,
+) -> Result<Entity, EcsError> {
+    for entry in entries {
+        if world.components.get(entry.id).is_none() {
+            match entry.register {
+                Some(register) => {
+                    register(&mut world.components);
+                }
+                None => return Err(EcsError::UnknownComponent { index: entry.id.index() }),
+            }
+        }
+    }
+    // One bundle per set of components whatever the order they were added in.
+    ids.clear();
+    ids.extend(entries.iter().map(|e| e.id));
+    ids.sort_unstable();
+    let bundle = world.bundle_of_ids(ids)?;
+    values.clear();
+    values.extend(ids.iter().map(|&id| {
+        let entry = entries.iter().find(|e| e.id == id).expect("the ids are the entries'");
+        buffer.at(entry.offset)
+    }));
+    // SAFETY: the bundle is of exactly these components in this order, each
+    // value a live one of its component (caller), forgotten by the caller.
+    Ok(unsafe { world.spawn_raw(bundle, values) })
+}
+
+/// An [`EntityBuilder`] whose components are all clonable, built once and
+/// spawned as many times as needed (a prefab): each spawn clones the values.
+///
+/// # Example
+/// ```
+/// use ecs_core::prelude::*;
+/// use ecs_core::world::EntityBuilderClone;
+///
+/// #[derive(Component, Clone, Debug, PartialEq)] struct Hp(i32);
+///
+/// let mut world = World::new();
+/// let mut goblin = EntityBuilderClone::new();
+/// goblin.add(Hp(7));
+/// let goblin = goblin.build();
+/// let a = goblin.spawn(&mut world)?;
+/// let b = goblin.spawn(&mut world)?;
+/// assert_eq!(world.get::<Hp>(a), world.get::<Hp>(b));
+/// # Ok::<(), EcsError>(())
+/// ```
+#[derive(Default)]
+pub struct EntityBuilderClone {
+    inner: EntityBuilder,
+}
+
+impl EntityBuilderClone {
+    /// An empty builder.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds `component`, replacing a value of its type added before.
+    pub fn add<T: Component + Clone>(&mut self, component: T) -> &mut Self {
+        self.inner.add(component);
+        // SAFETY: `clone_as::<T>` clones a `T` into a slot for one; no context.
+        let clone = Cloning::Glue(unsafe { CloneGlue::new(clone_as::<T>, core::ptr::null()) });
+        self.set_cloning(component_id::<T>(), clone);
+        self
+    }
+
+    /// Adds a [`DynamicValue`] (cloned by its component's clone, or field by
+    /// field), replacing a value of its component added before.
+    pub fn add_dynamic(&mut self, value: DynamicValue) -> &mut Self {
+        let id = value.id();
+        let clone = match value.info().snapshot_kind() {
+            StrategyKind::Copy => Cloning::Copy,
+            StrategyKind::Clone(glue) => Cloning::Glue(glue),
+            StrategyKind::Skip | StrategyKind::Unsupported => {
+                Cloning::Schema(*value.info().kind().expect("a dynamic value has a kind"))
+            }
+        };
+        self.inner.add_dynamic(value);
+        self.set_cloning(id, clone);
+        self
+    }
+
+    fn set_cloning(&mut self, id: ComponentId, clone: Cloning) {
+        if let Some(entry) = self.inner.entries.iter_mut().find(|e| e.id == id) {
+            entry.clone = clone;
+        }
+    }
+
+    /// Finishes the builder: the result spawns copies.
+    pub fn build(self) -> BuiltEntityClone {
+        BuiltEntityClone { inner: self.inner }
+    }
+}
+
+/// A finished [`EntityBuilderClone`]: every [`spawn`](Self::spawn) makes an
+/// entity with clones of its values.
+pub struct BuiltEntityClone {
+    inner: EntityBuilder,
+}
+
+impl BuiltEntityClone {
+    /// Spawns an entity with a clone of every value.
+    ///
+    /// # Errors
+    /// As for [`EntityBuilder::spawn`]; nothing is spawned then.
+    pub fn spawn(&self, world: &mut World) -> Result<Entity, EcsError> {
+        let mut copy = EntityBuilder::new();
+        for entry in &self.inner.entries {
+            let offset = copy.buffer.push(entry.layout);
+            let src = self.inner.buffer.at(entry.offset);
+            let dst = copy.buffer.at(offset);
+            // SAFETY: `src` is a live value of the entry's component; `dst` is
+            // fresh room for one in another block. A panicking clone leaves
+            // `dst` uninitialised and out of `copy`'s entries (never dropped).
+            unsafe {
+                match entry.clone {
+                    Cloning::Copy => core::ptr::copy_nonoverlapping(src.as_ptr(), dst.as_ptr(), entry.layout.size()),
+                    Cloning::Glue(glue) => glue.run(Ptr::new(src), dst),
+                    Cloning::Schema(kind) => value::clone_into(&kind, src.as_ptr(), dst.as_ptr()),
+                    Cloning::No => unreachable!("an EntityBuilderClone only holds clonable values"),
+                }
+            }
+            copy.entries.push(Entry { offset, ..*entry });
+        }
+        copy.spawn(world)
+    }
+}
+
+/// # Safety
+/// `src` points at a valid `T`; `dst` is valid for writing a `T`.
+unsafe fn clone_as<T: Clone>(src: Ptr<'_>, dst: NonNull<u8>, _: *const ()) {
+    // SAFETY: the caller's.
+    unsafe { dst.cast::<T>().write(src.deref::<T>().clone()) }
+}

@@ -1,0 +1,244 @@
+//! Components defined at run time: registration, values by id, builders,
+//! hooks and snapshots, with typed components alongside.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use ecs_core::component::{ComponentDescriptor, ComponentId, FieldKind, SchemaBuilder, enum_schema};
+use ecs_core::prelude::*;
+use ecs_core::world::{DynamicValue, EntityBuilder, EntityBuilderClone, RegisterError};
+
+fn health_schema() -> &'static ecs_core::component::Schema {
+    let state = enum_schema("Mood", &[("Calm", 0), ("Angry", 3)]).unwrap();
+    SchemaBuilder::new("Health")
+        .field("hp", FieldKind::I32)
+        .field("name", FieldKind::String)
+        .field("tags", FieldKind::array(FieldKind::String, 2))
+        .field("mood", FieldKind::Enum(state))
+        .field("target", FieldKind::Entity)
+        .build()
+        .unwrap()
+}
+
+fn health(world: &mut World) -> ComponentId {
+    world.register_dynamic(&ComponentDescriptor::new("Health", health_schema())).unwrap()
+}
+
+#[test]
+fn one_definition_is_one_id_in_every_world_and_a_clash_names_both() {
+    let mut a = World::new();
+    let mut b = World::new();
+    let id = health(&mut a);
+    assert_eq!(health(&mut a), id);
+    assert_eq!(health(&mut b), id, "ids are process-wide");
+    assert_eq!(a.component_id_by_name("Health"), Some(id));
+    assert!(a.components().get(id).unwrap().is_dynamic());
+
+    let other = SchemaBuilder::new("Health").field("hp", FieldKind::F32).build().unwrap();
+    let err = a.register_dynamic(&ComponentDescriptor::new("Health", other)).unwrap_err();
+    let RegisterError::NameTaken { registered, requested, .. } = &err else { panic!("{err:?}") };
+    assert!(registered.contains("hp: i32") && registered.contains("name: String"), "{registered}");
+    assert!(requested.contains("hp: f32"), "{requested}");
+    assert!(err.to_string().contains("Health"));
+}
+
+#[test]
+fn values_by_id_are_read_written_removed_and_dropped() {
+    let mut world = World::new();
+    let id = health(&mut world);
+    let mut value = DynamicValue::new(&world, id).unwrap();
+    assert_eq!(value.view().get::<i32>("hp"), Ok(0));
+    assert_eq!(value.view().variant("mood"), Ok("Calm"));
+    assert_eq!(value.view().get::<Entity>("target"), Ok(Entity::PLACEHOLDER));
+    value.set("hp", 40).unwrap().set_string("name", "orc").unwrap().set_string("tags[1]", "big").unwrap();
+    value.set_variant("mood", "Angry").unwrap();
+    assert!(value.set("hp", 1.0f32).is_err(), "no reinterpretation");
+    assert!(value.set("nope", 1).is_err());
+    let copy = value.clone();
+
+    let e = world.spawn(());
+    world.entity_mut(e).unwrap().insert_by_id(id, value).unwrap();
+    {
+        let view = world.get_by_id(e, id).unwrap();
+        assert_eq!(view.get::<i32>("hp"), Ok(40));
+        assert_eq!(view.get_str("name"), Ok("orc"));
+        assert_eq!(view.get_str("tags[1]"), Ok("big"));
+        assert_eq!(view.variant("mood"), Ok("Angry"));
+    }
+    world.get_mut_by_id(e, id).unwrap().set_string("name", "troll").unwrap();
+    // Replacing drops the old value (valgrind checks the strings are freed).
+    world.entity_mut(e).unwrap().insert_by_id(id, copy).unwrap();
+    assert_eq!(world.get_by_id(e, id).unwrap().get_str("name"), Ok("orc"));
+    world.entity_mut(e).unwrap().remove_by_id(id).unwrap();
+    assert!(world.get_by_id(e, id).is_err());
+    assert!(matches!(world.remove_by_id(e, id), Err(EcsError::MissingComponent { .. })));
+
+    let f = world.spawn(());
+    let mut value = DynamicValue::new(&world, id).unwrap();
+    value.set_string("name", "left in the world").unwrap();
+    world.insert_by_id(f, id, value).unwrap();
+    world.despawn(f).unwrap();
+    let g = world.spawn(());
+    world.insert_by_id(g, id, DynamicValue::new(&world, id).unwrap()).unwrap();
+    drop(world);
+}
+
+#[test]
+fn wrong_ids_are_errors_that_change_nothing() {
+    let mut world = World::new();
+    let id = health(&mut world);
+    let mana = SchemaBuilder::new("Mana").field("points", FieldKind::F32).build().unwrap();
+    let mana = world.register_dynamic(&ComponentDescriptor::new("Mana", mana)).unwrap();
+    let e = world.spawn(());
+    let value = DynamicValue::new(&world, id).unwrap();
+    assert!(matches!(world.insert_by_id(e, mana, value), Err(EcsError::ValueOfOtherComponent { .. })));
+    assert!(world.get_by_id(e, mana).is_err());
+
+    let mut fresh = World::new();
+    assert!(matches!(DynamicValue::new(&fresh, id), Err(EcsError::UnknownComponent { .. })));
+    let e = fresh.spawn(());
+    assert!(matches!(fresh.remove_by_id(e, id), Err(EcsError::UnknownComponent { .. })));
+    let parent = world.spawn(());
+    let child = world.spawn(ChildOf(parent));
+    let child_of = world.component_id_by_name("ChildOf").unwrap();
+    assert!(matches!(world.remove_by_id(child, child_of), Err(EcsError::RelationshipById { .. })));
+    assert!(world.get::<ChildOf>(child).is_some());
+}
+
+#[test]
+fn sparse_and_per_field_runtime_components_hold_their_values() {
+    let mut world = World::new();
+    let vec = SchemaBuilder::new("Vel").field("x", FieldKind::F32).field("y", FieldKind::F32).build().unwrap();
+    let sparse = world.register_dynamic(&ComponentDescriptor::new("Burning", health_schema()).sparse()).unwrap();
+    let soa = world.register_dynamic(&ComponentDescriptor::new("Vel", vec).per_field()).unwrap();
+    let mut entities = Vec::new();
+    for i in 0..10 {
+        let e = world.spawn(());
+        let mut v = DynamicValue::new(&world, soa).unwrap();
+        v.set("x", i as f32).unwrap().set("y", -(i as f32)).unwrap();
+        world.insert_by_id(e, soa, v).unwrap();
+        if i % 2 == 0 {
+            let mut b = DynamicValue::new(&world, sparse).unwrap();
+            b.set_string("name", format!("fire {i}")).unwrap();
+            world.insert_by_id(e, sparse, b).unwrap();
+        }
+        entities.push(e);
+    }
+    let query = world.dynamic_query().read(soa).build(&world).unwrap();
+    let mut xs = Vec::new();
+    query.for_each_archetype(&world, |a| xs.extend_from_slice(a.field::<f32>(soa, "x").unwrap()));
+    xs.sort_by(f32::total_cmp);
+    assert_eq!(xs, (0..10).map(|i| i as f32).collect::<Vec<_>>());
+    for (i, &e) in entities.iter().enumerate() {
+        let name = world.get_by_id(e, sparse).ok().map(|v| v.get_str("name").unwrap().to_owned());
+        assert_eq!(name, (i % 2 == 0).then(|| format!("fire {i}")));
+    }
+    world.remove_by_id(entities[0], sparse).unwrap();
+    world.remove_by_id(entities[1], soa).unwrap();
+    assert!(world.get_by_id(entities[0], sparse).is_err());
+}
+
+#[derive(Component, Debug, PartialEq, Clone)]
+#[component(describe)]
+struct Stats {
+    level: u8,
+    title: String,
+}
+
+#[test]
+fn a_described_rust_component_is_inserted_by_id_with_its_hooks() {
+    let mut world = World::new();
+    let added = Arc::new(AtomicUsize::new(0));
+    let seen = added.clone();
+    world.add_observer(move |_: On<Add, Stats>| {
+        seen.fetch_add(1, Ordering::Relaxed);
+    });
+    let id = world.register_component::<Stats>();
+    let mut value = DynamicValue::new(&world, id).unwrap();
+    value.set("level", 3u8).unwrap().set_string("title", "knight").unwrap();
+    let e = world.spawn(());
+    world.insert_by_id(e, id, value).unwrap();
+    assert_eq!(world.get::<Stats>(e), Some(&Stats { level: 3, title: "knight".into() }));
+    assert_eq!(added.load(Ordering::Relaxed), 1);
+    world.remove_by_id(e, id).unwrap();
+    assert!(world.get::<Stats>(e).is_none());
+}
+
+struct Counted(Arc<AtomicUsize>);
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::Relaxed);
+    }
+}
+#[derive(Component)]
+struct Owned(#[allow(dead_code)] Counted);
+#[derive(Component, Debug, PartialEq, Clone)]
+struct Pos(f32, f32);
+
+#[test]
+fn entity_builder_spawns_typed_and_dynamic_components_in_one_move() {
+    let drops = Arc::new(AtomicUsize::new(0));
+    let mut world = World::new();
+    let id = health(&mut world);
+    let mut builder = EntityBuilder::new();
+    let mut value = DynamicValue::new(&world, id).unwrap();
+    value.set("hp", 9).unwrap();
+    builder.add(Pos(1.0, 2.0)).add(Owned(Counted(drops.clone()))).add_dynamic(value);
+    builder.add(Owned(Counted(drops.clone())));
+    assert_eq!(drops.load(Ordering::Relaxed), 1, "a replaced value is dropped");
+    assert_eq!(builder.get::<Pos>(), Some(&Pos(1.0, 2.0)));
+    let e = builder.spawn(&mut world).unwrap();
+    assert_eq!(world.get::<Pos>(e), Some(&Pos(1.0, 2.0)));
+    assert_eq!(world.get_by_id(e, id).unwrap().get::<i32>("hp"), Ok(9));
+    assert!(world.get::<Owned>(e).is_some());
+    // Same components, another order: the same archetype.
+    let archetypes = world.archetypes().len();
+    builder.add_dynamic(DynamicValue::new(&world, id).unwrap()).add(Owned(Counted(drops.clone()))).add(Pos(0.0, 0.0));
+    builder.spawn(&mut world).unwrap();
+    assert_eq!(world.archetypes().len(), archetypes, "the same archetype");
+    builder.add(Owned(Counted(drops.clone())));
+    drop(builder);
+    assert_eq!(drops.load(Ordering::Relaxed), 2, "an unspawned builder drops its values");
+    world.despawn(e).unwrap();
+    assert_eq!(drops.load(Ordering::Relaxed), 3);
+
+    let mut other = World::new();
+    let mut builder = EntityBuilder::new();
+    builder.add(Pos(5.0, 5.0)).add_dynamic(DynamicValue::new(&world, id).unwrap());
+    assert!(matches!(builder.spawn(&mut other), Err(EcsError::UnknownComponent { .. })));
+    assert!(builder.has::<Pos>(), "a failed spawn keeps the values");
+    health(&mut other);
+    builder.spawn(&mut other).unwrap();
+}
+
+#[test]
+fn entity_builder_clone_spawns_many_copies() {
+    let mut world = World::new();
+    let id = health(&mut world);
+    let mut prefab = EntityBuilderClone::new();
+    let mut value = DynamicValue::new(&world, id).unwrap();
+    value.set_string("name", "goblin").unwrap();
+    prefab.add(Pos(3.0, 4.0)).add_dynamic(value);
+    let prefab = prefab.build();
+    let spawned: Vec<Entity> = (0..5).map(|_| prefab.spawn(&mut world).unwrap()).collect();
+    for &e in &spawned {
+        assert_eq!(world.get::<Pos>(e), Some(&Pos(3.0, 4.0)));
+        assert_eq!(world.get_by_id(e, id).unwrap().get_str("name"), Ok("goblin"));
+    }
+    world.get_mut_by_id(spawned[0], id).unwrap().set_string("name", "changed").unwrap();
+    assert_eq!(world.get_by_id(spawned[1], id).unwrap().get_str("name"), Ok("goblin"), "each spawn is a copy");
+}
+
+#[test]
+fn snapshots_clone_runtime_components_by_schema() {
+    let mut world = World::new();
+    let id = health(&mut world);
+    let e = world.spawn(());
+    let mut value = DynamicValue::new(&world, id).unwrap();
+    value.set_string("name", "before").unwrap();
+    world.insert_by_id(e, id, value).unwrap();
+    let snapshot = world.snapshot().unwrap();
+    world.get_mut_by_id(e, id).unwrap().set_string("name", "after").unwrap();
+    world.restore(&snapshot).unwrap();
+    assert_eq!(world.get_by_id(e, id).unwrap().get_str("name"), Ok("before"));
+}
