@@ -201,7 +201,11 @@ impl Schema {
     /// `size` and `align` are `T`'s; each field lies at its offset in every
     /// `T` and holds a valid value of its kind there (as `T`'s own field of
     /// that type does: `offset_of!` and the field type's [`Describe`]), and no
-    /// two fields overlap. `#[derive(Describe)]` makes it so.
+    /// two fields overlap. The fields are *all* of `T`'s: bytes that hold a
+    /// valid value of each field's kind at its offset (padding aside) are a
+    /// valid `T`, which is how values are built by schema
+    /// ([`DynamicValue`](crate::world::DynamicValue)). `#[derive(Describe)]`
+    /// makes it so.
     pub const unsafe fn of_type<T: 'static>(name: &'static str, fields: &'static [Field]) -> Self {
         Self { name, size: size_of::<T>(), align: align_of::<T>(), fields, type_id: TypeId::of::<T> }
     }
@@ -306,7 +310,9 @@ impl EnumSchema {
     /// `variants` are `T`'s, with their discriminants; `read` returns the
     /// discriminant of the valid `T` its pointer points at, and `write` writes
     /// the `T` whose discriminant it is given (one of `variants`) to its
-    /// pointer, which points at a valid `T`. `#[derive(Describe)]` makes it so.
+    /// pointer, which points at memory for a `T`, aligned and writable, whose
+    /// old contents it neither reads nor drops (they may be uninitialised).
+    /// `#[derive(Describe)]` makes it so.
     pub const unsafe fn of_type<T: 'static>(
         name: &'static str,
         variants: &'static [Variant],
@@ -392,7 +398,8 @@ impl EnumSchema {
     /// variants' (checked: `false` otherwise, nothing written).
     ///
     /// # Safety
-    /// `ptr` points at a valid value of the described enum, writable.
+    /// `ptr` points at memory for a value of the described enum, aligned and
+    /// writable; its old contents are overwritten unread and undropped.
     pub(crate) unsafe fn write(&self, ptr: *mut u8, discriminant: i64) -> bool {
         if !self.variants.iter().any(|v| v.discriminant == discriminant) {
             return false;

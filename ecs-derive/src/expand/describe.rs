@@ -67,8 +67,9 @@ pub fn describe(def: DescribeDef<'_>) -> TokenStream {
                     #[doc(hidden)]
                     unsafe fn __ecs_describe_write(__ptr: *mut u8, __d: i64) {
                         let __value = $writes { return };
-                        // SAFETY: the schema's contract: a valid value, writable.
-                        unsafe { *__ptr.cast::<Self>() = __value };
+                        // SAFETY: the schema's contract: memory for a `Self`,
+                        // aligned and writable; what it held is not read.
+                        unsafe { __ptr.cast::<Self>().write(__value) };
                     }
                 }",
                 impl_generics,
