@@ -242,3 +242,124 @@ fn snapshots_clone_runtime_components_by_schema() {
     world.restore(&snapshot).unwrap();
     assert_eq!(world.get_by_id(e, id).unwrap().get_str("name"), Ok("before"));
 }
+
+#[derive(Default)]
+struct Log(Vec<String>);
+
+fn log_add(mut world: ecs_core::world::DeferredWorld, ctx: HookContext) {
+    world.resource_mut::<Log>().0.push(format!("hook add {:?}", ctx.component_id));
+}
+
+fn log_remove(mut world: ecs_core::world::DeferredWorld, ctx: HookContext) {
+    world.resource_mut::<Log>().0.push(format!("hook remove {:?}", ctx.component_id));
+}
+
+#[test]
+fn hooks_observers_and_removal_logs_work_by_id() {
+    let mut world = World::new();
+    world.insert_resource(Log::default());
+    let id = health(&mut world);
+    world
+        .set_component_hooks_by_id(
+            id,
+            ecs_core::component::ComponentHooks {
+                on_add: Some(log_add),
+                on_remove: Some(log_remove),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    let stats = world.register_component::<Stats>();
+    assert!(matches!(
+        world.set_component_hooks_by_id(stats, Default::default()),
+        Err(EcsError::HooksOfRustComponent { .. })
+    ));
+    world
+        .add_observer_by_id(&[id], |t: On<Insert>, mut log: ResMut<Log>| {
+            log.0.push(format!("observer insert {:?}", t.component().unwrap()));
+        })
+        .unwrap();
+    let ghost = SchemaBuilder::new("Ghost").field("x", FieldKind::U8).build().unwrap();
+    let ghost = World::new().register_dynamic(&ComponentDescriptor::new("Ghost", ghost)).unwrap();
+    assert!(matches!(world.add_observer_by_id(&[ghost], |_: On<Add>| {}), Err(EcsError::UnknownComponent { .. })));
+    let mut removed = world.removed_by_id(id).unwrap();
+
+    let e = world.spawn(());
+    world.insert_by_id(e, id, DynamicValue::new(&world, id).unwrap()).unwrap();
+    world.insert_by_id(e, id, DynamicValue::new(&world, id).unwrap()).unwrap();
+    world.remove_by_id(e, id).unwrap();
+    let mut builder = EntityBuilder::new();
+    builder.add_dynamic(DynamicValue::new(&world, id).unwrap());
+    let f = builder.spawn(&mut world).unwrap();
+    world.despawn(f).unwrap();
+    let expected = [
+        format!("hook add {id:?}"),
+        format!("observer insert {id:?}"),
+        format!("observer insert {id:?}"),
+        format!("hook remove {id:?}"),
+        format!("hook add {id:?}"),
+        format!("observer insert {id:?}"),
+        format!("hook remove {id:?}"),
+    ];
+    assert_eq!(world.resource::<Log>().0, expected);
+    assert_eq!(removed.read(&world).collect::<Vec<_>>(), [e, f]);
+}
+
+#[derive(Component, Clone, Copy)]
+#[component(describe, layout = "soa")]
+struct Body {
+    x: f32,
+    y: f32,
+}
+
+#[derive(Component)]
+struct Frozen;
+
+#[test]
+fn a_dynamic_system_runs_beside_typed_ones_under_the_same_access_rules() {
+    use ecs_core::system::{DynamicSystem, IntoSystem, Schedule, System};
+    let mut world = World::new();
+    let vel = SchemaBuilder::new("Vel").field("dx", FieldKind::F32).build().unwrap();
+    let vel = world.register_dynamic(&ComponentDescriptor::new("Vel", vel).per_field()).unwrap();
+    for i in 0..100 {
+        let e = world.spawn(Body { x: 0.0, y: i as f32 });
+        let mut v = DynamicValue::new(&world, vel).unwrap();
+        v.set("dx", 2.0f32).unwrap();
+        world.insert_by_id(e, vel, v).unwrap();
+        if i % 10 == 0 {
+            world.entity_mut(e).unwrap().insert(Frozen);
+        }
+    }
+    let body = world.register_component::<Body>();
+    let frozen = world.register_component::<Frozen>();
+    let query = world.dynamic_query().write(body).read(vel).build(&world).unwrap();
+    let step = DynamicSystem::new("step", query, move |q| {
+        q.for_each_archetype(|a| {
+            let dx = a.field::<f32>(vel, "dx").unwrap();
+            for (x, dx) in a.field_mut::<f32>(body, "x").unwrap().iter_mut().zip(dx) {
+                *x += dx;
+            }
+        })
+    });
+    // Writes `Body`: conflicts with a typed reader of `Body`, not with one of `Frozen` alone.
+    let reader = IntoSystem::into_system(|q: Query<&Body>| assert!(q.iter().count() > 0));
+    let other = IntoSystem::into_system(|q: Query<Entity, With<Frozen>>| assert_eq!(q.iter().count(), 10));
+    assert!(step.access().conflict(reader.access()).is_some_and(|m| m.contains("Body")));
+    assert!(step.access().conflict(other.access()).is_none());
+    // A per-row (tag) filter proves nothing for a system that visits whole archetypes.
+    let without_frozen = world.dynamic_query().write(body).without(frozen).build(&world).unwrap();
+    let skip = DynamicSystem::new("skip", without_frozen, |_| {});
+    let frozen_writer = IntoSystem::into_system(|mut q: Query<&mut Body, With<Frozen>>| q.iter_mut().for_each(|_| ()));
+    assert!(skip.access().conflict(frozen_writer.access()).is_some());
+
+    let mut schedule = Schedule::new();
+    schedule.add_systems((
+        step,
+        |q: Query<&Body>| assert!(q.iter().all(|b| *b.x >= 0.0)),
+        |q: Query<Entity, With<Frozen>>| assert_eq!(q.iter().count(), 10),
+    ));
+    for _ in 0..3 {
+        schedule.run(&mut world);
+    }
+    assert!(world.query::<&Body>().iter().all(|b| *b.x == 6.0));
+}

@@ -105,6 +105,17 @@ pub enum EcsError {
         /// The component's type name, in full; messages print its last segment.
         component: &'static str,
     },
+    /// An observer by component id was asked for an event that is not a
+    /// lifecycle event (`Add`, `Insert`, `Discard`, `Remove`, `Despawn`).
+    NotLifecycle {
+        /// The event's type name.
+        event: &'static str,
+    },
+    /// A Rust component's hooks are its type's: they cannot be set by id.
+    HooksOfRustComponent {
+        /// The component's type name.
+        component: &'static str,
+    },
     /// A bundle put together at run time names one component twice.
     DuplicateComponent {
         /// The component's name, in full; messages print its last segment.
@@ -188,6 +199,17 @@ impl fmt::Display for EcsError {
                 f,
                 "the query writes component `{}` and also uses it otherwise: a value may be borrowed mutably \
                  only once and not also shared",
+                short_name(component)
+            ),
+            Self::NotLifecycle { event } => write!(
+                f,
+                "`{}` is not a lifecycle event: observers by component id watch `Add`, `Insert`, `Discard`, \
+                 `Remove` or `Despawn`",
+                short_name(event)
+            ),
+            Self::HooksOfRustComponent { component } => write!(
+                f,
+                "component `{}` is a Rust type: declare its hooks with `#[component(on_add = …)]`",
                 short_name(component)
             ),
             Self::DuplicateComponent { component } => write!(

@@ -537,6 +537,14 @@ impl Components {
         }
     }
 
+    /// Gives the registered runtime component `id` its hooks.
+    pub(crate) fn set_hooks(&mut self, id: ComponentId, hooks: ComponentHooks) {
+        if let Some(Some(info)) = self.infos.get_mut(id.index()) {
+            info.hooks = hooks;
+            self.add_lifecycle(id, hooks.flags());
+        }
+    }
+
     /// Sets lifecycle flags of a component (registered or not).
     pub(crate) fn add_lifecycle(&mut self, id: ComponentId, flags: u8) {
         if flags == 0 {

@@ -16,8 +16,8 @@
 
 mod removed;
 
-pub use removed::RemovedComponents;
 pub(crate) use removed::RemovedLogs;
+pub use removed::{RemovedById, RemovedComponents};
 
 use core::marker::PhantomData;
 

@@ -131,3 +131,61 @@ unsafe impl<T: Component> SystemParam for RemovedComponents<'_, T> {
 
 // SAFETY: reads the world's removal log and writes only its own cursor.
 unsafe impl<T: Component> ReadOnlySystemParam for RemovedComponents<'_, T> {}
+
+/// The entities that lost component `id` (removed, or despawned), read by id:
+/// [`RemovedComponents`] for code that names components at run time (a
+/// script's system, a tool). Made by [`World::removed_by_id`], which starts the
+/// component's removal log; keeps its own cursor, and sees removals of the
+/// last two updates of [`World::update_messages`].
+///
+/// # Example
+/// ```
+/// use ecs_core::prelude::*;
+/// #[derive(Component)] struct Enemy;
+/// let mut world = World::new();
+/// let id = world.register_component::<Enemy>();
+/// let mut removed = world.removed_by_id(id)?;
+/// let e = world.spawn(Enemy);
+/// world.despawn(e)?;
+/// assert_eq!(removed.read(&world).collect::<Vec<_>>(), [e]);
+/// assert_eq!(removed.read(&world).count(), 0, "each removal is read once");
+/// # Ok::<(), EcsError>(())
+/// ```
+pub struct RemovedById {
+    id: ComponentId,
+    cursor: MessageCursor<Removed>,
+}
+
+impl RemovedById {
+    /// The component watched.
+    pub fn id(&self) -> ComponentId {
+        self.id
+    }
+
+    /// The entities that lost the component and were not read yet, in order.
+    pub fn read<'a>(
+        &'a mut self,
+        world: &'a World,
+    ) -> impl DoubleEndedIterator<Item = Entity> + ExactSizeIterator + 'a {
+        static NONE: Messages<Removed> = Messages::new();
+        let log = world.removed.get(self.id).unwrap_or(&NONE);
+        self.cursor.read(log).map(|removed| removed.0)
+    }
+}
+
+impl World {
+    /// Starts logging removals of component `id` and returns a reader of them
+    /// (see [`RemovedById`]).
+    ///
+    /// # Errors
+    /// [`EcsError::UnknownComponent`](crate::EcsError::UnknownComponent) when
+    /// this world has no component `id`.
+    pub fn removed_by_id(&mut self, id: ComponentId) -> Result<RemovedById, crate::EcsError> {
+        if self.components.get(id).is_none() {
+            return Err(crate::EcsError::UnknownComponent { index: id.index() });
+        }
+        self.components.add_lifecycle(id, REMOVED_LOG);
+        self.removed.start(id);
+        Ok(RemovedById { id, cursor: MessageCursor::default() })
+    }
+}

@@ -380,15 +380,71 @@ impl World {
         self.spawn_observer::<P::Event, (P::Bundle, B)>(observer.into_runner().0, None)
     }
 
+    /// Adds an observer of a lifecycle event of the components `ids` (typed or
+    /// defined at run time): `On<Add>`, `On<Insert>`, `On<Discard>`,
+    /// `On<Remove>` or `On<Despawn>` with no component named in the type;
+    /// `trigger.component()` says which. Returns the observer's entity.
+    ///
+    /// # Errors
+    /// [`EcsError::UnknownComponent`](crate::EcsError::UnknownComponent) for an
+    /// id this world has not registered;
+    /// [`EcsError::NotLifecycle`](crate::EcsError::NotLifecycle) for an event
+    /// that is not a lifecycle event. Nothing is added then.
+    ///
+    /// # Example
+    /// ```
+    /// use ecs_core::prelude::*;
+    /// use ecs_core::component::{ComponentDescriptor, FieldKind, SchemaBuilder};
+    /// use ecs_core::world::DynamicValue;
+    ///
+    /// #[derive(Default)] struct Added(u32);
+    /// let mut world = World::new();
+    /// world.insert_resource(Added::default());
+    /// let schema = SchemaBuilder::new("Mana").field("points", FieldKind::F32).build()?;
+    /// let mana = world.register_dynamic(&ComponentDescriptor::new("Mana", schema))?;
+    /// world.add_observer_by_id(&[mana], |_: On<Add>, mut added: ResMut<Added>| added.0 += 1)?;
+    /// let e = world.spawn(());
+    /// world.insert_by_id(e, mana, DynamicValue::new(&world, mana)?)?;
+    /// assert_eq!(world.resource::<Added>().0, 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn add_observer_by_id<P: EventPattern<Bundle = ()>, B: Bundle, M>(
+        &mut self,
+        ids: &[ComponentId],
+        observer: impl IntoObserverSystem<P, B, M>,
+    ) -> Result<Entity, crate::EcsError> {
+        if let Some(&unknown) = ids.iter().find(|&&id| self.components.get(id).is_none()) {
+            return Err(crate::EcsError::UnknownComponent { index: unknown.index() });
+        }
+        if lifecycle_of(TypeId::of::<P::Event>()).is_none() {
+            return Err(crate::EcsError::NotLifecycle { event: crate::names::type_name::<P::Event>() });
+        }
+        let mut components = Vec::new();
+        B::register(&mut self.components, &mut |id| components.push(id));
+        components.extend_from_slice(ids);
+        Ok(self.spawn_observer_of::<P::Event>(observer.into_runner().0, None, components))
+    }
+
     /// Registers an observer system, spawning its entity.
     pub(crate) fn spawn_observer<E: Event, B: Bundle>(
         &mut self,
-        mut runner: Box<dyn ObserverRunner>,
+        runner: Box<dyn ObserverRunner>,
         target: Option<Entity>,
     ) -> Entity {
-        runner.init(self);
         let mut components = Vec::new();
         B::register(&mut self.components, &mut |id| components.push(id));
+        self.spawn_observer_of::<E>(runner, target, components)
+    }
+
+    /// Registers an observer system of the lifecycle events of `components`
+    /// (all, when empty), spawning its entity.
+    fn spawn_observer_of<E: Event>(
+        &mut self,
+        mut runner: Box<dyn ObserverRunner>,
+        target: Option<Entity>,
+        components: Vec<ComponentId>,
+    ) -> Entity {
+        runner.init(self);
         let event = TypeId::of::<E>();
         if let Some(kind) = lifecycle_of(event) {
             // Structural changes of the watched components (or, with none named,

@@ -18,6 +18,7 @@ use core::any::TypeId;
 use core::cell::RefCell;
 use core::sync::atomic::{AtomicU32, Ordering};
 
+use super::Access;
 use crate::archetype::Archetype;
 use crate::component::{ComponentId, ComponentInfo, FieldKind};
 use crate::entity::Entity;
@@ -131,7 +132,9 @@ impl DynamicQueryBuilder {
             // per row from now on, in every archetype now and later.
             world.archetypes().track_changes(id);
         }
+        let access = self.system_access(world);
         Ok(DynamicQuery {
+            access,
             world: world.id(),
             terms: self.terms,
             with: self.with,
@@ -142,6 +145,47 @@ impl DynamicQueryBuilder {
             per_row,
         })
     }
+}
+
+impl DynamicQueryBuilder {
+    /// What a system running this query touches, in the terms the schedule
+    /// checks typed queries by. Disjointness is proven only through table
+    /// components (decided per archetype): a system visits whole archetypes
+    /// (its column slices hold every row), so a sparse component or a tick
+    /// filter, decided per row, separates nothing.
+    fn system_access(&self, world: &World) -> QueryAccess {
+        let components = world.components();
+        let name = |id: ComponentId| components.name(id);
+        let table = |id: &&ComponentId| components.get(**id).is_some_and(|info| !info.is_sparse());
+        let mut access = Access::default();
+        for &(id, term) in &self.terms {
+            match term {
+                Term::Write => access.add_write(id, name(id)),
+                Term::Read | Term::Optional => access.add_read(id, name(id)),
+            }
+        }
+        for &id in self.added.iter().chain(&self.changed) {
+            access.add_filter_read(id, name(id));
+            access.add_tick_scan(id);
+        }
+        for &id in &self.changed {
+            access.watch_changes(id);
+        }
+        let fetched = self.terms.iter().filter(|(_, t)| *t != Term::Optional).map(|(id, _)| id);
+        let with: Vec<ComponentId> =
+            fetched.chain(&self.with).chain(&self.added).chain(&self.changed).filter(table).copied().collect();
+        let without: Vec<ComponentId> = self.without.iter().filter(table).copied().collect();
+        QueryAccess { components: access, with, without }
+    }
+}
+
+/// What a system running a [`DynamicQuery`] touches: its component access and
+/// the components every row it visits has and lacks (per archetype).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct QueryAccess {
+    pub(crate) components: Access,
+    pub(crate) with: Vec<ComponentId>,
+    pub(crate) without: Vec<ComponentId>,
 }
 
 /// A query over component ids, built at run time with [`World::dynamic_query`]:
@@ -179,6 +223,8 @@ impl DynamicQueryBuilder {
 #[derive(Debug)]
 pub struct DynamicQuery {
     world: WorldId,
+    /// What a system running it touches (see `DynamicQueryBuilder::system_access`).
+    access: QueryAccess,
     terms: Vec<(ComponentId, Term)>,
     with: Vec<ComponentId>,
     without: Vec<ComponentId>,
@@ -195,6 +241,7 @@ impl Clone for DynamicQuery {
     fn clone(&self) -> Self {
         Self {
             world: self.world,
+            access: self.access.clone(),
             terms: self.terms.clone(),
             with: self.with.clone(),
             without: self.without.clone(),
@@ -215,6 +262,54 @@ impl World {
 
 impl DynamicQuery {
     #[track_caller]
+    /// What a system running the query touches.
+    pub(crate) fn access(&self) -> &QueryAccess {
+        &self.access
+    }
+
+    /// The world the query was built for.
+    pub(crate) fn world_id(&self) -> WorldId {
+        self.world
+    }
+
+    /// [`for_each_archetype_mut`](Self::for_each_archetype_mut) through a
+    /// shared world, writes stamped `tick`: what a system running the query
+    /// does.
+    ///
+    /// # Safety
+    /// Nothing else reads or writes what the query writes, or writes what it
+    /// reads, meanwhile (the schedule's access check for a system holding it).
+    pub(crate) unsafe fn for_each_archetype_shared<'w>(
+        &self,
+        world: &'w World,
+        tick: Tick,
+        mut f: impl FnMut(DynamicArchetype<'w, '_>),
+    ) {
+        self.check_world(world);
+        let write = self.terms.iter().any(|(_, t)| *t == Term::Write).then_some(tick);
+        let lent = RefCell::new(Vec::new());
+        for archetype in world.archetypes().iter().filter(|a| !a.is_empty() && self.matches(a)) {
+            lent.borrow_mut().clear();
+            f(DynamicArchetype { world, archetype, query: self, write, lent: &lent });
+        }
+    }
+
+    /// [`par_for_each_archetype_mut`](Self::par_for_each_archetype_mut)
+    /// through a shared world (see [`for_each_archetype_shared`](Self::for_each_archetype_shared)).
+    ///
+    /// # Safety
+    /// As for `for_each_archetype_shared`.
+    pub(crate) unsafe fn par_for_each_archetype_shared(
+        &self,
+        world: &World,
+        tick: Tick,
+        f: &(dyn Fn(DynamicArchetype<'_, '_>) + Sync),
+    ) {
+        self.check_world(world);
+        let write = self.terms.iter().any(|(_, t)| *t == Term::Write).then_some(tick);
+        self.par_visit(world, write, f);
+    }
+
     fn check_world(&self, world: &World) {
         assert!(self.world == world.id(), "a DynamicQuery was used with a World other than the one it was built for");
     }
@@ -476,7 +571,9 @@ pub struct DynamicArchetype<'w, 'q> {
     query: &'q DynamicQuery,
     /// The tick writes are stamped with: `Some` only for a view made by
     /// [`DynamicQuery::for_each_archetype_mut`] or its parallel form, which
-    /// hold the world mutably and visit each archetype once, on one thread.
+    /// hold the world mutably, or by a system running the query (whose
+    /// written components nothing else touches meanwhile: the schedule checked
+    /// its access), and visit each archetype once, on one thread.
     write: Option<Tick>,
     /// What is lent: (term, lane or [`WHOLE`], mutably). Owned by the visit
     /// and emptied for each archetype, so that views allocate nothing.
@@ -563,10 +660,11 @@ impl DynamicArchetype<'_, '_> {
         self.lend(term, WHOLE, true);
         let len = self.archetype.len();
         self.stamp(column, len, tick);
-        // SAFETY: as in `column`; the world is held mutably for the whole
-        // visit (`write` is `Some`), which visits this archetype on one thread
-        // only, and the column is lent once (the ledger), so the slice is
-        // unique.
+        // SAFETY: as in `column`; `write` is `Some`, so nothing else touches
+        // the written column for the whole visit (the world is held mutably,
+        // or a system's access was checked), which visits this archetype on
+        // one thread only, and the column is lent once (the ledger), so the
+        // slice is unique.
         Some(unsafe { core::slice::from_raw_parts_mut(column.data_ptr().as_ptr().cast::<T>(), len) })
     }
 
@@ -615,8 +713,9 @@ impl DynamicArchetype<'_, '_> {
         let base = *column.lane_bases()?.get(lane)?;
         let len = self.archetype.len();
         self.stamp(column, len, tick);
-        // SAFETY: as in `field`; the world is held mutably for the visit,
-        // which visits this archetype on one thread only, and the lane is lent
+        // SAFETY: as in `field`; nothing else touches the written component
+        // for the visit (as in `column_mut`), which visits this archetype on
+        // one thread only, and the lane is lent
         // once (the ledger); `F` is `Copy` plain data, any bit
         // pattern written through it a valid `F`.
         Some(unsafe { core::slice::from_raw_parts_mut(base.as_ptr().cast::<F>(), len) })

@@ -11,7 +11,7 @@ use core::ptr::NonNull;
 use super::{DynamicValue, World};
 use crate::archetype::Row;
 use crate::bundle::{BundleId, BundleInfo};
-use crate::component::{ComponentDescriptor, ComponentId, ComponentInfo, Lifecycle};
+use crate::component::{ComponentDescriptor, ComponentHooks, ComponentId, ComponentInfo, Lifecycle};
 use crate::entity::{Entity, EntityLocation};
 use crate::error::EcsError;
 use crate::panics::{defer_panic, resume_deferred};
@@ -149,6 +149,43 @@ impl World {
         }
         self.components.register_info(&info);
         Ok(info.id())
+    }
+
+    /// Sets the hooks of the runtime component `id` in this world (a Rust
+    /// component's hooks are its type's, declared with `#[component(on_add =
+    /// …)]`). They run as a typed component's do, by id and by type alike.
+    ///
+    /// # Errors
+    /// [`EcsError::UnknownComponent`]; [`EcsError::HooksOfRustComponent`]
+    /// for a component defined by a Rust type.
+    ///
+    /// # Example
+    /// ```
+    /// use ecs_core::prelude::*;
+    /// use ecs_core::component::{ComponentDescriptor, ComponentHooks, FieldKind, SchemaBuilder};
+    /// use ecs_core::world::{DeferredWorld, DynamicValue};
+    ///
+    /// #[derive(Default)] struct Spawned(u32);
+    /// fn count(mut world: DeferredWorld, _: HookContext) {
+    ///     world.resource_mut::<Spawned>().0 += 1;
+    /// }
+    /// let mut world = World::new();
+    /// world.insert_resource(Spawned::default());
+    /// let schema = SchemaBuilder::new("Loot").field("gold", FieldKind::U32).build()?;
+    /// let loot = world.register_dynamic(&ComponentDescriptor::new("Loot", schema))?;
+    /// world.set_component_hooks_by_id(loot, ComponentHooks { on_add: Some(count), ..Default::default() })?;
+    /// let e = world.spawn(());
+    /// world.insert_by_id(e, loot, DynamicValue::new(&world, loot)?)?;
+    /// assert_eq!(world.resource::<Spawned>().0, 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn set_component_hooks_by_id(&mut self, id: ComponentId, hooks: ComponentHooks) -> Result<(), EcsError> {
+        let info = self.components.get(id).ok_or(EcsError::UnknownComponent { index: id.index() })?;
+        if !info.is_dynamic() {
+            return Err(EcsError::HooksOfRustComponent { component: info.name() });
+        }
+        self.components.set_hooks(id, hooks);
+        Ok(())
     }
 
     /// Inserts `value` as component `id` of `entity` (replacing the value it
