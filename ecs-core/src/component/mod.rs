@@ -281,7 +281,7 @@ unsafe fn drop_as<T>(ptr: OwningPtr<'_>, _: *const ()) {
 }
 
 /// The drop glue of `T`, one `static` per type.
-const fn typed_drop_glue<T>() -> &'static DropGlue {
+pub(crate) const fn typed_drop_glue<T>() -> &'static DropGlue {
     const {
         // SAFETY: `drop_as::<T>` drops an owned `T`; it reads no context.
         &unsafe { DropGlue::new(drop_as::<T>, core::ptr::null()) }
@@ -393,6 +393,7 @@ impl ComponentInfo {
     /// The name scripts and data files use: a runtime component's own name,
     /// the schema's name when a Rust component describes itself, else the
     /// type's name without its path.
+    #[inline]
     pub fn short_name(&self) -> &'static str {
         if self.dynamic {
             return self.name;

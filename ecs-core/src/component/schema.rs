@@ -118,12 +118,21 @@ impl FieldKind {
     /// `true` when the two kinds describe the same data: the same primitive,
     /// arrays of the same kind and length, or structs and enums with equal
     /// schemas (by name, fields and variants, not by Rust type).
+    #[inline]
     pub fn same_as(&self, other: &FieldKind) -> bool {
+        match (self, other) {
+            (FieldKind::Array(..) | FieldKind::Struct(_) | FieldKind::Enum(_), _) => self.same_nested(other),
+            // A primitive: the same primitive (the common case, kept inline).
+            (a, b) => core::mem::discriminant(a) == core::mem::discriminant(b),
+        }
+    }
+
+    fn same_nested(&self, other: &FieldKind) -> bool {
         match (self, other) {
             (FieldKind::Array(a, n), FieldKind::Array(b, m)) => n == m && a.same_as(b),
             (FieldKind::Struct(a), FieldKind::Struct(b)) => a.same_as(b),
             (FieldKind::Enum(a), FieldKind::Enum(b)) => a.same_as(b),
-            (a, b) => core::mem::discriminant(a) == core::mem::discriminant(b),
+            _ => false,
         }
     }
 }

@@ -15,7 +15,7 @@ use super::growth;
 /// # Safety
 /// `src` and `dst` are valid for `size` bytes and do not overlap.
 #[inline(always)]
-pub(super) unsafe fn copy_item(src: *const u8, dst: *mut u8, size: usize) {
+pub(crate) unsafe fn copy_item(src: *const u8, dst: *mut u8, size: usize) {
     use core::mem::MaybeUninit as M;
     use core::ptr::{read_unaligned as read, write_unaligned as write};
     // SAFETY: every access below stays within `[0, size)` of both pointers, which the

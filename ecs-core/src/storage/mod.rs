@@ -11,6 +11,7 @@ mod per_field;
 mod ptr;
 mod tick;
 
+pub(crate) use array::copy_item;
 pub use column::Column;
 pub(crate) use glue::CloneGlue;
 pub use glue::DropGlue;

@@ -135,11 +135,22 @@ field_value!(
 /// A field named by its path or by a [`FieldHandle`]. Sealed: views trust
 /// the handle a path resolves to, so only the crate's own impls exist.
 pub trait FieldPath: sealed::Sealed {
-    /// The handle, resolved against the view's component.
+    /// Where the field lies in the view's component and what it holds.
     ///
     /// # Errors
     /// As for [`ComponentRef::field`].
-    fn resolve(&self, view: &Shape) -> Result<FieldHandle, FieldError>;
+    #[doc(hidden)]
+    fn locate(&self, view: &Shape) -> Result<Located<'_>, FieldError>;
+}
+
+/// A field found in a component: its offset and kind, and the path it was
+/// named by (for errors). Made by [`FieldPath::locate`] without allocating.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct Located<'p> {
+    offset: usize,
+    kind: FieldKind,
+    path: &'p str,
 }
 
 impl sealed::Sealed for str {}
@@ -148,29 +159,33 @@ impl sealed::Sealed for FieldHandle {}
 impl sealed::Sealed for &FieldHandle {}
 
 impl FieldPath for str {
-    fn resolve(&self, view: &Shape) -> Result<FieldHandle, FieldError> {
-        view.field(self)
+    fn locate(&self, view: &Shape) -> Result<Located<'_>, FieldError> {
+        let (offset, kind) = view.walk(self)?;
+        Ok(Located { offset, kind, path: self })
     }
 }
 
 impl FieldPath for &str {
-    fn resolve(&self, view: &Shape) -> Result<FieldHandle, FieldError> {
-        view.field(self)
+    fn locate(&self, view: &Shape) -> Result<Located<'_>, FieldError> {
+        (**self).locate(view)
     }
 }
 
 impl FieldPath for FieldHandle {
-    fn resolve(&self, view: &Shape) -> Result<FieldHandle, FieldError> {
+    #[inline]
+    fn locate(&self, view: &Shape) -> Result<Located<'_>, FieldError> {
+        // Offsets are trusted only within the component they were resolved for.
         if self.component != view.id {
             return Err(FieldError::OtherComponent { component: view.name, path: self.path.to_string() });
         }
-        Ok(self.clone())
+        Ok(Located { offset: self.offset, kind: self.kind, path: &self.path })
     }
 }
 
 impl FieldPath for &FieldHandle {
-    fn resolve(&self, view: &Shape) -> Result<FieldHandle, FieldError> {
-        (*self).resolve(view)
+    #[inline]
+    fn locate(&self, view: &Shape) -> Result<Located<'_>, FieldError> {
+        (**self).locate(view)
     }
 }
 
@@ -183,13 +198,30 @@ pub struct Shape {
 }
 
 impl Shape {
+    #[inline]
     pub(super) fn of(info: &ComponentInfo) -> Option<Self> {
-        Some(Shape { id: info.id(), name: info.short_name(), kind: *info.kind()? })
+        let kind = *info.kind()?;
+        // `short_name` for a component with a schema, without its string
+        // splitting (which a Rust component without one needs): no call on
+        // the path of a lookup.
+        let name = match kind {
+            _ if info.is_dynamic() => info.name(),
+            FieldKind::Struct(schema) => schema.name(),
+            FieldKind::Enum(schema) => schema.name(),
+            _ => info.name(),
+        };
+        Some(Shape { id: info.id(), name, kind })
     }
 
     /// Resolves `path`: field names separated by `.`, array elements as `[i]`;
     /// the empty path is the whole component.
     fn field(&self, path: &str) -> Result<FieldHandle, FieldError> {
+        let (offset, kind) = self.walk(path)?;
+        Ok(FieldHandle { component: self.id, offset, kind, path: path.into() })
+    }
+
+    /// The offset and kind of the field at `path`.
+    fn walk(&self, path: &str) -> Result<(usize, FieldKind), FieldError> {
         let unknown = || FieldError::UnknownField { component: self.name, path: path.to_owned() };
         // The empty path is the component itself (an enum component's variant).
         let (mut offset, mut kind) = (0usize, self.kind);
@@ -217,29 +249,28 @@ impl Shape {
             }
             first = false;
         }
-        Ok(FieldHandle { component: self.id, offset, kind, path: path.into() })
+        Ok((offset, kind))
     }
 
-    fn expect(&self, handle: &FieldHandle, asked: &FieldKind) -> Result<(), FieldError> {
-        // Offsets are trusted only within the component they were resolved for.
-        if handle.component != self.id {
-            return Err(FieldError::OtherComponent { component: self.name, path: handle.path.to_string() });
-        }
+    #[inline]
+    fn expect(&self, handle: &Located<'_>, asked: &FieldKind) -> Result<(), FieldError> {
         if handle.kind.same_as(asked) {
             return Ok(());
         }
-        Err(FieldError::WrongKind {
+        Err(self.wrong_kind(handle, asked))
+    }
+
+    #[cold]
+    fn wrong_kind(&self, handle: &Located<'_>, asked: &FieldKind) -> FieldError {
+        FieldError::WrongKind {
             component: self.name,
             path: handle.path.to_string(),
             holds: handle.kind.to_string(),
             asked: asked.to_string(),
-        })
+        }
     }
 
-    fn expect_enum(&self, handle: &FieldHandle) -> Result<&'static crate::component::EnumSchema, FieldError> {
-        if handle.component != self.id {
-            return Err(FieldError::OtherComponent { component: self.name, path: handle.path.to_string() });
-        }
+    fn expect_enum(&self, handle: &Located<'_>) -> Result<&'static crate::component::EnumSchema, FieldError> {
         match handle.kind {
             FieldKind::Enum(schema) => Ok(schema),
             other => Err(FieldError::WrongKind {
@@ -255,21 +286,30 @@ impl Shape {
 /// One component of one entity, read through its schema: made by
 /// [`World::get_by_id`].
 pub struct ComponentRef<'w> {
-    pub(super) shape: Shape,
+    /// The component's info, which has a schema (checked when the view is
+    /// made). A reference, not a copy of the schema, so that a view is two
+    /// words and a lookup returns it in registers.
+    pub(super) info: &'w ComponentInfo,
     /// The value, whole (a per-field component cannot be viewed).
     pub(super) ptr: NonNull<u8>,
     pub(super) marker: PhantomData<&'w ()>,
 }
 
 impl ComponentRef<'_> {
+    /// The component's id and schema.
+    #[inline]
+    fn shape(&self) -> Shape {
+        Shape::of(self.info).expect("a view is made only of a component with a schema")
+    }
+
     /// The component's id.
     pub fn id(&self) -> ComponentId {
-        self.shape.id
+        self.info.id()
     }
 
     /// What the component holds: its struct or enum schema.
     pub fn kind(&self) -> &FieldKind {
-        &self.shape.kind
+        self.info.kind().expect("a view is made only of a component with a schema")
     }
 
     /// The field at `path` (`"hp"`, `"stats.speed"`, `"path[2]"`), resolved
@@ -278,7 +318,7 @@ impl ComponentRef<'_> {
     /// # Errors
     /// [`FieldError::UnknownField`] when the path names no field.
     pub fn field(&self, path: &str) -> Result<FieldHandle, FieldError> {
-        self.shape.field(path)
+        self.shape().field(path)
     }
 
     /// The value of a `bool`, integer, float or `Entity` field.
@@ -286,9 +326,11 @@ impl ComponentRef<'_> {
     /// # Errors
     /// [`FieldError::UnknownField`], or [`FieldError::WrongKind`] when the
     /// field holds another kind than `T`.
+    #[inline]
     pub fn get<T: FieldValue>(&self, field: impl FieldPath) -> Result<T, FieldError> {
-        let handle = field.resolve(&self.shape)?;
-        self.shape.expect(&handle, &T::KIND)?;
+        let shape = self.shape();
+        let handle = field.locate(&shape)?;
+        shape.expect(&handle, &T::KIND)?;
         // SAFETY: the schema is the component's own (checked when its info was
         // made): at `offset` lies a valid, aligned `T` (the kind matched).
         Ok(unsafe { self.ptr.as_ptr().add(handle.offset).cast::<T>().read() })
@@ -299,8 +341,9 @@ impl ComponentRef<'_> {
     /// # Errors
     /// As for [`get`](Self::get).
     pub fn get_str(&self, field: impl FieldPath) -> Result<&str, FieldError> {
-        let handle = field.resolve(&self.shape)?;
-        self.shape.expect(&handle, &FieldKind::String)?;
+        let shape = self.shape();
+        let handle = field.locate(&shape)?;
+        shape.expect(&handle, &FieldKind::String)?;
         // SAFETY: as in `get`, a `String`, borrowed for the view's lifetime.
         Ok(unsafe { &*self.ptr.as_ptr().add(handle.offset).cast::<String>() })
     }
@@ -311,8 +354,9 @@ impl ComponentRef<'_> {
     /// [`FieldError::UnknownField`], or [`FieldError::WrongKind`] when the
     /// field is not an enum.
     pub fn variant(&self, field: impl FieldPath) -> Result<&'static str, FieldError> {
-        let handle = field.resolve(&self.shape)?;
-        let schema = self.shape.expect_enum(&handle)?;
+        let shape = self.shape();
+        let handle = field.locate(&shape)?;
+        let schema = shape.expect_enum(&handle)?;
         // SAFETY: as in `get`: a valid value of the enum the schema describes.
         let discriminant = unsafe { schema.read(self.ptr.as_ptr().add(handle.offset)) };
         Ok(schema.variants().iter().find(|v| v.discriminant() == discriminant).map_or("?", |v| v.name()))
@@ -350,8 +394,9 @@ impl ComponentMut<'_> {
     /// # Errors
     /// As for [`ComponentRef::get`]; nothing is written then.
     pub fn set<T: FieldValue>(&mut self, field: impl FieldPath, value: T) -> Result<(), FieldError> {
-        let handle = field.resolve(&self.view.shape)?;
-        self.view.shape.expect(&handle, &T::KIND)?;
+        let shape = self.view.shape();
+        let handle = field.locate(&shape)?;
+        shape.expect(&handle, &T::KIND)?;
         // SAFETY: as in `get`; the view borrows the world mutably, so the write
         // is unique; the value is `Copy` and needs no drop.
         unsafe { self.view.ptr.as_ptr().add(handle.offset).cast::<T>().write(value) };
@@ -364,8 +409,9 @@ impl ComponentMut<'_> {
     /// # Errors
     /// As for [`ComponentRef::get`]; nothing is written then.
     pub fn set_string(&mut self, field: impl FieldPath, value: impl Into<String>) -> Result<(), FieldError> {
-        let handle = field.resolve(&self.view.shape)?;
-        self.view.shape.expect(&handle, &FieldKind::String)?;
+        let shape = self.view.shape();
+        let handle = field.locate(&shape)?;
+        shape.expect(&handle, &FieldKind::String)?;
         // SAFETY: as in `set`: a valid `String`, replaced (the old one dropped).
         unsafe { *self.view.ptr.as_ptr().add(handle.offset).cast::<String>() = value.into() };
         self.changed();
@@ -378,10 +424,11 @@ impl ComponentMut<'_> {
     /// As for [`ComponentRef::variant`], and [`FieldError::UnknownVariant`];
     /// nothing is written then.
     pub fn set_variant(&mut self, field: impl FieldPath, variant: &str) -> Result<(), FieldError> {
-        let handle = field.resolve(&self.view.shape)?;
-        let schema = self.view.shape.expect_enum(&handle)?;
+        let shape = self.view.shape();
+        let handle = field.locate(&shape)?;
+        let schema = shape.expect_enum(&handle)?;
         let unknown = || FieldError::UnknownVariant {
-            component: self.view.shape.name,
+            component: shape.name,
             path: handle.path.to_string(),
             variant: variant.to_owned(),
         };
@@ -397,13 +444,12 @@ impl ComponentMut<'_> {
 impl World {
     /// The info of a component this world knows, whose values can be viewed
     /// by schema: described, stored whole.
-    fn viewable(&self, id: ComponentId) -> Result<(&ComponentInfo, Shape), EcsError> {
+    fn viewable(&self, id: ComponentId) -> Result<&ComponentInfo, EcsError> {
         let info = self.components.get(id).ok_or(EcsError::UnknownComponent { index: id.index() })?;
-        let shape = Shape::of(info).ok_or(EcsError::NotDescribed { component: info.name() })?;
-        if info.fields().is_some() {
+        if info.kind().is_none() || info.fields().is_some() {
             return Err(EcsError::NotDescribed { component: info.name() });
         }
-        Ok((info, shape))
+        Ok(info)
     }
 
     /// The component `id` of `entity`, to read field by field through its
@@ -430,20 +476,40 @@ impl World {
     /// assert!(health.get::<f32>("hp").is_err(), "an i32 is never read as an f32");
     /// # Ok::<(), EcsError>(())
     /// ```
+    #[inline(always)]
     pub fn get_by_id(&self, entity: Entity, id: ComponentId) -> Result<ComponentRef<'_>, EcsError> {
-        let (info, shape) = self.viewable(id)?;
-        let location = self.entities.get(entity).ok_or(EcsError::NoSuchEntity(entity))?;
-        let missing = EcsError::MissingComponent { entity, component: info.name() };
-        let archetype = self.archetypes.get(location.archetype).ok_or(missing)?;
-        let column = archetype.column(id).ok_or(missing)?;
-        let row = location.row.index();
-        if !column.holds(row) {
-            return Err(missing);
+        // Everything that depends on the component alone first, before any
+        // branch on the entity: a loop of lookups of one component reads it
+        // once (as `World::get` does).
+        let columns = self.archetypes.columns_of(id);
+        let info = self.components.get(id).filter(|info| info.fields().is_none() && info.kind().is_some());
+        if let (Some(columns), Some(info), Some(location)) = (columns, info, self.entities.get(entity))
+            && let Some(column) = columns.column(location.archetype)
+            && column.holds(location.row.index())
+        {
+            // SAFETY: the row holds a whole value (checked; not per-field) of
+            // a component with a schema, borrowed with the world.
+            let ptr = unsafe { column.get_unchecked(location.row.index()) }.as_non_null();
+            return Ok(ComponentRef { info, ptr, marker: PhantomData });
         }
-        // SAFETY: the row holds a whole value (checked; the component is not
-        // per-field), borrowed with the world.
-        let ptr = unsafe { column.get_unchecked(row) }.as_non_null();
-        Ok(ComponentRef { shape, ptr, marker: PhantomData })
+        // Only an error is left (the checks above are all there is to a
+        // view); returning the error alone, not a `Result`, keeps a caller's
+        // loop state out of memory on its way back.
+        Err(self.get_by_id_error(entity, id))
+    }
+
+    /// Why [`get_by_id`](Self::get_by_id) found no view.
+    #[cold]
+    #[inline(never)]
+    fn get_by_id_error(&self, entity: Entity, id: ComponentId) -> EcsError {
+        let info = match self.viewable(id) {
+            Ok(info) => info,
+            Err(error) => return error,
+        };
+        if !self.entities.contains(entity) {
+            return EcsError::NoSuchEntity(entity);
+        }
+        EcsError::MissingComponent { entity, component: info.name() }
     }
 
     /// The component `id` of `entity`, to read and write field by field
@@ -453,7 +519,7 @@ impl World {
     /// As for [`get_by_id`](Self::get_by_id), and [`EcsError::Immutable`] for
     /// an immutable component (relationships: insert a new value instead).
     pub fn get_mut_by_id(&mut self, entity: Entity, id: ComponentId) -> Result<ComponentMut<'_>, EcsError> {
-        let (info, shape) = self.viewable(id)?;
+        let info = self.viewable(id)?;
         if !info.writable_by_id() {
             return Err(EcsError::Immutable { component: info.name() });
         }
@@ -461,6 +527,8 @@ impl World {
         let location = self.entities.get(entity).ok_or(EcsError::NoSuchEntity(entity))?;
         let missing = EcsError::MissingComponent { entity, component: name };
         let this_run = Tick::new(*self.change_tick.get_mut());
+        // The info and the column are borrowed from two fields of the world.
+        let info = self.components.get(id).expect("viewable above");
         let archetype = self.archetypes.get_mut(location.archetype);
         let column = archetype.column_mut(id).ok_or(missing)?;
         let row = location.row.index();
@@ -471,7 +539,7 @@ impl World {
         // borrow unique.
         let (ptr, ticks, summary) = unsafe { column.get_tracked_raw_mut(row) };
         let ticks = TicksMut { ticks, summary: Some(summary), last_run: Tick::new(0), this_run };
-        let view = ComponentRef { shape, ptr, marker: PhantomData };
+        let view = ComponentRef { info, ptr, marker: PhantomData };
         Ok(ComponentMut { view, ticks })
     }
 }

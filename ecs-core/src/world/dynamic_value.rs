@@ -4,7 +4,7 @@
 use core::marker::PhantomData;
 
 use super::World;
-use super::by_id::{ComponentMut, ComponentRef, FieldError, FieldPath, FieldValue, Shape};
+use super::by_id::{ComponentMut, ComponentRef, FieldError, FieldPath, FieldValue};
 use super::change::TicksMut;
 use super::structural_by_id::Bytes;
 use crate::component::{ComponentId, ComponentInfo, StrategyKind, value};
@@ -42,7 +42,6 @@ use crate::storage::{OwningPtr, Ptr, Tick};
 /// ```
 pub struct DynamicValue {
     info: ComponentInfo,
-    shape: Shape,
     /// Holds a valid value of the component at all times.
     bytes: Bytes,
 }
@@ -59,7 +58,9 @@ impl DynamicValue {
         if info.is_relationship() {
             return Err(EcsError::RelationshipById { component: info.name() });
         }
-        let shape = Shape::of(&info).ok_or(EcsError::NotDescribed { component: info.name() })?;
+        if info.kind().is_none() {
+            return Err(EcsError::NotDescribed { component: info.name() });
+        }
         let kind = *info.kind().expect("a shape has a kind");
         let bytes = Bytes::new(info.layout());
         // SAFETY: the block is fresh, aligned and sized for the component,
@@ -68,7 +69,7 @@ impl DynamicValue {
         // fields all hold valid values is a valid value of the component (the
         // schema's contract: a Rust type's schema describes all its fields).
         unsafe { value::write_default(&kind, bytes.ptr().as_ptr()) };
-        Ok(Self { info, shape, bytes })
+        Ok(Self { info, bytes })
     }
 
     /// The component the value is of.
@@ -78,13 +79,13 @@ impl DynamicValue {
 
     /// The value, to read field by field (see [`ComponentRef`]).
     pub fn view(&self) -> ComponentRef<'_> {
-        ComponentRef { shape: self.shape, ptr: self.bytes.ptr(), marker: PhantomData }
+        ComponentRef { info: &self.info, ptr: self.bytes.ptr(), marker: PhantomData }
     }
 
     /// The value, to read and write field by field (see [`ComponentMut`]; no
     /// change ticks: the value is in no world yet).
     pub fn view_mut(&mut self) -> ComponentMut<'_> {
-        let view = ComponentRef { shape: self.shape, ptr: self.bytes.ptr(), marker: PhantomData };
+        let view = ComponentRef { info: &self.info, ptr: self.bytes.ptr(), marker: PhantomData };
         let ticks = TicksMut { ticks: None, summary: None, last_run: Tick::new(0), this_run: Tick::new(0) };
         ComponentMut { view, ticks }
     }
@@ -157,7 +158,7 @@ impl Clone for DynamicValue {
                 }
             }
         }
-        Self { info: self.info, shape: self.shape, bytes }
+        Self { info: self.info, bytes }
     }
 }
 

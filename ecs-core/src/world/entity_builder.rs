@@ -8,10 +8,14 @@ use core::ptr::NonNull;
 use super::DynamicValue;
 use super::World;
 use super::structural_by_id::Bytes;
-use crate::component::{Component, ComponentId, Components, FieldKind, StrategyKind, component_id, value};
+use crate::bundle::BundleId;
+use crate::component::{
+    Component, ComponentId, Components, FieldKind, StrategyKind, component_id, typed_drop_glue, value,
+};
 use crate::entity::Entity;
 use crate::error::EcsError;
 use crate::storage::{CloneGlue, DropGlue, OwningPtr, Ptr};
+use crate::world::WorldId;
 
 /// One collected component: where its value lies in the buffer and how to
 /// register, drop and clone it.
@@ -110,6 +114,9 @@ pub struct EntityBuilder {
     /// Scratch lists reused by every spawn.
     ids: Vec<ComponentId>,
     values: Vec<NonNull<u8>>,
+    /// The bundle of the last spawn, by world and (sorted) components: a
+    /// builder spawning the same kind of entity again skips the lookup.
+    last: Option<LastSpawn>,
 }
 
 // SAFETY: the buffer holds values of components, which are `Send + Sync`;
@@ -131,14 +138,14 @@ impl EntityBuilder {
             id: component_id::<T>(),
             offset: 0,
             layout: Layout::new::<T>(),
-            drop: crate::ComponentInfo::of::<T>().drop_glue(),
+            drop: core::mem::needs_drop::<T>().then_some(typed_drop_glue::<T>()),
             register: Some(|components| components.register::<T>()),
             clone: Cloning::No,
         };
-        let component = core::mem::ManuallyDrop::new(component);
-        // SAFETY: `component` is an owned `T`, never dropped here, moved by
-        // `put` into the buffer.
-        unsafe { self.put(entry, NonNull::from(&*component).cast()) };
+        let slot = self.slot(entry);
+        // SAFETY: the slot is room for a `T` in the buffer (its layout),
+        // aligned, holding nothing (fresh, or its old value dropped).
+        unsafe { slot.cast::<T>().write(component) };
         self
     }
 
@@ -166,29 +173,34 @@ impl EntityBuilder {
     /// # Safety
     /// `value` is an owned, valid value of `entry`'s component with its
     /// layout, which the caller forgets.
-    unsafe fn put(&mut self, mut entry: Entry, value: NonNull<u8>) {
+    unsafe fn put(&mut self, entry: Entry, value: NonNull<u8>) {
+        let size = entry.layout.size();
+        let slot = self.slot(entry);
+        // SAFETY: the slot is room for the layout in the buffer, holding
+        // nothing; the value is owned (caller), its bytes move.
+        unsafe { crate::storage::copy_item(value.as_ptr(), slot.as_ptr(), size) };
+    }
+
+    /// Files `entry` and returns the room for its value, which the caller
+    /// fills at once: the slot of an earlier value of the component (dropped
+    /// here), or fresh room at the end of the buffer.
+    #[inline]
+    fn slot(&mut self, mut entry: Entry) -> NonNull<u8> {
         if let Some(at) = self.entries.iter().position(|e| e.id == entry.id) {
-            // The old entry leaves the list first: a panicking drop then leaks
-            // the new value and never drops the old one twice.
+            // The old entry leaves the list first: a panicking drop then
+            // leaves neither value listed, never dropping one twice.
             let old = self.entries.swap_remove(at);
             if let Some(glue) = old.drop {
                 // SAFETY: the entry's value is live in the buffer, dropped once.
                 unsafe { glue.run(OwningPtr::new(self.buffer.at(old.offset))) };
             }
-            let slot = self.buffer.at(old.offset);
-            // SAFETY: the old slot has the same layout (same component).
-            unsafe { core::ptr::copy_nonoverlapping(value.as_ptr(), slot.as_ptr(), entry.layout.size()) };
             entry.offset = old.offset;
-            self.entries.push(entry);
-            return;
+        } else {
+            entry.offset = self.buffer.push(entry.layout);
         }
-        entry.offset = self.buffer.push(entry.layout);
-        // SAFETY: the slot is fresh room for the layout in the buffer; the
-        // value is owned (caller), its bytes move.
-        unsafe {
-            core::ptr::copy_nonoverlapping(value.as_ptr(), self.buffer.at(entry.offset).as_ptr(), entry.layout.size())
-        };
+        let slot = self.buffer.at(entry.offset);
         self.entries.push(entry);
+        slot
     }
 
     /// `true` when a `T` was added.
@@ -243,7 +255,9 @@ impl EntityBuilder {
     pub fn spawn(&mut self, world: &mut World) -> Result<Entity, EcsError> {
         // SAFETY: the entries' values are live in the buffer; on `Ok` they
         // moved into the world and are forgotten here.
-        let entity = unsafe { spawn_entries(world, &self.entries, &self.buffer, &mut self.ids, &mut self.values)? };
+        let entity = unsafe {
+            spawn_entries(world, &self.entries, &self.buffer, &mut self.ids, &mut self.values, &mut self.last)?
+        };
         self.entries.clear();
         self.buffer.len = 0;
         Ok(entity)
@@ -267,30 +281,57 @@ unsafe fn spawn_entries(
     buffer: &Buffer,
     ids: &mut Vec<ComponentId>,
     values: &mut Vec<NonNull<u8>>,
+    last: &mut Option<LastSpawn>,
 ) -> Result<Entity, EcsError> {
-    for entry in entries {
-        if world.components.get(entry.id).is_none() {
-            match entry.register {
-                Some(register) => {
-                    register(&mut world.components);
+    let same = last.as_ref().is_some_and(|last| {
+        last.world == world.id()
+            && last.order.len() == entries.len()
+            && last.order.iter().zip(entries).all(|(&id, e)| id == e.id)
+    });
+    if !same {
+        *last = Some(LastSpawn::plan(world, entries, ids)?);
+    }
+    let last = last.as_ref().expect("planned above");
+    values.clear();
+    values.extend(last.entry_of.iter().map(|&at| buffer.at(entries[at].offset)));
+    // SAFETY: the bundle is of exactly these components in this order (the
+    // plan's, made for entries with these ids in this order), each value a
+    // live one of its component (caller), forgotten by the caller.
+    Ok(unsafe { world.spawn_raw(last.bundle, values) })
+}
+
+/// How the last spawn went, for a builder spawning the same kind of entity
+/// again (the components added in the same order): the world, the ids in the
+/// order added, the bundle, and which entry each bundle position takes.
+struct LastSpawn {
+    world: WorldId,
+    order: Vec<ComponentId>,
+    bundle: BundleId,
+    entry_of: Vec<usize>,
+}
+
+impl LastSpawn {
+    /// Registers what needs it and finds the bundle: one per set of
+    /// components, whatever the order they were added in.
+    fn plan(world: &mut World, entries: &[Entry], ids: &mut Vec<ComponentId>) -> Result<Self, EcsError> {
+        for entry in entries {
+            if world.components.get(entry.id).is_none() {
+                match entry.register {
+                    Some(register) => {
+                        register(&mut world.components);
+                    }
+                    None => return Err(EcsError::UnknownComponent { index: entry.id.index() }),
                 }
-                None => return Err(EcsError::UnknownComponent { index: entry.id.index() }),
             }
         }
+        ids.clear();
+        ids.extend(entries.iter().map(|e| e.id));
+        ids.sort_unstable();
+        let bundle = world.bundle_of_ids(ids)?;
+        let entry_of =
+            ids.iter().map(|&id| entries.iter().position(|e| e.id == id).expect("the entries' ids")).collect();
+        Ok(Self { world: world.id(), order: entries.iter().map(|e| e.id).collect(), bundle, entry_of })
     }
-    // One bundle per set of components whatever the order they were added in.
-    ids.clear();
-    ids.extend(entries.iter().map(|e| e.id));
-    ids.sort_unstable();
-    let bundle = world.bundle_of_ids(ids)?;
-    values.clear();
-    values.extend(ids.iter().map(|&id| {
-        let entry = entries.iter().find(|e| e.id == id).expect("the ids are the entries'");
-        buffer.at(entry.offset)
-    }));
-    // SAFETY: the bundle is of exactly these components in this order, each
-    // value a live one of its component (caller), forgotten by the caller.
-    Ok(unsafe { world.spawn_raw(bundle, values) })
 }
 
 /// An [`EntityBuilder`] whose components are all clonable, built once and

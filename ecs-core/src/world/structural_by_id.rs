@@ -261,15 +261,15 @@ impl World {
         let archetype = self.archetypes.get_mut(target.archetype);
         let row = archetype.len();
         let entity = self.entities.alloc(EntityLocation { archetype: target.archetype, row: Row::new(row) });
-        for ((&column, &value), &component) in target.columns.iter().zip(values).zip(info.components.iter()) {
-            let size = self.components.get(component).expect("a bundle's components are registered").layout().size();
+        for (&column, &value) in target.columns.iter().zip(values) {
+            let size = archetype.columns[column as usize].item_layout().size();
             // SAFETY: the column is the component's (the spawn target's list),
             // with room for a row (reserved above); `push_slot` hands out its
             // uninitialised slot, which the copy fills at once with the owned
             // value (caller), whose size is the component's.
             unsafe {
                 let slot = archetype.columns[column as usize].push_slot(tick);
-                core::ptr::copy_nonoverlapping(value.as_ptr(), slot.as_ptr(), size);
+                crate::storage::copy_item(value.as_ptr(), slot.as_ptr(), size);
             }
         }
         // SAFETY: every column of the bundle got its row above; the others are
