@@ -363,3 +363,99 @@ fn a_dynamic_system_runs_beside_typed_ones_under_the_same_access_rules() {
     }
     assert!(world.query::<&Body>().iter().all(|b| *b.x == 6.0));
 }
+
+mod saves {
+    use super::*;
+    use ecs_core::serialize::{LoadError, SerializeRegistry};
+
+    #[derive(Component, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+    struct Tag(u32);
+
+    fn descriptor() -> ComponentDescriptor {
+        let mood = enum_schema("Mood", &[("Calm", 0), ("Angry", 3)]).unwrap();
+        let schema = SchemaBuilder::new("Monster")
+            .field("hp", FieldKind::I32)
+            .field("name", FieldKind::String)
+            .field("path", FieldKind::array(FieldKind::F32, 3))
+            .field("mood", FieldKind::Enum(mood))
+            .field("target", FieldKind::Entity)
+            .build()
+            .unwrap();
+        ComponentDescriptor::new("Monster", schema)
+    }
+
+    fn registry() -> SerializeRegistry {
+        SerializeRegistry::new().register::<Tag>("Tag").register_dynamic(&descriptor())
+    }
+
+    /// Two monsters, the second targeting the first; a sparse runtime
+    /// component on one.
+    fn world() -> (World, ComponentId, Entity, Entity) {
+        let mut world = World::new();
+        let monster = world.register_dynamic(&descriptor()).unwrap();
+        let a = world.spawn(Tag(1));
+        let b = world.spawn(Tag(2));
+        for (e, name, target) in [(a, "orc", Entity::PLACEHOLDER), (b, "troll", a)] {
+            let mut v = DynamicValue::new(&world, monster).unwrap();
+            v.set("hp", 30).unwrap().set_string("name", name).unwrap().set("path[2]", 1.5f32).unwrap();
+            v.set_variant("mood", "Angry").unwrap().set("target", target).unwrap();
+            world.insert_by_id(e, monster, v).unwrap();
+        }
+        (world, monster, a, b)
+    }
+
+    fn check(world: &World, monster: ComponentId, a: Entity, b: Entity) {
+        let view = world.get_by_id(b, monster).unwrap();
+        assert_eq!(view.get_str("name"), Ok("troll"));
+        assert_eq!(view.get::<f32>("path[2]"), Ok(1.5));
+        assert_eq!(view.variant("mood"), Ok("Angry"));
+        assert_eq!(view.get::<Entity>("target"), Ok(a), "entities are remapped");
+        assert_eq!(world.get_by_id(a, monster).unwrap().get_str("name"), Ok("orc"));
+    }
+
+    #[test]
+    fn runtime_components_round_trip_in_both_formats_with_entities_remapped() {
+        let (world, monster, a, b) = world();
+        let json = serde_json::to_string(&registry().rows(&world)).unwrap();
+        assert!(json.contains(r#""name":"troll""#) && json.contains(r#""mood":"Angry""#), "{json}");
+        let bytes = postcard::to_allocvec(&registry().columns(&world)).unwrap();
+
+        // Into a world that registered other components first and holds
+        // entities already: names, not ids, find the components.
+        for round in 0..2 {
+            let mut loaded = World::new();
+            let other = SchemaBuilder::new("Other").field("x", FieldKind::U8).build().unwrap();
+            loaded.register_dynamic(&ComponentDescriptor::new("Other", other)).unwrap();
+            loaded.spawn(Tag(9));
+            let save = if round == 0 {
+                registry().load_rows(&mut serde_json::Deserializer::from_str(&json)).unwrap()
+            } else {
+                registry().load_columns(&mut postcard::Deserializer::from_bytes(&bytes)).unwrap()
+            };
+            let map = loaded.load(save);
+            check(&loaded, monster, map.get(a).unwrap(), map.get(b).unwrap());
+        }
+    }
+
+    #[test]
+    fn unknown_names_and_fields_are_errors_naming_them_and_missing_fields_default() {
+        let (world, monster, _, b) = world();
+        let json = serde_json::to_string(&registry().rows(&world)).unwrap();
+        let without = SerializeRegistry::new().register::<Tag>("Tag");
+        let err = without.load_rows(&mut serde_json::Deserializer::from_str(&json)).map(|_| ()).unwrap_err();
+        assert!(matches!(&err, LoadError::UnknownComponent(name) if name == "Monster"), "{err}");
+
+        let extra = json.replacen(r#""hp":30"#, r#""hp":30,"wings":2"#, 1);
+        let err = registry().load_rows(&mut serde_json::Deserializer::from_str(&extra)).map(|_| ()).unwrap_err();
+        assert!(err.to_string().contains("wings") && err.to_string().contains("Monster"), "{err}");
+        let bad = json.replacen(r#""mood":"Angry""#, r#""mood":"Sleepy""#, 1);
+        let err = registry().load_rows(&mut serde_json::Deserializer::from_str(&bad)).map(|_| ()).unwrap_err();
+        assert!(err.to_string().contains("Sleepy"), "{err}");
+
+        let fewer = json.replace(r#""hp":30,"#, "");
+        let mut loaded = World::new();
+        loaded.load(registry().load_rows(&mut serde_json::Deserializer::from_str(&fewer)).unwrap());
+        assert_eq!(loaded.get_by_id(b, monster).unwrap().get::<i32>("hp"), Ok(0), "a missing field is its default");
+        assert_eq!(loaded.get_by_id(b, monster).unwrap().get_str("name"), Ok("troll"));
+    }
+}

@@ -12,6 +12,7 @@ mod common;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use ecs_core::ComponentId;
 use ecs_core::prelude::*;
 use proptest::prelude::*;
 
@@ -51,6 +52,27 @@ struct Expected {
     named: Option<String>,
     small: Option<Small>,
     boost: Option<String>,
+    /// The runtime component `Script` (table): `hp` and `label`.
+    script: Option<(i32, String)>,
+    /// The runtime component `Mark` (sparse): `text`.
+    mark: Option<String>,
+}
+
+/// `Script { hp: i32, label: String, origin: Entity }`, a table component
+/// defined at run time, and `Mark { text: String }`, a sparse one.
+fn runtime_components(world: &mut World) -> (ComponentId, ComponentId) {
+    use ecs_core::component::{ComponentDescriptor, FieldKind, SchemaBuilder};
+    let script = SchemaBuilder::new("Script")
+        .field("hp", FieldKind::I32)
+        .field("label", FieldKind::String)
+        .field("origin", FieldKind::Entity)
+        .build()
+        .unwrap();
+    let mark = SchemaBuilder::new("Mark").field("text", FieldKind::String).build().unwrap();
+    (
+        world.register_dynamic(&ComponentDescriptor::new("Script", script)).unwrap(),
+        world.register_dynamic(&ComponentDescriptor::new("Mark", mark).sparse()).unwrap(),
+    )
 }
 
 #[derive(Clone, Debug)]
@@ -86,6 +108,13 @@ enum Op {
     /// `(Small, Boost)`: an archetype move that also takes a sparse value.
     RemoveSmallBoost(usize),
     GetMutBoost(usize, String),
+    InsertScript(usize, i32, String),
+    RemoveScript(usize),
+    SetScriptHp(usize, i32),
+    InsertMark(usize, String),
+    RemoveMark(usize),
+    /// An `EntityBuilder` of `Small` and `Script`.
+    BuildSpawn(u16, i32, String),
 }
 
 fn shape() -> impl Strategy<Value = Shape> {
@@ -120,11 +149,20 @@ fn op() -> impl Strategy<Value = Op> {
         3 => pick.prop_map(Op::RemoveBoost),
         1 => pick.prop_map(Op::RemoveSmallBoost),
         1 => (pick, "[a-z]{0,8}").prop_map(|(e, n)| Op::GetMutBoost(e, n)),
+        2 => (pick, any::<i32>(), "[a-z]{0,8}").prop_map(|(e, h, n)| Op::InsertScript(e, h, n)),
+        2 => pick.prop_map(Op::RemoveScript),
+        1 => (pick, any::<i32>()).prop_map(|(e, h)| Op::SetScriptHp(e, h)),
+        2 => (pick, "[a-z]{0,8}").prop_map(|(e, n)| Op::InsertMark(e, n)),
+        2 => pick.prop_map(Op::RemoveMark),
+        2 => (any::<u16>(), any::<i32>(), "[a-z]{0,8}").prop_map(|(s, h, n)| Op::BuildSpawn(s, h, n)),
     ]
 }
 
 struct Harness {
     world: World,
+    /// The runtime components `Script` and `Mark`.
+    script: ComponentId,
+    mark: ComponentId,
     model: HashMap<Entity, Expected>,
     /// Every handle ever issued, live or not.
     issued: Vec<Entity>,
@@ -133,7 +171,9 @@ struct Harness {
 
 impl Harness {
     fn new() -> Self {
-        Self { world: World::new(), model: HashMap::new(), issued: Vec::new(), token: Arc::new(()) }
+        let mut world = World::new();
+        let (script, mark) = runtime_components(&mut world);
+        Self { world, script, mark, model: HashMap::new(), issued: Vec::new(), token: Arc::new(()) }
     }
 
     fn named(&self, name: &str) -> Named {
@@ -158,7 +198,13 @@ impl Harness {
             ),
             Shape::All(a, n, s) => (
                 self.world.spawn((Small(s), Tag, self.named(&n), Aligned(a))),
-                Expected { tag: true, aligned: Some(Aligned(a)), named: Some(n), small: Some(Small(s)), boost: None },
+                Expected {
+                    tag: true,
+                    aligned: Some(Aligned(a)),
+                    named: Some(n),
+                    small: Some(Small(s)),
+                    ..Default::default()
+                },
             ),
             Shape::Small(s) => (self.world.spawn(Small(s)), Expected { small: Some(Small(s)), ..Default::default() }),
             Shape::Boosted(s, n) => (
@@ -202,7 +248,7 @@ impl Harness {
                     aligned: Some(Aligned(a)),
                     named: Some(n),
                     small: Some(Small(s)),
-                    boost: None,
+                    ..Default::default()
                 },
                 Shape::Small(s) => Expected { small: Some(Small(s)), ..Default::default() },
                 Shape::Boosted(s, n) => Expected { small: Some(Small(s)), boost: Some(n), ..Default::default() },
@@ -239,8 +285,64 @@ impl Harness {
         }
     }
 
+    /// A `Script` value.
+    fn script_value(&self, hp: i32, label: &str) -> ecs_core::world::DynamicValue {
+        let mut value = ecs_core::world::DynamicValue::new(&self.world, self.script).unwrap();
+        value.set("hp", hp).unwrap().set_string("label", label).unwrap();
+        value
+    }
+
     fn apply(&mut self, op: &Op) {
         match op {
+            Op::InsertScript(i, hp, label) => {
+                let Some(e) = self.pick(*i) else { return };
+                let value = self.script_value(*hp, label);
+                let result = self.world.insert_by_id(e, self.script, value);
+                if self.expect_result(e, result, None).is_some() {
+                    self.model.get_mut(&e).unwrap().script = Some((*hp, label.clone()));
+                }
+            }
+            Op::RemoveScript(i) => {
+                let Some(e) = self.pick(*i) else { return };
+                let missing = self.model.get(&e).is_some_and(|m| m.script.is_none()).then_some("Script");
+                let result = self.world.remove_by_id(e, self.script);
+                if self.expect_result(e, result, missing).is_some() {
+                    self.model.get_mut(&e).unwrap().script = None;
+                }
+            }
+            Op::SetScriptHp(i, hp) => {
+                let Some(e) = self.pick(*i) else { return };
+                let missing = self.model.get(&e).is_some_and(|m| m.script.is_none()).then_some("Script");
+                let result = self.world.get_mut_by_id(e, self.script).map(|mut view| view.set("hp", *hp).unwrap());
+                if self.expect_result(e, result, missing).is_some() {
+                    self.model.get_mut(&e).unwrap().script.as_mut().unwrap().0 = *hp;
+                }
+            }
+            Op::InsertMark(i, text) => {
+                let Some(e) = self.pick(*i) else { return };
+                let mut value = ecs_core::world::DynamicValue::new(&self.world, self.mark).unwrap();
+                value.set_string("text", text).unwrap();
+                let result = self.world.insert_by_id(e, self.mark, value);
+                if self.expect_result(e, result, None).is_some() {
+                    self.model.get_mut(&e).unwrap().mark = Some(text.clone());
+                }
+            }
+            Op::RemoveMark(i) => {
+                let Some(e) = self.pick(*i) else { return };
+                let missing = self.model.get(&e).is_some_and(|m| m.mark.is_none()).then_some("Mark");
+                let result = self.world.remove_by_id(e, self.mark);
+                if self.expect_result(e, result, missing).is_some() {
+                    self.model.get_mut(&e).unwrap().mark = None;
+                }
+            }
+            Op::BuildSpawn(small, hp, label) => {
+                let mut builder = ecs_core::world::EntityBuilder::new();
+                builder.add_dynamic(self.script_value(*hp, label)).add(Small(*small));
+                let e = builder.spawn(&mut self.world).unwrap();
+                let expected =
+                    Expected { small: Some(Small(*small)), script: Some((*hp, label.clone())), ..Default::default() };
+                self.record(e, expected);
+            }
             Op::Spawn(shape) => {
                 self.spawn(shape);
             }
@@ -393,6 +495,14 @@ impl Harness {
             assert_eq!(self.world.get::<Small>(e), expected.small.as_ref(), "{e} Small");
             assert_eq!(self.world.get::<Boost>(e).map(|b| &b.0), expected.boost.as_ref(), "{e} Boost");
             assert_eq!(self.world.has::<Boost>(e), expected.boost.is_some(), "{e} has Boost");
+            let script = self
+                .world
+                .get_by_id(e, self.script)
+                .ok()
+                .map(|v| (v.get::<i32>("hp").unwrap(), v.get_str("label").unwrap().to_owned()));
+            assert_eq!(script, expected.script, "{e} Script");
+            let mark = self.world.get_by_id(e, self.mark).ok().map(|v| v.get_str("text").unwrap().to_owned());
+            assert_eq!(mark, expected.mark, "{e} Mark");
             if let Some(b) = self.world.get::<Boost>(e) {
                 assert_eq!(std::ptr::from_ref(b) as usize % 32, 0, "Boost is misaligned");
             }

@@ -69,6 +69,20 @@ fn interned(key: &'static str, make: &dyn Fn() -> String) -> &'static str {
     names.entry(key).or_insert_with(|| Box::leak(make().into_boxed_str()))
 }
 
+/// `name`, kept for the rest of the process once per distinct text: the name
+/// of something made at run time (a dynamic system), which the crate hands
+/// out as `&'static str` like the names of types.
+pub(crate) fn intern(name: &str) -> &'static str {
+    static KEPT: OnceLock<Mutex<std::collections::HashSet<&'static str>>> = OnceLock::new();
+    let mut kept = annotate::lock(annotate::once(&KEPT, Default::default));
+    if let Some(&known) = kept.get(name) {
+        return known;
+    }
+    let leaked: &'static str = Box::leak(name.to_owned().into_boxed_str());
+    kept.insert(leaked);
+    leaked
+}
+
 /// `T`'s name as a user writes it.
 #[inline]
 pub(crate) fn type_name<T: ?Sized>() -> &'static str {

@@ -668,6 +668,70 @@ impl DynamicArchetype<'_, '_> {
         Some(unsafe { core::slice::from_raw_parts_mut(column.data_ptr().as_ptr().cast::<T>(), len) })
     }
 
+    /// How many rows (entities) the archetype holds.
+    pub fn len(&self) -> usize {
+        self.archetype.len()
+    }
+
+    /// `true` when the archetype holds no entity (never, in a visit).
+    pub fn is_empty(&self) -> bool {
+        self.archetype.is_empty()
+    }
+
+    /// Calls `f` with each row's value of component `id` through its schema
+    /// (see [`ComponentRef`]): the way to read a component stored whole that
+    /// has no Rust type here (one defined at run time). `false` when the
+    /// component has no schema or is stored per field or sparse, or the
+    /// archetype lacks it.
+    ///
+    /// # Panics
+    /// As for [`column`](Self::column).
+    #[track_caller]
+    pub fn for_each_row(&self, id: ComponentId, mut f: impl FnMut(usize, ComponentRef<'_>)) -> bool {
+        let Some((term, column, info)) = self.term_column(id, false) else { return false };
+        if info.kind().is_none() || info.fields().is_some() {
+            return false;
+        }
+        self.lend(term, WHOLE, false);
+        let size = info.layout().size();
+        for row in 0..self.archetype.len() {
+            // SAFETY: row `row` of a column of whole values with a schema, read
+            // only while this view lives (the ledger keeps writers off it).
+            let ptr = unsafe { column.data_ptr().add(row * size) };
+            f(row, ComponentRef { info, ptr, marker: core::marker::PhantomData });
+        }
+        true
+    }
+
+    /// Calls `f` with each row's value of component `id` through its schema,
+    /// writable (see [`ComponentMut`]); every row counts as written, as with
+    /// [`column_mut`](Self::column_mut). `false` as for
+    /// [`for_each_row`](Self::for_each_row).
+    ///
+    /// # Panics
+    /// As for [`column_mut`](Self::column_mut).
+    #[track_caller]
+    pub fn for_each_row_mut(&self, id: ComponentId, mut f: impl FnMut(usize, ComponentMut<'_>)) -> bool {
+        let tick = self.write.expect("a read-only archetype view: use `for_each_archetype_mut`");
+        let Some((term, column, info)) = self.term_column(id, true) else { return false };
+        if info.kind().is_none() || info.fields().is_some() {
+            return false;
+        }
+        self.lend(term, WHOLE, true);
+        let len = self.archetype.len();
+        self.stamp(column, len, tick);
+        let size = info.layout().size();
+        for row in 0..len {
+            // SAFETY: as in `column_mut`: nothing else touches the written
+            // column for the visit, lent once (the ledger); one row's view at a
+            // time, each dropped before the next is made.
+            let ptr = unsafe { column.data_ptr().add(row * size) };
+            let view = ComponentRef { info, ptr, marker: core::marker::PhantomData };
+            f(row, ComponentMut::untracked(view));
+        }
+        true
+    }
+
     /// The lane of field `name` of a per-field component (`#[component(describe,
     /// layout = "soa")]`), when it holds `F`.
     fn lane<F: FieldValue>(&self, info: &ComponentInfo, name: &str) -> Option<usize> {

@@ -55,11 +55,11 @@ pub(crate) struct DecodeError {
 }
 
 impl DecodeError {
-    fn at(row: usize, message: impl core::fmt::Display) -> Self {
+    pub(crate) fn at(row: usize, message: impl core::fmt::Display) -> Self {
         Self { row: Some(row), message: message.to_string() }
     }
 
-    fn whole(message: impl core::fmt::Display) -> Self {
+    pub(crate) fn whole(message: impl core::fmt::Display) -> Self {
         Self { row: None, message: message.to_string() }
     }
 }

@@ -330,7 +330,7 @@ pub(crate) fn loaded_column(registry: &SerializeRegistry, entry: usize) -> Loade
         name: entry.name.clone(),
         info: entry.info,
         column: entry.info.new_column(),
-        map_entities: entry.map_entities,
+        map_entities: entry.entities,
         relation: entry.relation,
     }
 }

@@ -10,7 +10,8 @@ use serde::{Serialize, Serializer};
 use super::codec;
 use super::column::missing;
 use super::error::LoadError;
-use super::registry::Entry;
+use super::registry::{Codec, Entry};
+use super::schema_values;
 use super::values::Context;
 use crate::entity::Entity;
 use crate::storage::{Column, ComponentTicks, Tick};
@@ -33,9 +34,15 @@ impl Serialize for Chunks<'_> {
         let mut chunk = Vec::new();
         for start in (0..len).step_by(step) {
             chunk.clear();
+            let rows = start..(start + step).min(len);
             // SAFETY: the column holds the entry's type (field invariant).
-            unsafe { (self.entry.encode)(self.column, start..(start + step).min(len), &mut chunk) }
-                .map_err(S::Error::custom)?;
+            let encoded = unsafe {
+                match &self.entry.codec {
+                    Codec::Typed { encode, .. } => encode(self.column, rows, &mut chunk),
+                    Codec::Schema(kind) => schema_values::encode(kind, self.column, rows, &mut chunk),
+                }
+            };
+            encoded.map_err(S::Error::custom)?;
             out.serialize_element(&Bytes(&chunk))?;
         }
         out.end()
@@ -193,7 +200,12 @@ impl<'de> Visitor<'de> for Chunk<'_, '_, '_> {
         let rows = target.entities.len();
         // SAFETY: the column was made from the entry's `ComponentInfo`
         // (`CompactColumn` field invariant).
-        let result = unsafe { (entry.decode)(bytes, target.column, rows, Tick::new(1)) };
+        let result = unsafe {
+            match &entry.codec {
+                Codec::Typed { decode, .. } => decode(bytes, target.column, rows, Tick::new(1)),
+                Codec::Schema(kind) => schema_values::decode(kind, bytes, target.column, rows, Tick::new(1)),
+            }
+        };
         result.map_err(|error| target.invalid(error.row.map(|row| target.entities[row]), error.message))
     }
 }

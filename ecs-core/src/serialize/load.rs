@@ -106,7 +106,7 @@ impl World {
                     let mut remap = |e: Entity| map.get(e).unwrap_or(e);
                     // SAFETY: the value is of the column's type, the type this
                     // `map_entities` was made for (one registry entry made both).
-                    loaded.column.with_row_mut(row, |value| unsafe { map_entities(value, &mut remap) });
+                    loaded.column.with_row_mut(row, |value| unsafe { map_entities.map(value, &mut remap) });
                 }
             }
         }

@@ -146,6 +146,7 @@ mod registry;
 mod resources;
 mod row;
 mod save;
+mod schema_values;
 mod validate;
 mod values;
 

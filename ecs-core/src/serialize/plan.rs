@@ -82,7 +82,7 @@ fn refuse_dangling(
 ) -> Result<(), String> {
     for &(column, entry) in columns {
         let entry = registry.entry(entry);
-        let Some(visit) = entry.visit_entities else { continue };
+        let Some(visit) = entry.entities else { continue };
         for (row, &entity) in archetype.entities().iter().enumerate() {
             let mut dead = None;
             let mut check = |target: Entity| {
@@ -96,7 +96,7 @@ fn refuse_dangling(
             // SAFETY: the column holds values of the entry's component type (the
             // plan pairs each column with its component's entry), and `value` is
             // one of them, only read.
-            column.with_row(row, |value| unsafe { visit(value, &mut check) });
+            column.with_row(row, |value| unsafe { visit.visit(value, &mut check) });
             if let Some(target) = dead {
                 let why = match world.contains(target) {
                     true => "which the save leaves out (an observer's entity, or one holding such machinery)",

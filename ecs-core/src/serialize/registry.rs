@@ -42,25 +42,75 @@ pub struct SerializeRegistry {
 pub(crate) struct Entry {
     pub(crate) name: String,
     pub(crate) info: ComponentInfo,
-    /// The value behind a pointer to a `T`, as something serde can write.
-    pub(crate) serialize: for<'a> unsafe fn(Ptr<'a>) -> &'a dyn erased_serde::Serialize,
-    /// Reads one value and pushes it onto a column of `T` (stamped `tick`).
-    pub(crate) deserialize: DeserializeFn,
-    /// Appends the compact encoding of some rows of a column of `T` (see [`super::codec`]).
-    pub(crate) encode: EncodeFn,
-    /// Appends the values one byte string of a compact encoding holds to a
-    /// column of `T`, up to a number of rows.
-    pub(crate) decode: DecodeFn,
+    /// How values are written and read.
+    pub(crate) codec: Codec,
     /// `T` is `bytemuck::Pod` (`#[component(pod)]`): compact saves write its
     /// table columns as their bytes.
     pub(crate) pod: bool,
-    /// `Component::map_entities` of the `T` behind the pointer; `None` when
-    /// `T` holds no entity (`Component::__MAPS_ENTITIES`).
-    pub(crate) map_entities: Option<MapEntitiesFn>,
-    /// `Component::visit_entities` of the `T` behind the pointer, beside
-    /// `map_entities`: what saving checks.
-    pub(crate) visit_entities: Option<VisitEntitiesFn>,
+    /// How to find the entities a value holds (remapped on load, checked on
+    /// save); `None` when it holds none (`Component::__MAPS_ENTITIES`).
+    pub(crate) entities: Option<EntityFields>,
     pub(crate) relation: Relation,
+}
+
+/// How one registered component's values are written and read.
+#[derive(Clone, Copy)]
+pub(crate) enum Codec {
+    /// Through the Rust type's serde impls.
+    Typed {
+        /// The value behind a pointer to a `T`, as something serde can write.
+        serialize: for<'a> unsafe fn(Ptr<'a>) -> &'a dyn erased_serde::Serialize,
+        /// Reads one value and pushes it onto a column of `T` (stamped `tick`).
+        deserialize: DeserializeFn,
+        /// Appends the compact encoding of some rows of a column of `T` (see [`super::codec`]).
+        encode: EncodeFn,
+        /// Appends the values one byte string of a compact encoding holds to a
+        /// column of `T`, up to a number of rows.
+        decode: DecodeFn,
+    },
+    /// Through the component's schema (a component defined at run time; see
+    /// [`super::schema_values`]).
+    Schema(crate::component::FieldKind),
+}
+
+/// Where the entities a value holds are.
+#[derive(Clone, Copy)]
+pub(crate) enum EntityFields {
+    /// `Component::map_entities` and `visit_entities` of the Rust type.
+    Typed { map: MapEntitiesFn, visit: VisitEntitiesFn },
+    /// The schema's `Entity` fields.
+    Schema(crate::component::FieldKind),
+}
+
+impl EntityFields {
+    /// Replaces each entity the value holds with `f` of it.
+    ///
+    /// # Safety
+    /// `ptr` points at a valid value of the component this was made for, not
+    /// aliased.
+    pub(crate) unsafe fn map(&self, ptr: PtrMut<'_>, f: &mut dyn FnMut(Entity) -> Entity) {
+        // SAFETY: forwarded; each function was made for the component.
+        unsafe {
+            match self {
+                EntityFields::Typed { map, .. } => map(ptr, f),
+                EntityFields::Schema(kind) => super::schema_values::map_entities(kind, ptr, f),
+            }
+        }
+    }
+
+    /// Calls `f` with each entity the value holds.
+    ///
+    /// # Safety
+    /// `ptr` points at a valid value of the component this was made for.
+    pub(crate) unsafe fn visit(&self, ptr: Ptr<'_>, f: &mut dyn FnMut(Entity)) {
+        // SAFETY: forwarded; each function was made for the component.
+        unsafe {
+            match self {
+                EntityFields::Typed { visit, .. } => visit(ptr, f),
+                EntityFields::Schema(kind) => super::schema_values::visit_entities(kind, ptr, f),
+            }
+        }
+    }
 }
 
 /// # Safety
@@ -158,6 +208,58 @@ impl SerializeRegistry {
         self
     }
 
+    /// Saves and loads the component defined at run time by `descriptor`
+    /// (see [`World::register_dynamic`](crate::World::register_dynamic))
+    /// under its name, value by value through its schema: a struct as a map
+    /// of field names, an enum as its variant's name, entities remapped on
+    /// load. A save loads into a process that registered the same components
+    /// in another order (ids differ, names do not); a field the save lacks
+    /// loads as its default, one the schema lacks is an error naming it.
+    ///
+    /// # Panics
+    /// When the name or the component is already registered.
+    ///
+    /// # Example
+    /// ```
+    /// use ecs_core::prelude::*;
+    /// use ecs_core::component::{ComponentDescriptor, FieldKind, SchemaBuilder};
+    /// use ecs_core::serialize::SerializeRegistry;
+    /// use ecs_core::world::DynamicValue;
+    ///
+    /// let schema = SchemaBuilder::new("Mana").field("points", FieldKind::F32).build()?;
+    /// let mana = ComponentDescriptor::new("Mana", schema);
+    /// let registry = SerializeRegistry::new().register_dynamic(&mana);
+    ///
+    /// let mut world = World::new();
+    /// let id = world.register_dynamic(&mana)?;
+    /// let mut value = DynamicValue::new(&world, id)?;
+    /// value.set("points", 7.5f32)?;
+    /// let e = world.spawn(());
+    /// world.insert_by_id(e, id, value)?;
+    /// let json = serde_json::to_string(&registry.rows(&world))?;
+    /// assert!(json.contains(r#""Mana":{"points":7.5}"#), "{json}");
+    ///
+    /// let save = registry.load_rows(&mut serde_json::Deserializer::from_str(&json))?;
+    /// let mut copy = World::new();
+    /// copy.load(save);
+    /// assert_eq!(copy.get_by_id(e, id)?.get::<f32>("points"), Ok(7.5));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn register_dynamic(mut self, descriptor: &crate::component::ComponentDescriptor) -> Self {
+        let info = ComponentInfo::dynamic(descriptor);
+        let kind = *info.kind().expect("a runtime component has a schema");
+        let entry = Entry {
+            name: descriptor.name().to_owned(),
+            info,
+            codec: Codec::Schema(kind),
+            pod: false,
+            entities: super::schema_values::holds_entities(&kind).then_some(EntityFields::Schema(kind)),
+            relation: Relation::None,
+        };
+        self.add(descriptor.name(), entry);
+        self
+    }
+
     /// Saves and loads relationship `R` under `source_name` and its target
     /// component (`R::Target`, such as `Children`) under `target_name`, as the
     /// list of its sources in order. Loading checks that the two sides agree
@@ -175,13 +277,14 @@ impl SerializeRegistry {
         let entry = Entry {
             name: target_name.to_owned(),
             info: ComponentInfo::of::<R::Target>(),
-            serialize: serialize_sources::<R::Target>,
-            deserialize: deserialize_as::<Sources<R::Target>>,
-            encode: codec::encode::<Sources<R::Target>>,
-            decode: codec::decode::<Sources<R::Target>>,
+            codec: Codec::Typed {
+                serialize: serialize_sources::<R::Target>,
+                deserialize: deserialize_as::<Sources<R::Target>>,
+                encode: codec::encode::<Sources<R::Target>>,
+                decode: codec::decode::<Sources<R::Target>>,
+            },
             pod: false,
-            map_entities: Some(map_entities::<R::Target>),
-            visit_entities: Some(visit_entities::<R::Target>),
+            entities: Some(EntityFields::Typed { map: map_entities::<R::Target>, visit: visit_entities::<R::Target> }),
             relation: Relation::Target { source, sources: listed_sources::<R::Target> },
         };
         self.add(target_name, entry);
@@ -418,13 +521,15 @@ fn entry_of<T: Component + Serialize + DeserializeOwned>(name: &str, relation: R
     Entry {
         name: name.to_owned(),
         info: ComponentInfo::of::<T>(),
-        serialize: serialize_value::<T>,
-        deserialize: deserialize_as::<Plain<T>>,
-        encode: codec::encode::<Plain<T>>,
-        decode: codec::decode::<Plain<T>>,
+        codec: Codec::Typed {
+            serialize: serialize_value::<T>,
+            deserialize: deserialize_as::<Plain<T>>,
+            encode: codec::encode::<Plain<T>>,
+            decode: codec::decode::<Plain<T>>,
+        },
         pod: T::snapshot_strategy().pod,
-        map_entities: T::__MAPS_ENTITIES.then_some(map_entities::<T> as MapEntitiesFn),
-        visit_entities: T::__MAPS_ENTITIES.then_some(visit_entities::<T> as VisitEntitiesFn),
+        entities: T::__MAPS_ENTITIES
+            .then_some(EntityFields::Typed { map: map_entities::<T>, visit: visit_entities::<T> }),
         relation,
     }
 }

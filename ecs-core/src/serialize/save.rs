@@ -43,7 +43,7 @@ pub(crate) struct LoadedColumn {
     /// Made from `info`, so of its type: every unsafe use relies on it.
     pub(crate) column: Column,
     /// `None` for a component that holds no entity.
-    pub(crate) map_entities: Option<super::registry::MapEntitiesFn>,
+    pub(crate) map_entities: Option<super::registry::EntityFields>,
     pub(crate) relation: Relation,
 }
 

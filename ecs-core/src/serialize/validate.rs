@@ -69,7 +69,7 @@ fn check_references(save: &mut WorldSave, live: &[Option<NonZeroU32>]) -> Result
                 };
                 // SAFETY: `value` is a value of the column's type, which is the
                 // type `map_entities` was made for (both from one registry entry).
-                loaded.column.with_row_mut(row, |value| unsafe { map_entities(value, &mut check) });
+                loaded.column.with_row_mut(row, |value| unsafe { map_entities.map(value, &mut check) });
                 if let Some(target) = dangling {
                     return Err(LoadError::DanglingEntity { entity, component: loaded.name.clone(), target });
                 }

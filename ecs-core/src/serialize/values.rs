@@ -8,7 +8,8 @@ use serde::de::{DeserializeSeed, Deserializer};
 use serde::{Serialize, Serializer};
 
 use super::error::LoadError;
-use super::registry::{Entry, SerializeRegistry};
+use super::registry::{Codec, Entry, SerializeRegistry};
+use super::schema_values::{self, SchemaValue};
 use crate::entity::Entity;
 use crate::storage::{Column, Ptr, Tick};
 
@@ -22,11 +23,12 @@ pub(crate) struct ValueOut<'a> {
 
 impl Serialize for ValueOut<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let written = self.column.with_row(self.row, |value: Ptr<'_>| {
+        let written = self.column.with_row(self.row, |value: Ptr<'_>| match &self.entry.codec {
             // SAFETY: `value` is a value of the entry's type (field invariant:
             // the column and the registry entry are of one component).
-            let value = unsafe { (self.entry.serialize)(value) };
-            erased_serde::serialize(value, serializer)
+            Codec::Typed { serialize, .. } => erased_serde::serialize(unsafe { serialize(value) }, serializer),
+            // SAFETY: as above: a value of the component whose schema it is.
+            Codec::Schema(kind) => unsafe { SchemaValue::new(kind, value.as_ptr()) }.serialize(serializer),
         });
         written.unwrap_or_else(|| Err(serde::ser::Error::custom("a value vanished from its row while being saved")))
     }
@@ -81,15 +83,27 @@ impl<'de> DeserializeSeed<'de> for ValueSeed<'_, '_> {
     type Value = ();
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        let mut erased = <dyn erased_serde::Deserializer>::erase(deserializer);
-        // SAFETY: `column` holds the entry's type (field invariant: it was made
-        // from the entry's `ComponentInfo`).
-        unsafe { (self.entry.deserialize)(&mut erased, self.column, Tick::new(1)) }.map_err(|error| {
+        let fail = |message: String| {
             self.context.fail(LoadError::InvalidValue {
                 component: self.entry.name.clone(),
                 entity: self.entity,
-                message: error.to_string(),
+                message,
             })
-        })
+        };
+        match &self.entry.codec {
+            Codec::Typed { deserialize, .. } => {
+                let mut erased = <dyn erased_serde::Deserializer>::erase(deserializer);
+                // SAFETY: `column` holds the entry's type (field invariant: it
+                // was made from the entry's `ComponentInfo`).
+                unsafe { deserialize(&mut erased, self.column, Tick::new(1)) }.map_err(|e| fail(e.to_string()))
+            }
+            Codec::Schema(kind) => {
+                let value = schema_values::read_value(kind, self.entry.info.layout(), deserializer)
+                    .map_err(|e| fail(e.to_string()))?;
+                // SAFETY: the column holds the component whose schema `kind` is.
+                unsafe { schema_values::push(self.column, value, Tick::new(1)) };
+                Ok(())
+            }
+        }
     }
 }

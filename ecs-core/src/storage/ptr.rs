@@ -62,6 +62,13 @@ impl<'a> PtrMut<'a> {
         // own invariant makes it live and unaliased for `'a`.
         unsafe { self.0.cast::<T>().as_mut() }
     }
+
+    /// The address.
+    #[inline]
+    #[cfg_attr(not(feature = "serde"), allow(dead_code, reason = "used by saving and loading"))]
+    pub(crate) fn as_ptr(&self) -> *mut u8 {
+        self.0.as_ptr()
+    }
 }
 
 impl<'a> OwningPtr<'a> {

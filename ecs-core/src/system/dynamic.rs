@@ -81,7 +81,7 @@ impl<F: FnMut(&DynamicSystemQuery<'_, '_>) + Send + Sync + 'static> DynamicSyste
     pub fn new(name: &str, query: DynamicQuery, func: F) -> Self {
         let parts = query.access();
         let access = SystemAccess::query(parts.components.clone(), parts.with.clone(), parts.without.clone());
-        Self { name: Box::leak(name.to_owned().into_boxed_str()), query, access, func }
+        Self { name: crate::names::intern(name), query, access, func }
     }
 }
 

@@ -289,10 +289,10 @@ pub struct ComponentRef<'w> {
     /// The component's info, which has a schema (checked when the view is
     /// made). A reference, not a copy of the schema, so that a view is two
     /// words and a lookup returns it in registers.
-    pub(super) info: &'w ComponentInfo,
+    pub(crate) info: &'w ComponentInfo,
     /// The value, whole (a per-field component cannot be viewed).
-    pub(super) ptr: NonNull<u8>,
-    pub(super) marker: PhantomData<&'w ()>,
+    pub(crate) ptr: NonNull<u8>,
+    pub(crate) marker: PhantomData<&'w ()>,
 }
 
 impl ComponentRef<'_> {
@@ -378,7 +378,14 @@ impl<'w> core::ops::Deref for ComponentMut<'w> {
     }
 }
 
-impl ComponentMut<'_> {
+impl<'w> ComponentMut<'w> {
+    /// A writable view whose writes stamp nothing: the caller stamped the
+    /// row already (a dynamic query's row visit), or it is in no world.
+    pub(crate) fn untracked(view: ComponentRef<'w>) -> Self {
+        let ticks = TicksMut { ticks: None, summary: None, last_run: Tick::new(0), this_run: Tick::new(0) };
+        ComponentMut { view, ticks }
+    }
+
     fn changed(&mut self) {
         let now = self.ticks.this_run;
         if let Some(ticks) = self.ticks.ticks.as_mut() {

@@ -5,11 +5,10 @@ use core::marker::PhantomData;
 
 use super::World;
 use super::by_id::{ComponentMut, ComponentRef, FieldError, FieldPath, FieldValue};
-use super::change::TicksMut;
 use super::structural_by_id::Bytes;
 use crate::component::{ComponentId, ComponentInfo, StrategyKind, value};
 use crate::error::EcsError;
-use crate::storage::{OwningPtr, Ptr, Tick};
+use crate::storage::{OwningPtr, Ptr};
 
 /// One value of a component that has a schema (defined at run time, or a
 /// Rust component with `#[component(describe)]`): made with every field at
@@ -85,9 +84,7 @@ impl DynamicValue {
     /// The value, to read and write field by field (see [`ComponentMut`]; no
     /// change ticks: the value is in no world yet).
     pub fn view_mut(&mut self) -> ComponentMut<'_> {
-        let view = ComponentRef { info: &self.info, ptr: self.bytes.ptr(), marker: PhantomData };
-        let ticks = TicksMut { ticks: None, summary: None, last_run: Tick::new(0), this_run: Tick::new(0) };
-        ComponentMut { view, ticks }
+        ComponentMut::untracked(ComponentRef { info: &self.info, ptr: self.bytes.ptr(), marker: PhantomData })
     }
 
     /// Writes a `bool`, integer, float or `Entity` field.

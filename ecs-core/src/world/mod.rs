@@ -43,6 +43,8 @@ pub use entity_builder::{BuiltEntityClone, EntityBuilder, EntityBuilderClone};
 pub use entity_mut::{EntityWorldMut, SpawnReturnsEntity};
 pub use entity_ref::EntityRef;
 pub use spawn_batch::SpawnBatch;
+#[cfg(feature = "serde")]
+pub(crate) use structural_by_id::Bytes;
 pub use structural_by_id::RegisterError;
 
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
