@@ -459,3 +459,62 @@ mod saves {
         assert_eq!(loaded.get_by_id(b, monster).unwrap().get_str("name"), Ok("troll"));
     }
 }
+
+#[test]
+fn builders_write_in_place_and_archetype_rows_read_and_write_whole_arrays() {
+    let mut world = World::new();
+    let vec3 = FieldKind::array(FieldKind::F32, 3);
+    let pos = SchemaBuilder::new("P3").field("v", vec3).field("tag", FieldKind::String).build().unwrap();
+    let vel = SchemaBuilder::new("V3").field("v", vec3).build().unwrap();
+    let pos = world.register_dynamic(&ComponentDescriptor::new("P3", pos)).unwrap();
+    let vel = world.register_dynamic(&ComponentDescriptor::new("V3", vel)).unwrap();
+    let mut builder = EntityBuilder::new();
+    for i in 0..5 {
+        builder.add_by_id(&world, pos).unwrap().set("v", [i as f32, 0.0, 0.0]).unwrap();
+        builder.add_by_id(&world, vel).unwrap().set("v", [1.0f32, 2.0, 3.0]).unwrap();
+        // Added again: the first value is replaced (and dropped).
+        let mut view = builder.add_by_id(&world, pos).unwrap();
+        view.set("v", [i as f32, 0.0, 0.0]).unwrap();
+        view.set_string("tag", format!("p{i}")).unwrap();
+        assert!(view.set("v", [1.0f32, 2.0]).is_err(), "a [f32; 2] is not a [f32; 3]");
+        builder.spawn(&mut world).unwrap();
+    }
+    let stats = world.register_component::<Stats>();
+    let child_of = ChildOfId::of(&mut world);
+    assert!(matches!(builder.add_by_id(&world, child_of), Err(EcsError::RelationshipById { .. })));
+    assert!(builder.add_by_id(&world, stats).is_ok());
+    builder.clear();
+
+    let query = world.dynamic_query().write(pos).read(vel).build(&world).unwrap();
+    query.for_each_archetype_mut(&mut world, |archetype| {
+        let (velocities, mut positions) = (archetype.rows(vel).unwrap(), archetype.rows_mut(pos).unwrap());
+        assert_eq!(velocities.len(), 5);
+        assert!(velocities.get(5).is_none());
+        for row in 0..velocities.len() {
+            let v: [f32; 3] = velocities.get(row).unwrap().get("v").unwrap();
+            let mut p = positions.get_mut(row).unwrap();
+            let mut x: [f32; 3] = p.get("v").unwrap();
+            for i in 0..3 {
+                x[i] += v[i];
+            }
+            p.set("v", x).unwrap();
+            assert_eq!(archetype.get(vel, row).unwrap().get::<[f32; 3]>("v"), Ok(v));
+        }
+    });
+    let mut seen = Vec::new();
+    world.dynamic_query().read(pos).build(&world).unwrap().for_each(&world, |row| {
+        let view = row.get(pos).unwrap();
+        seen.push((view.get::<[f32; 3]>("v").unwrap(), view.get_str("tag").unwrap().to_owned()));
+    });
+    seen.sort_by(|a, b| a.0[0].total_cmp(&b.0[0]));
+    let expected: Vec<_> = (0..5).map(|i| ([i as f32 + 1.0, 2.0, 3.0], format!("p{i}"))).collect();
+    assert_eq!(seen, expected);
+}
+
+/// `ChildOf`'s id, registered.
+struct ChildOfId;
+impl ChildOfId {
+    fn of(world: &mut World) -> ComponentId {
+        world.register_component::<ChildOf>()
+    }
+}

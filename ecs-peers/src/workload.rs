@@ -111,11 +111,25 @@ pub enum Workload {
     SoaFullUpdate,
     /// `soa_full_update` with ecs's `Particle` in the default layout.
     SoaFullUpdateAos,
+    /// Components defined at run time (no Rust type; four of 12 bytes, three
+    /// `f32`s each) on 10,000 entities: `p += v` over two of them through each
+    /// crate's dynamic query (ecs `DynamicQuery` an archetype at a time, each
+    /// value through its schema view; bevy `QueryBuilder` over
+    /// `FilteredEntityMut`, `get_by_id`/`get_mut_by_id` per entity).
+    DynamicIter,
+    /// The same world; read one `f32` of a runtime component of every entity,
+    /// in a shuffled order (ecs `world.get_by_id` + a field handle; bevy
+    /// `world.get_by_id` + a pointer read).
+    DynamicGet,
+    /// Spawn 10,000 entities of the four runtime components (ecs an
+    /// `EntityBuilder` with `add_by_id` values written in place; bevy
+    /// `spawn_empty().insert_by_ids`).
+    DynamicSpawn,
 }
 
 impl Workload {
     /// Every workload, in table order.
-    pub const ALL: [Workload; 32] = [
+    pub const ALL: [Workload; 35] = [
         Workload::SimpleInsert,
         Workload::SimpleIter,
         Workload::SimpleIterFor,
@@ -148,6 +162,9 @@ impl Workload {
         Workload::SoaPartialUpdateAos,
         Workload::SoaFullUpdate,
         Workload::SoaFullUpdateAos,
+        Workload::DynamicIter,
+        Workload::DynamicGet,
+        Workload::DynamicSpawn,
     ];
 
     /// The ecs_bench_suite name.
@@ -186,6 +203,9 @@ impl Workload {
             Workload::SoaPartialUpdateAos => "soa_partial_update_aos",
             Workload::SoaFullUpdate => "soa_full_update",
             Workload::SoaFullUpdateAos => "soa_full_update_aos",
+            Workload::DynamicIter => "dynamic_iter",
+            Workload::DynamicGet => "dynamic_get",
+            Workload::DynamicSpawn => "dynamic_spawn",
         }
     }
 }

@@ -580,6 +580,76 @@ pub struct DynamicArchetype<'w, 'q> {
     lent: &'q RefCell<Vec<(usize, usize, bool)>>,
 }
 
+/// A column of a component stored whole, read row by row through its schema:
+/// made by [`DynamicArchetype::rows`]. Lent for the archetype view's life.
+pub struct SchemaRows<'a> {
+    info: &'a ComponentInfo,
+    base: core::ptr::NonNull<u8>,
+    len: usize,
+    marker: core::marker::PhantomData<&'a ()>,
+}
+
+impl SchemaRows<'_> {
+    /// How many rows.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// `true` when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Row `row`'s value; `None` past the last row.
+    #[inline]
+    pub fn get(&self, row: usize) -> Option<ComponentRef<'_>> {
+        if row >= self.len {
+            return None;
+        }
+        // SAFETY: a row below the length of a column of whole values with a
+        // schema (`rows` checked), which nothing writes while it is lent
+        // shared (the view's ledger).
+        let ptr = unsafe { self.base.add(row * self.info.layout().size()) };
+        Some(ComponentRef { info: self.info, ptr, marker: core::marker::PhantomData })
+    }
+}
+
+/// A column of a component stored whole, read and written row by row through
+/// its schema: made by [`DynamicArchetype::rows_mut`]. One row's view at a
+/// time (`get_mut` borrows it mutably); lent once per archetype view.
+pub struct SchemaRowsMut<'a> {
+    info: &'a ComponentInfo,
+    base: core::ptr::NonNull<u8>,
+    len: usize,
+    marker: core::marker::PhantomData<&'a mut ()>,
+}
+
+impl SchemaRowsMut<'_> {
+    /// How many rows.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// `true` when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Row `row`'s value, writable (the row is stamped changed already);
+    /// `None` past the last row.
+    #[inline]
+    pub fn get_mut(&mut self, row: usize) -> Option<ComponentMut<'_>> {
+        if row >= self.len {
+            return None;
+        }
+        // SAFETY: a row below the length of a column of whole values with a
+        // schema, lent uniquely to this value (the view's ledger), and one
+        // row's view at a time (`&mut self`).
+        let ptr = unsafe { self.base.add(row * self.info.layout().size()) };
+        Some(ComponentMut::untracked(ComponentRef { info: self.info, ptr, marker: core::marker::PhantomData }))
+    }
+}
+
 /// A whole column, as opposed to one field's lane.
 const WHOLE: usize = usize::MAX;
 
@@ -611,6 +681,10 @@ impl DynamicArchetype<'_, '_> {
     #[track_caller]
     fn lend(&self, term: usize, lane: usize, unique: bool) {
         let mut lent = self.lent.borrow_mut();
+        if !unique && lent.contains(&(term, lane, false)) {
+            // Shared already: one entry is enough (row reads lend per row).
+            return;
+        }
         let overlaps = |&&(t, l, u): &&(usize, usize, bool)| {
             t == term && (l == lane || l == WHOLE || lane == WHOLE) && (u || unique)
         };
@@ -676,6 +750,61 @@ impl DynamicArchetype<'_, '_> {
     /// `true` when the archetype holds no entity (never, in a visit).
     pub fn is_empty(&self) -> bool {
         self.archetype.is_empty()
+    }
+
+    /// Component `id`'s values through its schema, row by row, to read (see
+    /// [`SchemaRows`]): the column of a component stored whole that has no
+    /// Rust type here. `None` as for [`for_each_row`](Self::for_each_row).
+    ///
+    /// # Panics
+    /// As for [`column`](Self::column).
+    #[track_caller]
+    pub fn rows(&self, id: ComponentId) -> Option<SchemaRows<'_>> {
+        let (term, column, info) = self.term_column(id, false)?;
+        if info.kind().is_none() || info.fields().is_some() {
+            return None;
+        }
+        self.lend(term, WHOLE, false);
+        Some(SchemaRows { info, base: column.data_ptr(), len: self.archetype.len(), marker: core::marker::PhantomData })
+    }
+
+    /// Component `id`'s values through its schema, row by row, writable (see
+    /// [`SchemaRowsMut`]); every row counts as written, as with
+    /// [`column_mut`](Self::column_mut).
+    ///
+    /// # Panics
+    /// As for [`column_mut`](Self::column_mut).
+    #[track_caller]
+    pub fn rows_mut(&self, id: ComponentId) -> Option<SchemaRowsMut<'_>> {
+        let tick = self.write.expect("a read-only archetype view: use `for_each_archetype_mut`");
+        let (term, column, info) = self.term_column(id, true)?;
+        if info.kind().is_none() || info.fields().is_some() {
+            return None;
+        }
+        self.lend(term, WHOLE, true);
+        let len = self.archetype.len();
+        self.stamp(column, len, tick);
+        Some(SchemaRowsMut { info, base: column.data_ptr(), len, marker: core::marker::PhantomData })
+    }
+
+    /// Row `row`'s value of component `id` through its schema (see
+    /// [`ComponentRef`]); `None` as for [`for_each_row`](Self::for_each_row),
+    /// or past the last row.
+    ///
+    /// # Panics
+    /// As for [`column`](Self::column).
+    #[track_caller]
+    pub fn get(&self, id: ComponentId, row: usize) -> Option<ComponentRef<'_>> {
+        let (term, column, info) = self.term_column(id, false)?;
+        if info.kind().is_none() || info.fields().is_some() || row >= self.archetype.len() {
+            return None;
+        }
+        self.lend(term, WHOLE, false);
+        // SAFETY: a row below the length of a column of whole values with a
+        // schema, read only while this view lives (the ledger keeps writers
+        // off it).
+        let ptr = unsafe { column.data_ptr().add(row * info.layout().size()) };
+        Some(ComponentRef { info, ptr, marker: core::marker::PhantomData })
     }
 
     /// Calls `f` with each row's value of component `id` through its schema

@@ -44,7 +44,9 @@ pub use borrow::QueryBorrow;
 pub(crate) use by_entity::{Miss, SingleFetches};
 pub use change_fetch::TrackedFetch;
 pub use combinations::QueryCombinationIter;
-pub use dynamic::{DynamicArchetype, DynamicQuery, DynamicQueryBuilder, DynamicRow, DynamicRowMut};
+pub use dynamic::{
+    DynamicArchetype, DynamicQuery, DynamicQueryBuilder, DynamicRow, DynamicRowMut, SchemaRows, SchemaRowsMut,
+};
 #[doc(hidden)]
 pub use fetch::{
     CachedColumn, EntityFetch, FetchContext, Presence, QueryData, ReadFetch, ReadOnlyQueryData, WriteFetch,

@@ -108,7 +108,8 @@ impl fmt::Display for FieldError {
 impl std::error::Error for FieldError {}
 
 /// A field's value type a view reads and writes by copy: `bool`, the integer
-/// and float types, and [`Entity`]. Sealed: the kinds are the schema's.
+/// and float types, [`Entity`], and fixed-size arrays of these. Sealed: the
+/// kinds are the schema's.
 pub trait FieldValue: Copy + sealed::Sealed + 'static {
     /// The kind of field that holds it.
     const KIND: FieldKind;
@@ -131,6 +132,13 @@ field_value!(
     bool => Bool, i8 => I8, i16 => I16, i32 => I32, i64 => I64, u8 => U8, u16 => U16, u32 => U32, u64 => U64,
     f32 => F32, f64 => F64, Entity => Entity
 );
+
+impl<T: FieldValue, const N: usize> sealed::Sealed for [T; N] {}
+/// A fixed-size array of such values, read and written whole (a vector's
+/// three `f32`s in one access).
+impl<T: FieldValue, const N: usize> FieldValue for [T; N] {
+    const KIND: FieldKind = FieldKind::Array(&T::KIND, N);
+}
 
 /// A field named by its path or by a [`FieldHandle`]. Sealed: views trust
 /// the handle a path resolves to, so only the crate's own impls exist.
@@ -381,11 +389,13 @@ impl<'w> core::ops::Deref for ComponentMut<'w> {
 impl<'w> ComponentMut<'w> {
     /// A writable view whose writes stamp nothing: the caller stamped the
     /// row already (a dynamic query's row visit), or it is in no world.
+    #[inline]
     pub(crate) fn untracked(view: ComponentRef<'w>) -> Self {
         let ticks = TicksMut { ticks: None, summary: None, last_run: Tick::new(0), this_run: Tick::new(0) };
         ComponentMut { view, ticks }
     }
 
+    #[inline]
     fn changed(&mut self) {
         let now = self.ticks.this_run;
         if let Some(ticks) = self.ticks.ticks.as_mut() {
@@ -400,6 +410,7 @@ impl<'w> ComponentMut<'w> {
     ///
     /// # Errors
     /// As for [`ComponentRef::get`]; nothing is written then.
+    #[inline]
     pub fn set<T: FieldValue>(&mut self, field: impl FieldPath, value: T) -> Result<(), FieldError> {
         let shape = self.view.shape();
         let handle = field.locate(&shape)?;

@@ -5,9 +5,9 @@
 use core::alloc::Layout;
 use core::ptr::NonNull;
 
-use super::DynamicValue;
 use super::World;
 use super::structural_by_id::Bytes;
+use super::{ComponentMut, ComponentRef, DynamicValue};
 use crate::bundle::BundleId;
 use crate::component::{
     Component, ComponentId, Components, FieldKind, StrategyKind, component_id, typed_drop_glue, value,
@@ -165,6 +165,48 @@ impl EntityBuilder {
         unsafe { self.put(entry, value.ptr()) };
         drop(value.forget_value());
         self
+    }
+
+    /// Adds a value of component `id` (typed with a schema, or defined at run
+    /// time), every field at its default, and returns a view to set its
+    /// fields in place: no [`DynamicValue`] is made, so nothing is allocated
+    /// per value. Replaces a value of the component added before.
+    ///
+    /// # Errors
+    /// [`EcsError::UnknownComponent`] when `world` has no component `id`;
+    /// [`EcsError::NotDescribed`] when it has no schema;
+    /// [`EcsError::RelationshipById`] for a relationship. Nothing is added then.
+    ///
+    /// # Example
+    /// ```
+    /// use ecs_core::prelude::*;
+    /// use ecs_core::component::{ComponentDescriptor, FieldKind, SchemaBuilder};
+    /// use ecs_core::world::EntityBuilder;
+    ///
+    /// let mut world = World::new();
+    /// let schema = SchemaBuilder::new("Mana").field("points", FieldKind::F32).build()?;
+    /// let mana = world.register_dynamic(&ComponentDescriptor::new("Mana", schema))?;
+    /// let mut builder = EntityBuilder::new();
+    /// builder.add_by_id(&world, mana)?.set("points", 3.5f32)?;
+    /// let e = builder.spawn(&mut world)?;
+    /// assert_eq!(world.get_by_id(e, mana)?.get::<f32>("points"), Ok(3.5));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn add_by_id<'a>(&'a mut self, world: &'a World, id: ComponentId) -> Result<ComponentMut<'a>, EcsError> {
+        let info = world.components.get(id).ok_or(EcsError::UnknownComponent { index: id.index() })?;
+        if info.is_relationship() {
+            return Err(EcsError::RelationshipById { component: info.name() });
+        }
+        let Some(kind) = info.kind() else { return Err(EcsError::NotDescribed { component: info.name() }) };
+        let entry =
+            Entry { id, offset: 0, layout: info.layout(), drop: info.drop_glue(), register: None, clone: Cloning::No };
+        let slot = self.slot(entry);
+        // SAFETY: the slot is room for a value of the component (its layout),
+        // holding nothing; the component's schema is `kind`, and a value whose
+        // fields are all valid is a valid value of it (the schema's contract).
+        unsafe { value::write_default(kind, slot.as_ptr()) };
+        let view = ComponentRef { info, ptr: slot, marker: core::marker::PhantomData };
+        Ok(ComponentMut::untracked(view))
     }
 
     /// Moves the value at `value` into the buffer, replacing an entry of its

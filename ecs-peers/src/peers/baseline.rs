@@ -177,6 +177,9 @@ pub fn runner(workload: Workload) -> Option<Runner> {
         | Workload::DespawnSubtree
         | Workload::SoaPartialUpdateAos
         | Workload::SoaFullUpdateAos
+        | Workload::DynamicIter
+        | Workload::DynamicGet
+        | Workload::DynamicSpawn
         | Workload::WorldNew => return None,
     })
 }

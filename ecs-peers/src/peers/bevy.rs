@@ -522,6 +522,45 @@ pub fn runner(workload: Workload) -> Option<Runner> {
             Box::new(move || q.iter_mut(&mut world).for_each(|mut p| p.full_update()))
         }
         Workload::SoaPartialUpdateAos | Workload::SoaFullUpdateAos => return None,
+        Workload::DynamicSpawn => Box::new(|| {
+            let mut world = World::new();
+            let ids = dynamic_components(&mut world);
+            dynamic_spawn(&mut world, &ids, 10_000);
+            std::hint::black_box(&world);
+        }),
+        Workload::DynamicGet => {
+            let mut world = World::new();
+            let ids = dynamic_components(&mut world);
+            let mut entities = dynamic_spawn(&mut world, &ids, 10_000);
+            shuffle(&mut entities);
+            Box::new(move || {
+                let mut sum = 0.0;
+                for &e in &entities {
+                    let ptr = world.get_by_id(e, ids[0]).unwrap();
+                    // SAFETY: the component's values are `[f32; 3]` (its layout,
+                    // registered in `dynamic_components`, and every value spawned).
+                    sum += unsafe { ptr.deref::<[f32; 3]>() }[0];
+                }
+                std::hint::black_box(sum);
+            })
+        }
+        Workload::DynamicIter => {
+            let mut world = World::new();
+            let ids = dynamic_components(&mut world);
+            dynamic_spawn(&mut world, &ids, 10_000);
+            let (pos, vel) = (ids[0], ids[1]);
+            let mut query =
+                QueryBuilder::<bevy_ecs::world::FilteredEntityMut>::new(&mut world).mut_id(pos).ref_id(vel).build();
+            Box::new(move || {
+                for mut entity in query.iter_mut(&mut world) {
+                    // SAFETY: both components' values are `[f32; 3]`.
+                    let v = unsafe { *entity.get_by_id(vel).unwrap().deref::<[f32; 3]>() };
+                    // SAFETY: as above.
+                    let p = unsafe { entity.get_mut_by_id(pos).unwrap().into_inner().deref_mut::<[f32; 3]>() };
+                    add(p, &v);
+                }
+            })
+        }
     })
 }
 
@@ -553,4 +592,43 @@ impl Particle {
         self.vy -= 0.01;
         self.vz *= 0.99;
     }
+}
+
+/// Four components defined at run time, each three `f32`s (no drop).
+fn dynamic_components(world: &mut World) -> [bevy_ecs::component::ComponentId; 4] {
+    use bevy_ecs::component::{ComponentCloneBehavior, ComponentDescriptor, StorageType};
+    ["DynPosition", "DynVelocity", "DynRotation", "DynTransform"].map(|name| {
+        // SAFETY: a plain `[f32; 3]` layout without drop, sendable and shareable.
+        let descriptor = unsafe {
+            ComponentDescriptor::new_with_layout(
+                name,
+                StorageType::Table,
+                std::alloc::Layout::new::<[f32; 3]>(),
+                None,
+                true,
+                true,
+                ComponentCloneBehavior::Default,
+                None,
+            )
+        };
+        world.register_component_with_descriptor(descriptor)
+    })
+}
+
+/// Spawns `n` entities of the four runtime components.
+fn dynamic_spawn(world: &mut World, ids: &[bevy_ecs::component::ComponentId; 4], n: usize) -> Vec<Entity> {
+    (0..n)
+        .map(|i| {
+            let mut values = [UNIT_X, UNIT_X, [i as f32; 3], [0.0; 3]];
+            let ptrs = values.iter_mut().map(|v| {
+                // SAFETY: each points at a live `[f32; 3]`, which needs no drop and
+                // is not used after it is moved into the world.
+                unsafe { bevy_ecs::ptr::OwningPtr::new(std::ptr::NonNull::from(v).cast()) }
+            });
+            let mut entity = world.spawn_empty();
+            // SAFETY: the ids are this world's, each pointer a value of its layout.
+            unsafe { entity.insert_by_ids(ids, ptrs) };
+            entity.id()
+        })
+        .collect()
 }

@@ -6,6 +6,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::atomic::Ordering::Relaxed;
 
 use bytemuck::{Pod, Zeroable};
+use ecs_core::ComponentId;
 use ecs_core::message::{MessageCursor, Messages};
 use ecs_core::prelude::*;
 use ecs_core::serialize::SerializeRegistry;
@@ -471,7 +472,81 @@ pub fn runner(workload: Workload) -> Option<Runner> {
                 })
             })
         }
+        Workload::DynamicSpawn => {
+            let mut builder = ecs_core::world::EntityBuilder::new();
+            Box::new(move || {
+                let mut world = World::new();
+                let ids = dynamic::components(&mut world);
+                dynamic::spawn(&mut world, &mut builder, &ids, 10_000);
+                std::hint::black_box(&world);
+            })
+        }
+        Workload::DynamicGet => {
+            let mut world = World::new();
+            let ids = dynamic::components(&mut world);
+            let mut entities = dynamic::spawn(&mut world, &mut ecs_core::world::EntityBuilder::new(), &ids, 10_000);
+            shuffle(&mut entities);
+            let x = world.get_by_id(entities[0], ids[0]).unwrap().field("v[0]").unwrap();
+            Box::new(move || {
+                let mut sum = 0.0;
+                for &e in &entities {
+                    sum += world.get_by_id(e, ids[0]).unwrap().get::<f32>(&x).unwrap();
+                }
+                std::hint::black_box(sum);
+            })
+        }
+        Workload::DynamicIter => {
+            let mut world = World::new();
+            let ids = dynamic::components(&mut world);
+            let entities = dynamic::spawn(&mut world, &mut ecs_core::world::EntityBuilder::new(), &ids, 10_000);
+            let (pos, vel) = (ids[0], ids[1]);
+            let p_v = world.get_by_id(entities[0], pos).unwrap().field("v").unwrap();
+            let v_v = world.get_by_id(entities[0], vel).unwrap().field("v").unwrap();
+            let query = world.dynamic_query().write(pos).read(vel).build(&world).unwrap();
+            Box::new(move || {
+                query.for_each_archetype_mut(&mut world, |archetype| {
+                    let (velocities, mut positions) = (archetype.rows(vel).unwrap(), archetype.rows_mut(pos).unwrap());
+                    for row in 0..velocities.len() {
+                        let (v, mut p) = (velocities.get(row).unwrap(), positions.get_mut(row).unwrap());
+                        let mut value: [f32; 3] = p.get(&p_v).unwrap();
+                        add(&mut value, &v.get(&v_v).unwrap());
+                        p.set(&p_v, value).unwrap();
+                    }
+                })
+            })
+        }
     })
+}
+
+/// Components defined at run time for the `dynamic_*` workloads.
+mod dynamic {
+    use ecs_core::component::{ComponentDescriptor, FieldKind, SchemaBuilder};
+    use ecs_core::world::EntityBuilder;
+
+    use super::*;
+
+    /// Four components, each `{ v: [f32; 3] }`.
+    pub fn components(world: &mut World) -> [ComponentId; 4] {
+        ["DynPosition", "DynVelocity", "DynRotation", "DynTransform"].map(|name| {
+            let schema = SchemaBuilder::new(name).field("v", FieldKind::array(FieldKind::F32, 3)).build().unwrap();
+            world.register_dynamic(&ComponentDescriptor::new(name, schema)).unwrap()
+        })
+    }
+
+    /// Spawns `n` entities of the four, each value written in the builder.
+    pub fn spawn(world: &mut World, builder: &mut EntityBuilder, ids: &[ComponentId; 4], n: usize) -> Vec<Entity> {
+        let handles: Vec<_> =
+            ids.iter().map(|&id| EntityBuilder::new().add_by_id(world, id).unwrap().field("v").unwrap()).collect();
+        (0..n)
+            .map(|i| {
+                let values = [UNIT_X, UNIT_X, [i as f32; 3], [0.0; 3]];
+                for ((&id, value), handle) in ids.iter().zip(values).zip(&handles) {
+                    builder.add_by_id(world, id).unwrap().set(handle, value).unwrap();
+                }
+                builder.spawn(world).unwrap()
+            })
+            .collect()
+    }
 }
 
 /// The particles of `soa_partial_update` and `soa_full_update`, per field and

@@ -122,6 +122,9 @@ pub fn runner(workload: Workload) -> Option<Runner> {
         | Workload::SoaPartialUpdateAos
         | Workload::SoaFullUpdate
         | Workload::SoaFullUpdateAos
+        | Workload::DynamicIter
+        | Workload::DynamicGet
+        | Workload::DynamicSpawn
         | Workload::WorldGetMut
         | Workload::EntityGet
         | Workload::QueryGet => return None,

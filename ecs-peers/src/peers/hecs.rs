@@ -192,6 +192,7 @@ pub fn runner(workload: Workload) -> Option<Runner> {
             Box::new(move || q.query_mut(&mut world).for_each(|(_, p)| p.full_update()))
         }
         Workload::SoaPartialUpdateAos | Workload::SoaFullUpdateAos => return None,
+        Workload::DynamicIter | Workload::DynamicGet | Workload::DynamicSpawn => return None,
     })
 }
 

@@ -211,6 +211,9 @@ pub fn runner(workload: Workload) -> Option<Runner> {
         | Workload::SoaPartialUpdate
         | Workload::SoaPartialUpdateAos
         | Workload::SoaFullUpdate
-        | Workload::SoaFullUpdateAos => return None,
+        | Workload::SoaFullUpdateAos
+        | Workload::DynamicIter
+        | Workload::DynamicGet
+        | Workload::DynamicSpawn => return None,
     })
 }
