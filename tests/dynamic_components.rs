@@ -518,3 +518,57 @@ impl ChildOfId {
         world.register_component::<ChildOf>()
     }
 }
+
+fn panic_on_insert(_: ecs_core::world::DeferredWorld, _: HookContext) {
+    panic!("on_insert refuses");
+}
+
+#[test]
+fn a_panicking_hook_after_an_insert_by_id_leaves_the_value_to_the_world_alone() {
+    let mut world = World::new();
+    let id = health(&mut world);
+    world
+        .set_component_hooks_by_id(
+            id,
+            ecs_core::component::ComponentHooks { on_insert: Some(panic_on_insert), ..Default::default() },
+        )
+        .unwrap();
+    let e = world.spawn(());
+    for name in ["first", "second"] {
+        let mut value = DynamicValue::new(&world, id).unwrap();
+        value.set_string("name", name).unwrap();
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| world.insert_by_id(e, id, value)));
+        assert!(result.is_err(), "the hook panics");
+        // The value moved into the world before the hook ran: it is the
+        // world's, read here and dropped once (with the world, or when replaced).
+        assert_eq!(world.get_by_id(e, id).unwrap().get_str("name"), Ok(name));
+    }
+    // An entity that is gone: the value is dropped by the call, once.
+    world.despawn(e).unwrap();
+    let mut value = DynamicValue::new(&world, id).unwrap();
+    value.set_string("name", "never inserted").unwrap();
+    assert!(matches!(world.insert_by_id(e, id, value), Err(EcsError::NoSuchEntity(_))));
+}
+
+#[derive(Component)]
+#[component(on_add = panic_on_add)]
+struct Fragile(#[allow(dead_code)] String);
+
+fn panic_on_add(_: ecs_core::world::DeferredWorld, _: HookContext) {
+    panic!("on_add refuses");
+}
+
+#[test]
+fn a_panicking_hook_after_a_builder_spawn_leaves_the_values_to_the_world_alone() {
+    let mut world = World::new();
+    let mut builder = EntityBuilder::new();
+    builder.add(Fragile("owned by the world once spawned".into())).add(Pos(1.0, 1.0));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| builder.spawn(&mut world)));
+    assert!(result.is_err(), "the hook panics");
+    assert!(!builder.has::<Fragile>(), "the builder let go of the values before the hook ran");
+    drop(builder);
+    let spawned: Vec<Entity> = world.query_filtered::<Entity, With<Fragile>>().iter().collect();
+    assert_eq!(spawned.len(), 1);
+    assert_eq!(world.get::<Pos>(spawned[0]), Some(&Pos(1.0, 1.0)));
+    drop(world);
+}

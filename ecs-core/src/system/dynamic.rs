@@ -21,8 +21,9 @@ pub struct DynamicSystemQuery<'w, 's> {
 impl<'w> DynamicSystemQuery<'w, '_> {
     /// Calls `f` with each matching archetype (see
     /// [`DynamicQuery::for_each_archetype_mut`]); written components are
-    /// writable when the query writes them.
-    pub fn for_each_archetype(&self, f: impl FnMut(DynamicArchetype<'w, '_>)) {
+    /// writable when the query writes them. `&mut self`: `f` cannot start
+    /// another visit, whose views would alias this one's.
+    pub fn for_each_archetype(&mut self, f: impl FnMut(DynamicArchetype<'w, '_>)) {
         // SAFETY: the system's access is the query's, which the schedule (or
         // `run_system`'s `&mut World`) keeps every other access clear of for
         // the run this value lives in.
@@ -31,7 +32,7 @@ impl<'w> DynamicSystemQuery<'w, '_> {
 
     /// [`for_each_archetype`](Self::for_each_archetype) with the archetypes
     /// shared out among the worker threads.
-    pub fn par_for_each_archetype(&self, f: impl Fn(DynamicArchetype<'_, '_>) + Sync) {
+    pub fn par_for_each_archetype(&mut self, f: impl Fn(DynamicArchetype<'_, '_>) + Sync) {
         // SAFETY: as in `for_each_archetype`; each archetype is visited once,
         // on one thread.
         unsafe { self.query.par_for_each_archetype_shared(self.world, self.tick, &f) }
@@ -76,7 +77,7 @@ pub struct DynamicSystem<F> {
     func: F,
 }
 
-impl<F: FnMut(&DynamicSystemQuery<'_, '_>) + Send + Sync + 'static> DynamicSystem<F> {
+impl<F: FnMut(&mut DynamicSystemQuery<'_, '_>) + Send + Sync + 'static> DynamicSystem<F> {
     /// A system named `name` that runs `func` with `query` each run.
     pub fn new(name: &str, query: DynamicQuery, func: F) -> Self {
         let parts = query.access();
@@ -90,7 +91,7 @@ impl<F: FnMut(&DynamicSystemQuery<'_, '_>) + Send + Sync + 'static> DynamicSyste
 // `new`, and `run_unchecked` touches the world only through the query's
 // archetype visits (which touch only those components) and `components()`
 // (which nothing writes while systems run). Not exclusive.
-unsafe impl<F: FnMut(&DynamicSystemQuery<'_, '_>) + Send + Sync + 'static> System for DynamicSystem<F> {
+unsafe impl<F: FnMut(&mut DynamicSystemQuery<'_, '_>) + Send + Sync + 'static> System for DynamicSystem<F> {
     fn name(&self) -> &'static str {
         self.name
     }
@@ -122,8 +123,8 @@ unsafe impl<F: FnMut(&DynamicSystemQuery<'_, '_>) + Send + Sync + 'static> Syste
     }
 
     unsafe fn run_unchecked_at(&mut self, world: &World, this_run: Tick) {
-        let query = DynamicSystemQuery { world, query: &self.query, tick: this_run };
-        (self.func)(&query);
+        let mut query = DynamicSystemQuery { world, query: &self.query, tick: this_run };
+        (self.func)(&mut query);
     }
 
     fn run_exclusive(&mut self, world: &mut World) {
@@ -144,7 +145,9 @@ pub struct IsDynamic;
 
 // Not offered as a fix in errors about functions that are not systems.
 #[diagnostic::do_not_recommend]
-impl<F: FnMut(&DynamicSystemQuery<'_, '_>) + Send + Sync + 'static> super::IntoSystem<IsDynamic> for DynamicSystem<F> {
+impl<F: FnMut(&mut DynamicSystemQuery<'_, '_>) + Send + Sync + 'static> super::IntoSystem<IsDynamic>
+    for DynamicSystem<F>
+{
     type System = Self;
     fn into_system(self) -> Self {
         self

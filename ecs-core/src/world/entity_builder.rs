@@ -297,11 +297,14 @@ impl EntityBuilder {
     pub fn spawn(&mut self, world: &mut World) -> Result<Entity, EcsError> {
         // SAFETY: the entries' values are live in the buffer; on `Ok` they
         // moved into the world and are forgotten here.
-        let entity = unsafe {
+        let (entity, bundle) = unsafe {
             spawn_entries(world, &self.entries, &self.buffer, &mut self.ids, &mut self.values, &mut self.last)?
         };
+        // The values are the world's now: forgotten before any hook runs, so
+        // that one that unwinds leaves nothing for this builder to drop.
         self.entries.clear();
         self.buffer.len = 0;
+        world.after_spawn_raw(bundle, entity);
         Ok(entity)
     }
 }
@@ -316,7 +319,8 @@ impl Drop for EntityBuilder {
 ///
 /// # Safety
 /// Every entry's value is live in `buffer`. On `Ok` the values were moved
-/// into the world: the caller forgets them.
+/// into the world: the caller forgets them, then runs the spawn's hooks
+/// ([`World::after_spawn_raw`]).
 unsafe fn spawn_entries(
     world: &mut World,
     entries: &[Entry],
@@ -324,7 +328,7 @@ unsafe fn spawn_entries(
     ids: &mut Vec<ComponentId>,
     values: &mut Vec<NonNull<u8>>,
     last: &mut Option<LastSpawn>,
-) -> Result<Entity, EcsError> {
+) -> Result<(Entity, BundleId), EcsError> {
     let same = last.as_ref().is_some_and(|last| {
         last.world == world.id()
             && last.order.len() == entries.len()
@@ -339,7 +343,7 @@ unsafe fn spawn_entries(
     // SAFETY: the bundle is of exactly these components in this order (the
     // plan's, made for entries with these ids in this order), each value a
     // live one of its component (caller), forgotten by the caller.
-    Ok(unsafe { world.spawn_raw(last.bundle, values) })
+    Ok((unsafe { world.spawn_raw(last.bundle, values) }, last.bundle))
 }
 
 /// How the last spawn went, for a builder spawning the same kind of entity

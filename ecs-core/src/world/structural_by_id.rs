@@ -201,13 +201,30 @@ impl World {
             return Err(EcsError::ValueOfOtherComponent { component: info.name(), value: value.info().name() });
         }
         let bundle = self.bundle_of_ids(&[id])?;
+        /// Owns the value until it moves into the world: dropped by its glue
+        /// if the insert stops (or a hook unwinds) before that.
+        struct Pending {
+            bytes: Bytes,
+            glue: Option<&'static crate::storage::DropGlue>,
+            moved: bool,
+        }
+        impl Drop for Pending {
+            fn drop(&mut self) {
+                if let (false, Some(glue)) = (self.moved, self.glue) {
+                    // SAFETY: not moved: the block still holds the owned, valid
+                    // value, dropped once, here.
+                    unsafe { glue.run(OwningPtr::new(self.bytes.ptr())) };
+                }
+            }
+        }
+        let glue = value.info().drop_glue();
+        let mut pending = Pending { bytes: value.forget_value(), glue, moved: false };
+        let ptr = pending.bytes.ptr();
         // SAFETY: the bundle is this world's, of the one component the value
         // holds (its id checked above; a value of an id holds that component,
-        // laid out by its info, the same in every world); on `Ok` the value is
-        // forgotten below, on `Err` it is dropped whole.
-        unsafe { self.insert_raw(entity, bundle, &[value.ptr()])? };
-        drop(value.forget_value());
-        Ok(())
+        // laid out by its info, the same in every world); `pending.moved` says
+        // who owns the value, whatever unwinds.
+        unsafe { self.insert_raw(entity, bundle, &[ptr], &mut pending.moved) }
     }
 
     /// Removes component `id` from `entity` and drops its value, with hooks,
@@ -252,6 +269,10 @@ impl World {
     /// `bundle` is this world's (from [`bundle_of_ids`](Self::bundle_of_ids));
     /// `values[i]` is an owned, valid value of its `i`th component, aligned,
     /// which the caller forgets (never reads or drops again) once this returns.
+    ///
+    /// Hooks and observers do not run here: the caller forgets the values
+    /// first, then calls [`after_spawn_raw`](Self::after_spawn_raw), so that a
+    /// panicking hook finds every value owned by the world alone.
     pub(crate) unsafe fn spawn_raw(&mut self, bundle: BundleId, values: &[NonNull<u8>]) -> Entity {
         let archetype = self.spawn_archetype(bundle);
         self.archetypes.get_mut(archetype).reserve(1);
@@ -279,6 +300,12 @@ impl World {
             archetype.pad_sparse(row);
             archetype.push_entity_unchecked(entity);
         }
+        entity
+    }
+
+    /// Runs `Add` and `Insert` for `entity`, spawned by
+    /// [`spawn_raw`](Self::spawn_raw) with `bundle`.
+    pub(crate) fn after_spawn_raw(&mut self, bundle: BundleId, entity: Entity) {
         if self.components.lifecycle_active() {
             let components = self.bundles.get(bundle).components.clone();
             if !components.iter().all(|&c| self.components.lifecycle(c) == 0) {
@@ -288,7 +315,6 @@ impl World {
                 });
             }
         }
-        entity
     }
 
     /// Inserts the values at `values`, one per component of `bundle`, into
@@ -299,19 +325,23 @@ impl World {
     /// [`EcsError::NoSuchEntity`]; nothing is moved then.
     ///
     /// # Safety
-    /// As for [`spawn_raw`](Self::spawn_raw): once this returns `Ok`, the
-    /// caller forgets every value (a replaced one was dropped in its place).
+    /// `bundle` and `values` as for [`spawn_raw`](Self::spawn_raw). `moved`
+    /// is set the moment the values move into the world (a replaced one is
+    /// then dropped in its place): from then on the caller forgets them, even
+    /// when a hook or observer unwinds out of this call; while it is unset
+    /// they are still the caller's.
     pub(crate) unsafe fn insert_raw(
         &mut self,
         entity: Entity,
         bundle: BundleId,
         values: &[NonNull<u8>],
+        moved: &mut bool,
     ) -> Result<(), EcsError> {
         let location = self.entities.get(entity).ok_or(EcsError::NoSuchEntity(entity))?;
         let components = self.bundles.get(bundle).components.clone();
         if !self.components.lifecycle_active() || components.iter().all(|&c| self.components.lifecycle(c) == 0) {
             // SAFETY: forwarded.
-            unsafe { self.insert_raw_unobserved(location, entity, bundle, values) };
+            unsafe { self.insert_raw_unobserved(location, entity, bundle, values, moved) };
             return Ok(());
         }
         let archetype = self.archetypes.get(location.archetype).expect("live archetype");
@@ -323,7 +353,7 @@ impl World {
             // Hooks cannot despawn or move the entity: it is where it was.
             let location = world.entities.get(entity).expect("hooks keep the entity alive");
             // SAFETY: forwarded.
-            unsafe { world.insert_raw_unobserved(location, entity, bundle, values) };
+            unsafe { world.insert_raw_unobserved(location, entity, bundle, values, moved) };
             world.run_lifecycle(Lifecycle::Add, entity, &added);
             world.run_lifecycle(Lifecycle::Insert, entity, &components);
         });
@@ -341,6 +371,7 @@ impl World {
         entity: Entity,
         bundle: BundleId,
         values: &[NonNull<u8>],
+        moved: &mut bool,
     ) {
         let source_id = location.archetype;
         let target_id = match self.archetypes.get_mut(source_id).edges.insert(bundle) {
@@ -372,6 +403,9 @@ impl World {
         let edge = source.edges.insert(bundle).expect("edge cached above");
         let writes = edge.writes.clone();
         let target = self.archetypes.get_mut(target_id);
+        // Nothing below unwinds before every value is in its column (a drop
+        // of a replaced value is deferred): the values are the world's now.
+        *moved = true;
         for (write, &value) in writes.iter().zip(values) {
             let column = &mut target.columns[write.column as usize];
             // SAFETY: the column stores this bundle component's type; the value
