@@ -121,10 +121,20 @@ impl FieldKind {
     #[inline]
     pub fn same_as(&self, other: &FieldKind) -> bool {
         match (self, other) {
+            // An array of primitives (a vector): kept inline too.
+            (FieldKind::Array(a, n), FieldKind::Array(b, m)) if a.is_primitive() => {
+                n == m && core::mem::discriminant(*a) == core::mem::discriminant(*b)
+            }
             (FieldKind::Array(..) | FieldKind::Struct(_) | FieldKind::Enum(_), _) => self.same_nested(other),
             // A primitive: the same primitive (the common case, kept inline).
             (a, b) => core::mem::discriminant(a) == core::mem::discriminant(b),
         }
+    }
+
+    /// `true` for `bool`, the integers and floats, `Entity` and `String`.
+    #[inline]
+    fn is_primitive(&self) -> bool {
+        !matches!(self, FieldKind::Array(..) | FieldKind::Struct(_) | FieldKind::Enum(_))
     }
 
     fn same_nested(&self, other: &FieldKind) -> bool {

@@ -51,10 +51,13 @@ pub(crate) unsafe fn write_default(kind: &FieldKind, ptr: *mut u8) {
             }
             FieldKind::Struct(schema) => {
                 // Padding too, so that a value's bytes are all initialised
-                // (a bitwise copy of it reads them).
+                // (a bitwise copy of it reads them); then only the fields whose
+                // default is not all zero bytes.
                 core::ptr::write_bytes(ptr, 0, schema.size());
                 for field in schema.fields() {
-                    write_default(field.kind(), ptr.add(field.offset()));
+                    if !zero_is_default(field.kind()) {
+                        write_default(field.kind(), ptr.add(field.offset()));
+                    }
                 }
             }
             FieldKind::Enum(schema) => {
@@ -64,6 +67,17 @@ pub(crate) unsafe fn write_default(kind: &FieldKind, ptr: *mut u8) {
                 debug_assert!(written, "an enum schema has a first variant");
             }
         }
+    }
+}
+
+/// `true` when all zero bytes are the default value of `kind` (numbers,
+/// `false`, and arrays and structs of only those).
+fn zero_is_default(kind: &FieldKind) -> bool {
+    match kind {
+        FieldKind::Entity | FieldKind::String | FieldKind::Enum(_) => false,
+        FieldKind::Array(element, len) => *len == 0 || zero_is_default(element),
+        FieldKind::Struct(schema) => schema.fields().iter().all(|f| zero_is_default(f.kind())),
+        _ => true,
     }
 }
 
