@@ -18,7 +18,7 @@ use crate::storage::{CloneGlue, DropGlue, OwningPtr, Ptr};
 use crate::world::WorldId;
 
 /// One collected component: where its value lies in the buffer and how to
-/// register, drop and clone it.
+/// register and drop it. Small, since every `add` copies one.
 #[derive(Clone, Copy)]
 struct Entry {
     id: ComponentId,
@@ -28,7 +28,6 @@ struct Entry {
     /// Registers a typed component in the world it is spawned into; `None`
     /// for a dynamic one, which the world must know already.
     register: Option<fn(&mut Components) -> ComponentId>,
-    clone: Cloning,
 }
 
 #[derive(Clone, Copy)]
@@ -37,8 +36,6 @@ enum Cloning {
     Glue(CloneGlue),
     /// Field by field through the component's schema.
     Schema(FieldKind),
-    /// Not clonable (only an [`EntityBuilder`] holds such values).
-    No,
 }
 
 /// Values packed one after another, each aligned for itself, in one block
@@ -54,8 +51,12 @@ struct Buffer {
 
 impl Buffer {
     /// Room for a value of `layout` at the end; its offset.
+    #[inline]
     fn push(&mut self, layout: Layout) -> usize {
-        let offset = self.len.next_multiple_of(layout.align());
+        // An alignment is a power of two: rounding up is a mask, not the
+        // division `next_multiple_of` compiles to for a run-time divisor.
+        let mask = layout.align() - 1;
+        let offset = self.len.checked_add(mask).expect("entity builder overflow") & !mask;
         let end = offset.checked_add(layout.size()).expect("entity builder overflow");
         if end > self.capacity || layout.align() > self.align {
             let align = self.align.max(layout.align()).max(1);
@@ -140,7 +141,6 @@ impl EntityBuilder {
             layout: Layout::new::<T>(),
             drop: core::mem::needs_drop::<T>().then_some(typed_drop_glue::<T>()),
             register: Some(|components| components.register::<T>()),
-            clone: Cloning::No,
         };
         let slot = self.slot(entry);
         // SAFETY: the slot is room for a `T` in the buffer (its layout),
@@ -158,7 +158,6 @@ impl EntityBuilder {
             layout: value.info().layout(),
             drop: value.info().drop_glue(),
             register: None,
-            clone: Cloning::No,
         };
         // SAFETY: the value is owned, moved into the buffer by `put`; its block
         // is freed below without dropping the value.
@@ -198,8 +197,7 @@ impl EntityBuilder {
             return Err(EcsError::RelationshipById { component: info.name() });
         }
         let Some(kind) = info.kind() else { return Err(EcsError::NotDescribed { component: info.name() }) };
-        let entry =
-            Entry { id, offset: 0, layout: info.layout(), drop: info.drop_glue(), register: None, clone: Cloning::No };
+        let entry = Entry { id, offset: 0, layout: info.layout(), drop: info.drop_glue(), register: None };
         let slot = self.slot(entry);
         // SAFETY: the slot is room for a value of the component (its layout),
         // holding nothing; the component's schema is `kind`, and a value whose
@@ -402,6 +400,8 @@ impl LastSpawn {
 #[derive(Default)]
 pub struct EntityBuilderClone {
     inner: EntityBuilder,
+    /// How each component's value is cloned, by id.
+    clones: Vec<(ComponentId, Cloning)>,
 }
 
 impl EntityBuilderClone {
@@ -436,14 +436,15 @@ impl EntityBuilderClone {
     }
 
     fn set_cloning(&mut self, id: ComponentId, clone: Cloning) {
-        if let Some(entry) = self.inner.entries.iter_mut().find(|e| e.id == id) {
-            entry.clone = clone;
+        match self.clones.iter_mut().find(|(other, _)| *other == id) {
+            Some(known) => known.1 = clone,
+            None => self.clones.push((id, clone)),
         }
     }
 
     /// Finishes the builder: the result spawns copies.
     pub fn build(self) -> BuiltEntityClone {
-        BuiltEntityClone { inner: self.inner }
+        BuiltEntityClone { inner: self.inner, clones: self.clones }
     }
 }
 
@@ -451,6 +452,7 @@ impl EntityBuilderClone {
 /// entity with clones of its values.
 pub struct BuiltEntityClone {
     inner: EntityBuilder,
+    clones: Vec<(ComponentId, Cloning)>,
 }
 
 impl BuiltEntityClone {
@@ -461,6 +463,8 @@ impl BuiltEntityClone {
     pub fn spawn(&self, world: &mut World) -> Result<Entity, EcsError> {
         let mut copy = EntityBuilder::new();
         for entry in &self.inner.entries {
+            let clone = self.clones.iter().find(|(id, _)| *id == entry.id).map(|&(_, clone)| clone);
+            let clone = clone.expect("every value of an EntityBuilderClone was added with its clone");
             let offset = copy.buffer.push(entry.layout);
             let src = self.inner.buffer.at(entry.offset);
             let dst = copy.buffer.at(offset);
@@ -468,11 +472,10 @@ impl BuiltEntityClone {
             // fresh room for one in another block. A panicking clone leaves
             // `dst` uninitialised and out of `copy`'s entries (never dropped).
             unsafe {
-                match entry.clone {
+                match clone {
                     Cloning::Copy => core::ptr::copy_nonoverlapping(src.as_ptr(), dst.as_ptr(), entry.layout.size()),
                     Cloning::Glue(glue) => glue.run(Ptr::new(src), dst),
                     Cloning::Schema(kind) => value::clone_into(&kind, src.as_ptr(), dst.as_ptr()),
-                    Cloning::No => unreachable!("an EntityBuilderClone only holds clonable values"),
                 }
             }
             copy.entries.push(Entry { offset, ..*entry });
