@@ -223,8 +223,10 @@ impl EntityBuilder {
 
     /// Files `entry` and returns the room for its value, which the caller
     /// fills at once: the slot of an earlier value of the component (dropped
-    /// here), or fresh room at the end of the buffer.
-    #[inline]
+    /// here), or fresh room at the end of the buffer. Always inlined: built in
+    /// registers by the caller, the entry is then stored once, not written
+    /// piecewise and read back whole (a store-forwarding stall per `add`).
+    #[inline(always)]
     fn slot(&mut self, mut entry: Entry) -> NonNull<u8> {
         if let Some(at) = self.entries.iter().position(|e| e.id == entry.id) {
             // The old entry leaves the list first: a panicking drop then
