@@ -817,17 +817,9 @@ impl DynamicArchetype<'_, '_> {
     /// As for [`column`](Self::column).
     #[track_caller]
     pub fn for_each_row(&self, id: ComponentId, mut f: impl FnMut(usize, ComponentRef<'_>)) -> bool {
-        let Some((term, column, info)) = self.term_column(id, false) else { return false };
-        if info.kind().is_none() || info.fields().is_some() {
-            return false;
-        }
-        self.lend(term, WHOLE, false);
-        let size = info.layout().size();
-        for row in 0..self.archetype.len() {
-            // SAFETY: row `row` of a column of whole values with a schema, read
-            // only while this view lives (the ledger keeps writers off it).
-            let ptr = unsafe { column.data_ptr().add(row * size) };
-            f(row, ComponentRef { info, ptr, marker: core::marker::PhantomData });
+        let Some(rows) = self.rows(id) else { return false };
+        for row in 0..rows.len() {
+            f(row, rows.get(row).expect("below the length"));
         }
         true
     }
@@ -841,22 +833,9 @@ impl DynamicArchetype<'_, '_> {
     /// As for [`column_mut`](Self::column_mut).
     #[track_caller]
     pub fn for_each_row_mut(&self, id: ComponentId, mut f: impl FnMut(usize, ComponentMut<'_>)) -> bool {
-        let tick = self.write.expect("a read-only archetype view: use `for_each_archetype_mut`");
-        let Some((term, column, info)) = self.term_column(id, true) else { return false };
-        if info.kind().is_none() || info.fields().is_some() {
-            return false;
-        }
-        self.lend(term, WHOLE, true);
-        let len = self.archetype.len();
-        self.stamp(column, len, tick);
-        let size = info.layout().size();
-        for row in 0..len {
-            // SAFETY: as in `column_mut`: nothing else touches the written
-            // column for the visit, lent once (the ledger); one row's view at a
-            // time, each dropped before the next is made.
-            let ptr = unsafe { column.data_ptr().add(row * size) };
-            let view = ComponentRef { info, ptr, marker: core::marker::PhantomData };
-            f(row, ComponentMut::untracked(view));
+        let Some(mut rows) = self.rows_mut(id) else { return false };
+        for row in 0..rows.len() {
+            f(row, rows.get_mut(row).expect("below the length"));
         }
         true
     }
@@ -918,10 +897,11 @@ impl DynamicArchetype<'_, '_> {
     /// pass does: stamped when a `Changed` query watches the component.
     fn stamp(&self, column: &Column, len: usize, tick: Tick) {
         if column.tracks_changes() {
-            // SAFETY: the visit holds the world mutably (`write` is `Some`,
-            // checked by the caller) and visits this archetype on one thread;
-            // the rows' ticks are written by nothing else; a column that tracks
-            // changes keeps ticks.
+            // SAFETY: `write` is `Some` (checked by the caller): the visit holds
+            // the world mutably, or is a system's whose access the schedule
+            // checked, and visits this archetype on one thread; the rows' ticks
+            // are written by nothing else; a column that tracks changes keeps
+            // ticks.
             unsafe { crate::query::fetch::stamp_rows(column, 0..len, tick) };
         }
     }

@@ -463,14 +463,14 @@ impl World {
         let target_id = if sparse {
             source_id
         } else {
-            match self.archetypes.get_mut(source_id).edges.remove(bundle) {
-                Some(crate::archetype::RemoveEdge::Target(target)) => target,
-                Some(crate::archetype::RemoveEdge::Missing(_)) => unreachable!("the entity holds the component"),
-                None => match self.remove_edge(source_id, bundle) {
-                    crate::archetype::RemoveEdge::Target(target) => target,
-                    crate::archetype::RemoveEdge::Missing(_) => unreachable!("the entity holds the component"),
-                },
-            }
+            let edge = match self.archetypes.get_mut(source_id).edges.remove(bundle) {
+                Some(edge) => edge,
+                None => self.remove_edge(source_id, bundle),
+            };
+            let crate::archetype::RemoveEdge::Target(target) = edge else {
+                unreachable!("the entity holds the component")
+            };
+            target
         };
         if target_id != source_id {
             self.archetypes.sync_sparse(source_id, target_id, &self.components);
