@@ -563,3 +563,18 @@ fn query_and_query_mut_both_return_iterators() {
     assert!(!borrow.is_empty());
     assert!(matches!(borrow.single(), Err(EcsError::MultipleEntities { .. })));
 }
+
+/// A query's iterator can go to another thread (`par_bridge`, a scoped worker)
+/// wherever its items could.
+#[test]
+fn query_iterators_are_send_and_sync_where_their_items_are() {
+    fn send_sync<T: Send + Sync>(_: &T) {}
+    let (mut world, _) = world();
+    send_sync(&world.query::<(Entity, &Position)>().iter());
+    send_sync(&world.query_mut::<(&mut Position, Option<&Velocity>)>());
+    let mut state = world.query_state_filtered::<&mut Position, With<Velocity>>();
+    let iter = state.iter_mut(&mut world);
+    send_sync(&iter);
+    let moved = std::thread::scope(|s| s.spawn(move || iter.count()).join().unwrap());
+    assert_eq!(moved, world.query_filtered::<&Position, With<Velocity>>().iter().count());
+}

@@ -10,11 +10,14 @@
 //! the loop body's writes. So the iterator has no `Drop`, and `next` and what
 //! it calls with the iterator's address are always inlined.
 
+use core::ptr::NonNull;
+
 use super::combinations::QueryCombinationIter;
-use super::fetch::{FetchContext, QueryData, ReadOnlyQueryData};
+use super::fetch::{CachedColumn, FetchContext, QueryData, ReadOnlyQueryData};
 use super::filter::QueryFilter;
 use super::state::QueryState;
-use crate::archetype::{Archetype, Archetypes};
+
+use crate::archetype::{Archetype, ArchetypeId, Archetypes};
 use crate::world::World;
 
 /// A query state the iterator either borrows (from a `QueryState`) or owns (for a
@@ -47,6 +50,15 @@ impl<Q: QueryData, F: QueryFilter> StateRef<'_, Q, F> {
     }
 }
 
+/// A slice of the query state an iterator keeps alive: a `&[T]` without its
+/// lifetime, since an owned state's slices borrow from the iterator's own box.
+struct StateSlice<T>(NonNull<[T]>);
+
+// SAFETY: only ever read, as a `&[T]` is, which is `Send` and `Sync` for `T: Sync`.
+unsafe impl<T: Sync> Send for StateSlice<T> {}
+// SAFETY: as above.
+unsafe impl<T: Sync> Sync for StateSlice<T> {}
+
 /// Iterates the entities matching a query, yielding `Q::Item`s.
 ///
 /// Made by [`QueryState::iter`], [`QueryState::iter_mut`], [`World::query`]
@@ -55,8 +67,18 @@ impl<Q: QueryData, F: QueryFilter> StateRef<'_, Q, F> {
 /// [`World::query`]: crate::World::query
 /// [`World::query_mut`]: crate::World::query_mut
 pub struct QueryIter<'w, 's, Q: QueryData, F: QueryFilter = ()> {
-    archetypes: &'w Archetypes,
+    /// Every archetype of the world, indexed by id.
+    archetypes: &'w [Archetype],
+    /// Keeps the state alive (and owns it for one-off queries); the loops read
+    /// its matched archetypes and cached entries through `matched` and `columns`.
     state: StateRef<'s, Q, F>,
+    /// The state's matched archetypes and their cached entries (`STRIDE` each),
+    /// copied out of the state: read through the state, their pointers and
+    /// lengths were reloaded after every row whose loop body stored anything
+    /// (the compiler cannot tell the state's memory from the row's), where the
+    /// iterator's own fields stay in registers.
+    matched: StateSlice<ArchetypeId>,
+    columns: StateSlice<CachedColumn>,
     ctx: FetchContext,
     /// The next index into the state's matched archetypes.
     next: usize,
@@ -80,7 +102,39 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> QueryIter<'w, 's, Q, F> {
     /// ([`QueryState::update_archetypes`] since its last structural change), so
     /// its cached column entries point into the world's current column tables.
     pub(crate) unsafe fn new(archetypes: &'w Archetypes, state: StateRef<'s, Q, F>, ctx: FetchContext) -> Self {
-        Self { archetypes, state, ctx, next: 0, plain: 0, fetch: None, row: 0, len: 0 }
+        let (matched, columns) = {
+            let state = state.get();
+            (StateSlice(NonNull::from(state.matched())), StateSlice(NonNull::from(state.all_columns())))
+        };
+        Self {
+            archetypes: archetypes.as_slice(),
+            state,
+            matched,
+            columns,
+            ctx,
+            next: 0,
+            plain: 0,
+            fetch: None,
+            row: 0,
+            len: 0,
+        }
+    }
+
+    /// The state's matched archetypes.
+    #[inline(always)]
+    fn matched(&self) -> &[ArchetypeId] {
+        // SAFETY: points into the state `self.state` keeps alive (borrowed for
+        // `'s` or boxed and owned), which nothing changes while the iterator
+        // lives (a borrowed state is borrowed for `'s`, an owned one is only
+        // read).
+        unsafe { self.matched.0.as_ref() }
+    }
+
+    /// The cached entries of every matched archetype, `STRIDE` each.
+    #[inline(always)]
+    fn all_columns(&self) -> &[CachedColumn] {
+        // SAFETY: as in `matched`.
+        unsafe { self.columns.0.as_ref() }
     }
 
     /// Moves to the next non-empty matched archetype; `false` at the end.
@@ -90,16 +144,15 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> QueryIter<'w, 's, Q, F> {
     /// in memory and reload them after every row's writes.
     #[inline(always)]
     fn advance(&mut self) -> bool {
-        let state = self.state.get();
-        let matched = state.matched();
-        while self.next < matched.len() {
+        let stride = QueryState::<Q, F>::STRIDE;
+        while self.next < self.matched().len() {
             let index = self.next;
             self.next += 1;
-            let archetype = self.archetypes.get(matched[index]).expect("matched archetype exists");
+            let archetype = self.archetypes.get(self.matched()[index].index()).expect("matched archetype exists");
             if archetype.is_empty() {
                 continue;
             }
-            let mut columns = state.columns_of(index);
+            let mut columns = &self.all_columns()[index * stride..(index + 1) * stride];
             // SAFETY: the archetype matched and these are its cached entries, current
             // (the state is up to date); the access is the caller's (see `new`).
             let fetch = unsafe {
@@ -179,9 +232,8 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let state = self.state.get();
         let rest: usize =
-            state.matched()[self.next..].iter().filter_map(|&id| self.archetypes.get(id)).map(|a| a.len()).sum();
+            self.matched()[self.next..].iter().filter_map(|&id| self.archetypes.get(id.index())).map(|a| a.len()).sum();
         let upper = self.len - self.row + rest;
         (if Self::DENSE { upper } else { 0 }, Some(upper))
     }
@@ -210,12 +262,11 @@ impl<'w, Q: QueryData, F: QueryFilter> QueryIter<'w, '_, Q, F> {
         }
         self.fetch = None;
         // Every remaining archetype, each with one tight loop.
-        let state = self.state.get();
-        let matched = state.matched();
+        let matched = self.matched();
         let ctx = self.ctx;
-        // Bound here, not reached through `self` and `state` at each step: a
-        // pointer read through a field is reloaded after every row store.
-        let (archetypes, all_columns) = (self.archetypes.as_slice(), state.all_columns());
+        // Bound here, not reached through `self` at each step: a pointer read
+        // through a field is reloaded after every row store.
+        let (archetypes, all_columns) = (self.archetypes, self.all_columns());
         let stride = QueryState::<Q, F>::STRIDE;
         debug_assert_eq!(all_columns.len(), matched.len() * stride);
         for index in self.next..matched.len() {
