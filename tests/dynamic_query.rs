@@ -320,3 +320,80 @@ fn parallel_archetype_visits_write_what_sequential_ones_do() {
     });
     assert_eq!(total.into_inner(), 3000);
 }
+
+/// A dynamic system takes typed parameters beside its query: resources,
+/// typed queries of other components, commands; its row visits write through
+/// schemas and are stamped changed.
+#[test]
+fn a_dynamic_system_takes_typed_parameters_beside_its_query() {
+    use ecs_core::system::{DynamicSystem, DynamicSystemQuery, Schedule};
+    struct Gravity(f32);
+    #[derive(Default)]
+    struct Spawned(usize);
+    let mut world = world();
+    world.insert_resource(Gravity(-1.5));
+    world.insert_resource(Spawned::default());
+    let (pos, stunned) = (id::<Pos>(&world), id::<Stunned>(&world));
+    let query = world.dynamic_query().write(pos).without(stunned).build(&world).unwrap();
+    let system = DynamicSystem::with_params(
+        "fall",
+        query,
+        move |q: &mut DynamicSystemQuery,
+              gravity: Res<Gravity>,
+              vel: Query<&Vel>,
+              mut spawned: ResMut<Spawned>,
+              mut commands: Commands| {
+            let moving = vel.iter().count();
+            q.for_each_mut(|mut row| {
+                let mut p = row.get_mut(pos).unwrap();
+                let y = p.get::<f32>("y").unwrap();
+                p.set("y", y + gravity.0).unwrap();
+            });
+            commands.spawn(Static);
+            spawned.0 = moving;
+        },
+    );
+    let mut changed = world.query_state_filtered::<Entity, Changed<Pos>>();
+    changed.iter(&world).for_each(drop);
+    let statics = world.query::<&Static>().iter().count();
+    let mut schedule = Schedule::new();
+    schedule.add_systems(system);
+    schedule.run(&mut world);
+    let fell = world.query_filtered::<&Pos, Without<Stunned>>().iter().all(|p| p.y == -1.5);
+    let stayed = world.query_filtered::<&Pos, With<Stunned>>().iter().all(|p| p.y == 0.0);
+    assert!(fell && stayed);
+    assert_eq!(world.resource::<Spawned>().0, world.query::<&Vel>().iter().count());
+    assert_eq!(world.query::<&Static>().iter().count(), statics + 1, "the system's commands were applied");
+    let mut seen = changed.iter(&world).collect::<Vec<_>>();
+    seen.sort();
+    let twin = sorted(world.query_filtered::<Entity, (With<Pos>, Without<Stunned>)>().iter().collect());
+    assert_eq!(seen, twin);
+}
+
+/// A typed parameter that aliases the query is refused when the system is
+/// made, with the message typed queries get, naming both parameters.
+#[test]
+fn a_dynamic_system_whose_parameters_alias_its_query_is_refused() {
+    use ecs_core::system::{DynamicSystem, DynamicSystemQuery};
+    let world = world();
+    let pos = id::<Pos>(&world);
+    let refusal = |query: ecs_core::query::DynamicQuery| {
+        let made = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            DynamicSystem::with_params("alias", query, |_: &mut DynamicSystemQuery, _: Query<&Pos>| {})
+        }));
+        let payload = made.err().expect("refused");
+        payload.downcast_ref::<String>().cloned().unwrap_or_default()
+    };
+    let message = refusal(world.dynamic_query().write(pos).build(&world).unwrap());
+    assert!(message.contains("system `alias` is refused"), "{message}");
+    assert!(message.contains("DynamicQuery<&mut") && message.contains("Query<&"), "{message}");
+    assert!(message.contains("Pos"), "{message}");
+    // Reading beside reading is fine; so is a write kept apart by `Without`.
+    let reads = world.dynamic_query().read(pos).build(&world).unwrap();
+    DynamicSystem::with_params("reads", reads, |_: &mut DynamicSystemQuery, _: Query<&Pos>| {});
+    // (By a table component: a tag or sparse filter is decided per row, which
+    // proves nothing for a query that visits whole archetypes.)
+    let vel = id::<Vel>(&world);
+    let apart = world.dynamic_query().write(pos).with(vel).build(&world).unwrap();
+    DynamicSystem::with_params("apart", apart, |_: &mut DynamicSystemQuery, _: Query<&Pos, Without<Vel>>| {});
+}

@@ -133,8 +133,10 @@ impl DynamicQueryBuilder {
             world.archetypes().track_changes(id);
         }
         let access = self.system_access(world);
+        let description = self.describe(world);
         Ok(DynamicQuery {
             access,
+            description,
             world: world.id(),
             terms: self.terms,
             with: self.with,
@@ -148,6 +150,34 @@ impl DynamicQueryBuilder {
 }
 
 impl DynamicQueryBuilder {
+    /// The query as messages name it, in the typed query's notation:
+    /// `DynamicQuery<(&mut Health, Option<&Armor>), (With<Poisoned>, Changed<Health>)>`.
+    fn describe(&self, world: &World) -> &'static str {
+        let name = |id: ComponentId| world.components().name(id);
+        let data: Vec<String> = self
+            .terms
+            .iter()
+            .map(|&(id, term)| match term {
+                Term::Read => format!("&{}", name(id)),
+                Term::Write => format!("&mut {}", name(id)),
+                Term::Optional => format!("Option<&{}>", name(id)),
+            })
+            .collect();
+        let filters: Vec<String> =
+            [("With", &self.with), ("Without", &self.without), ("Added", &self.added), ("Changed", &self.changed)]
+                .into_iter()
+                .flat_map(|(filter, ids)| ids.iter().map(move |&id| format!("{filter}<{}>", name(id))))
+                .collect();
+        let tuple =
+            |parts: Vec<String>| if parts.len() == 1 { parts[0].clone() } else { format!("({})", parts.join(", ")) };
+        let text = if filters.is_empty() {
+            format!("DynamicQuery<{}>", tuple(data))
+        } else {
+            format!("DynamicQuery<{}, {}>", tuple(data), tuple(filters))
+        };
+        crate::names::intern(&text)
+    }
+
     /// What a system running this query touches, in the terms the schedule
     /// checks typed queries by. Disjointness is proven only through table
     /// components (decided per archetype): a system visits whole archetypes
@@ -223,6 +253,8 @@ pub(crate) struct QueryAccess {
 #[derive(Debug)]
 pub struct DynamicQuery {
     world: WorldId,
+    /// The query as messages name it (`DynamicQuery<&mut Health, With<Poisoned>>`).
+    description: &'static str,
     /// What a system running it touches (see `DynamicQueryBuilder::system_access`).
     access: QueryAccess,
     terms: Vec<(ComponentId, Term)>,
@@ -241,6 +273,7 @@ impl Clone for DynamicQuery {
     fn clone(&self) -> Self {
         Self {
             world: self.world,
+            description: self.description,
             access: self.access.clone(),
             terms: self.terms.clone(),
             with: self.with.clone(),
@@ -270,6 +303,66 @@ impl DynamicQuery {
     /// The world the query was built for.
     pub(crate) fn world_id(&self) -> WorldId {
         self.world
+    }
+
+    /// The query as messages name it, in the typed query's notation:
+    /// `DynamicQuery<(&mut Health, Option<&Armor>), With<Poisoned>>`.
+    pub fn description(&self) -> &'static str {
+        self.description
+    }
+
+    /// Calls `visit` with each row that passes, archetype by archetype, its
+    /// ticks read against `ticks` (see [`visit_ticks`](Self::visit_ticks)).
+    #[inline]
+    fn visit_rows<'w>(&self, world: &'w World, ticks: (Tick, Tick), mut visit: impl FnMut(&'w Archetype, usize)) {
+        for archetype in world.archetypes().iter().filter(|a| !a.is_empty() && self.matches(a)) {
+            for row in 0..archetype.len() {
+                if self.passes(archetype, row, ticks) {
+                    visit(archetype, row);
+                }
+            }
+        }
+    }
+
+    /// [`for_each`](Self::for_each) from a system: `added` and `changed`
+    /// terms see what is newer than the system's last run, `ticks.0`, at this
+    /// run's `ticks.1` (as a typed query in a system does); the views are lent
+    /// for one call of `f` each.
+    ///
+    /// # Safety
+    /// Nothing writes what the query reads meanwhile (the schedule's access
+    /// check for a system holding it).
+    pub(crate) unsafe fn for_each_shared(
+        &self,
+        world: &World,
+        ticks: (Tick, Tick),
+        mut f: impl FnMut(DynamicRow<'_, '_>),
+    ) {
+        self.check_world(world);
+        self.visit_rows(world, ticks, |archetype, row| f(DynamicRow { world, archetype, row, query: self }));
+    }
+
+    /// [`for_each_mut`](Self::for_each_mut) from a system: rows chosen as in
+    /// [`for_each_shared`](Self::for_each_shared), writes stamped `ticks.1`.
+    ///
+    /// # Safety
+    /// As for [`for_each_archetype_shared`](Self::for_each_archetype_shared).
+    pub(crate) unsafe fn for_each_mut_shared(
+        &self,
+        world: &World,
+        ticks: (Tick, Tick),
+        f: impl FnMut(DynamicRowMut<'_, '_>),
+    ) {
+        self.check_world(world);
+        self.visit_rows_mut(world, ticks, f);
+    }
+
+    /// Hands out each passing row writable, one at a time, writes stamped at
+    /// `ticks.1`. The caller holds the query's access (see
+    /// `for_each_mut_shared`).
+    fn visit_rows_mut(&self, world: &World, ticks: (Tick, Tick), mut f: impl FnMut(DynamicRowMut<'_, '_>)) {
+        let tick = ticks.1;
+        self.visit_rows(world, ticks, |archetype, row| f(DynamicRowMut { world, archetype, row, tick, query: self }));
     }
 
     /// [`for_each_archetype_mut`](Self::for_each_archetype_mut) through a
@@ -359,13 +452,7 @@ impl DynamicQuery {
     pub fn for_each<'w>(&self, world: &'w World, mut f: impl FnMut(DynamicRow<'w, '_>)) {
         self.check_world(world);
         let ticks = self.visit_ticks(world);
-        for archetype in world.archetypes().iter().filter(|a| !a.is_empty() && self.matches(a)) {
-            for row in 0..archetype.len() {
-                if self.passes(archetype, row, ticks) {
-                    f(DynamicRow { world, archetype, row, query: self });
-                }
-            }
-        }
+        self.visit_rows(world, ticks, |archetype, row| f(DynamicRow { world, archetype, row, query: self }));
     }
 
     /// Calls `f` with every row the query matches, its written components
@@ -374,18 +461,12 @@ impl DynamicQuery {
     /// # Panics
     /// When `world` is not the world the query was built for.
     #[track_caller]
-    pub fn for_each_mut(&self, world: &mut World, mut f: impl FnMut(DynamicRowMut<'_, '_>)) {
+    pub fn for_each_mut(&self, world: &mut World, f: impl FnMut(DynamicRowMut<'_, '_>)) {
         self.check_world(world);
-        // The rows first: a row's views borrow the world mutably one at a time.
-        let ticks = self.visit_ticks(world);
-        let mut entities = Vec::new();
-        for archetype in world.archetypes().iter().filter(|a| !a.is_empty() && self.matches(a)) {
-            let passing = (0..archetype.len()).filter(|&row| self.passes(archetype, row, ticks));
-            entities.extend(passing.map(|row| archetype.entities()[row]));
-        }
-        for entity in entities {
-            f(DynamicRowMut { world: &mut *world, entity, query: self });
-        }
+        let now = world.increment_change_tick_mut();
+        let ticks = (Tick::new(self.last_run.swap(now.get(), Ordering::Relaxed)), now);
+        // Through the world held mutably: nothing else touches it meanwhile.
+        self.visit_rows_mut(world, ticks, f);
     }
 
     /// Calls `f` with each matching archetype's rows at once: typed column
@@ -503,17 +584,23 @@ impl<'w> DynamicRow<'w, '_> {
     }
 }
 
-/// One row of a [`DynamicQuery`], with its written components writable.
+/// One row of a [`DynamicQuery`], with its written components writable: one
+/// row at a time, and one writable view of it at a time.
 pub struct DynamicRowMut<'w, 'q> {
-    world: &'w mut World,
-    entity: Entity,
+    world: &'w World,
+    archetype: &'w Archetype,
+    row: usize,
+    /// What writes are stamped with. The visit holds the query's written
+    /// components exclusively: through `&mut World`, or as a system whose
+    /// access the schedule checked.
+    tick: Tick,
     query: &'q DynamicQuery,
 }
 
 impl DynamicRowMut<'_, '_> {
     /// The row's entity.
     pub fn entity(&self) -> Entity {
-        self.entity
+        self.archetype.entities()[self.row]
     }
 
     /// Component `id` through its schema, read-only.
@@ -527,7 +614,7 @@ impl DynamicRowMut<'_, '_> {
             "the query does not fetch component {}",
             self.world.components().name(id)
         );
-        match self.world.get_by_id(self.entity, id) {
+        match self.world.get_by_id(self.entity(), id) {
             Ok(view) => Some(view),
             Err(EcsError::MissingComponent { .. }) => None,
             Err(error) => panic!("{error}"),
@@ -541,25 +628,41 @@ impl DynamicRowMut<'_, '_> {
         if crate::component::component_id::<T>() != id {
             return None;
         }
-        self.world.get::<T>(self.entity)
+        self.world.get::<T>(self.entity())
     }
 
     /// Component `id` through its schema, writable; each write marks it
-    /// changed.
+    /// changed. `None` when an optional component is absent.
     ///
     /// # Panics
-    /// When the query does not write `id`, or the component has no schema.
+    /// When the query does not write `id`, or the component has no schema or
+    /// is stored per field.
     #[track_caller]
     pub fn get_mut(&mut self, id: ComponentId) -> Option<ComponentMut<'_>> {
+        let components = self.world.components();
         assert!(
             matches!(self.query.term(id), Some((_, Term::Write))),
             "the query does not write component {}",
-            self.world.components().name(id)
+            components.name(id)
         );
-        match self.world.get_mut_by_id(self.entity, id) {
-            Ok(view) => Some(view),
-            Err(EcsError::MissingComponent { .. }) => None,
-            Err(error) => panic!("{error}"),
+        let info = components.get(id).expect("a built query's components are its world's");
+        if info.kind().is_none() || info.fields().is_some() {
+            panic!("{}", EcsError::NotDescribed { component: info.name() });
+        }
+        let column = self.archetype.column(id)?;
+        if !column.holds(self.row) {
+            return None;
+        }
+        // SAFETY: the row holds a whole value (checked: the component has a
+        // schema and is not stored per field) of a component the query writes,
+        // below the column's length. The visit holds the query's written
+        // components exclusively (see `tick`), hands out one row at a time, and
+        // `&mut self` makes this the row's only view meanwhile; a kept tick is
+        // the row's own.
+        unsafe {
+            let (ptr, ticks, summary) = column.get_tracked_raw_shared(self.row);
+            let view = ComponentRef { info, ptr, marker: core::marker::PhantomData };
+            Some(ComponentMut::tracked(view, ticks.map(|t| &mut *t.as_ptr()), summary, self.tick))
         }
     }
 }

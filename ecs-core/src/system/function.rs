@@ -62,7 +62,16 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> FunctionSystem<Marker, F> 
     /// When two parameters conflict (see [`SystemMeta::add_param`]).
     #[track_caller]
     pub(crate) fn new(func: F) -> Self {
-        let mut meta = SystemMeta::new(system_name::<F>());
+        Self::with_meta(func, SystemMeta::new(system_name::<F>()))
+    }
+
+    /// [`new`](Self::new) with `meta` holding access recorded already (a
+    /// dynamic system's query), which the parameters are checked against.
+    ///
+    /// # Panics
+    /// As for `new`.
+    #[track_caller]
+    pub(crate) fn with_meta(func: F, mut meta: SystemMeta) -> Self {
         <F::Param as SystemParam>::access(&mut meta);
         FunctionSystem { func, state: None, slot: None, meta, marker: PhantomData }
     }

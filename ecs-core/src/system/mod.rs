@@ -31,7 +31,7 @@ pub use condition::{
     resource_added, resource_changed, resource_equals, resource_exists,
 };
 pub use config::{IntoScheduleConfigs, IntoSystemConfig, IsSingleSystem, ScheduleConfigs, SystemConfig};
-pub use dynamic::{DynamicSystem, DynamicSystemQuery, IsDynamic};
+pub use dynamic::{DynamicSystem, DynamicSystemFunction, DynamicSystemQuery, IsDynamic};
 pub use function::{ExclusiveSystem, FunctionSystem, IntoSystem, SystemParamFunction};
 pub use param::{Local, LocalState, Query, ReadOnlySystemParam, Res, ResMut, SystemParam, SystemParamItem};
 pub use run_once::{IsExclusiveOnce, RunSystemOnce};

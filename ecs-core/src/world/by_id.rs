@@ -395,6 +395,18 @@ impl<'w> ComponentMut<'w> {
         ComponentMut { view, ticks }
     }
 
+    /// A writable view whose writes stamp the row's `ticks` (where its column
+    /// keeps them) and the column's `summary` at `this_run`.
+    #[inline]
+    pub(crate) fn tracked(
+        view: ComponentRef<'w>,
+        ticks: Option<&'w mut crate::storage::ComponentTicks>,
+        summary: &'w core::sync::atomic::AtomicU32,
+        this_run: Tick,
+    ) -> Self {
+        ComponentMut { view, ticks: TicksMut { ticks, summary: Some(summary), last_run: Tick::new(0), this_run } }
+    }
+
     #[inline]
     fn changed(&mut self) {
         let now = self.ticks.this_run;

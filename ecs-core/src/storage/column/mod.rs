@@ -616,6 +616,31 @@ impl Column {
         }
     }
 
+    /// [`get_tracked_raw_mut`](Self::get_tracked_raw_mut) through a shared
+    /// column: pointers, for a visit that holds the column's write access
+    /// some other way (a query that writes the component, run by a system or
+    /// through `&mut World`).
+    ///
+    /// # Safety
+    /// As for `get_tracked_raw_mut`. Writing through the pointers also needs
+    /// that nothing else reads or writes the row's value or ticks meanwhile.
+    #[inline]
+    pub(crate) unsafe fn get_tracked_raw_shared(
+        &self,
+        row: usize,
+    ) -> (NonNull<u8>, Option<NonNull<ComponentTicks>>, &AtomicU32) {
+        debug_assert!(self.holds(row) && !self.split);
+        // SAFETY: `row < len` (caller), so the value and the tick (when kept)
+        // are in bounds of their arrays; neither pointer is null.
+        unsafe {
+            (
+                NonNull::new_unchecked(self.row_ptr(row)),
+                self.keeps_ticks.then(|| self.ticks.add(row)),
+                &self.summary.change,
+            )
+        }
+    }
+
     /// [`get_tracked_mut`](Self::get_tracked_mut) untyped: a pointer to the
     /// row's value, for writes through its schema.
     ///
