@@ -572,3 +572,86 @@ fn a_panicking_hook_after_a_builder_spawn_leaves_the_values_to_the_world_alone()
     assert_eq!(world.get::<Pos>(spawned[0]), Some(&Pos(1.0, 1.0)));
     drop(world);
 }
+
+/// A per-field component is viewed by id like one stored whole: each field read
+/// from (and written to) its own array, writes stamped changed; the typed
+/// per-field view sees the same values.
+#[test]
+fn per_field_components_are_viewed_and_written_by_id() {
+    #[derive(Component, Clone, Debug, PartialEq)]
+    #[component(describe, layout = "soa")]
+    struct Mover {
+        x: f32,
+        hp: i32,
+        dir: [f32; 3],
+        alive: bool,
+    }
+    let mut world = World::new();
+    let mood = enum_schema("Mood", &[("Calm", 0), ("Angry", 3)]).unwrap();
+    let schema = SchemaBuilder::new("Spirit")
+        .field("power", FieldKind::F64)
+        .field("name", FieldKind::String)
+        .field("path", FieldKind::array(FieldKind::I16, 3))
+        .field("mood", FieldKind::Enum(mood))
+        .build()
+        .unwrap();
+    let spirit = world.register_dynamic(&ComponentDescriptor::new("Spirit", schema).per_field()).unwrap();
+    let mover = world.register_component::<Mover>();
+    let mut entities = Vec::new();
+    for i in 0..20 {
+        let e = world.spawn(Mover { x: i as f32, hp: 100 - i, dir: [0.0, 1.0, i as f32], alive: i % 2 == 0 });
+        let mut value = DynamicValue::new(&world, spirit).unwrap();
+        value.set("power", f64::from(i) * 0.5).unwrap();
+        value.set_string("name", format!("spirit {i}")).unwrap();
+        value.set("path[1]", i as i16).unwrap();
+        value.set_variant("mood", if i % 3 == 0 { "Angry" } else { "Calm" }).unwrap();
+        world.insert_by_id(e, spirit, value).unwrap();
+        entities.push(e);
+    }
+    for (i, &e) in entities.iter().enumerate() {
+        let view = world.get_by_id(e, spirit).unwrap();
+        assert_eq!(view.get::<f64>("power"), Ok(i as f64 * 0.5));
+        assert_eq!(view.get_str("name"), Ok(&*format!("spirit {i}")));
+        assert_eq!(view.get::<[i16; 3]>("path"), Ok([0, i as i16, 0]));
+        assert_eq!(view.variant("mood"), Ok(if i % 3 == 0 { "Angry" } else { "Calm" }));
+        assert!(view.get::<f32>("power").is_err(), "an f64 is never read as an f32");
+        let typed = world.get_by_id(e, mover).unwrap();
+        assert_eq!(typed.get::<f32>("x"), Ok(i as f32));
+        assert_eq!(typed.get::<i32>("hp"), Ok(100 - i as i32));
+        assert_eq!(typed.get::<f32>("dir[2]"), Ok(i as f32));
+        assert_eq!(typed.get::<bool>("alive"), Ok(i % 2 == 0));
+    }
+    let mut changed = world.query_state_filtered::<Entity, Changed<Mover>>();
+    changed.iter(&world).for_each(drop);
+    let target = entities[7];
+    {
+        let mut view = world.get_mut_by_id(target, mover).unwrap();
+        view.set("hp", -1).unwrap();
+        view.set("dir", [9.0f32, 8.0, 7.0]).unwrap();
+        let mut view = world.get_mut_by_id(target, spirit).unwrap();
+        view.set_string("name", "renamed").unwrap();
+        view.set("path[2]", -4i16).unwrap();
+    }
+    assert_eq!(changed.iter(&world).collect::<Vec<_>>(), [target]);
+    let typed = world.query::<(Entity, &Mover)>().iter().find(|(e, _)| *e == target).map(|(_, m)| (*m.hp, *m.dir));
+    assert_eq!(typed, Some((-1, [9.0, 8.0, 7.0])));
+    assert_eq!(world.get_by_id(target, spirit).unwrap().get_str("name"), Ok("renamed"));
+    assert_eq!(world.get_by_id(target, spirit).unwrap().get::<[i16; 3]>("path"), Ok([0, 7, -4]));
+    // Neighbouring rows untouched.
+    assert_eq!(world.get_by_id(entities[6], spirit).unwrap().get_str("name"), Ok("spirit 6"));
+    assert_eq!(world.get_by_id(entities[8], mover).unwrap().get::<i32>("hp"), Ok(92));
+    // A row visit of a dynamic query writes per-field rows too.
+    let query = world.dynamic_query().write(spirit).build(&world).unwrap();
+    query.for_each_mut(&mut world, |mut row| {
+        let mut view = row.get_mut(spirit).unwrap();
+        let power = view.get::<f64>("power").unwrap();
+        view.set("power", power + 1.0).unwrap();
+    });
+    for (i, &e) in entities.iter().enumerate() {
+        assert_eq!(world.get_by_id(e, spirit).unwrap().get::<f64>("power"), Ok(i as f64 * 0.5 + 1.0));
+    }
+    // Values survive archetype moves (gathered and scattered whole).
+    world.entity_mut(entities[3]).unwrap().insert(Frozen);
+    assert_eq!(world.get_by_id(entities[3], spirit).unwrap().get_str("name"), Ok("spirit 3"));
+    assert_eq!(world.get_by_id(entities[3], mover).unwrap().get::<f32>("dir[2]"), Ok(3.0));
+}

@@ -397,3 +397,40 @@ fn a_dynamic_system_whose_parameters_alias_its_query_is_refused() {
     let apart = world.dynamic_query().write(pos).with(vel).build(&world).unwrap();
     DynamicSystem::with_params("apart", apart, |_: &mut DynamicSystemQuery, _: Query<&Pos, Without<Vel>>| {});
 }
+
+/// One field of a component stored whole, row by row: read one field while
+/// writing another of the same component, the writes stamped; the same field
+/// lent twice mutably is refused.
+#[test]
+fn fields_of_components_stored_whole_are_lent_row_by_row() {
+    let mut world = world();
+    let (pos, vel) = (id::<Pos>(&world), id::<Vel>(&world));
+    let query = world.dynamic_query().write(pos).with(vel).build(&world).unwrap();
+    let mut changed = world.query_state_filtered::<Entity, Changed<Pos>>();
+    changed.iter(&world).for_each(drop);
+    let mut visited = 0;
+    query.for_each_archetype_mut(&mut world, |a| {
+        let xs = a.field_rows::<f32>(pos, "x").unwrap();
+        let mut ys = a.field_rows_mut::<f32>(pos, "y").unwrap();
+        assert_eq!((xs.len(), ys.len()), (a.len(), a.len()));
+        for (x, y) in xs.iter().zip(ys.iter_mut()) {
+            *y = x * 2.0;
+        }
+        assert_eq!(ys.get(a.len()), None);
+        assert!(a.field_rows::<u32>(pos, "x").is_none(), "an f32 is never read as a u32");
+        assert!(a.field_rows::<f32>(pos, "z").is_none());
+        visited += a.len();
+    });
+    assert_eq!(visited, world.query_filtered::<(), (With<Pos>, With<Vel>)>().iter().count());
+    assert!(world.query_filtered::<&Pos, With<Vel>>().iter().all(|p| p.y == p.x * 2.0));
+    assert!(world.query_filtered::<&Pos, Without<Vel>>().iter().all(|p| p.y == 0.0));
+    assert_eq!(changed.iter(&world).count(), visited);
+    // The same field lent twice, once mutably: refused.
+    let twice = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        query.for_each_archetype_mut(&mut world, |a| {
+            let _ys = a.field_rows_mut::<f32>(pos, "y").unwrap();
+            let _again = a.field_rows::<f32>(pos, "y");
+        })
+    }));
+    assert!(twice.is_err());
+}

@@ -16,6 +16,8 @@
 
 use core::any::TypeId;
 use core::cell::RefCell;
+use core::marker::PhantomData;
+use core::ptr::NonNull;
 use core::sync::atomic::{AtomicU32, Ordering};
 
 use super::Access;
@@ -635,8 +637,7 @@ impl DynamicRowMut<'_, '_> {
     /// changed. `None` when an optional component is absent.
     ///
     /// # Panics
-    /// When the query does not write `id`, or the component has no schema or
-    /// is stored per field.
+    /// When the query does not write `id`, or the component has no schema.
     #[track_caller]
     pub fn get_mut(&mut self, id: ComponentId) -> Option<ComponentMut<'_>> {
         let components = self.world.components();
@@ -646,22 +647,21 @@ impl DynamicRowMut<'_, '_> {
             components.name(id)
         );
         let info = components.get(id).expect("a built query's components are its world's");
-        if info.kind().is_none() || info.fields().is_some() {
+        if info.kind().is_none() {
             panic!("{}", EcsError::NotDescribed { component: info.name() });
         }
         let column = self.archetype.column(id)?;
         if !column.holds(self.row) {
             return None;
         }
-        // SAFETY: the row holds a whole value (checked: the component has a
-        // schema and is not stored per field) of a component the query writes,
-        // below the column's length. The visit holds the query's written
-        // components exclusively (see `tick`), hands out one row at a time, and
-        // `&mut self` makes this the row's only view meanwhile; a kept tick is
-        // the row's own.
+        // SAFETY: the row holds a value (checked) of a component with a schema
+        // that the query writes, below the column's length. The visit holds
+        // the query's written components exclusively (see `tick`), hands out
+        // one row at a time, and `&mut self` makes this the row's only view
+        // meanwhile; a kept tick is the row's own.
         unsafe {
-            let (ptr, ticks, summary) = column.get_tracked_raw_shared(self.row);
-            let view = ComponentRef { info, ptr, marker: core::marker::PhantomData };
+            let (ptr, bases, ticks, summary) = column.get_tracked_raw_shared(self.row);
+            let view = ComponentRef::of_row(info, ptr, bases, self.row);
             Some(ComponentMut::tracked(view, ticks.map(|t| &mut *t.as_ptr()), summary, self.tick))
         }
     }
@@ -713,7 +713,7 @@ impl SchemaRows<'_> {
         // schema (`rows` checked), which nothing writes while it is lent
         // shared (the view's ledger).
         let ptr = unsafe { self.base.add(row * self.info.layout().size()) };
-        Some(ComponentRef { info: self.info, ptr, marker: core::marker::PhantomData })
+        Some(ComponentRef::whole(self.info, ptr))
     }
 }
 
@@ -749,7 +749,91 @@ impl SchemaRowsMut<'_> {
         // schema, lent uniquely to this value (the view's ledger), and one
         // row's view at a time (`&mut self`).
         let ptr = unsafe { self.base.add(row * self.info.layout().size()) };
-        Some(ComponentMut::untracked(ComponentRef { info: self.info, ptr, marker: core::marker::PhantomData }))
+        Some(ComponentMut::untracked(ComponentRef::whole(self.info, ptr)))
+    }
+}
+
+/// One field of a component stored whole, row by row at the value's stride:
+/// made by [`DynamicArchetype::field_rows`]. Lent for the archetype view's life.
+pub struct FieldRows<'a, F> {
+    /// The field in row 0.
+    base: NonNull<u8>,
+    /// The value's size: the distance between rows.
+    stride: usize,
+    len: usize,
+    marker: PhantomData<&'a F>,
+}
+
+impl<F: FieldValue> FieldRows<'_, F> {
+    /// How many rows.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// `true` when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Row `row`'s value of the field; `None` past the last row.
+    #[inline]
+    pub fn get(&self, row: usize) -> Option<F> {
+        // SAFETY: a row below the length holds a valid `F` at the field's offset
+        // (the schema's kind is `F`'s), aligned (the value's stride and the
+        // field's offset are multiples of `F`'s alignment); nothing writes it
+        // while this view lives (the ledger).
+        (row < self.len).then(|| unsafe { self.base.add(row * self.stride).cast::<F>().read() })
+    }
+
+    /// Each row's value of the field, in row order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = F> + '_ {
+        // SAFETY: as in `get`, for each row below the length.
+        (0..self.len).map(move |row| unsafe { self.base.add(row * self.stride).cast::<F>().read() })
+    }
+}
+
+/// [`FieldRows`], writable: made by [`DynamicArchetype::field_rows_mut`].
+pub struct FieldRowsMut<'a, F> {
+    base: NonNull<u8>,
+    stride: usize,
+    len: usize,
+    marker: PhantomData<&'a mut F>,
+}
+
+impl<F: FieldValue> FieldRowsMut<'_, F> {
+    /// How many rows.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// `true` when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Row `row`'s value of the field; `None` past the last row.
+    #[inline]
+    pub fn get(&self, row: usize) -> Option<F> {
+        // SAFETY: as in `FieldRows::get`; `&self` excludes `get_mut`'s borrows.
+        (row < self.len).then(|| unsafe { self.base.add(row * self.stride).cast::<F>().read() })
+    }
+
+    /// Row `row`'s field, writable; `None` past the last row.
+    #[inline]
+    pub fn get_mut(&mut self, row: usize) -> Option<&mut F> {
+        // SAFETY: as in `get`; the field is lent uniquely to this value (the
+        // ledger) and `&mut self` makes this the only borrow of it; any bits
+        // written through an `F` are a valid `F` (plain data, `Copy`).
+        (row < self.len).then(|| unsafe { self.base.add(row * self.stride).cast::<F>().as_mut() })
+    }
+
+    /// Each row's field, writable, in row order.
+    pub fn iter_mut(&mut self) -> impl ExactSizeIterator<Item = &mut F> + '_ {
+        let (base, stride) = (self.base, self.stride);
+        // SAFETY: as in `get_mut`; each row's field is handed out once, and
+        // fields of distinct rows do not overlap (the stride is the value's
+        // size, at least the field's).
+        (0..self.len).map(move |row| unsafe { base.add(row * stride).cast::<F>().as_mut() })
     }
 }
 
@@ -907,7 +991,7 @@ impl DynamicArchetype<'_, '_> {
         // schema, read only while this view lives (the ledger keeps writers
         // off it).
         let ptr = unsafe { column.data_ptr().add(row * info.layout().size()) };
-        Some(ComponentRef { info, ptr, marker: core::marker::PhantomData })
+        Some(ComponentRef::whole(info, ptr))
     }
 
     /// Calls `f` with each row's value of component `id` through its schema
@@ -994,6 +1078,56 @@ impl DynamicArchetype<'_, '_> {
         // once (the ledger); `F` is `Copy` plain data, any bit
         // pattern written through it a valid `F`.
         Some(unsafe { core::slice::from_raw_parts_mut(base.as_ptr().cast::<F>(), len) })
+    }
+
+    /// Top-level field `name` of a component stored whole, when it holds
+    /// `F`: its index (the ledger's key) and offset in the value.
+    fn strided_field<F: FieldValue>(&self, info: &ComponentInfo, name: &str) -> Option<(usize, usize)> {
+        let Some(FieldKind::Struct(schema)) = info.kind() else { return None };
+        if info.fields().is_some() {
+            return None;
+        }
+        let index = schema.fields().iter().position(|f| f.name() == name)?;
+        let field = &schema.fields()[index];
+        field.kind().same_as(&F::KIND).then_some((index, field.offset()))
+    }
+
+    /// Field `name` of a component stored whole (the default layout), row by
+    /// row: a strided view of one field across the column, checked once per
+    /// archetype, so a loop over it reads one field at a fixed stride with no
+    /// per-row lookup. `None` when the component is per-field (see
+    /// [`field`](Self::field)) or has no schema, no such top-level field, or
+    /// the field does not hold `F`.
+    ///
+    /// # Panics
+    /// As for [`column`](Self::column), and when the field is lent mutably.
+    #[track_caller]
+    pub fn field_rows<F: FieldValue>(&self, id: ComponentId, name: &str) -> Option<FieldRows<'_, F>> {
+        let (term, column, info) = self.term_column(id, false)?;
+        let (index, offset) = self.strided_field::<F>(info, name)?;
+        self.lend(term, index, false);
+        // SAFETY: the field lies at `offset` inside each value (the schema).
+        let base = unsafe { column.data_ptr().add(offset) };
+        Some(FieldRows { base, stride: info.layout().size(), len: self.archetype.len(), marker: PhantomData })
+    }
+
+    /// [`field_rows`](Self::field_rows), writable: every row counted as
+    /// written, as with [`column_mut`](Self::column_mut). Other fields of the
+    /// same component can be lent beside it.
+    ///
+    /// # Panics
+    /// As for [`column_mut`](Self::column_mut).
+    #[track_caller]
+    pub fn field_rows_mut<F: FieldValue>(&self, id: ComponentId, name: &str) -> Option<FieldRowsMut<'_, F>> {
+        let tick = self.write.expect("a read-only archetype view: use `for_each_archetype_mut`");
+        let (term, column, info) = self.term_column(id, true)?;
+        let (index, offset) = self.strided_field::<F>(info, name)?;
+        self.lend(term, index, true);
+        let len = self.archetype.len();
+        self.stamp(column, len, tick);
+        // SAFETY: as in `field_rows`.
+        let base = unsafe { column.data_ptr().add(offset) };
+        Some(FieldRowsMut { base, stride: info.layout().size(), len, marker: PhantomData })
     }
 
     /// Counts every row of a written column as written, as a typed `&mut T`

@@ -45,7 +45,8 @@ pub(crate) use by_entity::{Miss, SingleFetches};
 pub use change_fetch::TrackedFetch;
 pub use combinations::QueryCombinationIter;
 pub use dynamic::{
-    DynamicArchetype, DynamicQuery, DynamicQueryBuilder, DynamicRow, DynamicRowMut, SchemaRows, SchemaRowsMut,
+    DynamicArchetype, DynamicQuery, DynamicQueryBuilder, DynamicRow, DynamicRowMut, FieldRows, FieldRowsMut,
+    SchemaRows, SchemaRowsMut,
 };
 #[doc(hidden)]
 pub use fetch::{

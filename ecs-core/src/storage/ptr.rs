@@ -117,11 +117,3 @@ impl<'a> OwningPtr<'a> {
         unsafe { self.0.cast::<T>().drop_in_place() }
     }
 }
-
-impl Ptr<'_> {
-    /// The address, for reads at an offset known from a schema.
-    #[inline]
-    pub(crate) fn as_non_null(&self) -> NonNull<u8> {
-        self.0
-    }
-}

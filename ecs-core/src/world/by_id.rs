@@ -148,7 +148,35 @@ pub trait FieldPath: sealed::Sealed {
     /// # Errors
     /// As for [`ComponentRef::field`].
     #[doc(hidden)]
-    fn locate(&self, view: &Shape) -> Result<Located<'_>, FieldError>;
+    fn locate(&self, view: &ComponentInfo) -> Result<Located<'_>, FieldError>;
+
+    /// The field's offset when it holds `asked`; `None` for any error, which
+    /// [`locate_as`] then finds again. Small enough to come back in
+    /// registers: a lookup loop keeps its state there.
+    #[doc(hidden)]
+    #[inline]
+    fn offset_as(&self, view: &ComponentInfo, asked: &FieldKind) -> Option<usize> {
+        self.locate(view).ok().filter(|handle| handle.kind.same_as(asked)).map(|handle| handle.offset)
+    }
+}
+
+/// Where `field` lies in `info`'s component when it holds `asked`; the error
+/// (an unknown field, another kind) built out of line.
+#[inline(always)]
+fn locate_as(info: &ComponentInfo, field: &impl FieldPath, asked: &FieldKind) -> Result<usize, FieldError> {
+    match field.offset_as(info, asked) {
+        Some(offset) => Ok(offset),
+        None => Err(locate_error(info, field, asked)),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn locate_error(info: &ComponentInfo, field: &impl FieldPath, asked: &FieldKind) -> FieldError {
+    match field.locate(info) {
+        Err(error) => error,
+        Ok(handle) => Shape::of_viewed(info).wrong_kind(&handle, asked),
+    }
 }
 
 /// A field found in a component: its offset and kind, and the path it was
@@ -167,33 +195,49 @@ impl sealed::Sealed for FieldHandle {}
 impl sealed::Sealed for &FieldHandle {}
 
 impl FieldPath for str {
-    fn locate(&self, view: &Shape) -> Result<Located<'_>, FieldError> {
-        let (offset, kind) = view.walk(self)?;
+    fn locate(&self, view: &ComponentInfo) -> Result<Located<'_>, FieldError> {
+        let (offset, kind) = Shape::of_viewed(view).walk(self)?;
         Ok(Located { offset, kind, path: self })
     }
 }
 
 impl FieldPath for &str {
-    fn locate(&self, view: &Shape) -> Result<Located<'_>, FieldError> {
+    fn locate(&self, view: &ComponentInfo) -> Result<Located<'_>, FieldError> {
         (**self).locate(view)
     }
 }
 
 impl FieldPath for FieldHandle {
-    #[inline]
-    fn locate(&self, view: &Shape) -> Result<Located<'_>, FieldError> {
+    #[inline(always)]
+    fn locate(&self, view: &ComponentInfo) -> Result<Located<'_>, FieldError> {
         // Offsets are trusted only within the component they were resolved for.
-        if self.component != view.id {
-            return Err(FieldError::OtherComponent { component: view.name, path: self.path.to_string() });
+        if self.component != view.id() {
+            return Err(self.other_component(view));
         }
         Ok(Located { offset: self.offset, kind: self.kind, path: &self.path })
+    }
+    #[inline(always)]
+    fn offset_as(&self, view: &ComponentInfo, asked: &FieldKind) -> Option<usize> {
+        (self.component == view.id() && self.kind.same_as(asked)).then_some(self.offset)
+    }
+}
+
+impl FieldHandle {
+    #[cold]
+    #[inline(never)]
+    fn other_component(&self, view: &ComponentInfo) -> FieldError {
+        FieldError::OtherComponent { component: Shape::of_viewed(view).name, path: self.path.to_string() }
     }
 }
 
 impl FieldPath for &FieldHandle {
-    #[inline]
-    fn locate(&self, view: &Shape) -> Result<Located<'_>, FieldError> {
+    #[inline(always)]
+    fn locate(&self, view: &ComponentInfo) -> Result<Located<'_>, FieldError> {
         (**self).locate(view)
+    }
+    #[inline(always)]
+    fn offset_as(&self, view: &ComponentInfo, asked: &FieldKind) -> Option<usize> {
+        (**self).offset_as(view, asked)
     }
 }
 
@@ -219,6 +263,11 @@ impl Shape {
             _ => info.name(),
         };
         Some(Shape { id: info.id(), name, kind })
+    }
+
+    /// The shape of a component a view was made of (which has a schema).
+    fn of_viewed(info: &ComponentInfo) -> Self {
+        Self::of(info).expect("a view is made only of a component with a schema")
     }
 
     /// Resolves `path`: field names separated by `.`, array elements as `[i]`;
@@ -260,15 +309,8 @@ impl Shape {
         Ok((offset, kind))
     }
 
-    #[inline]
-    fn expect(&self, handle: &Located<'_>, asked: &FieldKind) -> Result<(), FieldError> {
-        if handle.kind.same_as(asked) {
-            return Ok(());
-        }
-        Err(self.wrong_kind(handle, asked))
-    }
-
     #[cold]
+    #[inline(never)]
     fn wrong_kind(&self, handle: &Located<'_>, asked: &FieldKind) -> FieldError {
         FieldError::WrongKind {
             component: self.name,
@@ -295,19 +337,89 @@ impl Shape {
 /// [`World::get_by_id`].
 pub struct ComponentRef<'w> {
     /// The component's info, which has a schema (checked when the view is
-    /// made). A reference, not a copy of the schema, so that a view is two
+    /// made). A reference, not a copy of the schema, so that a view is few
     /// words and a lookup returns it in registers.
     pub(crate) info: &'w ComponentInfo,
-    /// The value, whole (a per-field component cannot be viewed).
+    /// The value, whole; or, for a row of a per-field column, the column's
+    /// lane bases (one pointer per top-level field, see `row`).
     pub(crate) ptr: NonNull<u8>,
+    /// [`WHOLE`] for a whole value at `ptr`; else the row of the per-field
+    /// column whose lane bases `ptr` points to.
+    pub(crate) row: usize,
     pub(crate) marker: PhantomData<&'w ()>,
+}
+
+/// [`ComponentRef::row`] of a view of a whole value.
+pub(crate) const WHOLE: usize = usize::MAX;
+
+impl<'w> ComponentRef<'w> {
+    /// A view of the whole value at `ptr`, of a component with a schema.
+    #[inline(always)]
+    pub(crate) fn whole(info: &'w ComponentInfo, ptr: NonNull<u8>) -> Self {
+        ComponentRef { info, ptr, row: WHOLE, marker: PhantomData }
+    }
+
+    /// A view of `row` of a per-field column whose lane bases are `bases`
+    /// (`None`: the value is whole, at `ptr`).
+    #[inline(always)]
+    pub(crate) fn of_row(
+        info: &'w ComponentInfo,
+        ptr: NonNull<u8>,
+        bases: Option<&'w [NonNull<u8>]>,
+        row: usize,
+    ) -> Self {
+        match bases {
+            None => Self::whole(info, ptr),
+            Some(bases) => ComponentRef { info, ptr: NonNull::from(bases).cast(), row, marker: PhantomData },
+        }
+    }
+
+    /// Where the field at `offset` of the value lies.
+    ///
+    /// # Safety
+    /// `offset` lies inside the value (an offset the component's schema
+    /// gives), and the field there is not zero-sized.
+    #[inline(always)]
+    unsafe fn at(&self, offset: usize) -> *mut u8 {
+        if self.row == WHOLE {
+            // SAFETY: inside the value (caller).
+            unsafe { self.ptr.as_ptr().add(offset) }
+        } else {
+            // SAFETY: forwarded.
+            unsafe { self.in_lane(offset) }
+        }
+    }
+
+    /// [`at`](Self::at) for a row of a per-field column: the top-level field
+    /// holding `offset` has its own lane, `row` values of its size in.
+    ///
+    /// # Safety
+    /// As for `at`; `ptr` is the lane bases of the component's per-field
+    /// column and `row` one of its rows (how such a view is made).
+    unsafe fn in_lane(&self, offset: usize) -> *mut u8 {
+        let lanes = self.info.fields().expect("a view of a lane row is of a per-field component");
+        // The lanes are the schema's top-level fields, so every field's
+        // bytes lie in exactly one of them.
+        let (index, lane) = lanes
+            .iter()
+            .enumerate()
+            .find(|(_, lane)| offset >= lane.offset && offset < lane.offset + lane.layout.size())
+            .expect("every field of a per-field component lies in a lane");
+        // SAFETY: `ptr` points to one base per lane (caller), and `row` is a
+        // row of each lane, which holds values of the field's size; `offset`
+        // is inside this lane's field.
+        unsafe {
+            let base = self.ptr.cast::<NonNull<u8>>().add(index).read();
+            base.as_ptr().add(self.row * lane.layout.size() + (offset - lane.offset))
+        }
+    }
 }
 
 impl ComponentRef<'_> {
     /// The component's id and schema.
     #[inline]
     fn shape(&self) -> Shape {
-        Shape::of(self.info).expect("a view is made only of a component with a schema")
+        Shape::of_viewed(self.info)
     }
 
     /// The component's id.
@@ -336,12 +448,10 @@ impl ComponentRef<'_> {
     /// field holds another kind than `T`.
     #[inline]
     pub fn get<T: FieldValue>(&self, field: impl FieldPath) -> Result<T, FieldError> {
-        let shape = self.shape();
-        let handle = field.locate(&shape)?;
-        shape.expect(&handle, &T::KIND)?;
+        let handle = locate_as(self.info, &field, &T::KIND)?;
         // SAFETY: the schema is the component's own (checked when its info was
         // made): at `offset` lies a valid, aligned `T` (the kind matched).
-        Ok(unsafe { self.ptr.as_ptr().add(handle.offset).cast::<T>().read() })
+        Ok(unsafe { self.at(handle).cast::<T>().read() })
     }
 
     /// The text of a `String` field.
@@ -349,11 +459,9 @@ impl ComponentRef<'_> {
     /// # Errors
     /// As for [`get`](Self::get).
     pub fn get_str(&self, field: impl FieldPath) -> Result<&str, FieldError> {
-        let shape = self.shape();
-        let handle = field.locate(&shape)?;
-        shape.expect(&handle, &FieldKind::String)?;
+        let handle = locate_as(self.info, &field, &FieldKind::String)?;
         // SAFETY: as in `get`, a `String`, borrowed for the view's lifetime.
-        Ok(unsafe { &*self.ptr.as_ptr().add(handle.offset).cast::<String>() })
+        Ok(unsafe { &*self.at(handle).cast::<String>() })
     }
 
     /// The variant name of a field-less enum field.
@@ -363,10 +471,10 @@ impl ComponentRef<'_> {
     /// field is not an enum.
     pub fn variant(&self, field: impl FieldPath) -> Result<&'static str, FieldError> {
         let shape = self.shape();
-        let handle = field.locate(&shape)?;
+        let handle = field.locate(self.info)?;
         let schema = shape.expect_enum(&handle)?;
         // SAFETY: as in `get`: a valid value of the enum the schema describes.
-        let discriminant = unsafe { schema.read(self.ptr.as_ptr().add(handle.offset)) };
+        let discriminant = unsafe { schema.read(self.at(handle.offset)) };
         Ok(schema.variants().iter().find(|v| v.discriminant() == discriminant).map_or("?", |v| v.name()))
     }
 }
@@ -424,12 +532,10 @@ impl<'w> ComponentMut<'w> {
     /// As for [`ComponentRef::get`]; nothing is written then.
     #[inline]
     pub fn set<T: FieldValue>(&mut self, field: impl FieldPath, value: T) -> Result<(), FieldError> {
-        let shape = self.view.shape();
-        let handle = field.locate(&shape)?;
-        shape.expect(&handle, &T::KIND)?;
+        let handle = locate_as(self.view.info, &field, &T::KIND)?;
         // SAFETY: as in `get`; the view borrows the world mutably, so the write
         // is unique; the value is `Copy` and needs no drop.
-        unsafe { self.view.ptr.as_ptr().add(handle.offset).cast::<T>().write(value) };
+        unsafe { self.view.at(handle).cast::<T>().write(value) };
         self.changed();
         Ok(())
     }
@@ -439,11 +545,9 @@ impl<'w> ComponentMut<'w> {
     /// # Errors
     /// As for [`ComponentRef::get`]; nothing is written then.
     pub fn set_string(&mut self, field: impl FieldPath, value: impl Into<String>) -> Result<(), FieldError> {
-        let shape = self.view.shape();
-        let handle = field.locate(&shape)?;
-        shape.expect(&handle, &FieldKind::String)?;
+        let handle = locate_as(self.view.info, &field, &FieldKind::String)?;
         // SAFETY: as in `set`: a valid `String`, replaced (the old one dropped).
-        unsafe { *self.view.ptr.as_ptr().add(handle.offset).cast::<String>() = value.into() };
+        unsafe { *self.view.at(handle).cast::<String>() = value.into() };
         self.changed();
         Ok(())
     }
@@ -455,7 +559,7 @@ impl<'w> ComponentMut<'w> {
     /// nothing is written then.
     pub fn set_variant(&mut self, field: impl FieldPath, variant: &str) -> Result<(), FieldError> {
         let shape = self.view.shape();
-        let handle = field.locate(&shape)?;
+        let handle = field.locate(self.view.info)?;
         let schema = shape.expect_enum(&handle)?;
         let unknown = || FieldError::UnknownVariant {
             component: shape.name,
@@ -464,7 +568,7 @@ impl<'w> ComponentMut<'w> {
         };
         let discriminant = schema.variant(variant).ok_or_else(unknown)?.discriminant();
         // SAFETY: as in `set`; `write` checks the discriminant is a variant's.
-        let written = unsafe { schema.write(self.view.ptr.as_ptr().add(handle.offset), discriminant) };
+        let written = unsafe { schema.write(self.view.at(handle.offset), discriminant) };
         debug_assert!(written);
         self.changed();
         Ok(())
@@ -476,19 +580,20 @@ impl World {
     /// by schema: described, stored whole.
     fn viewable(&self, id: ComponentId) -> Result<&ComponentInfo, EcsError> {
         let info = self.components.get(id).ok_or(EcsError::UnknownComponent { index: id.index() })?;
-        if info.kind().is_none() || info.fields().is_some() {
+        if info.kind().is_none() {
             return Err(EcsError::NotDescribed { component: info.name() });
         }
         Ok(info)
     }
 
     /// The component `id` of `entity`, to read field by field through its
-    /// schema (see [`ComponentRef`]).
+    /// schema (see [`ComponentRef`]); a per-field component is read from its
+    /// fields' arrays, each field where it lies.
     ///
     /// # Errors
     /// [`EcsError::UnknownComponent`] when this world has no component `id`;
     /// [`EcsError::NotDescribed`] when it has no schema
-    /// (`#[component(describe)]`) or is a per-field component;
+    /// (`#[component(describe)]`);
     /// [`EcsError::NoSuchEntity`] and [`EcsError::MissingComponent`].
     ///
     /// # Example
@@ -512,15 +617,23 @@ impl World {
         // branch on the entity: a loop of lookups of one component reads it
         // once (as `World::get` does).
         let columns = self.archetypes.columns_of(id);
-        let info = self.components.get(id).filter(|info| info.fields().is_none() && info.kind().is_some());
-        if let (Some(columns), Some(info), Some(location)) = (columns, info, self.entities.get(entity))
+        let info = self.components.get(id).filter(|info| info.kind().is_some());
+        // A dead slot's location names no archetype: the column lookup misses.
+        if let (Some(columns), Some(info), Some(location)) = (columns, info, self.entities.get_maybe_dead(entity))
             && let Some(column) = columns.column(location.archetype)
-            && column.holds(location.row.index())
+            // SAFETY: the column exists in the location's archetype, so the
+            // location is a live entity's and its row below the column's length.
+            && (!info.is_sparse() || unsafe { column.is_present(location.row.index()) })
         {
-            // SAFETY: the row holds a whole value (checked; not per-field) of
-            // a component with a schema, borrowed with the world.
-            let ptr = unsafe { column.get_unchecked(location.row.index()) }.as_non_null();
-            return Ok(ComponentRef { info, ptr, marker: PhantomData });
+            let row = location.row.index();
+            let view = match column.lane_bases() {
+                // SAFETY: the row holds a whole value (checked above), at the
+                // component's size from the column's start; borrowed with the
+                // world.
+                None => ComponentRef::whole(info, unsafe { column.data_ptr().add(row * info.layout().size()) }),
+                Some(bases) => ComponentRef::of_row(info, column.data_ptr(), Some(bases), row),
+            };
+            return Ok(view);
         }
         // Only an error is left (the checks above are all there is to a
         // view); returning the error alone, not a `Result`, keeps a caller's
@@ -559,17 +672,18 @@ impl World {
         let this_run = Tick::new(*self.change_tick.get_mut());
         // The info and the column are borrowed from two fields of the world.
         let info = self.components.get(id).expect("viewable above");
-        let archetype = self.archetypes.get_mut(location.archetype);
-        let column = archetype.column_mut(id).ok_or(missing)?;
+        let archetype = self.archetypes.get(location.archetype).expect("a live entity's archetype");
+        let column = archetype.column(id).ok_or(missing)?;
         let row = location.row.index();
         if !column.holds(row) {
             return Err(missing);
         }
-        // SAFETY: the row holds a whole value (checked); `&mut self` makes the
-        // borrow unique.
-        let (ptr, ticks, summary) = unsafe { column.get_tracked_raw_mut(row) };
+        // SAFETY: the row holds a value (checked); `&mut self` makes the
+        // borrow of the value and its ticks unique.
+        let (ptr, bases, ticks, summary) = unsafe { column.get_tracked_raw_shared(row) };
+        // SAFETY: as above; a kept tick is the row's own.
+        let ticks = ticks.map(|t| unsafe { &mut *t.as_ptr() });
         let ticks = TicksMut { ticks, summary: Some(summary), last_run: Tick::new(0), this_run };
-        let view = ComponentRef { info, ptr, marker: PhantomData };
-        Ok(ComponentMut { view, ticks })
+        Ok(ComponentMut { view: ComponentRef::of_row(info, ptr, bases, row), ticks })
     }
 }

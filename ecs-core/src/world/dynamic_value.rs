@@ -1,8 +1,6 @@
 //! [`DynamicValue`]: one whole value of a component with a schema, built
 //! field by field at run time and inserted by id.
 
-use core::marker::PhantomData;
-
 use super::World;
 use super::by_id::{ComponentMut, ComponentRef, FieldError, FieldPath, FieldValue};
 use super::structural_by_id::Bytes;
@@ -78,13 +76,13 @@ impl DynamicValue {
 
     /// The value, to read field by field (see [`ComponentRef`]).
     pub fn view(&self) -> ComponentRef<'_> {
-        ComponentRef { info: &self.info, ptr: self.bytes.ptr(), marker: PhantomData }
+        ComponentRef::whole(&self.info, self.bytes.ptr())
     }
 
     /// The value, to read and write field by field (see [`ComponentMut`]; no
     /// change ticks: the value is in no world yet).
     pub fn view_mut(&mut self) -> ComponentMut<'_> {
-        ComponentMut::untracked(ComponentRef { info: &self.info, ptr: self.bytes.ptr(), marker: PhantomData })
+        ComponentMut::untracked(ComponentRef::whole(&self.info, self.bytes.ptr()))
     }
 
     /// Writes a `bool`, integer, float or `Entity` field.

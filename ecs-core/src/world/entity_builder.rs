@@ -203,7 +203,7 @@ impl EntityBuilder {
         // holding nothing; the component's schema is `kind`, and a value whose
         // fields are all valid is a valid value of it (the schema's contract).
         unsafe { value::write_default(kind, slot.as_ptr()) };
-        let view = ComponentRef { info, ptr: slot, marker: core::marker::PhantomData };
+        let view = ComponentRef::whole(info, slot);
         Ok(ComponentMut::untracked(view))
     }
 

@@ -616,51 +616,30 @@ impl Column {
         }
     }
 
-    /// [`get_tracked_raw_mut`](Self::get_tracked_raw_mut) through a shared
-    /// column: pointers, for a visit that holds the column's write access
-    /// some other way (a query that writes the component, run by a system or
-    /// through `&mut World`).
+    /// [`get_tracked_mut`](Self::get_tracked_mut) untyped and through a
+    /// shared column: pointers to the row's value (or, for a per-field
+    /// column, a dangling one and the lane bases: the row's field `i` is in
+    /// lane `i`) and ticks, for views through the component's schema.
     ///
     /// # Safety
-    /// As for `get_tracked_raw_mut`. Writing through the pointers also needs
-    /// that nothing else reads or writes the row's value or ticks meanwhile.
+    /// `row < self.len()` and the row holds a value. Writing through the
+    /// pointers also needs the column's write access (`&mut World`, or a query
+    /// that writes the component run by a system) and that nothing else reads
+    /// or writes the row's value or ticks meanwhile.
     #[inline]
+    #[expect(clippy::type_complexity, reason = "the parts of one row, named where used")]
     pub(crate) unsafe fn get_tracked_raw_shared(
         &self,
         row: usize,
-    ) -> (NonNull<u8>, Option<NonNull<ComponentTicks>>, &AtomicU32) {
-        debug_assert!(self.holds(row) && !self.split);
-        // SAFETY: `row < len` (caller), so the value and the tick (when kept)
-        // are in bounds of their arrays; neither pointer is null.
-        unsafe {
-            (
-                NonNull::new_unchecked(self.row_ptr(row)),
-                self.keeps_ticks.then(|| self.ticks.add(row)),
-                &self.summary.change,
-            )
-        }
-    }
-
-    /// [`get_tracked_mut`](Self::get_tracked_mut) untyped: a pointer to the
-    /// row's value, for writes through its schema.
-    ///
-    /// # Safety
-    /// `row < self.len()`, the row holds a value, and the column stores whole
-    /// values (not per-field lanes).
-    #[inline]
-    pub(crate) unsafe fn get_tracked_raw_mut(
-        &mut self,
-        row: usize,
-    ) -> (NonNull<u8>, Option<&mut ComponentTicks>, &AtomicU32) {
-        debug_assert!(self.holds(row) && !self.split);
-        // SAFETY: as in `get_tracked_mut`, at the column's item stride.
-        unsafe {
-            (
-                NonNull::new_unchecked(self.row_ptr(row)),
-                self.keeps_ticks.then(|| &mut *self.ticks.as_ptr().add(row)),
-                &self.summary.change,
-            )
-        }
+    ) -> (NonNull<u8>, Option<&[NonNull<u8>]>, Option<NonNull<ComponentTicks>>, &AtomicU32) {
+        debug_assert!(self.holds(row));
+        let (value, bases) = match self.lane_bases() {
+            Some(bases) => (NonNull::dangling(), Some(bases)),
+            // SAFETY: `row < len` (caller), inside the value array.
+            None => (unsafe { NonNull::new_unchecked(self.row_ptr(row)) }, None),
+        };
+        // SAFETY: `row < len` (caller), so the tick (when kept) is in bounds.
+        (value, bases, self.keeps_ticks.then(|| unsafe { self.ticks.add(row) }), &self.summary.change)
     }
 
     /// Replaces the value in `row` with `value`, then drops the old value. A panic from
