@@ -22,6 +22,7 @@
 
 mod by_id;
 mod change;
+mod column_batch;
 mod deferred;
 mod dynamic_value;
 mod entity_builder;
@@ -37,6 +38,9 @@ mod ticks;
 pub use by_id::{ComponentMut, ComponentRef, FieldError, FieldHandle, FieldPath, FieldValue, Shape};
 pub(crate) use change::TicksMut;
 pub use change::{Mut, Ref};
+pub use column_batch::{
+    BatchIncomplete, BatchWriter, ColumnBatch, ColumnBatchBuilder, ColumnBatchType, SpawnColumnBatchIter,
+};
 pub use deferred::DeferredWorld;
 pub use dynamic_value::DynamicValue;
 pub use entity_builder::{BuiltEntityClone, EntityBuilder, EntityBuilderClone};
