@@ -50,6 +50,13 @@ impl<'w> EntityRef<'w> {
         self.archetype().has_at(component_id::<T>(), self.location.row.index())
     }
 
+    /// `true` when the entity has component `id` (typed or defined at run
+    /// time), as bevy's `EntityRef::contains_id`.
+    #[inline]
+    pub fn contains_id(&self, id: crate::component::ComponentId) -> bool {
+        self.archetype().has_at(id, self.location.row.index())
+    }
+
     /// The infos of the entity's components: data components in id order, then tags.
     pub fn components(&self) -> impl Iterator<Item = &'w ComponentInfo> + 'w {
         let components = self.world.components();

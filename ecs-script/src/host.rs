@@ -1,0 +1,315 @@
+//! [`ScriptHost`]: one sandboxed Luau VM, its scripts, and their limits.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use ecs_core::component::ComponentId;
+use ecs_core::prelude::*;
+use mlua::{Function, Lua, Table, Value, VmState};
+
+use crate::codec::Codec;
+
+/// How much a script may take: memory for the whole VM, and work per call.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Bytes the VM may hold, scripts' values and tables included.
+    pub memory: usize,
+    /// Interrupts (Luau checks at every loop iteration and call) one call
+    /// from Rust may take before it is stopped.
+    pub instructions: u64,
+}
+
+impl Default for Limits {
+    /// 64 MiB and ten million interrupt checks per call.
+    fn default() -> Self {
+        Self { memory: 64 << 20, instructions: 10_000_000 }
+    }
+}
+
+/// A script failed: which script and function, and Luau's message (with the
+/// line), or why it was stopped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScriptError {
+    /// The script's name (as loaded).
+    pub script: String,
+    /// The function called, or `"load"` while the script itself ran.
+    pub function: String,
+    /// What went wrong, with the script's line where Luau knows it.
+    pub message: String,
+}
+
+impl fmt::Display for ScriptError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "script `{}`, function `{}`: {}", self.script, self.function, self.message)
+    }
+}
+
+impl std::error::Error for ScriptError {}
+
+/// What the world functions share: the world lent for a call, and each
+/// component's codec.
+pub(crate) struct Shared {
+    /// The world of the call under way; null outside one, and while a world
+    /// function uses it (so that a nested use is an error, never a second
+    /// `&mut`).
+    world: AtomicPtr<World>,
+    pub(crate) codecs: Mutex<HashMap<ComponentId, Arc<Codec>>>,
+    /// Component ids by index, as scripts hold them (numbers).
+    pub(crate) ids: Mutex<HashMap<u32, ComponentId>>,
+    /// Interrupts taken by the call under way.
+    spent: AtomicU64,
+    budget: AtomicU64,
+}
+
+impl Shared {
+    /// Runs `f` with the world of the call under way.
+    pub(crate) fn with_world<R>(&self, f: impl FnOnce(&mut World) -> mlua::Result<R>) -> mlua::Result<R> {
+        let world = self.world.swap(core::ptr::null_mut(), Ordering::Acquire);
+        if world.is_null() {
+            return Err(mlua::Error::runtime("the world is not available here (outside a call from Rust, or in use)"));
+        }
+        struct Restore<'a>(&'a AtomicPtr<World>, *mut World);
+        impl Drop for Restore<'_> {
+            fn drop(&mut self) {
+                self.0.store(self.1, Ordering::Release);
+            }
+        }
+        let _restore = Restore(&self.world, world);
+        // SAFETY: the pointer was stored by `ScriptHost::call` from a `&mut
+        // World` it holds for the whole call, and is cleared before that call
+        // returns or unwinds; it was swapped out above, so no other use of it
+        // is live until `_restore` puts it back after `f`.
+        f(unsafe { &mut *world })
+    }
+
+    /// The component a script named by its number.
+    pub(crate) fn component(&self, value: &Value) -> mlua::Result<ComponentId> {
+        let index = match value {
+            Value::Integer(i) => *i as f64,
+            Value::Number(n) => *n,
+            other => return Err(mlua::Error::runtime(format!("expected a component, got {}", other.type_name()))),
+        };
+        let ids = self.ids.lock().expect("not poisoned: nothing panics while it is held");
+        ids.get(&(index as u32))
+            .copied()
+            .filter(|_| index.fract() == 0.0 && index >= 0.0)
+            .ok_or_else(|| mlua::Error::runtime(format!("unknown component {index}")))
+    }
+
+    /// A component's number for scripts, remembered.
+    pub(crate) fn remember(&self, id: ComponentId) -> f64 {
+        self.ids.lock().expect("not poisoned").insert(id.index() as u32, id);
+        id.index() as f64
+    }
+
+    /// The codec of component `id`.
+    pub(crate) fn codec(&self, world: &World, id: ComponentId) -> mlua::Result<Arc<Codec>> {
+        if let Some(codec) = self.codecs.lock().expect("not poisoned").get(&id) {
+            return Ok(codec.clone());
+        }
+        let codec = Arc::new(Codec::new(world, id).map_err(mlua::Error::runtime)?);
+        self.codecs.lock().expect("not poisoned").insert(id, codec.clone());
+        Ok(codec)
+    }
+}
+
+/// A sandboxed Luau VM whose scripts read and write a [`World`] through
+/// the `world` object each script function is called with.
+///
+/// Scripts have no file or OS access: Luau's standard library (no `io`;
+/// `os` has only time functions), without `require`, `loadstring`,
+/// `getfenv` and `setfenv`, in Luau's sandbox (globals read-only, each
+/// script's globals its own). The VM's memory is bounded, and each call from Rust
+/// stops after [`Limits::instructions`] interrupt checks; both are errors
+/// naming the script and function, and the world stays consistent: every
+/// world function a script called before the error took effect whole, none
+/// after it.
+///
+/// # Example
+/// ```
+/// use ecs_core::prelude::*;
+/// use ecs_script::ScriptHost;
+///
+/// let mut host = ScriptHost::new()?;
+/// host.load("rules", r#"
+///     local rules = {}
+///     function rules.setup(world)
+///         local Health = world:component("Health", { hp = "i32" })
+///         for i = 1, 3 do
+///             world:set(world:entity(), Health, { hp = 10 * i })
+///         end
+///     end
+///     function rules.total(world)
+///         local Health = world:component("Health")
+///         local sum = 0
+///         for _, h in world:query(Health) do sum += h.hp end
+///         return sum
+///     end
+///     return rules
+/// "#)?;
+/// let mut world = World::new();
+/// host.call::<()>(&mut world, "rules", "setup")?;
+/// assert_eq!(host.call::<i64>(&mut world, "rules", "total")?, 60);
+/// # Ok::<(), ecs_script::ScriptError>(())
+/// ```
+pub struct ScriptHost {
+    lua: Lua,
+    shared: Arc<Shared>,
+    world_object: Table,
+    scripts: HashMap<String, Table>,
+}
+
+impl ScriptHost {
+    /// A VM with the default [`Limits`].
+    ///
+    /// # Errors
+    /// When the VM cannot be made (out of memory).
+    pub fn new() -> Result<Self, ScriptError> {
+        Self::with_limits(Limits::default())
+    }
+
+    /// A VM with the given limits.
+    ///
+    /// # Errors
+    /// As for [`new`](Self::new).
+    pub fn with_limits(limits: Limits) -> Result<Self, ScriptError> {
+        let fail =
+            |e: mlua::Error| ScriptError { script: String::new(), function: "new".into(), message: e.to_string() };
+        let lua = Lua::new();
+        let shared = Arc::new(Shared {
+            world: AtomicPtr::new(core::ptr::null_mut()),
+            codecs: Mutex::default(),
+            ids: Mutex::default(),
+            spent: AtomicU64::new(0),
+            budget: AtomicU64::new(limits.instructions),
+        });
+        let world_object = crate::api::world_object(&lua, &shared).map_err(fail)?;
+        // No file access (`require` reads modules from disk), and no code
+        // from strings or environments swapped behind the sandbox's back.
+        let globals = lua.globals();
+        for name in ["require", "loadstring", "getfenv", "setfenv", "dofile", "loadfile", "load"] {
+            globals.raw_remove(name).map_err(fail)?;
+        }
+        lua.sandbox(true).map_err(fail)?;
+        lua.set_memory_limit(limits.memory).map_err(fail)?;
+        let budget = shared.clone();
+        lua.set_interrupt(move |_| {
+            let spent = budget.spent.fetch_add(1, Ordering::Relaxed) + 1;
+            if spent > budget.budget.load(Ordering::Relaxed) {
+                return Err(mlua::Error::runtime("stopped: the call exceeded its instruction budget"));
+            }
+            Ok(VmState::Continue)
+        });
+        Ok(Self { lua, shared, world_object, scripts: HashMap::new() })
+    }
+
+    /// Runs a script's source as `name`: it returns a table of functions
+    /// (its systems and hooks), which replaces the script loaded under that
+    /// name before, if any (a reload: the world's state stays in the world).
+    ///
+    /// # Errors
+    /// A syntax or run-time error, naming the script and line; the script
+    /// loaded before under `name` stays then.
+    pub fn load(&mut self, name: &str, source: &str) -> Result<(), ScriptError> {
+        let fail = |e: mlua::Error| ScriptError { script: name.into(), function: "load".into(), message: message(&e) };
+        self.shared.spent.store(0, Ordering::Relaxed);
+        let exports: Value = self.lua.load(source).set_name(format!("={name}")).eval().map_err(fail)?;
+        let Value::Table(exports) = exports else {
+            return Err(ScriptError {
+                script: name.into(),
+                function: "load".into(),
+                message: format!("the script returned {}, not a table of functions", exports.type_name()),
+            });
+        };
+        self.scripts.insert(name.to_owned(), exports);
+        Ok(())
+    }
+
+    /// [`load`](Self::load) from a file, named by its path.
+    ///
+    /// # Errors
+    /// As for `load`, and when the file cannot be read.
+    pub fn load_file(&mut self, path: impl AsRef<std::path::Path>) -> Result<(), ScriptError> {
+        let path = path.as_ref();
+        let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or("script").to_owned();
+        let source = std::fs::read_to_string(path).map_err(|e| ScriptError {
+            script: name.clone(),
+            function: "load".into(),
+            message: format!("cannot read {}: {e}", path.display()),
+        })?;
+        self.load(&name, &source)
+    }
+
+    /// Calls function `function` of script `script` with the world object,
+    /// and converts what it returns.
+    ///
+    /// # Errors
+    /// A Luau error (naming the script, function and line), a stop for the
+    /// instruction budget or memory, a missing script or function.
+    pub fn call<R: mlua::FromLuaMulti>(
+        &mut self,
+        world: &mut World,
+        script: &str,
+        function: &str,
+    ) -> Result<R, ScriptError> {
+        self.call_with(world, script, function, ())
+    }
+
+    /// [`call`](Self::call) with more arguments after the world object.
+    ///
+    /// # Errors
+    /// As for `call`.
+    pub fn call_with<R: mlua::FromLuaMulti>(
+        &mut self,
+        world: &mut World,
+        script: &str,
+        function: &str,
+        args: impl mlua::IntoLuaMulti,
+    ) -> Result<R, ScriptError> {
+        let fail = |message: String| ScriptError { script: script.into(), function: function.into(), message };
+        let exports = self.scripts.get(script).ok_or_else(|| fail("no script loaded under this name".into()))?;
+        let f: Function = match exports.raw_get(function) {
+            Ok(Value::Function(f)) => f,
+            _ => return Err(fail("the script has no such function".into())),
+        };
+        let mut args = args.into_lua_multi(&self.lua).map_err(|e| fail(message(&e)))?;
+        args.push_front(Value::Table(self.world_object.clone()));
+        self.shared.spent.store(0, Ordering::Relaxed);
+        // Lent for the call only: cleared on the way out, even by a panic.
+        struct Lend<'a>(&'a AtomicPtr<World>);
+        impl Drop for Lend<'_> {
+            fn drop(&mut self) {
+                self.0.store(core::ptr::null_mut(), Ordering::Release);
+            }
+        }
+        self.shared.world.store(world, Ordering::Release);
+        let _lend = Lend(&self.shared.world);
+        f.call::<R>(args).map_err(|e| fail(message(&e)))
+    }
+
+    /// The Luau VM, to add functions of the game's own.
+    pub fn lua(&self) -> &Lua {
+        &self.lua
+    }
+}
+
+/// Luau's message, without mlua's wrapping of callback errors.
+fn message(error: &mlua::Error) -> String {
+    match error {
+        mlua::Error::CallbackError { traceback, cause } => {
+            // The script's frame: the first below the native call (`[C]`),
+            // `name:line: in function …`.
+            let cause = message(cause);
+            let frame = traceback.lines().skip(1).map(str::trim).find(|l| !l.starts_with("[C]"));
+            match frame.and_then(|f| f.split(": in ").next()) {
+                Some(at) => format!("{cause} (at {at})"),
+                None => cause,
+            }
+        }
+        mlua::Error::RuntimeError(m) | mlua::Error::SyntaxError { message: m, .. } => m.clone(),
+        mlua::Error::MemoryError(m) => format!("stopped: out of script memory ({m})"),
+        other => other.to_string(),
+    }
+}

@@ -1,0 +1,37 @@
+//! Luau scripting on an [`ecs_core`] world: scripts see the same entities and
+//! the same columns as Rust systems, through jecs's functions.
+//!
+//! A [`ScriptHost`] is one sandboxed Luau VM. A script is a Luau chunk that
+//! returns a table of functions; [`ScriptHost::call`] calls one with the
+//! `world` object (and any further arguments). Components a script defines
+//! (`world:component("Health", { hp = "i32" })`) are components of the world
+//! defined at run time, in the same columns as typed ones; Rust components
+//! that describe themselves (`#[component(describe)]`) are visible by name
+//! (`world:component("Health")`).
+//!
+//! | jecs | here |
+//! |---|---|
+//! | `world:component()` | `world:component(name, { field = "kind" })` (kinds: `bool`, `i8`…`u64`, `f32`, `f64`, `entity`, `string`, `f32[3]`); without a schema, the component of that name |
+//! | `world:entity()` | `world:entity()` |
+//! | `world:set(e, C, v)` | `world:set(e, C, { field = value })`: in place when `e` has `C` (stamped changed), else inserted |
+//! | `world:get(e, A, B, …)` | the same; copies of the values, `nil` where absent |
+//! | `world:has(e, A, …)` | the same |
+//! | `world:add(e, Tag)` | the same (any component: its default value, where absent) |
+//! | `world:remove(e, C)` | the same |
+//! | `world:delete(e)` | the same, or `world:despawn(e)` |
+//! | `world:contains(e)` | the same |
+//! | `world:query(A, B):with(C):without(D)` | the same; `for e, a, b in query do` |
+//! | `query:archetypes()` | `query:batch(function(entities, a, b) … end)`: field arrays per archetype, written back |
+//!
+//! Entities are light userdata holding the entity's bits (compared by value,
+//! usable as table keys). A function given a stale entity, an unknown
+//! component, a field of the wrong kind or a field a component lacks raises a
+//! Luau error naming it, and changes nothing.
+
+mod api;
+mod codec;
+mod host;
+mod query;
+
+pub use host::{Limits, ScriptError, ScriptHost};
+pub use mlua;

@@ -1,0 +1,214 @@
+//! The script API against the Rust API: the same world seen from both sides,
+//! every error naming what is wrong and changing nothing, hostile scripts
+//! stopped.
+
+use ecs_core::prelude::*;
+use ecs_script::{Limits, ScriptHost};
+
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+#[component(describe)]
+struct Health {
+    hp: i32,
+    regen: f32,
+}
+
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+#[component(describe, layout = "soa")]
+struct Body {
+    x: f32,
+    y: f32,
+    vx: f32,
+    vy: f32,
+}
+
+const RULES: &str = r#"
+local rules = {}
+
+function rules.setup(world)
+    local Mana = world:component("Mana", { points = "f64", owner = "string", path = "i16[3]" })
+    local Burning = world:component("Burning", {})
+    local e = world:entity()
+    world:set(e, Mana, { points = 5, owner = "shaman", path = { 1, 2, 3 } })
+    world:add(e, Burning)
+    return e
+end
+
+function rules.heal(world)
+    local Health = world:component("Health")
+    local Burning = world:component("Burning")
+    local healed = 0
+    for e, h in world:query(Health):without(Burning) do
+        world:set(e, Health, { hp = h.hp + 1 })
+        healed += 1
+    end
+    return healed
+end
+
+function rules.move(world)
+    local Body = world:component("Body")
+    world:query(Body):batch(function(entities, b)
+        for i = 1, #entities do
+            b.x[i] += b.vx[i]
+            b.y[i] += b.vy[i]
+        end
+    end)
+end
+
+function rules.fail(world)
+    local Health = world:component("Health")
+    local e = world:entity()
+    world:set(e, Health, { hp = "lots" })
+end
+
+return rules
+"#;
+
+fn host() -> ScriptHost {
+    let mut host = ScriptHost::new().unwrap();
+    host.load("rules", RULES).unwrap();
+    host
+}
+
+#[test]
+fn scripts_and_rust_see_one_world() {
+    let mut world = World::new();
+    world.register_component::<Health>();
+    world.register_component::<Body>();
+    let mut host = host();
+    let e: ecs_script::mlua::LightUserData = host.call(&mut world, "rules", "setup").unwrap();
+    let e = Entity::from_bits(e.0 as usize as u64).unwrap();
+    let mana = world.component_id_by_name("Mana").unwrap();
+    let view = world.get_by_id(e, mana).unwrap();
+    assert_eq!(view.get::<f64>("points"), Ok(5.0));
+    assert_eq!(view.get_str("owner"), Ok("shaman"));
+    assert_eq!(view.get::<[i16; 3]>("path"), Ok([1, 2, 3]));
+    let burning = world.component_id_by_name("Burning").unwrap();
+    assert!(world.entity(e).unwrap().contains_id(burning));
+
+    // Typed components, seen by name; the script's writes are Rust's reads.
+    let a = world.spawn((Health { hp: 10, regen: 0.5 }, Body { x: 0.0, y: 0.0, vx: 1.0, vy: 2.0 }));
+    let b = world.spawn(Health { hp: 3, regen: 0.0 });
+    world.insert_by_id(b, burning, ecs_core::world::DynamicValue::new(&world, burning).unwrap()).unwrap();
+    let mut changed = world.query_state_filtered::<Entity, Changed<Health>>();
+    changed.iter(&world).for_each(drop);
+    let healed: i64 = host.call(&mut world, "rules", "heal").unwrap();
+    assert_eq!(healed, 1, "the burning one is skipped");
+    assert_eq!(world.get::<Health>(a), Some(&Health { hp: 11, regen: 0.5 }), "a field left out keeps its value");
+    assert_eq!(world.get::<Health>(b).unwrap().hp, 3);
+    assert_eq!(changed.iter(&world).collect::<Vec<_>>(), [a]);
+    for _ in 0..3 {
+        host.call::<()>(&mut world, "rules", "move").unwrap();
+    }
+    let body = world.query::<&Body>().iter().next().map(|b| (*b.x, *b.y));
+    assert_eq!(body, Some((3.0, 6.0)));
+}
+
+#[test]
+fn errors_name_the_script_function_line_and_what_is_wrong_and_change_nothing() {
+    let mut world = World::new();
+    world.register_component::<Health>();
+    let mut host = host();
+    let before = world.len();
+    let error = host.call::<()>(&mut world, "rules", "fail").unwrap_err();
+    assert_eq!((error.script.as_str(), error.function.as_str()), ("rules", "fail"));
+    assert!(error.message.contains("hp") && error.message.contains("Health"), "{error}");
+    assert!(error.to_string().contains("(at rules:37)"), "the line: {error}");
+    // The entity was spawned (a call before the failing one), but holds nothing.
+    assert_eq!(world.len(), before + 1);
+    assert_eq!(world.query::<&Health>().iter().count(), 0);
+
+    let probe = |host: &mut ScriptHost, world: &mut World, body: &str| {
+        host.load("probe", &format!("return {{ run = function(world) {body} end }}")).unwrap();
+        host.call::<()>(world, "probe", "run").unwrap_err().message
+    };
+    let m = probe(&mut host, &mut world, r#"world:component("Nope")"#);
+    assert!(m.contains("unknown component `Nope`"), "{m}");
+    let m = probe(
+        &mut host,
+        &mut world,
+        r#"local H = world:component("Health"); world:set(world:entity(), H, { hq = 1 })"#,
+    );
+    assert!(m.contains("no field `hq`"), "{m}");
+    let m = probe(
+        &mut host,
+        &mut world,
+        r#"local H = world:component("Health"); world:set(world:entity(), H, { hp = 2.5 })"#,
+    );
+    assert!(m.contains("hp"), "an i32 is not given 2.5: {m}");
+    let m = probe(
+        &mut host,
+        &mut world,
+        r#"local H = world:component("Health"); local e = world:entity(); world:delete(e); world:set(e, H, { hp = 1 })"#,
+    );
+    assert!(m.contains("not alive"), "{m}");
+    let m = probe(&mut host, &mut world, r#"world:set(42, 1, {})"#);
+    assert!(m.contains("component") || m.contains("entity"), "{m}");
+    assert_eq!(world.query::<&Health>().iter().count(), 0, "nothing was written");
+}
+
+#[test]
+fn hostile_scripts_are_stopped_and_the_game_goes_on() {
+    let mut world = World::new();
+    let mut host = ScriptHost::with_limits(Limits { memory: 8 << 20, instructions: 100_000 }).unwrap();
+    host.load(
+        "mod",
+        r#"
+        local m = {}
+        function m.spin(world) while true do end end
+        function m.hog(world) local t = {} for i = 1, 1e9 do t[i] = string.rep("x", 1000) end end
+        function m.escape(world) return io, os.execute, require, loadstring end
+        function m.ok(world) return world:contains(world:entity()) end
+        return m
+        "#,
+    )
+    .unwrap();
+    let e = host.call::<()>(&mut world, "mod", "spin").unwrap_err();
+    assert!(e.message.contains("instruction budget") && e.function == "spin", "{e}");
+    let e = host.call::<()>(&mut world, "mod", "hog").unwrap_err();
+    assert!(e.message.contains("memory") || e.message.contains("budget"), "{e}");
+    type Maybe = Option<ecs_script::mlua::Value>;
+    let escaped: (Maybe, Maybe, Maybe, Maybe) = host.call(&mut world, "mod", "escape").unwrap();
+    assert!(
+        escaped.0.is_none() && escaped.1.is_none() && escaped.2.is_none() && escaped.3.is_none(),
+        "no io, os.execute, require or loadstring"
+    );
+    assert!(host.call::<bool>(&mut world, "mod", "ok").unwrap(), "the host still works");
+    // A script that tries to keep the world past its call finds it gone.
+    host.load(
+        "keep",
+        "local kept; return { grab = function(world) kept = world end, use = function() return kept:entity() end }",
+    )
+    .unwrap();
+    host.call::<()>(&mut world, "keep", "grab").unwrap();
+    let outside = host.lua().load("return 1").eval::<i32>().unwrap();
+    assert_eq!(outside, 1);
+}
+
+#[test]
+fn a_script_reloads_without_losing_the_worlds_state() {
+    let mut world = World::new();
+    let mut host = ScriptHost::new().unwrap();
+    let v1 = r#"return { tick = function(world)
+        local Count = world:component("Count", { n = "u32" })
+        local counters = {}
+        for e, c in world:query(Count) do table.insert(counters, { e, c.n }) end
+        if #counters == 0 then world:set(world:entity(), Count, { n = 1 }) return end
+        for _, pair in counters do world:set(pair[1], Count, { n = pair[2] + 1 }) end
+    end }"#;
+    host.load("counter", v1).unwrap();
+    host.call::<()>(&mut world, "counter", "tick").unwrap();
+    host.call::<()>(&mut world, "counter", "tick").unwrap();
+    let v2 = v1.replace("pair[2] + 1", "pair[2] + 10");
+    host.load("counter", &v2).unwrap();
+    host.call::<()>(&mut world, "counter", "tick").unwrap();
+    let count = world.component_id_by_name("Count").unwrap();
+    let values: Vec<u32> = world
+        .query::<Entity>()
+        .iter()
+        .filter_map(|e| world.get_by_id(e, count).ok().map(|v| v.get::<u32>("n").unwrap()))
+        .collect();
+    assert_eq!(values, [12]);
+    // A reload that fails keeps the old script.
+    assert!(host.load("counter", "return {").is_err());
+    host.call::<()>(&mut world, "counter", "tick").unwrap();
+}
