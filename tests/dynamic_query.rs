@@ -434,3 +434,44 @@ fn fields_of_components_stored_whole_are_lent_row_by_row() {
     }));
     assert!(twice.is_err());
 }
+
+/// A system that declares its components by id: reads and writes beyond the
+/// declaration are errors naming the component; the declaration is its
+/// access, checked like any system's.
+#[test]
+fn declared_systems_reach_only_what_they_declare() {
+    use ecs_core::system::{DeclaredSystem, IntoSystem, Schedule, System};
+    let mut world = world();
+    let (pos, vel) = (id::<Pos>(&world), id::<Vel>(&world));
+    let e = world.query_filtered::<Entity, With<Vel>>().iter().next().unwrap();
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = seen.clone();
+    let system = DeclaredSystem::new("declared", &world, &[vel], &[pos], move |w, commands| {
+        let mut log = log.lock().unwrap();
+        log.push(format!("{:?}", w.get_by_id(e, pos).map(|v| v.get::<f32>("x").unwrap())));
+        let mut view = w.get_mut_by_id(e, pos).unwrap();
+        view.set("y", 7.0f32).unwrap();
+        let undeclared = world_error(w.get_mut_by_id(e, vel).err());
+        log.push(undeclared);
+        let query = w.build_query(ecs_core::query::DynamicQueryBuilder::default().write(vel)).unwrap();
+        log.push(world_error(w.for_each(&query, |_| ()).err()));
+        commands.spawn(Static);
+    });
+    fn world_error(e: Option<EcsError>) -> String {
+        e.map(|e| e.to_string()).unwrap_or_default()
+    }
+    let reader = IntoSystem::into_system(|q: Query<&Pos>| drop(q));
+    let other = IntoSystem::into_system(|q: Query<&mut Tag>| drop(q));
+    assert!(system.access().conflict(reader.access()).is_some_and(|m| m.contains("Pos")));
+    assert!(system.access().conflict(other.access()).is_none());
+    let statics = world.query::<&Static>().iter().count();
+    let mut schedule = Schedule::new();
+    schedule.add_systems(system);
+    schedule.run(&mut world);
+    let seen = seen.lock().unwrap();
+    assert!(seen[0].starts_with("Ok("), "{seen:?}");
+    assert!(seen[1].contains("not declared written") && seen[1].contains("Vel"), "{seen:?}");
+    assert!(seen[2].contains("not declared written") && seen[2].contains("Vel"), "{seen:?}");
+    assert_eq!(world.get::<Pos>(e).map(|p| p.y), Some(7.0));
+    assert_eq!(world.query::<&Static>().iter().count(), statics + 1, "its commands were applied");
+}

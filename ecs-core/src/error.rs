@@ -111,6 +111,14 @@ pub enum EcsError {
         /// The event's type name.
         event: &'static str,
     },
+    /// A system that declared its access by component id used a component
+    /// beyond it (see [`DeclaredSystem`](crate::system::DeclaredSystem)).
+    Undeclared {
+        /// The component's name.
+        component: &'static str,
+        /// `true` when it was to be written, `false` when read.
+        write: bool,
+    },
     /// A Rust component's hooks are its type's: they cannot be set by id.
     HooksOfRustComponent {
         /// The component's type name.
@@ -200,6 +208,12 @@ impl fmt::Display for EcsError {
                 "the query writes component `{}` and also uses it otherwise: a value may be borrowed mutably \
                  only once and not also shared",
                 short_name(component)
+            ),
+            Self::Undeclared { component, write } => write!(
+                f,
+                "component `{}` is not declared {} by this system: declare it when the system is made",
+                short_name(component),
+                if *write { "written" } else { "read" }
             ),
             Self::NotLifecycle { event } => write!(
                 f,

@@ -1,36 +1,172 @@
 //! The `world` object scripts get: jecs's functions, over the world lent for
-//! the call.
+//! one call from Rust.
+//!
+//! The functions are made for the call in a [`mlua::Scope`] and borrow the
+//! world through a `RefCell`: they expire with the call (a script that keeps
+//! the object finds its functions gone), and a world function reached while
+//! another holds the world (a batch's function calling back) is an error,
+//! never a second `&mut`.
 //!
 //! Every function checks all of its arguments before it changes anything: a
 //! wrong kind, an unknown component or field, or a stale entity is a Luau
 //! error naming it, and the world is as it was.
 
+use std::cell::RefCell;
 use std::sync::Arc;
 
-use ecs_core::component::{ComponentDescriptor, ComponentId, FieldKind, SchemaBuilder};
+use ecs_core::command::Commands;
+use ecs_core::component::{ComponentDescriptor, ComponentId, Components, FieldKind, SchemaBuilder};
 use ecs_core::prelude::*;
-use ecs_core::world::DynamicValue;
-use mlua::{Lua, MultiValue, Table, Value};
+use ecs_core::system::DeclaredWorld;
+use ecs_core::world::{ComponentRef, DynamicValue};
+use mlua::{Lua, MultiValue, Scope, Table, Value};
 
-use crate::codec::{self, Target, Write, entity_of, entity_value};
+use crate::codec::{self, Codec, Target, Write, entity_of, entity_value};
 use crate::host::Shared;
 
-fn error(message: impl Into<String>) -> mlua::Error {
+pub(crate) fn error(message: impl Into<String>) -> mlua::Error {
     mlua::Error::runtime(message.into())
 }
 
-/// The argument at `i` (after the world object itself).
-fn arg(args: &MultiValue, i: usize) -> Value {
-    args.get(i + 1).cloned().unwrap_or(Value::Nil)
+fn ecs(e: EcsError) -> mlua::Error {
+    error(e.to_string())
 }
 
-/// A live entity of the world, or an error naming the value.
-fn live(world: &World, value: &Value) -> mlua::Result<Entity> {
-    let entity = entity_of(value).ok_or_else(|| error(format!("expected an entity, got {}", value.type_name())))?;
-    if !world.contains(entity) {
-        return Err(error(format!("entity {entity} is not alive (despawned, or from another world)")));
+/// The world a call reaches: the whole world (a call from Rust with `&mut
+/// World`), or what a script system declared, its structural changes
+/// deferred through its `Commands`.
+pub(crate) enum Backend<'a, 'w, 'c> {
+    World(&'a mut World),
+    System { world: &'a mut DeclaredWorld<'w>, commands: &'a mut Commands<'c>, reserved: Vec<Entity> },
+}
+
+impl Backend<'_, '_, '_> {
+    pub(crate) fn components(&self) -> &Components {
+        match self {
+            Backend::World(world) => world.components(),
+            Backend::System { world, .. } => world.components(),
+        }
     }
-    Ok(entity)
+
+    fn value(&self, id: ComponentId) -> Result<DynamicValue, EcsError> {
+        match self {
+            Backend::World(world) => DynamicValue::new(world, id),
+            Backend::System { world, .. } => world.new_value(id),
+        }
+    }
+
+    pub(crate) fn codec(&self, shared: &Shared, id: ComponentId) -> mlua::Result<Arc<Codec>> {
+        shared.codec(id, || Codec::new(self.components(), id, self.value(id)))
+    }
+
+    /// The entity a script passed, alive (or spawned by this run of a
+    /// system, not yet applied).
+    fn live(&self, value: &Value) -> mlua::Result<Entity> {
+        let entity = entity_of(value).ok_or_else(|| error(format!("expected an entity, got {}", value.type_name())))?;
+        let alive = match self {
+            Backend::World(world) => world.contains(entity),
+            Backend::System { world, reserved, .. } => world.contains(entity) || reserved.contains(&entity),
+        };
+        if !alive {
+            return Err(error(format!("entity {entity} is not alive (despawned, or from another world)")));
+        }
+        Ok(entity)
+    }
+
+    fn has(&self, entity: Entity, id: ComponentId) -> bool {
+        match self {
+            Backend::World(world) => world.entity(entity).is_some_and(|e| e.contains_id(id)),
+            Backend::System { world, .. } => world.has(entity, id),
+        }
+    }
+
+    fn get(&self, entity: Entity, id: ComponentId) -> mlua::Result<Option<ComponentRef<'_>>> {
+        let found = match self {
+            Backend::World(world) => world.get_by_id(entity, id),
+            Backend::System { world, .. } => world.get_by_id(entity, id),
+        };
+        match found {
+            Ok(view) => Ok(Some(view)),
+            Err(EcsError::MissingComponent { .. }) => Ok(None),
+            Err(e) => Err(ecs(e)),
+        }
+    }
+
+    /// Writes `writes` into component `id` of `entity`: in place when it has
+    /// one, else a value built from them inserted (deferred in a system).
+    fn set(&mut self, entity: Entity, id: ComponentId, writes: &[Write<'_>]) -> mlua::Result<()> {
+        if self.has(entity, id) {
+            let view = match self {
+                Backend::World(world) => world.get_mut_by_id(entity, id),
+                Backend::System { world, .. } => world.get_mut_by_id(entity, id),
+            };
+            let mut view = view.map_err(ecs)?;
+            for write in writes {
+                view.apply(write);
+            }
+            return Ok(());
+        }
+        let mut value = self.value(id).map_err(ecs)?;
+        for write in writes {
+            value.apply(write);
+        }
+        match self {
+            Backend::World(world) => world.insert_by_id(entity, id, value).map_err(ecs),
+            Backend::System { commands, .. } => {
+                commands.add(move |world: &mut World| world.insert_by_id(entity, id, value));
+                Ok(())
+            }
+        }
+    }
+
+    fn remove(&mut self, entity: Entity, id: ComponentId) -> mlua::Result<()> {
+        let remove = move |world: &mut World| match world.remove_by_id(entity, id) {
+            Ok(()) | Err(EcsError::MissingComponent { .. }) => Ok(()),
+            Err(e) => Err(e),
+        };
+        match self {
+            Backend::World(world) => remove(world).map_err(ecs),
+            Backend::System { commands, .. } => {
+                commands.add(remove);
+                Ok(())
+            }
+        }
+    }
+
+    fn despawn(&mut self, entity: Entity) -> mlua::Result<()> {
+        match self {
+            Backend::World(world) => world.despawn(entity).map_err(ecs),
+            Backend::System { commands, .. } => {
+                commands.despawn(entity);
+                Ok(())
+            }
+        }
+    }
+
+    fn spawn(&mut self) -> Entity {
+        match self {
+            Backend::World(world) => world.spawn_empty().id(),
+            Backend::System { commands, reserved, .. } => {
+                let entity = commands.spawn(()).id();
+                reserved.push(entity);
+                entity
+            }
+        }
+    }
+}
+
+/// The world the call lent, borrowed for one function.
+pub(crate) type Lent<'a, 'w, 'c> = RefCell<Backend<'a, 'w, 'c>>;
+
+pub(crate) fn borrow<'l, 'a, 'w, 'c>(
+    lent: &'l Lent<'a, 'w, 'c>,
+) -> mlua::Result<std::cell::RefMut<'l, Backend<'a, 'w, 'c>>> {
+    lent.try_borrow_mut().map_err(|_| error("the world is in use (a world function called from a batch's function)"))
+}
+
+/// The argument at `i` (after the world object itself).
+pub(crate) fn arg(args: &MultiValue, i: usize) -> Value {
+    args.get(i + 1).cloned().unwrap_or(Value::Nil)
 }
 
 /// A primitive kind of a script's schema, by name.
@@ -83,36 +219,24 @@ fn define(world: &mut World, name: &str, schema: &Table) -> mlua::Result<Compone
     world.register_dynamic(&ComponentDescriptor::new(name, schema)).map_err(|e| error(e.to_string()))
 }
 
-/// Writes `value` as component `id` of `entity`: in place when it has one
-/// (stamped changed), else inserted. Checked whole first.
-fn set(shared: &Shared, world: &mut World, entity: Entity, id: ComponentId, value: &Value) -> mlua::Result<()> {
-    let codec = shared.codec(world, id)?;
-    let mut writes: Vec<Write<'_>> = Vec::new();
-    if !(value.is_nil() && codec.is_tag()) {
-        codec::from_lua(&codec, value, &mut writes).map_err(error)?;
-    }
-    if let Ok(mut view) = world.get_mut_by_id(entity, id) {
-        for write in &writes {
-            view.apply(write);
-        }
-        return Ok(());
-    }
-    let mut built = DynamicValue::new(world, id).map_err(|e| error(e.to_string()))?;
-    for write in &writes {
-        built.apply(write);
-    }
-    world.insert_by_id(entity, id, built).map_err(|e| error(e.to_string()))
+/// The components named by the arguments from `from` on.
+fn ids(shared: &Shared, args: &MultiValue, from: usize) -> mlua::Result<Vec<ComponentId>> {
+    (from..args.len().saturating_sub(1)).map(|i| shared.component(&arg(args, i))).collect()
 }
 
-/// The `world` object: a table of functions called as methods.
-pub(crate) fn world_object(lua: &Lua, shared: &Arc<Shared>) -> mlua::Result<Table> {
-    let object = lua.create_table()?;
+/// The `world` object for one call: a table of functions called as methods.
+pub(crate) fn world_object<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
+    lua: &Lua,
+    scope: &'scope Scope<'scope, 'env>,
+    lent: &'env Lent<'a, 'w, 'c>,
+    shared: &'env Arc<Shared>,
+) -> mlua::Result<Table> {
+    let object = lua.create_table_with_capacity(0, 16)?;
     macro_rules! function {
-        ($name:literal, |$lua:ident, $shared:ident, $args:ident| $body:expr) => {{
-            let $shared = shared.clone();
+        ($name:literal, |$lua:ident, $args:ident| $body:expr) => {{
             object.raw_set(
                 $name,
-                lua.create_function(move |$lua, $args: MultiValue| {
+                scope.create_function(move |$lua: &Lua, $args: MultiValue| {
                     let _ = (&$lua, &$args);
                     $body
                 })?,
@@ -121,115 +245,110 @@ pub(crate) fn world_object(lua: &Lua, shared: &Arc<Shared>) -> mlua::Result<Tabl
     }
 
     // world:component(name [, schema]) -> component
-    function!("component", |lua, shared, args| {
+    function!("component", |lua, args| {
         let name: String = match arg(&args, 0) {
             Value::String(s) => s.to_str()?.to_owned(),
             other => return Err(error(format!("component: expected a name, got {}", other.type_name()))),
         };
-        shared.with_world(|world| {
-            let id = match arg(&args, 1) {
-                Value::Table(schema) => define(world, &name, &schema)?,
-                Value::Nil => {
-                    world.component_id_by_name(&name).ok_or_else(|| error(format!("unknown component `{name}`")))?
-                }
-                other => {
-                    return Err(error(format!("component `{name}`: a schema is a table, not {}", other.type_name())));
-                }
-            };
-            Ok(shared.remember(id))
-        })
+        let mut backend = borrow(lent)?;
+        let id = match (arg(&args, 1), &mut *backend) {
+            (Value::Table(schema), Backend::World(world)) => define(world, &name, &schema)?,
+            (Value::Table(_), Backend::System { .. }) => {
+                return Err(error(format!(
+                    "component `{name}`: define components in a call with the whole world (a setup function), not in a system"
+                )));
+            }
+            (Value::Nil, backend) => {
+                backend.components().id_by_name(&name).ok_or_else(|| error(format!("unknown component `{name}`")))?
+            }
+            (other, _) => {
+                return Err(error(format!("component `{name}`: a schema is a table, not {}", other.type_name())));
+            }
+        };
+        Ok(shared.remember(id))
     });
 
     // world:entity() -> entity
-    function!("entity", |lua, shared, args| shared.with_world(|world| Ok(entity_value(world.spawn_empty().id()))));
+    function!("entity", |lua, args| Ok(entity_value(borrow(lent)?.spawn())));
 
     // world:set(entity, component, value)
-    function!("set", |lua, shared, args| {
+    function!("set", |lua, args| {
         let id = shared.component(&arg(&args, 1))?;
-        shared.with_world(|world| {
-            let entity = live(world, &arg(&args, 0))?;
-            set(&shared, world, entity, id, &arg(&args, 2))
-        })
+        let mut backend = borrow(lent)?;
+        let entity = backend.live(&arg(&args, 0))?;
+        let codec = backend.codec(shared, id)?;
+        let mut writes = Vec::new();
+        let value = arg(&args, 2);
+        if !(value.is_nil() && codec.is_tag()) {
+            codec::from_lua(&codec, &value, &mut writes).map_err(error)?;
+        }
+        backend.set(entity, id, &writes)
     });
 
-    // world:add(entity, tag): a component's default value, where absent.
-    function!("add", |lua, shared, args| {
+    // world:add(entity, component): its default value, where absent.
+    function!("add", |lua, args| {
         let id = shared.component(&arg(&args, 1))?;
-        shared.with_world(|world| {
-            let entity = live(world, &arg(&args, 0))?;
-            if world.get_by_id(entity, id).is_ok() {
-                return Ok(());
-            }
-            let value = DynamicValue::new(world, id).map_err(|e| error(e.to_string()))?;
-            world.insert_by_id(entity, id, value).map_err(|e| error(e.to_string()))
-        })
+        let mut backend = borrow(lent)?;
+        let entity = backend.live(&arg(&args, 0))?;
+        if backend.has(entity, id) {
+            return Ok(());
+        }
+        backend.set(entity, id, &[])
     });
 
     // world:get(entity, a, b, ...) -> a, b, ... (nil where absent)
-    function!("get", |lua, shared, args| {
-        let ids: Vec<ComponentId> =
-            (1..args.len().saturating_sub(1)).map(|i| shared.component(&arg(&args, i))).collect::<Result<_, _>>()?;
-        shared.with_world(|world| {
-            let entity = live(world, &arg(&args, 0))?;
-            let mut out = MultiValue::with_capacity(ids.len());
-            for &id in &ids {
-                let codec = shared.codec(world, id)?;
-                out.push_back(match world.get_by_id(entity, id) {
-                    Ok(view) => codec::to_lua(lua, &view, &codec.root)?,
-                    Err(_) => Value::Nil,
-                });
-            }
-            Ok(out)
-        })
+    function!("get", |lua, args| {
+        let ids = ids(shared, &args, 1)?;
+        let backend = borrow(lent)?;
+        let entity = backend.live(&arg(&args, 0))?;
+        let mut out = MultiValue::with_capacity(ids.len());
+        for &id in &ids {
+            let codec = backend.codec(shared, id)?;
+            out.push_back(match backend.get(entity, id)? {
+                Some(view) => codec::to_lua(lua, &view, &codec.root)?,
+                None => Value::Nil,
+            });
+        }
+        Ok(out)
     });
 
     // world:has(entity, a, ...) -> every one there
-    function!("has", |lua, shared, args| {
-        let ids: Vec<ComponentId> =
-            (1..args.len().saturating_sub(1)).map(|i| shared.component(&arg(&args, i))).collect::<Result<_, _>>()?;
-        shared.with_world(|world| {
-            let entity = live(world, &arg(&args, 0))?;
-            Ok(ids.iter().all(|&id| world.entity(entity).is_some_and(|e| e.contains_id(id))))
-        })
+    function!("has", |lua, args| {
+        let ids = ids(shared, &args, 1)?;
+        let backend = borrow(lent)?;
+        let entity = backend.live(&arg(&args, 0))?;
+        Ok(ids.iter().all(|&id| backend.has(entity, id)))
     });
 
     // world:remove(entity, component)
-    function!("remove", |lua, shared, args| {
+    function!("remove", |lua, args| {
         let id = shared.component(&arg(&args, 1))?;
-        shared.with_world(|world| {
-            let entity = live(world, &arg(&args, 0))?;
-            match world.remove_by_id(entity, id) {
-                Ok(()) | Err(EcsError::MissingComponent { .. }) => Ok(()),
-                Err(e) => Err(error(e.to_string())),
-            }
-        })
+        let mut backend = borrow(lent)?;
+        let entity = backend.live(&arg(&args, 0))?;
+        backend.remove(entity, id)
     });
 
-    // world:despawn(entity) (jecs: world:delete)
-    for name in ["despawn", "delete"] {
-        let shared = shared.clone();
-        object.raw_set(
-            name,
-            lua.create_function(move |_, args: MultiValue| {
-                shared.with_world(|world| {
-                    let entity = live(world, &arg(&args, 0))?;
-                    world.despawn(entity).map_err(|e| error(e.to_string()))
-                })
-            })?,
-        )?;
-    }
+    // world:despawn(entity), or jecs's world:delete(entity)
+    function!("despawn", |lua, args| {
+        let mut backend = borrow(lent)?;
+        let entity = backend.live(&arg(&args, 0))?;
+        backend.despawn(entity)
+    });
+    function!("delete", |lua, args| {
+        let mut backend = borrow(lent)?;
+        let entity = backend.live(&arg(&args, 0))?;
+        backend.despawn(entity)
+    });
 
     // world:contains(entity) -> alive
-    function!("contains", |lua, shared, args| {
-        shared.with_world(|world| Ok(entity_of(&arg(&args, 0)).is_some_and(|e| world.contains(e))))
+    function!("contains", |lua, args| {
+        let backend = borrow(lent)?;
+        Ok(backend.live(&arg(&args, 0)).is_ok())
     });
 
     // world:query(a, b, ...) -> query (see `query.rs`)
-    function!("query", |lua, shared, args| {
-        let ids: Vec<ComponentId> =
-            (0..args.len().saturating_sub(1)).map(|i| shared.component(&arg(&args, i))).collect::<Result<_, _>>()?;
-        crate::query::new(lua, &shared, ids)
-    });
+    let methods = crate::query::methods(lua, scope, lent, shared)?;
+    function!("query", |lua, args| crate::query::new(lua, &methods, ids(shared, &args, 0)?));
 
     Ok(object)
 }

@@ -6,7 +6,7 @@
 //! value from a script is checked whole before anything is written, so a
 //! wrong kind or an unknown field changes nothing.
 
-use ecs_core::component::{ComponentId, EnumSchema, FieldKind};
+use ecs_core::component::{ComponentId, Components, EnumSchema, FieldKind};
 use ecs_core::prelude::*;
 use ecs_core::world::{ComponentMut, ComponentRef, DynamicValue, FieldHandle};
 use mlua::{LightUserData, Lua, Table, Value};
@@ -61,13 +61,18 @@ pub(crate) struct Codec {
 }
 
 impl Codec {
-    /// The codec of component `id`; an error naming it when it has no schema.
-    pub(crate) fn new(world: &World, id: ComponentId) -> Result<Self, String> {
-        let info = world.components().get(id).ok_or_else(|| format!("unknown component {}", id.index()))?;
+    /// The codec of component `id`, from a value of it at its defaults; an
+    /// error naming it when it has no schema.
+    pub(crate) fn new(
+        components: &Components,
+        id: ComponentId,
+        value: Result<DynamicValue, EcsError>,
+    ) -> Result<Self, String> {
+        let info = components.get(id).ok_or_else(|| format!("unknown component {}", id.index()))?;
         let name = info.name();
         let kind =
             *info.kind().ok_or_else(|| format!("component `{name}` has no schema (`#[component(describe)]`)"))?;
-        let value = DynamicValue::new(world, id).map_err(|e| e.to_string())?;
+        let value = value.map_err(|e| e.to_string())?;
         let view = value.view();
         let root = node(&view, String::new(), &kind)?;
         let columns = match kind {

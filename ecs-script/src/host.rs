@@ -1,14 +1,16 @@
 //! [`ScriptHost`]: one sandboxed Luau VM, its scripts, and their limits.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use ecs_core::component::ComponentId;
 use ecs_core::prelude::*;
 use mlua::{Function, Lua, Table, Value, VmState};
 
+use crate::api::Backend;
 use crate::codec::Codec;
 
 /// How much a script may take: memory for the whole VM, and work per call.
@@ -36,25 +38,27 @@ pub struct ScriptError {
     pub script: String,
     /// The function called, or `"load"` while the script itself ran.
     pub function: String,
+    /// The system that called it, for a [`ScriptSystem`](crate::ScriptSystem).
+    pub system: Option<String>,
     /// What went wrong, with the script's line where Luau knows it.
     pub message: String,
 }
 
 impl fmt::Display for ScriptError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "script `{}`, function `{}`: {}", self.script, self.function, self.message)
+        write!(f, "script `{}`, function `{}`", self.script, self.function)?;
+        if let Some(system) = &self.system {
+            write!(f, ", system `{system}`")?;
+        }
+        write!(f, ": {}", self.message)
     }
 }
 
 impl std::error::Error for ScriptError {}
 
-/// What the world functions share: the world lent for a call, and each
-/// component's codec.
+/// What the world functions share across calls: each component's codec, and
+/// the components scripts have named.
 pub(crate) struct Shared {
-    /// The world of the call under way; null outside one, and while a world
-    /// function uses it (so that a nested use is an error, never a second
-    /// `&mut`).
-    world: AtomicPtr<World>,
     pub(crate) codecs: Mutex<HashMap<ComponentId, Arc<Codec>>>,
     /// Component ids by index, as scripts hold them (numbers).
     pub(crate) ids: Mutex<HashMap<u32, ComponentId>>,
@@ -64,26 +68,6 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
-    /// Runs `f` with the world of the call under way.
-    pub(crate) fn with_world<R>(&self, f: impl FnOnce(&mut World) -> mlua::Result<R>) -> mlua::Result<R> {
-        let world = self.world.swap(core::ptr::null_mut(), Ordering::Acquire);
-        if world.is_null() {
-            return Err(mlua::Error::runtime("the world is not available here (outside a call from Rust, or in use)"));
-        }
-        struct Restore<'a>(&'a AtomicPtr<World>, *mut World);
-        impl Drop for Restore<'_> {
-            fn drop(&mut self) {
-                self.0.store(self.1, Ordering::Release);
-            }
-        }
-        let _restore = Restore(&self.world, world);
-        // SAFETY: the pointer was stored by `ScriptHost::call` from a `&mut
-        // World` it holds for the whole call, and is cleared before that call
-        // returns or unwinds; it was swapped out above, so no other use of it
-        // is live until `_restore` puts it back after `f`.
-        f(unsafe { &mut *world })
-    }
-
     /// The component a script named by its number.
     pub(crate) fn component(&self, value: &Value) -> mlua::Result<ComponentId> {
         let index = match value {
@@ -104,12 +88,16 @@ impl Shared {
         id.index() as f64
     }
 
-    /// The codec of component `id`.
-    pub(crate) fn codec(&self, world: &World, id: ComponentId) -> mlua::Result<Arc<Codec>> {
+    /// The codec of component `id`, made by `make` the first time.
+    pub(crate) fn codec(
+        &self,
+        id: ComponentId,
+        make: impl FnOnce() -> Result<Codec, String>,
+    ) -> mlua::Result<Arc<Codec>> {
         if let Some(codec) = self.codecs.lock().expect("not poisoned").get(&id) {
             return Ok(codec.clone());
         }
-        let codec = Arc::new(Codec::new(world, id).map_err(mlua::Error::runtime)?);
+        let codec = Arc::new(make().map_err(mlua::Error::runtime)?);
         self.codecs.lock().expect("not poisoned").insert(id, codec.clone());
         Ok(codec)
     }
@@ -157,8 +145,9 @@ impl Shared {
 pub struct ScriptHost {
     lua: Lua,
     shared: Arc<Shared>,
-    world_object: Table,
     scripts: HashMap<String, Table>,
+    /// Errors of script systems, which have no caller to return them to.
+    errors: Vec<ScriptError>,
 }
 
 impl ScriptHost {
@@ -175,17 +164,19 @@ impl ScriptHost {
     /// # Errors
     /// As for [`new`](Self::new).
     pub fn with_limits(limits: Limits) -> Result<Self, ScriptError> {
-        let fail =
-            |e: mlua::Error| ScriptError { script: String::new(), function: "new".into(), message: e.to_string() };
+        let fail = |e: mlua::Error| ScriptError {
+            script: String::new(),
+            function: "new".into(),
+            system: None,
+            message: e.to_string(),
+        };
         let lua = Lua::new();
         let shared = Arc::new(Shared {
-            world: AtomicPtr::new(core::ptr::null_mut()),
             codecs: Mutex::default(),
             ids: Mutex::default(),
             spent: AtomicU64::new(0),
             budget: AtomicU64::new(limits.instructions),
         });
-        let world_object = crate::api::world_object(&lua, &shared).map_err(fail)?;
         // No file access (`require` reads modules from disk), and no code
         // from strings or environments swapped behind the sandbox's back.
         let globals = lua.globals();
@@ -202,7 +193,7 @@ impl ScriptHost {
             }
             Ok(VmState::Continue)
         });
-        Ok(Self { lua, shared, world_object, scripts: HashMap::new() })
+        Ok(Self { lua, shared, scripts: HashMap::new(), errors: Vec::new() })
     }
 
     /// Runs a script's source as `name`: it returns a table of functions
@@ -213,13 +204,19 @@ impl ScriptHost {
     /// A syntax or run-time error, naming the script and line; the script
     /// loaded before under `name` stays then.
     pub fn load(&mut self, name: &str, source: &str) -> Result<(), ScriptError> {
-        let fail = |e: mlua::Error| ScriptError { script: name.into(), function: "load".into(), message: message(&e) };
+        let fail = |e: mlua::Error| ScriptError {
+            script: name.into(),
+            function: "load".into(),
+            system: None,
+            message: message(&e),
+        };
         self.shared.spent.store(0, Ordering::Relaxed);
         let exports: Value = self.lua.load(source).set_name(format!("={name}")).eval().map_err(fail)?;
         let Value::Table(exports) = exports else {
             return Err(ScriptError {
                 script: name.into(),
                 function: "load".into(),
+                system: None,
                 message: format!("the script returned {}, not a table of functions", exports.type_name()),
             });
         };
@@ -237,6 +234,7 @@ impl ScriptHost {
         let source = std::fs::read_to_string(path).map_err(|e| ScriptError {
             script: name.clone(),
             function: "load".into(),
+            system: None,
             message: format!("cannot read {}: {e}", path.display()),
         })?;
         self.load(&name, &source)
@@ -268,25 +266,45 @@ impl ScriptHost {
         function: &str,
         args: impl mlua::IntoLuaMulti,
     ) -> Result<R, ScriptError> {
-        let fail = |message: String| ScriptError { script: script.into(), function: function.into(), message };
+        self.run(Backend::World(world), script, function, args)
+    }
+
+    /// Calls `function` of `script` with the world a system sees: the whole
+    /// world, or what a script system declared (see [`ScriptSystem`](crate::ScriptSystem)).
+    pub(crate) fn run<R: mlua::FromLuaMulti>(
+        &mut self,
+        backend: Backend<'_, '_, '_>,
+        script: &str,
+        function: &str,
+        args: impl mlua::IntoLuaMulti,
+    ) -> Result<R, ScriptError> {
+        let fail =
+            |message: String| ScriptError { script: script.into(), function: function.into(), system: None, message };
         let exports = self.scripts.get(script).ok_or_else(|| fail("no script loaded under this name".into()))?;
         let f: Function = match exports.raw_get(function) {
             Ok(Value::Function(f)) => f,
             _ => return Err(fail("the script has no such function".into())),
         };
         let mut args = args.into_lua_multi(&self.lua).map_err(|e| fail(message(&e)))?;
-        args.push_front(Value::Table(self.world_object.clone()));
         self.shared.spent.store(0, Ordering::Relaxed);
-        // Lent for the call only: cleared on the way out, even by a panic.
-        struct Lend<'a>(&'a AtomicPtr<World>);
-        impl Drop for Lend<'_> {
-            fn drop(&mut self) {
-                self.0.store(core::ptr::null_mut(), Ordering::Release);
-            }
-        }
-        self.shared.world.store(world, Ordering::Release);
-        let _lend = Lend(&self.shared.world);
-        f.call::<R>(args).map_err(|e| fail(message(&e)))
+        let lent = RefCell::new(backend);
+        let shared = &self.shared;
+        self.lua
+            .scope(|scope| {
+                let object = crate::api::world_object(&self.lua, scope, &lent, shared)?;
+                args.push_front(Value::Table(object));
+                f.call::<R>(args)
+            })
+            .map_err(|e| fail(message(&e)))
+    }
+
+    /// Errors of script systems since the last call, oldest first.
+    pub fn take_errors(&mut self) -> Vec<ScriptError> {
+        std::mem::take(&mut self.errors)
+    }
+
+    pub(crate) fn report(&mut self, error: ScriptError) {
+        self.errors.push(error);
     }
 
     /// The Luau VM, to add functions of the game's own.

@@ -32,6 +32,8 @@ mod api;
 mod codec;
 mod host;
 mod query;
+mod system;
 
 pub use host::{Limits, ScriptError, ScriptHost};
 pub use mlua;
+pub use system::{ScriptRun, ScriptSystem, script_system};

@@ -17,26 +17,40 @@ use ecs_core::component::ComponentId;
 use ecs_core::prelude::*;
 use ecs_core::query::DynamicArchetype;
 use ecs_core::world::FieldValue;
-use mlua::{Function, Lua, MetaMethod, MultiValue, Table, UserData, UserDataMethods, Value};
+use mlua::{Function, Lua, MultiValue, Scope, Table, Value};
 
+use crate::api::{Backend, Lent, borrow};
 use crate::codec::{self, Scalar, entity_value};
 use crate::host::Shared;
 
-/// A query a script built.
-pub(crate) struct ScriptQuery {
-    shared: Arc<Shared>,
+/// A query's components, read back from its table.
+struct Spec {
     fetch: Vec<ComponentId>,
     with: Vec<ComponentId>,
     without: Vec<ComponentId>,
 }
 
-pub(crate) fn new(lua: &Lua, shared: &Arc<Shared>, fetch: Vec<ComponentId>) -> mlua::Result<mlua::AnyUserData> {
-    lua.create_userdata(ScriptQuery { shared: shared.clone(), fetch, with: Vec::new(), without: Vec::new() })
+fn ids_of(shared: &Shared, table: &Table, key: &str) -> mlua::Result<Vec<ComponentId>> {
+    let list: Table = table.raw_get(key)?;
+    (1..=list.raw_len()).map(|i| shared.component(&list.raw_get::<Value>(i)?)).collect()
 }
 
-impl ScriptQuery {
-    fn build(&self, world: &World, write: bool) -> mlua::Result<ecs_core::query::DynamicQuery> {
-        let mut builder = world.dynamic_query();
+fn spec(shared: &Shared, query: &Table) -> mlua::Result<Spec> {
+    Ok(Spec {
+        fetch: ids_of(shared, query, "__fetch")?,
+        with: ids_of(shared, query, "__with")?,
+        without: ids_of(shared, query, "__without")?,
+    })
+}
+
+impl Spec {
+    fn builder(
+        &self,
+        components: &ecs_core::component::Components,
+        write: bool,
+    ) -> ecs_core::query::DynamicQueryBuilder {
+        let _ = components;
+        let mut builder = ecs_core::query::DynamicQueryBuilder::default();
         for &id in &self.fetch {
             builder = if write { builder.write(id) } else { builder.read(id) };
         }
@@ -46,59 +60,131 @@ impl ScriptQuery {
         for &id in &self.without {
             builder = builder.without(id);
         }
-        builder.build(world).map_err(|e| mlua::Error::runtime(e.to_string()))
+        builder
     }
+}
 
-    /// Every matching row: the entity and a copy of each fetched value.
-    fn rows(&self, lua: &Lua) -> mlua::Result<Vec<MultiValue>> {
-        self.shared.with_world(|world| {
-            let query = self.build(world, false)?;
-            let codecs = self.fetch.iter().map(|&id| self.shared.codec(world, id)).collect::<mlua::Result<Vec<_>>>()?;
-            let mut rows = Vec::new();
-            let mut failed = None;
-            query.for_each(world, |row| {
-                if failed.is_some() {
-                    return;
-                }
-                let mut values = MultiValue::with_capacity(self.fetch.len() + 1);
-                values.push_back(entity_value(row.entity()));
-                for (&id, codec) in self.fetch.iter().zip(&codecs) {
-                    match row.get(id).map(|view| codec::to_lua(lua, &view, &codec.root)) {
-                        Some(Ok(value)) => values.push_back(value),
-                        Some(Err(e)) => failed = Some(e),
-                        None => values.push_back(Value::Nil),
-                    }
-                }
-                rows.push(values);
-            });
-            failed.map_or(Ok(rows), Err)
-        })
+/// A new query table: `world:query(a, b)`.
+pub(crate) fn new(lua: &Lua, methods: &Table, fetch: Vec<ComponentId>) -> mlua::Result<Table> {
+    let query = lua.create_table_with_capacity(0, 3)?;
+    let list = lua.create_table_with_capacity(fetch.len(), 0)?;
+    for (i, id) in fetch.iter().enumerate() {
+        list.raw_seti(i + 1, id.index() as f64)?;
     }
+    query.raw_set("__fetch", list)?;
+    query.raw_set("__with", lua.create_table()?)?;
+    query.raw_set("__without", lua.create_table()?)?;
+    query.set_metatable(Some(methods.clone()))?;
+    Ok(query)
+}
 
-    /// The batch form: `f(entities, a, b, …)` per archetype.
-    fn batch(&self, lua: &Lua, f: Function) -> mlua::Result<()> {
-        self.shared.with_world(|world| {
-            let query = self.build(world, true)?;
-            let codecs = self.fetch.iter().map(|&id| self.shared.codec(world, id)).collect::<mlua::Result<Vec<_>>>()?;
-            for codec in &codecs {
-                if codec.columns.len() != field_count(&codec.root) {
-                    return Err(mlua::Error::runtime(format!(
-                        "component `{}`: the batch form hands out fields that are numbers or booleans only",
-                        codec.name
-                    )));
-                }
+/// Every matching row: the entity and a copy of each fetched value.
+fn rows(lua: &Lua, backend: &mut Backend<'_, '_, '_>, shared: &Shared, spec: &Spec) -> mlua::Result<Vec<MultiValue>> {
+    let codecs = spec.fetch.iter().map(|&id| backend.codec(shared, id)).collect::<mlua::Result<Vec<_>>>()?;
+    let mut rows = Vec::new();
+    let mut failed = None;
+    let mut visit = |row: ecs_core::query::DynamicRow<'_, '_>| {
+        if failed.is_some() {
+            return;
+        }
+        let mut values = MultiValue::with_capacity(spec.fetch.len() + 1);
+        values.push_back(entity_value(row.entity()));
+        for (&id, codec) in spec.fetch.iter().zip(&codecs) {
+            match row.get(id).map(|view| codec::to_lua(lua, &view, &codec.root)) {
+                Some(Ok(value)) => values.push_back(value),
+                Some(Err(e)) => failed = Some(e),
+                None => values.push_back(Value::Nil),
             }
-            let mut failed = None;
-            query.for_each_archetype_mut(world, |archetype| {
-                if failed.is_none()
-                    && let Err(e) = visit(lua, &f, &archetype, &self.fetch, &codecs)
-                {
-                    failed = Some(e);
-                }
-            });
-            failed.map_or(Ok(()), Err)
-        })
+        }
+        rows.push(values);
+    };
+    match backend {
+        Backend::World(world) => {
+            let query = spec.builder(world.components(), false).build(world).map_err(ecs_error)?;
+            query.for_each(world, &mut visit);
+        }
+        Backend::System { world, .. } => {
+            let query = world.build_query(spec.builder(world.components(), false)).map_err(ecs_error)?;
+            world.for_each(&query, &mut visit).map_err(ecs_error)?;
+        }
     }
+    failed.map_or(Ok(rows), Err)
+}
+
+fn ecs_error(e: EcsError) -> mlua::Error {
+    mlua::Error::runtime(e.to_string())
+}
+
+/// The batch form: `f(entities, a, b, …)` per archetype.
+fn batch(lua: &Lua, backend: &mut Backend<'_, '_, '_>, shared: &Shared, spec: &Spec, f: &Function) -> mlua::Result<()> {
+    let codecs = spec.fetch.iter().map(|&id| backend.codec(shared, id)).collect::<mlua::Result<Vec<_>>>()?;
+    for codec in &codecs {
+        if codec.columns.len() != field_count(&codec.root) {
+            return Err(mlua::Error::runtime(format!(
+                "component `{}`: the batch form hands out fields that are numbers or booleans only",
+                codec.name
+            )));
+        }
+    }
+    let mut failed = None;
+    let mut each = |archetype: DynamicArchetype<'_, '_>| {
+        if failed.is_none()
+            && let Err(e) = visit(lua, f, &archetype, &spec.fetch, &codecs)
+        {
+            failed = Some(e);
+        }
+    };
+    match backend {
+        Backend::World(world) => {
+            let query = spec.builder(world.components(), true).build(world).map_err(ecs_error)?;
+            query.for_each_archetype_mut(world, &mut each);
+        }
+        Backend::System { world, .. } => {
+            let query = world.build_query(spec.builder(world.components(), true)).map_err(ecs_error)?;
+            world.for_each_archetype(&query, &mut each).map_err(ecs_error)?;
+        }
+    }
+    failed.map_or(Ok(()), Err)
+}
+
+/// The methods of the call's queries, as their metatable.
+pub(crate) fn methods<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
+    lua: &Lua,
+    scope: &'scope Scope<'scope, 'env>,
+    lent: &'env Lent<'a, 'w, 'c>,
+    shared: &'env Arc<Shared>,
+) -> mlua::Result<Table> {
+    let methods = lua.create_table()?;
+    let index = lua.create_table()?;
+    for (name, key) in [("with", "__with"), ("without", "__without")] {
+        index.raw_set(
+            name,
+            lua.create_function(move |_, (query, ids): (Table, MultiValue)| {
+                let list: Table = query.raw_get(key)?;
+                for id in ids {
+                    list.raw_push(id)?;
+                }
+                Ok(query)
+            })?,
+        )?;
+    }
+    index.raw_set(
+        "batch",
+        scope.create_function(move |lua, (query, f): (Table, Function)| {
+            let spec = spec(shared, &query)?;
+            let mut backend = borrow(lent)?;
+            batch(lua, &mut backend, shared, &spec, &f)
+        })?,
+    )?;
+    let iterate = scope.create_function(move |lua, query: Table| {
+        let spec = spec(shared, &query)?;
+        let mut rows = rows(lua, &mut *borrow(lent)?, shared, &spec)?.into_iter();
+        lua.create_function_mut(move |_, _: MultiValue| Ok(rows.next().unwrap_or_default()))
+    })?;
+    index.raw_set("iter", iterate.clone())?;
+    methods.raw_set("__index", index)?;
+    methods.raw_set("__iter", iterate)?;
+    Ok(methods)
 }
 
 fn field_count(node: &codec::Node) -> usize {
@@ -294,34 +380,4 @@ fn visit(
         buf.write(array)?;
     }
     Ok(())
-}
-
-impl UserData for ScriptQuery {
-    fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
-        methods.add_function("with", |_, (this, ids): (mlua::AnyUserData, MultiValue)| {
-            {
-                let mut query = this.borrow_mut::<ScriptQuery>()?;
-                let ids: Vec<ComponentId> = ids.iter().map(|v| query.shared.component(v)).collect::<Result<_, _>>()?;
-                query.with.extend(ids);
-            }
-            Ok(this)
-        });
-        methods.add_function("without", |_, (this, ids): (mlua::AnyUserData, MultiValue)| {
-            {
-                let mut query = this.borrow_mut::<ScriptQuery>()?;
-                let ids: Vec<ComponentId> = ids.iter().map(|v| query.shared.component(v)).collect::<Result<_, _>>()?;
-                query.without.extend(ids);
-            }
-            Ok(this)
-        });
-        methods.add_method("batch", |lua, this, f: Function| this.batch(lua, f));
-        methods.add_method("iter", |lua, this, ()| iterator(lua, this));
-        methods.add_meta_method(MetaMethod::Iter, |lua, this, ()| iterator(lua, this));
-    }
-}
-
-/// A function returning the next row each call, then nothing.
-fn iterator(lua: &Lua, query: &ScriptQuery) -> mlua::Result<Function> {
-    let mut rows = query.rows(lua)?.into_iter();
-    lua.create_function_mut(move |_, ()| Ok(rows.next().unwrap_or_default()))
 }

@@ -180,8 +180,8 @@ fn hostile_scripts_are_stopped_and_the_game_goes_on() {
     )
     .unwrap();
     host.call::<()>(&mut world, "keep", "grab").unwrap();
-    let outside = host.lua().load("return 1").eval::<i32>().unwrap();
-    assert_eq!(outside, 1);
+    let stale = host.call::<()>(&mut world, "keep", "use").unwrap_err();
+    assert_eq!(stale.function, "use", "the kept object's functions expired with their call: {stale}");
 }
 
 #[test]

@@ -307,6 +307,25 @@ impl DynamicQuery {
         self.world
     }
 
+    /// The first component the query uses beyond what `readable` and
+    /// `writable` allow, and whether it writes it. A `with`/`without`
+    /// filter reads only presence, which any system may.
+    pub(crate) fn beyond(
+        &self,
+        readable: impl Fn(ComponentId) -> bool,
+        writable: impl Fn(ComponentId) -> bool,
+    ) -> Option<(ComponentId, bool)> {
+        for &(id, term) in &self.terms {
+            if term == Term::Write && !writable(id) {
+                return Some((id, true));
+            }
+            if !readable(id) {
+                return Some((id, false));
+            }
+        }
+        self.added.iter().chain(&self.changed).find(|&&id| !readable(id)).map(|&id| (id, false))
+    }
+
     /// The query as messages name it, in the typed query's notation:
     /// `DynamicQuery<(&mut Health, Option<&Armor>), With<Poisoned>>`.
     pub fn description(&self) -> &'static str {

@@ -655,6 +655,42 @@ impl World {
         EcsError::MissingComponent { entity, component: info.name() }
     }
 
+    /// [`get_mut_by_id`](Self::get_mut_by_id) through a shared world, writes
+    /// stamped `this_run`: a system's, which holds write access to `id`.
+    ///
+    /// # Errors
+    /// As for `get_mut_by_id`.
+    ///
+    /// # Safety
+    /// Nothing else reads or writes component `id` of `entity` while the view
+    /// lives (the caller holds write access to the component, and makes one
+    /// view of a row at a time).
+    pub(crate) unsafe fn get_mut_by_id_shared(
+        &self,
+        entity: Entity,
+        id: ComponentId,
+        this_run: Tick,
+    ) -> Result<ComponentMut<'_>, EcsError> {
+        let info = self.viewable(id)?;
+        if !info.writable_by_id() {
+            return Err(EcsError::Immutable { component: info.name() });
+        }
+        let location = self.entities.get(entity).ok_or(EcsError::NoSuchEntity(entity))?;
+        let missing = EcsError::MissingComponent { entity, component: info.name() };
+        let archetype = self.archetypes.get(location.archetype).expect("a live entity's archetype");
+        let column = archetype.column(id).ok_or(missing)?;
+        let row = location.row.index();
+        if !column.holds(row) {
+            return Err(missing);
+        }
+        // SAFETY: the row holds a value (checked); nothing else touches it or
+        // its ticks while the view lives (caller).
+        let (ptr, bases, ticks, summary) = unsafe { column.get_tracked_raw_shared(row) };
+        // SAFETY: as above; a kept tick is the row's own.
+        let ticks = ticks.map(|t| unsafe { &mut *t.as_ptr() });
+        Ok(ComponentMut::tracked(ComponentRef::of_row(info, ptr, bases, row), ticks, summary, this_run))
+    }
+
     /// The component `id` of `entity`, to read and write field by field
     /// through its schema (see [`ComponentMut`]); each write marks it changed.
     ///
