@@ -165,8 +165,8 @@ pub(crate) fn borrow<'l, 'a, 'w, 'c>(
 }
 
 /// The argument at `i` (after the world object itself).
-pub(crate) fn arg(args: &MultiValue, i: usize) -> Value {
-    args.get(i + 1).cloned().unwrap_or(Value::Nil)
+pub(crate) fn arg(args: &MultiValue, i: usize) -> &Value {
+    args.get(i + 1).unwrap_or(&Value::Nil)
 }
 
 /// A primitive kind of a script's schema, by name.
@@ -221,7 +221,7 @@ fn define(world: &mut World, name: &str, schema: &Table) -> mlua::Result<Compone
 
 /// The components named by the arguments from `from` on.
 fn ids(shared: &Shared, args: &MultiValue, from: usize) -> mlua::Result<Vec<ComponentId>> {
-    (from..args.len().saturating_sub(1)).map(|i| shared.component(&arg(args, i))).collect()
+    (from..args.len().saturating_sub(1)).map(|i| shared.component(arg(args, i))).collect()
 }
 
 /// The `world` object for one call: a table of functions called as methods.
@@ -252,7 +252,7 @@ pub(crate) fn world_object<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
         };
         let mut backend = borrow(lent)?;
         let id = match (arg(&args, 1), &mut *backend) {
-            (Value::Table(schema), Backend::World(world)) => define(world, &name, &schema)?,
+            (Value::Table(schema), Backend::World(world)) => define(world, &name, schema)?,
             (Value::Table(_), Backend::System { .. }) => {
                 return Err(error(format!(
                     "component `{name}`: define components in a call with the whole world (a setup function), not in a system"
@@ -273,23 +273,23 @@ pub(crate) fn world_object<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
 
     // world:set(entity, component, value)
     function!("set", |lua, args| {
-        let id = shared.component(&arg(&args, 1))?;
+        let id = shared.component(arg(&args, 1))?;
         let mut backend = borrow(lent)?;
-        let entity = backend.live(&arg(&args, 0))?;
+        let entity = backend.live(arg(&args, 0))?;
         let codec = backend.codec(shared, id)?;
         let mut writes = Vec::new();
         let value = arg(&args, 2);
         if !(value.is_nil() && codec.is_tag()) {
-            codec::from_lua(&codec, &value, &mut writes).map_err(error)?;
+            codec::from_lua(&codec, value, &mut writes).map_err(error)?;
         }
         backend.set(entity, id, &writes)
     });
 
     // world:add(entity, component): its default value, where absent.
     function!("add", |lua, args| {
-        let id = shared.component(&arg(&args, 1))?;
+        let id = shared.component(arg(&args, 1))?;
         let mut backend = borrow(lent)?;
-        let entity = backend.live(&arg(&args, 0))?;
+        let entity = backend.live(arg(&args, 0))?;
         if backend.has(entity, id) {
             return Ok(());
         }
@@ -300,7 +300,7 @@ pub(crate) fn world_object<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
     function!("get", |lua, args| {
         let ids = ids(shared, &args, 1)?;
         let backend = borrow(lent)?;
-        let entity = backend.live(&arg(&args, 0))?;
+        let entity = backend.live(arg(&args, 0))?;
         let mut out = MultiValue::with_capacity(ids.len());
         for &id in &ids {
             let codec = backend.codec(shared, id)?;
@@ -316,34 +316,34 @@ pub(crate) fn world_object<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
     function!("has", |lua, args| {
         let ids = ids(shared, &args, 1)?;
         let backend = borrow(lent)?;
-        let entity = backend.live(&arg(&args, 0))?;
+        let entity = backend.live(arg(&args, 0))?;
         Ok(ids.iter().all(|&id| backend.has(entity, id)))
     });
 
     // world:remove(entity, component)
     function!("remove", |lua, args| {
-        let id = shared.component(&arg(&args, 1))?;
+        let id = shared.component(arg(&args, 1))?;
         let mut backend = borrow(lent)?;
-        let entity = backend.live(&arg(&args, 0))?;
+        let entity = backend.live(arg(&args, 0))?;
         backend.remove(entity, id)
     });
 
     // world:despawn(entity), or jecs's world:delete(entity)
     function!("despawn", |lua, args| {
         let mut backend = borrow(lent)?;
-        let entity = backend.live(&arg(&args, 0))?;
+        let entity = backend.live(arg(&args, 0))?;
         backend.despawn(entity)
     });
     function!("delete", |lua, args| {
         let mut backend = borrow(lent)?;
-        let entity = backend.live(&arg(&args, 0))?;
+        let entity = backend.live(arg(&args, 0))?;
         backend.despawn(entity)
     });
 
     // world:contains(entity) -> alive
     function!("contains", |lua, args| {
         let backend = borrow(lent)?;
-        Ok(backend.live(&arg(&args, 0)).is_ok())
+        Ok(backend.live(arg(&args, 0)).is_ok())
     });
 
     // world:query(a, b, ...) -> query (see `query.rs`)

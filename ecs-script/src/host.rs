@@ -59,9 +59,10 @@ impl std::error::Error for ScriptError {}
 /// What the world functions share across calls: each component's codec, and
 /// the components scripts have named.
 pub(crate) struct Shared {
-    pub(crate) codecs: Mutex<HashMap<ComponentId, Arc<Codec>>>,
+    /// Each component's codec, by component index.
+    codecs: Mutex<Vec<Option<Arc<Codec>>>>,
     /// Component ids by index, as scripts hold them (numbers).
-    pub(crate) ids: Mutex<HashMap<u32, ComponentId>>,
+    ids: Mutex<Vec<Option<ComponentId>>>,
     /// Interrupts taken by the call under way.
     spent: AtomicU64,
     budget: AtomicU64,
@@ -75,16 +76,22 @@ impl Shared {
             Value::Number(n) => *n,
             other => return Err(mlua::Error::runtime(format!("expected a component, got {}", other.type_name()))),
         };
-        let ids = self.ids.lock().expect("not poisoned: nothing panics while it is held");
-        ids.get(&(index as u32))
-            .copied()
-            .filter(|_| index.fract() == 0.0 && index >= 0.0)
-            .ok_or_else(|| mlua::Error::runtime(format!("unknown component {index}")))
+        let known = (index.fract() == 0.0 && index >= 0.0)
+            .then(|| {
+                self.ids.lock().expect("not poisoned: nothing panics while it is held").get(index as usize).copied()
+            })
+            .flatten()
+            .flatten();
+        known.ok_or_else(|| mlua::Error::runtime(format!("unknown component {index}")))
     }
 
     /// A component's number for scripts, remembered.
     pub(crate) fn remember(&self, id: ComponentId) -> f64 {
-        self.ids.lock().expect("not poisoned").insert(id.index() as u32, id);
+        let mut ids = self.ids.lock().expect("not poisoned");
+        if ids.len() <= id.index() {
+            ids.resize(id.index() + 1, None);
+        }
+        ids[id.index()] = Some(id);
         id.index() as f64
     }
 
@@ -94,11 +101,15 @@ impl Shared {
         id: ComponentId,
         make: impl FnOnce() -> Result<Codec, String>,
     ) -> mlua::Result<Arc<Codec>> {
-        if let Some(codec) = self.codecs.lock().expect("not poisoned").get(&id) {
+        if let Some(Some(codec)) = self.codecs.lock().expect("not poisoned").get(id.index()) {
             return Ok(codec.clone());
         }
         let codec = Arc::new(make().map_err(mlua::Error::runtime)?);
-        self.codecs.lock().expect("not poisoned").insert(id, codec.clone());
+        let mut codecs = self.codecs.lock().expect("not poisoned");
+        if codecs.len() <= id.index() {
+            codecs.resize(id.index() + 1, None);
+        }
+        codecs[id.index()] = Some(codec.clone());
         Ok(codec)
     }
 }

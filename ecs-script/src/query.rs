@@ -10,6 +10,10 @@
 //!   native step per archetype: the fast path (jecs's `query:archetypes()`).
 //!   While the function runs the world's own functions are unavailable (the
 //!   arrays are lent out of it); every fetched component counts as written.
+//! - `query:buffers(function(n, a, b) … end)` is the same with each field a
+//!   Luau `buffer` of its values (`n` of them, little-endian, at the
+//!   field's size: `buffer.readf32(a.x, (i - 1) * 4)`), filled and read back
+//!   with one copy each: the fastest form.
 
 use std::sync::Arc;
 
@@ -116,7 +120,14 @@ fn ecs_error(e: EcsError) -> mlua::Error {
 }
 
 /// The batch form: `f(entities, a, b, …)` per archetype.
-fn batch(lua: &Lua, backend: &mut Backend<'_, '_, '_>, shared: &Shared, spec: &Spec, f: &Function) -> mlua::Result<()> {
+fn batch(
+    lua: &Lua,
+    backend: &mut Backend<'_, '_, '_>,
+    shared: &Shared,
+    spec: &Spec,
+    f: &Function,
+    buffers: bool,
+) -> mlua::Result<()> {
     let codecs = spec.fetch.iter().map(|&id| backend.codec(shared, id)).collect::<mlua::Result<Vec<_>>>()?;
     for codec in &codecs {
         if codec.columns.len() != field_count(&codec.root) {
@@ -129,7 +140,7 @@ fn batch(lua: &Lua, backend: &mut Backend<'_, '_, '_>, shared: &Shared, spec: &S
     let mut failed = None;
     let mut each = |archetype: DynamicArchetype<'_, '_>| {
         if failed.is_none()
-            && let Err(e) = visit(lua, f, &archetype, &spec.fetch, &codecs)
+            && let Err(e) = visit(lua, f, &archetype, &spec.fetch, &codecs, buffers)
         {
             failed = Some(e);
         }
@@ -168,14 +179,16 @@ pub(crate) fn methods<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
             })?,
         )?;
     }
-    index.raw_set(
-        "batch",
-        scope.create_function(move |lua, (query, f): (Table, Function)| {
-            let spec = spec(shared, &query)?;
-            let mut backend = borrow(lent)?;
-            batch(lua, &mut backend, shared, &spec, &f)
-        })?,
-    )?;
+    for (name, buffers) in [("batch", false), ("buffers", true)] {
+        index.raw_set(
+            name,
+            scope.create_function(move |lua, (query, f): (Table, Function)| {
+                let spec = spec(shared, &query)?;
+                let mut backend = borrow(lent)?;
+                batch(lua, &mut backend, shared, &spec, &f, buffers)
+            })?,
+        )?;
+    }
     let iterate = scope.create_function(move |lua, query: Table| {
         let spec = spec(shared, &query)?;
         let mut rows = rows(lua, &mut *borrow(lent)?, shared, &spec)?.into_iter();
@@ -197,15 +210,27 @@ fn field_count(node: &codec::Node) -> usize {
 /// One field's rows, lent writable for the archetype's visit.
 trait FieldBuf {
     fn fill(&self, lua: &Lua) -> mlua::Result<Table>;
+    /// The rows as a Luau buffer, little-endian, `SIZE` bytes each.
+    fn fill_buffer(&self, lua: &Lua) -> mlua::Result<mlua::Buffer>;
+    /// Checks the buffer (its length, each element a value of the kind).
+    fn check_buffer(&self, buffer: &[u8]) -> mlua::Result<()>;
+    fn write_buffer(&mut self, buffer: &[u8]);
     /// Checks every element of `table` (nothing written on an error).
     fn check(&self, table: &Table) -> mlua::Result<()>;
     fn write(&mut self, table: &Table) -> mlua::Result<()>;
 }
 
-/// A field kind the batch form hands out: numbers and booleans.
+/// A field kind the batch forms hand out: numbers and booleans.
 trait Lane: FieldValue + Copy + 'static {
+    /// Bytes per element in a buffer.
+    const SIZE: usize;
     fn to_lua(self) -> Value;
     fn from_lua(value: &Value) -> Option<Self>;
+    /// Appends the value's little-endian bytes.
+    fn put(self, out: &mut Vec<u8>);
+    /// The value in `bytes` (`SIZE` of them); `None` for bytes that are no
+    /// value of the kind (a `bool` other than 0 or 1).
+    fn take(bytes: &[u8]) -> Option<Self>;
 }
 
 /// A script's number as a Luau value holds it.
@@ -220,6 +245,13 @@ fn number(value: &Value) -> Option<f64> {
 macro_rules! int_lane {
     ($($t:ty),*) => {$(
         impl Lane for $t {
+            const SIZE: usize = size_of::<$t>();
+            fn put(self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.to_le_bytes());
+            }
+            fn take(bytes: &[u8]) -> Option<Self> {
+                Some(<$t>::from_le_bytes(bytes.try_into().ok()?))
+            }
             fn to_lua(self) -> Value {
                 Value::Number(self as f64)
             }
@@ -234,6 +266,13 @@ macro_rules! int_lane {
 macro_rules! float_lane {
     ($($t:ty),*) => {$(
         impl Lane for $t {
+            const SIZE: usize = size_of::<$t>();
+            fn put(self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.to_le_bytes());
+            }
+            fn take(bytes: &[u8]) -> Option<Self> {
+                Some(<$t>::from_le_bytes(bytes.try_into().ok()?))
+            }
             fn to_lua(self) -> Value {
                 Value::Number(f64::from(self))
             }
@@ -248,6 +287,17 @@ int_lane!(i8, i16, i32, i64, u8, u16, u32, u64);
 float_lane!(f32, f64);
 
 impl Lane for bool {
+    const SIZE: usize = 1;
+    fn put(self, out: &mut Vec<u8>) {
+        out.push(u8::from(self));
+    }
+    fn take(bytes: &[u8]) -> Option<Self> {
+        match bytes {
+            [0] => Some(false),
+            [1] => Some(true),
+            _ => None,
+        }
+    }
     fn to_lua(self) -> Value {
         Value::Boolean(self)
     }
@@ -287,6 +337,39 @@ impl<F: Lane> Rows<'_, F> {
 }
 
 impl<F: Lane> FieldBuf for Rows<'_, F> {
+    fn fill_buffer(&self, lua: &Lua) -> mlua::Result<mlua::Buffer> {
+        let mut bytes = Vec::with_capacity(self.len() * F::SIZE);
+        match &self.slice {
+            Some(slice) => slice.iter().for_each(|v| v.put(&mut bytes)),
+            None => (0..self.len()).for_each(|i| self.get(i).put(&mut bytes)),
+        }
+        lua.create_buffer(bytes)
+    }
+    fn check_buffer(&self, buffer: &[u8]) -> mlua::Result<()> {
+        if buffer.len() != self.len() * F::SIZE {
+            return Err(mlua::Error::runtime(format!(
+                "component `{}` field `{}`: the buffer holds {} bytes, not {}",
+                self.component,
+                self.name,
+                buffer.len(),
+                self.len() * F::SIZE
+            )));
+        }
+        match buffer.chunks_exact(F::SIZE).position(|b| F::take(b).is_none()) {
+            Some(row) => Err(mlua::Error::runtime(format!(
+                "component `{}` field `{}` row {}: the bytes are no value of the field",
+                self.component,
+                self.name,
+                row + 1
+            ))),
+            None => Ok(()),
+        }
+    }
+    fn write_buffer(&mut self, buffer: &[u8]) {
+        for (i, bytes) in buffer.chunks_exact(F::SIZE).enumerate() {
+            self.set(i, F::take(bytes).expect("checked"));
+        }
+    }
     fn fill(&self, lua: &Lua) -> mlua::Result<Table> {
         let table = lua.create_table_with_capacity(self.len(), 0)?;
         for i in 0..self.len() {
@@ -336,14 +419,19 @@ fn visit(
     archetype: &DynamicArchetype<'_, '_>,
     fetch: &[ComponentId],
     codecs: &[Arc<codec::Codec>],
+    buffers: bool,
 ) -> mlua::Result<()> {
-    let entities = lua.create_table_with_capacity(archetype.len(), 0)?;
-    for (i, &e) in archetype.entities().iter().enumerate() {
-        entities.raw_seti(i + 1, entity_value(e))?;
-    }
     let mut args = MultiValue::new();
-    args.push_back(Value::Table(entities));
-    let mut lent: Vec<(Table, Box<dyn FieldBuf + '_>)> = Vec::new();
+    if buffers {
+        args.push_back(Value::Number(archetype.len() as f64));
+    } else {
+        let entities = lua.create_table_with_capacity(archetype.len(), 0)?;
+        for (i, &e) in archetype.entities().iter().enumerate() {
+            entities.raw_seti(i + 1, entity_value(e))?;
+        }
+        args.push_back(Value::Table(entities));
+    }
+    let mut lent: Vec<(Value, Box<dyn FieldBuf + '_>)> = Vec::new();
     for (&id, codec) in fetch.iter().zip(codecs) {
         let component = lua.create_table()?;
         for &(name, kind) in &codec.columns {
@@ -366,18 +454,33 @@ fn visit(
                     )));
                 }
             };
-            let array = buf.fill(lua)?;
+            let array = if buffers { Value::Buffer(buf.fill_buffer(lua)?) } else { Value::Table(buf.fill(lua)?) };
             component.raw_set(name, array.clone())?;
             lent.push((array, buf));
         }
         args.push_back(Value::Table(component));
     }
     f.call::<()>(args)?;
+    // Everything checked before anything is written back.
+    let mut bytes = Vec::with_capacity(lent.len());
     for (array, buf) in &lent {
-        buf.check(array)?;
+        match array {
+            Value::Buffer(buffer) => {
+                let read = buffer.to_vec();
+                buf.check_buffer(&read)?;
+                bytes.push(read);
+            }
+            Value::Table(table) => buf.check(table)?,
+            _ => unreachable!("filled above"),
+        }
     }
+    let mut bytes = bytes.into_iter();
     for (array, buf) in &mut lent {
-        buf.write(array)?;
+        match array {
+            Value::Buffer(_) => buf.write_buffer(&bytes.next().expect("one per buffer")),
+            Value::Table(table) => buf.write(table)?,
+            _ => unreachable!("filled above"),
+        }
     }
     Ok(())
 }

@@ -212,3 +212,49 @@ fn a_script_reloads_without_losing_the_worlds_state() {
     assert!(host.load("counter", "return {").is_err());
     host.call::<()>(&mut world, "counter", "tick").unwrap();
 }
+
+/// The buffers form: one buffer per field, read and written with Luau's
+/// `buffer` library, checked before anything is written back.
+#[test]
+fn the_buffers_form_hands_out_fields_as_buffers() {
+    let mut world = World::new();
+    world.register_component::<Body>();
+    for i in 0..5 {
+        world.spawn(Body { x: i as f32, y: 0.0, vx: 1.5, vy: -1.0 });
+    }
+    let mut host = ScriptHost::new().unwrap();
+    host.load(
+        "fast",
+        r#"return {
+        step = function(world)
+            local Body = world:component("Body")
+            world:query(Body):buffers(function(n, b)
+                for o = 0, (n - 1) * 4, 4 do
+                    buffer.writef32(b.x, o, buffer.readf32(b.x, o) + buffer.readf32(b.vx, o))
+                    buffer.writef32(b.y, o, buffer.readf32(b.y, o) + buffer.readf32(b.vy, o))
+                end
+            end)
+        end,
+        shrink = function(world)
+            local Body = world:component("Body")
+            world:query(Body):buffers(function(n, b) b.x = buffer.create(1) end)
+        end,
+        nested = function(world)
+            local Body = world:component("Body")
+            world:query(Body):buffers(function(n, b) world:entity() end)
+        end,
+    }"#,
+    )
+    .unwrap();
+    host.call::<()>(&mut world, "fast", "step").unwrap();
+    let mut xs: Vec<(f32, f32)> = world.query::<&Body>().iter().map(|b| (*b.x, *b.y)).collect();
+    xs.sort_by(|a, b| a.0.total_cmp(&b.0));
+    assert_eq!(xs, [(1.5, -1.0), (2.5, -1.0), (3.5, -1.0), (4.5, -1.0), (5.5, -1.0)]);
+    // The buffers handed out are the ones read back: one put in their place
+    // changes nothing.
+    host.call::<()>(&mut world, "fast", "shrink").unwrap();
+    assert_eq!(world.query::<&Body>().iter().map(|b| *b.x).sum::<f32>(), 17.5);
+    // The world is lent out while the function runs.
+    let e = host.call::<()>(&mut world, "fast", "nested").unwrap_err();
+    assert!(e.message.contains("in use"), "{e}");
+}
