@@ -37,3 +37,8 @@ mod system;
 pub use host::{Limits, ScriptError, ScriptHost};
 pub use mlua;
 pub use system::{ScriptRun, ScriptSystem, script_system};
+
+/// The book's chapter on scripting, its examples compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/scripting.md")]
+struct ScriptingBook;
