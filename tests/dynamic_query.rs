@@ -440,23 +440,29 @@ fn fields_of_components_stored_whole_are_lent_row_by_row() {
 /// access, checked like any system's.
 #[test]
 fn declared_systems_reach_only_what_they_declare() {
-    use ecs_core::system::{DeclaredSystem, IntoSystem, Schedule, System};
+    use ecs_core::system::{DeclaredSystem, DeclaredWorld, IntoSystem, Schedule, System};
     let mut world = world();
     let (pos, vel) = (id::<Pos>(&world), id::<Vel>(&world));
     let e = world.query_filtered::<Entity, With<Vel>>().iter().next().unwrap();
     let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let log = seen.clone();
-    let system = DeclaredSystem::new("declared", &world, &[vel], &[pos], move |w, commands| {
-        let mut log = log.lock().unwrap();
-        log.push(format!("{:?}", w.get_by_id(e, pos).map(|v| v.get::<f32>("x").unwrap())));
-        let mut view = w.get_mut_by_id(e, pos).unwrap();
-        view.set("y", 7.0f32).unwrap();
-        let undeclared = world_error(w.get_mut_by_id(e, vel).err());
-        log.push(undeclared);
-        let query = w.build_query(ecs_core::query::DynamicQueryBuilder::default().write(vel)).unwrap();
-        log.push(world_error(w.for_each(&query, |_| ()).err()));
-        commands.spawn(Static);
-    });
+    let system = DeclaredSystem::new(
+        "declared",
+        &world,
+        &[vel],
+        &[pos],
+        move |w: &mut DeclaredWorld, mut commands: Commands| {
+            let mut log = log.lock().unwrap();
+            log.push(format!("{:?}", w.get_by_id(e, pos).map(|v| v.get::<f32>("x").unwrap())));
+            let mut view = w.get_mut_by_id(e, pos).unwrap();
+            view.set("y", 7.0f32).unwrap();
+            let undeclared = world_error(w.get_mut_by_id(e, vel).err());
+            log.push(undeclared);
+            let query = w.build_query(ecs_core::query::DynamicQueryBuilder::default().write(vel)).unwrap();
+            log.push(world_error(w.for_each(&query, |_| ()).err()));
+            commands.spawn(Static);
+        },
+    );
     fn world_error(e: Option<EcsError>) -> String {
         e.map(|e| e.to_string()).unwrap_or_default()
     }

@@ -219,6 +219,60 @@ fn define(world: &mut World, name: &str, schema: &Table) -> mlua::Result<Compone
     world.register_dynamic(&ComponentDescriptor::new(name, schema)).map_err(|e| error(e.to_string()))
 }
 
+/// Hands waiting lifecycle events to the scripts' observers, oldest first,
+/// each called as `f(world, entity, component)`; events their own changes
+/// cause are handed out in turn.
+pub(crate) fn dispatch(shared: &Shared) -> mlua::Result<()> {
+    loop {
+        let fired = std::mem::take(&mut *shared.fired.lock().expect("not poisoned"));
+        if fired.is_empty() {
+            return Ok(());
+        }
+        let Some(world) = shared.current.lock().expect("not poisoned").clone() else { return Ok(()) };
+        for (event, id, entity) in fired {
+            let observers: Vec<mlua::Function> = shared
+                .observers
+                .lock()
+                .expect("not poisoned")
+                .iter()
+                .filter(|(e, c, _)| *e == event && *c == id)
+                .map(|(_, _, f)| f.clone())
+                .collect();
+            for f in observers {
+                f.call::<()>((world.clone(), entity_value(entity), id.index() as f64))?;
+            }
+        }
+    }
+}
+
+/// Registers a script observer: a Rust observer of the component's
+/// lifecycle event queues each event for [`dispatch`].
+fn observe(shared: &Shared, world: &mut World, event: &str, id: ComponentId, f: mlua::Function) -> mlua::Result<()> {
+    let event: &'static str = match event {
+        "OnAdd" => "OnAdd",
+        "OnInsert" => "OnInsert",
+        "OnRemove" => "OnRemove",
+        other => {
+            return Err(error(format!("unknown event `{other}`: observers watch OnAdd, OnInsert or OnRemove")));
+        }
+    };
+    let mut observers = shared.observers.lock().expect("not poisoned");
+    let first = !observers.iter().any(|(e, c, _)| *e == event && *c == id);
+    observers.push((event, id, f));
+    drop(observers);
+    if first {
+        let fired = shared.fired.clone();
+        let queue = move |target: Entity| fired.lock().expect("not poisoned").push((event, id, target));
+        let added = match event {
+            "OnAdd" => world.add_observer_by_id(&[id], move |t: On<Add>| queue(t.target())),
+            "OnInsert" => world.add_observer_by_id(&[id], move |t: On<Insert>| queue(t.target())),
+            _ => world.add_observer_by_id(&[id], move |t: On<Remove>| queue(t.target())),
+        };
+        added.map_err(ecs)?;
+    }
+    Ok(())
+}
+
 /// The components named by the arguments from `from` on.
 fn ids(shared: &Shared, args: &MultiValue, from: usize) -> mlua::Result<Vec<ComponentId>> {
     (from..args.len().saturating_sub(1)).map(|i| shared.component(arg(args, i))).collect()
@@ -239,6 +293,22 @@ pub(crate) fn world_object<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
                 scope.create_function(move |$lua: &Lua, $args: MultiValue| {
                     let _ = (&$lua, &$args);
                     $body
+                })?,
+            )?;
+        }};
+    }
+
+    // A function that can change what observers watch: the events it
+    // causes are handed to the scripts' observers once it has let the world go.
+    macro_rules! changing {
+        ($name:literal, |$lua:ident, $args:ident| $body:expr) => {{
+            object.raw_set(
+                $name,
+                scope.create_function(move |$lua: &Lua, $args: MultiValue| {
+                    let _ = (&$lua, &$args);
+                    let done = (|| $body)();
+                    dispatch(shared)?;
+                    done
                 })?,
             )?;
         }};
@@ -272,7 +342,7 @@ pub(crate) fn world_object<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
     function!("entity", |lua, args| Ok(entity_value(borrow(lent)?.spawn())));
 
     // world:set(entity, component, value)
-    function!("set", |lua, args| {
+    changing!("set", |lua, args| {
         let id = shared.component(arg(&args, 1))?;
         let mut backend = borrow(lent)?;
         let entity = backend.live(arg(&args, 0))?;
@@ -286,7 +356,7 @@ pub(crate) fn world_object<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
     });
 
     // world:add(entity, component): its default value, where absent.
-    function!("add", |lua, args| {
+    changing!("add", |lua, args| {
         let id = shared.component(arg(&args, 1))?;
         let mut backend = borrow(lent)?;
         let entity = backend.live(arg(&args, 0))?;
@@ -321,7 +391,7 @@ pub(crate) fn world_object<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
     });
 
     // world:remove(entity, component)
-    function!("remove", |lua, args| {
+    changing!("remove", |lua, args| {
         let id = shared.component(arg(&args, 1))?;
         let mut backend = borrow(lent)?;
         let entity = backend.live(arg(&args, 0))?;
@@ -329,12 +399,12 @@ pub(crate) fn world_object<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
     });
 
     // world:despawn(entity), or jecs's world:delete(entity)
-    function!("despawn", |lua, args| {
+    changing!("despawn", |lua, args| {
         let mut backend = borrow(lent)?;
         let entity = backend.live(arg(&args, 0))?;
         backend.despawn(entity)
     });
-    function!("delete", |lua, args| {
+    changing!("delete", |lua, args| {
         let mut backend = borrow(lent)?;
         let entity = backend.live(arg(&args, 0))?;
         backend.despawn(entity)
@@ -345,6 +415,27 @@ pub(crate) fn world_object<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
         let backend = borrow(lent)?;
         Ok(backend.live(arg(&args, 0)).is_ok())
     });
+
+    // world:observe(event, component, function(world, entity, component))
+    function!("observe", |lua, args| {
+        let event = match arg(&args, 0) {
+            Value::String(s) => s.to_str()?.to_owned(),
+            other => return Err(error(format!("observe: expected an event name, got {}", other.type_name()))),
+        };
+        let id = shared.component(arg(&args, 1))?;
+        let Value::Function(f) = arg(&args, 2).clone() else {
+            return Err(error("observe: expected a function"));
+        };
+        match &mut *borrow(lent)? {
+            Backend::World(world) => observe(shared, world, &event, id, f),
+            Backend::System { .. } => {
+                Err(error("observe in a call with the whole world (a setup function), not in a system"))
+            }
+        }
+    });
+    for event in ["OnAdd", "OnInsert", "OnRemove"] {
+        object.raw_set(event, event)?;
+    }
 
     // world:query(a, b, ...) -> query (see `query.rs`)
     let methods = crate::query::methods(lua, scope, lent, shared)?;

@@ -56,9 +56,20 @@ impl fmt::Display for ScriptError {
 
 impl std::error::Error for ScriptError {}
 
+/// A lifecycle event waiting for the scripts' observers: the event's name,
+/// the component, the entity.
+pub(crate) type Fired = (&'static str, ComponentId, Entity);
+
 /// What the world functions share across calls: each component's codec, and
 /// the components scripts have named.
 pub(crate) struct Shared {
+    /// Script observers: the event, the component, the function.
+    pub(crate) observers: Mutex<Vec<(&'static str, ComponentId, Function)>>,
+    /// Lifecycle events of observed components, waiting to be handed to the
+    /// scripts' observers: the event, the component, the entity.
+    pub(crate) fired: Arc<Mutex<Vec<Fired>>>,
+    /// The world object of the call under way, for observers.
+    pub(crate) current: Mutex<Option<Table>>,
     /// Each component's codec, by component index.
     codecs: Mutex<Vec<Option<Arc<Codec>>>>,
     /// Component ids by index, as scripts hold them (numbers).
@@ -183,6 +194,9 @@ impl ScriptHost {
         };
         let lua = Lua::new();
         let shared = Arc::new(Shared {
+            observers: Mutex::default(),
+            fired: Arc::default(),
+            current: Mutex::default(),
             codecs: Mutex::default(),
             ids: Mutex::default(),
             spent: AtomicU64::new(0),
@@ -300,13 +314,17 @@ impl ScriptHost {
         self.shared.spent.store(0, Ordering::Relaxed);
         let lent = RefCell::new(backend);
         let shared = &self.shared;
-        self.lua
-            .scope(|scope| {
-                let object = crate::api::world_object(&self.lua, scope, &lent, shared)?;
-                args.push_front(Value::Table(object));
-                f.call::<R>(args)
-            })
-            .map_err(|e| fail(message(&e)))
+        let result = self.lua.scope(|scope| {
+            let object = crate::api::world_object(&self.lua, scope, &lent, shared)?;
+            *shared.current.lock().expect("not poisoned") = Some(object.clone());
+            // Changes applied since the last call (a script system's deferred
+            // ones) are observed first.
+            crate::api::dispatch(shared)?;
+            args.push_front(Value::Table(object));
+            f.call::<R>(args)
+        });
+        *shared.current.lock().expect("not poisoned") = None;
+        result.map_err(|e| fail(message(&e)))
     }
 
     /// Errors of script systems since the last call, oldest first.

@@ -21,7 +21,8 @@
 //! | `world:delete(e)` | the same, or `world:despawn(e)` |
 //! | `world:contains(e)` | the same |
 //! | `world:query(A, B):with(C):without(D)` | the same; `for e, a, b in query do` |
-//! | `query:archetypes()` | `query:batch(function(entities, a, b) … end)`: field arrays per archetype, written back |
+//! | `query:archetypes()` | `query:batch(function(entities, a, b) … end)`: field arrays per archetype, written back; `query:buffers(…)`: Luau buffers |
+//! | hooks (`jecs.OnAdd`) | `world:observe(world.OnAdd, C, function(world, e, c) … end)`, also `OnInsert`, `OnRemove` |
 //!
 //! Entities are light userdata holding the entity's bits (compared by value,
 //! usable as table keys). A function given a stale entity, an unknown

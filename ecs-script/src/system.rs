@@ -11,7 +11,7 @@ use crate::api::Backend;
 use crate::host::{ScriptError, ScriptHost};
 
 /// The function a script system runs.
-pub type ScriptRun = Box<dyn FnMut(&mut DeclaredWorld<'_>, &mut Commands<'_>) + Send + Sync>;
+pub type ScriptRun = Box<dyn FnMut(&mut DeclaredWorld<'_>, Commands<'_>) + Send + Sync>;
 
 /// A script's function as a system: it declares the components it reads and
 /// writes (by name) when it is made, the schedule checks them against every
@@ -33,7 +33,7 @@ pub type ScriptRun = Box<dyn FnMut(&mut DeclaredWorld<'_>, &mut Commands<'_>) + 
 ///
 /// Script systems share their host: they run one at a time, beside any Rust
 /// systems. Made by [`script_system`].
-pub type ScriptSystem = DeclaredSystem<ScriptRun>;
+pub type ScriptSystem = DeclaredSystem<fn(Commands<'static>), ScriptRun>;
 
 /// The system named `name` running `function` of `script`, reading the
 /// components named in `reads` and writing those in `writes` (see
@@ -75,7 +75,7 @@ pub fn script_system(
     function: &str,
     reads: &[&str],
     writes: &[&str],
-) -> Result<DeclaredSystem<ScriptRun>, ScriptError> {
+) -> Result<ScriptSystem, ScriptError> {
     let resolve = |names: &[&str]| {
         names
             .iter()
@@ -91,9 +91,9 @@ pub fn script_system(
     };
     let (read_ids, write_ids) = (resolve(reads)?, resolve(writes)?);
     let (host, system, script, function) = (host.clone(), name.to_owned(), script.to_owned(), function.to_owned());
-    let run: ScriptRun = Box::new(move |world, commands| {
+    let run: ScriptRun = Box::new(move |world, mut commands| {
         let mut host = host.lock().unwrap_or_else(PoisonError::into_inner);
-        let backend = Backend::System { world, commands, reserved: Vec::new() };
+        let backend = Backend::System { world, commands: &mut commands, reserved: Vec::new() };
         if let Err(mut error) = host.run::<()>(backend, &script, &function, ()) {
             error.system = Some(system.clone());
             host.report(error);

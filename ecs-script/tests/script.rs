@@ -258,3 +258,53 @@ fn the_buffers_form_hands_out_fields_as_buffers() {
     let e = host.call::<()>(&mut world, "fast", "nested").unwrap_err();
     assert!(e.message.contains("in use"), "{e}");
 }
+
+/// Observers from scripts: each change an observed component goes through is
+/// handed to the script's function once the world function that caused it
+/// returns; changes the function makes are observed in turn.
+#[test]
+fn scripts_observe_lifecycle_events() {
+    let mut world = World::new();
+    world.register_component::<Health>();
+    let mut host = ScriptHost::new().unwrap();
+    host.load(
+        "watch",
+        r#"
+        local log = {}
+        return {
+            setup = function(world)
+                local Health = world:component("Health")
+                local Dead = world:component("Dead", {})
+                world:observe(world.OnAdd, Health, function(world, e) table.insert(log, "add") end)
+                world:observe("OnInsert", Health, function(world, e)
+                    local h = world:get(e, Health)
+                    table.insert(log, "insert " .. h.hp)
+                    if h.hp <= 0 then world:add(e, Dead) end
+                end)
+                world:observe("OnRemove", Health, function(world, e) table.insert(log, "remove") end)
+                world:observe("OnAdd", Dead, function(world, e) table.insert(log, "dead") end)
+            end,
+            play = function(world)
+                local Health = world:component("Health")
+                local e = world:entity()
+                world:set(e, Health, { hp = 3, regen = 0 })
+                world:set(e, Health, { hp = 0 })   -- in place: no insert event
+                world:remove(e, Health)
+                world:set(e, Health, { hp = -1 })
+                return table.concat(log, ", ")
+            end,
+            bad = function(world) world:observe("OnFire", world:component("Health"), print) end,
+        }
+        "#,
+    )
+    .unwrap();
+    host.call::<()>(&mut world, "watch", "setup").unwrap();
+    let log: String = host.call(&mut world, "watch", "play").unwrap();
+    assert_eq!(log, "add, insert 3, remove, add, insert -1, dead");
+    let e = host.call::<()>(&mut world, "watch", "bad").unwrap_err();
+    assert!(e.message.contains("unknown event `OnFire`"), "{e}");
+    // Rust's changes are observed too, at the scripts' next call.
+    world.spawn(Health { hp: 5, regen: 0.0 });
+    let log: String = host.call(&mut world, "watch", "play").unwrap();
+    assert!(log.contains("insert 5"), "{log}");
+}

@@ -6,7 +6,9 @@
 //!
 //! The schedule checks the declaration against every other system, as it
 //! checks typed queries, so declared systems run beside typed ones that touch
-//! other components. Structural changes go through the system's `Commands`.
+//! other components. The function takes system parameters after the
+//! `DeclaredWorld` (`Commands` for structural changes, `Res`, …), checked
+//! against the declaration when the system is made.
 
 use core::any::TypeId;
 use core::marker::PhantomData;
@@ -14,7 +16,6 @@ use core::marker::PhantomData;
 use super::function::{FunctionSystem, SystemParamFunction};
 use super::param::{SystemParam, SystemParamItem};
 use super::{IntoSystem, System, SystemAccess, SystemMeta};
-use crate::command::Commands;
 use crate::component::{ComponentId, Components};
 use crate::entity::Entity;
 use crate::error::EcsError;
@@ -177,36 +178,92 @@ unsafe impl SystemParam for Visit {
     const DEFERRED: bool = false;
 }
 
-struct RunDeclared<F> {
+/// A function a [`DeclaredSystem`] runs: its [`DeclaredWorld`] first, then
+/// any system parameters (`Commands`, `Res`, typed `Query`s of other
+/// components, …). Implemented for functions and closures of up to eight
+/// parameters after the world; closures name their parameters' types.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a declared system's function",
+    label = "not a declared system's function",
+    note = "a declared system's function takes `&mut DeclaredWorld` first, then up to eight system parameters \
+            (`Commands`, `Res`, `ResMut`, `Local`, `Query`, …), each with its type written out"
+)]
+pub trait DeclaredSystemFunction<Marker>: Send + Sync + 'static {
+    /// The parameters after the world, as a tuple.
+    type Param: SystemParam;
+    /// Calls the function.
+    fn run(&mut self, world: &mut DeclaredWorld<'_>, params: SystemParamItem<'_, Self::Param>);
+}
+
+macro_rules! impl_declared_system_function {
+    ($($param:ident),*) => {
+        #[allow(non_snake_case, reason = "parameters are named after their types")]
+        impl<Func, $($param: SystemParam),*> DeclaredSystemFunction<fn($($param,)*)> for Func
+        where
+            Func: Send + Sync + 'static,
+            for<'a> &'a mut Func: FnMut(&mut DeclaredWorld<'_>, $($param),*)
+                + FnMut(&mut DeclaredWorld<'_>, $(SystemParamItem<'_, $param>),*),
+        {
+            type Param = ($($param,)*);
+
+            #[inline]
+            fn run(&mut self, world: &mut DeclaredWorld<'_>, params: SystemParamItem<'_, ($($param,)*)>) {
+                // Called through a helper naming the item types, so that the
+                // compiler picks the `FnMut(items)` bound above.
+                #[allow(clippy::too_many_arguments)]
+                fn call<$($param,)*>(
+                    mut f: impl FnMut(&mut DeclaredWorld<'_>, $($param,)*),
+                    world: &mut DeclaredWorld<'_>,
+                    $($param: $param,)*
+                ) {
+                    f(world, $($param,)*)
+                }
+                let ($($param,)*) = params;
+                call(self, world, $($param),*)
+            }
+        }
+    };
+}
+
+impl_declared_system_function!();
+impl_declared_system_function!(P0);
+impl_declared_system_function!(P0, P1);
+impl_declared_system_function!(P0, P1, P2);
+impl_declared_system_function!(P0, P1, P2, P3);
+impl_declared_system_function!(P0, P1, P2, P3, P4);
+impl_declared_system_function!(P0, P1, P2, P3, P4, P5);
+impl_declared_system_function!(P0, P1, P2, P3, P4, P5, P6);
+impl_declared_system_function!(P0, P1, P2, P3, P4, P5, P6, P7);
+
+struct RunDeclared<M, F> {
     reads: Vec<ComponentId>,
     writes: Vec<ComponentId>,
     func: F,
+    marker: PhantomData<fn() -> M>,
 }
 
 /// Marks [`DeclaredSystem`]'s function.
 #[doc(hidden)]
 pub struct IsDeclared;
 
-impl<F> SystemParamFunction<IsDeclared> for RunDeclared<F>
-where
-    F: FnMut(&mut DeclaredWorld<'_>, &mut Commands<'_>) + Send + Sync + 'static,
-{
-    type Param = (Visit, Commands<'static>);
+impl<M: 'static, F: DeclaredSystemFunction<M>> SystemParamFunction<(IsDeclared, M)> for RunDeclared<M, F> {
+    type Param = (Visit, F::Param);
     type Out = ();
-    fn run(&mut self, ((world, last_run, this_run), mut commands): SystemParamItem<'_, Self::Param>) {
+    fn run(&mut self, ((world, last_run, this_run), params): SystemParamItem<'_, Self::Param>) {
         let mut declared = DeclaredWorld { world, reads: &self.reads, writes: &self.writes, last_run, this_run };
-        (self.func)(&mut declared, &mut commands);
+        self.func.run(&mut declared, params);
     }
 }
 
 /// A system that declares the components it reads and writes by id when it
-/// is made, and reaches them through a [`DeclaredWorld`]; structural changes
-/// go through its `Commands`, applied at the schedule's next sync point.
+/// is made, and reaches them through a [`DeclaredWorld`]; its other
+/// parameters (`Commands` for structural changes, applied at the schedule's
+/// next sync point) are checked against the declaration when it is made.
 ///
 /// # Example
 /// ```
 /// use ecs_core::prelude::*;
-/// use ecs_core::system::{DeclaredSystem, Schedule};
+/// use ecs_core::system::{DeclaredSystem, DeclaredWorld, Schedule};
 ///
 /// #[derive(Component)]
 /// #[component(describe)]
@@ -216,7 +273,7 @@ where
 /// let e = world.spawn(Health { hp: 1 });
 /// let health = world.register_component::<Health>();
 /// let mut schedule = Schedule::new();
-/// schedule.add_systems(DeclaredSystem::new("heal", &world, &[], &[health], move |w, _commands| {
+/// schedule.add_systems(DeclaredSystem::new("heal", &world, &[], &[health], move |w: &mut DeclaredWorld| {
 ///     let mut view = w.get_mut_by_id(e, health).unwrap();
 ///     let hp = view.get::<i32>("hp").unwrap();
 ///     view.set("hp", hp + 1).unwrap();
@@ -224,23 +281,18 @@ where
 /// schedule.run(&mut world);
 /// assert_eq!(world.get::<Health>(e).map(|h| h.hp), Some(2));
 /// ```
-pub struct DeclaredSystem<F>
-where
-    F: FnMut(&mut DeclaredWorld<'_>, &mut Commands<'_>) + Send + Sync + 'static,
-{
-    system: FunctionSystem<IsDeclared, RunDeclared<F>>,
-    label: PhantomData<fn() -> F>,
+pub struct DeclaredSystem<M: 'static, F: DeclaredSystemFunction<M>> {
+    system: FunctionSystem<(IsDeclared, M), RunDeclared<M, F>>,
 }
 
-impl<F> DeclaredSystem<F>
-where
-    F: FnMut(&mut DeclaredWorld<'_>, &mut Commands<'_>) + Send + Sync + 'static,
-{
+impl<M: 'static, F: DeclaredSystemFunction<M>> DeclaredSystem<M, F> {
     /// A system named `name` that reads `reads` and writes `writes` (ids of
     /// `world`'s components) and runs `func` each run.
     ///
     /// # Panics
-    /// When an id is not a component of `world`.
+    /// When an id is not a component of `world`, or a parameter conflicts
+    /// with the declaration (a typed `Query<&T>` beside a declared write of
+    /// `T`): the message names the system and both.
     #[track_caller]
     pub fn new(name: &str, world: &World, reads: &[ComponentId], writes: &[ComponentId], func: F) -> Self {
         let components = world.components();
@@ -267,18 +319,16 @@ where
             crate::names::intern(&format!("declared ({})", describe.join(", "))),
             SystemAccess::query(access, Vec::new(), Vec::new()),
         );
-        let func = RunDeclared { reads: reads.to_vec(), writes: writes.to_vec(), func };
-        Self { system: FunctionSystem::with_meta(func, meta), label: PhantomData }
+        let func = RunDeclared { reads: reads.to_vec(), writes: writes.to_vec(), func, marker: PhantomData };
+        Self { system: FunctionSystem::with_meta(func, meta) }
     }
 }
 
 // SAFETY: the inner function system's access is the declaration (recorded
-// first) and `Commands`' (none); the function reaches the world only through
-// a `DeclaredWorld`, which checks every access against the declaration.
-unsafe impl<F> System for DeclaredSystem<F>
-where
-    F: FnMut(&mut DeclaredWorld<'_>, &mut Commands<'_>) + Send + Sync + 'static,
-{
+// first) and its parameters' (checked against it); the function reaches the
+// world only through a `DeclaredWorld`, which checks every access against the
+// declaration, and its parameters.
+unsafe impl<M: 'static, F: DeclaredSystemFunction<M>> System for DeclaredSystem<M, F> {
     fn name(&self) -> &'static str {
         self.system.name()
     }
@@ -315,10 +365,7 @@ where
 
 // Not offered as a fix in errors about functions that are not systems.
 #[diagnostic::do_not_recommend]
-impl<F> IntoSystem<(IsDeclared, F)> for DeclaredSystem<F>
-where
-    F: FnMut(&mut DeclaredWorld<'_>, &mut Commands<'_>) + Send + Sync + 'static,
-{
+impl<M: 'static, F: DeclaredSystemFunction<M>> IntoSystem<(IsDeclared, M)> for DeclaredSystem<M, F> {
     type System = Self;
     fn into_system(self) -> Self {
         self

@@ -32,7 +32,7 @@ pub use condition::{
     resource_added, resource_changed, resource_equals, resource_exists,
 };
 pub use config::{IntoScheduleConfigs, IntoSystemConfig, IsSingleSystem, ScheduleConfigs, SystemConfig};
-pub use declared::{DeclaredSystem, DeclaredWorld, IsDeclared};
+pub use declared::{DeclaredSystem, DeclaredSystemFunction, DeclaredWorld, IsDeclared};
 pub use dynamic::{DynamicSystem, DynamicSystemFunction, DynamicSystemQuery, IsDynamic};
 pub use function::{ExclusiveSystem, FunctionSystem, IntoSystem, SystemParamFunction};
 pub use param::{Local, LocalState, Query, ReadOnlySystemParam, Res, ResMut, SystemParam, SystemParamItem};
