@@ -261,8 +261,13 @@ fn observe(shared: &Shared, world: &mut World, event: &str, id: ComponentId, f: 
     observers.push((event, id, f));
     drop(observers);
     if first {
-        let fired = shared.fired.clone();
-        let queue = move |target: Entity| fired.lock().expect("not poisoned").push((event, id, target));
+        // Weak: once the host is gone, the world's observers queue nothing.
+        let fired = Arc::downgrade(&shared.fired);
+        let queue = move |target: Entity| {
+            if let Some(fired) = fired.upgrade() {
+                fired.lock().expect("not poisoned").push((event, id, target));
+            }
+        };
         let added = match event {
             "OnAdd" => world.add_observer_by_id(&[id], move |t: On<Add>| queue(t.target())),
             "OnInsert" => world.add_observer_by_id(&[id], move |t: On<Insert>| queue(t.target())),
