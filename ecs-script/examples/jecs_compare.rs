@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! ecs-script/bench-jecs.sh            # fetches jecs 0.11.0 with `npm pack`, then runs this
-//! cargo run --release -p ecs-script --example jecs_compare -- path/to/jecs.luau [rounds]
+//! cargo run --release -p ecs-script --example jecs_compare -- path/to/jecs.luau [rounds] [workload,…]
 //! ```
 //! Prints a Markdown table: each workload's median over the rounds, per side,
 //! and ours / jecs.
@@ -193,6 +193,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let path = args.next().ok_or("usage: jecs_compare path/to/jecs.luau [rounds] (see ecs-script/bench-jecs.sh)")?;
     let rounds: usize = args.next().map_or(Ok(11), |r| r.parse())?;
+    // An optional third argument names the workloads to run (`query,get`).
+    let only = args.next();
     let jecs_source = std::fs::read_to_string(&path)?;
     let mut host = ScriptHost::with_limits(Limits { memory: 1 << 30, instructions: u64::MAX })?;
     host.load("bench", BENCH)?;
@@ -201,6 +203,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("| workload | jecs 0.11.0 | ecs-script | ours / jecs |");
     println!("|---|---|---|---|");
     for (name, what) in WORKLOADS {
+        if only.as_deref().is_some_and(|o| !o.split(',').any(|w| w == name)) {
+            continue;
+        }
         let (mut theirs, mut ours) = (Vec::new(), Vec::new());
         for round in 0..rounds {
             // Alternating which side goes first, so drift hits both alike.

@@ -355,7 +355,7 @@ pub(crate) fn world_object<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
         let mut writes = Vec::new();
         let value = arg(&args, 2);
         if !(value.is_nil() && codec.is_tag()) {
-            codec::from_lua(&codec, value, &mut writes).map_err(error)?;
+            codec::from_lua(lua, &codec, value, &mut writes).map_err(error)?;
         }
         backend.set(entity, id, &writes)
     });

@@ -47,7 +47,10 @@ pub(crate) enum Node {
     Scalar(FieldHandle, Scalar),
     Str(FieldHandle),
     Enum(FieldHandle, &'static EnumSchema),
-    Struct(Vec<(&'static str, Node)>),
+    /// The fields, and their names as Luau strings, made once per VM (the
+    /// codec belongs to one host): a table of a value is read and built
+    /// without interning its keys again.
+    Struct(Vec<(&'static str, Node)>, std::sync::OnceLock<Vec<mlua::String>>),
     Array(Vec<Node>),
 }
 
@@ -86,7 +89,7 @@ impl Codec {
 
     /// `true` for a component with no fields (a tag).
     pub(crate) fn is_tag(&self) -> bool {
-        matches!(&self.root, Node::Struct(fields) if fields.is_empty())
+        matches!(&self.root, Node::Struct(fields, _) if fields.is_empty())
     }
 }
 
@@ -122,6 +125,7 @@ fn node(view: &ComponentRef<'_>, path: String, kind: &FieldKind) -> Result<Node,
                     node(view, sub, f.kind()).map(|n| (f.name(), n))
                 })
                 .collect::<Result<_, _>>()?,
+            std::sync::OnceLock::new(),
         ),
         FieldKind::Array(element, len) => {
             Node::Array((0..*len).map(|i| node(view, format!("{path}[{i}]"), element)).collect::<Result<_, _>>()?)
@@ -154,10 +158,10 @@ pub(crate) fn to_lua(lua: &Lua, view: &ComponentRef<'_>, node: &Node) -> mlua::R
         Node::Enum(handle, _) => {
             Value::String(lua.create_string(view.variant(handle).map_err(mlua::Error::external)?)?)
         }
-        Node::Struct(fields) => {
+        Node::Struct(fields, keys) => {
             let table = lua.create_table_with_capacity(0, fields.len())?;
-            for (name, field) in fields {
-                table.raw_set(*name, to_lua(lua, view, field)?)?;
+            for ((_, field), key) in fields.iter().zip(keys_of(lua, fields, keys)?) {
+                table.raw_set(key, to_lua(lua, view, field)?)?;
             }
             Value::Table(table)
         }
@@ -189,14 +193,28 @@ fn scalar_to_lua(view: &ComponentRef<'_>, handle: &FieldHandle, kind: Scalar) ->
     }
 }
 
+/// The fields' names as Luau strings, made the first time.
+fn keys_of<'k>(
+    lua: &Lua,
+    fields: &[(&'static str, Node)],
+    keys: &'k std::sync::OnceLock<Vec<mlua::String>>,
+) -> mlua::Result<&'k Vec<mlua::String>> {
+    if let Some(keys) = keys.get() {
+        return Ok(keys);
+    }
+    let made = fields.iter().map(|(name, _)| lua.create_string(name)).collect::<mlua::Result<Vec<_>>>()?;
+    Ok(keys.get_or_init(|| made))
+}
+
 /// Checks a script's value for a component, field by field, into writes;
 /// a field the table leaves out keeps its value. Errors name the component
 /// and the field.
-pub(crate) fn from_lua<'c>(codec: &'c Codec, value: &Value, out: &mut Vec<Write<'c>>) -> Result<(), String> {
-    walk(codec.name, "", &codec.root, value, out)
+pub(crate) fn from_lua<'c>(lua: &Lua, codec: &'c Codec, value: &Value, out: &mut Vec<Write<'c>>) -> Result<(), String> {
+    walk(lua, codec.name, "", &codec.root, value, out)
 }
 
 fn walk<'c>(
+    lua: &Lua,
     component: &str,
     path: &str,
     node: &'c Node,
@@ -225,14 +243,15 @@ fn walk<'c>(
             }
             _ => return Err(wrong("a variant name")),
         },
-        Node::Struct(fields) => {
+        Node::Struct(fields, keys) => {
             let Value::Table(table) = value else { return Err(wrong("a table")) };
             check_keys(component, path, table, |key| fields.iter().any(|(name, _)| *name == key))?;
-            for (name, field) in fields {
-                let v: Value = table.raw_get(*name).map_err(|e| e.to_string())?;
+            let keys = keys_of(lua, fields, keys).map_err(|e| e.to_string())?;
+            for ((name, field), key) in fields.iter().zip(keys) {
+                let v: Value = table.raw_get(key).map_err(|e| e.to_string())?;
                 if !v.is_nil() {
                     let sub = if path.is_empty() { (*name).to_owned() } else { format!("{path}.{name}") };
-                    walk(component, &sub, field, &v, out)?;
+                    walk(lua, component, &sub, field, &v, out)?;
                 }
             }
         }
@@ -244,7 +263,7 @@ fn walk<'c>(
             for (i, element) in elements.iter().enumerate() {
                 let v: Value = table.raw_get(i + 1).map_err(|e| e.to_string())?;
                 if !v.is_nil() {
-                    walk(component, &format!("{path}[{i}]"), element, &v, out)?;
+                    walk(lua, component, &format!("{path}[{i}]"), element, &v, out)?;
                 }
             }
         }

@@ -202,7 +202,7 @@ pub(crate) fn methods<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
 
 fn field_count(node: &codec::Node) -> usize {
     match node {
-        codec::Node::Struct(fields) => fields.len(),
+        codec::Node::Struct(fields, _) => fields.len(),
         _ => usize::MAX,
     }
 }
