@@ -11,7 +11,10 @@
 # Each is the median of ROUNDS builds (3 by default). Name crates to build only
 # those.
 #
-#   ecs-peers/compile-time.sh [ROUNDS] [ecs|hecs|bevy]...
+# `ecs-describe` is ecs-core with `#[component(describe)]` on every component
+# (the schema each derive then generates: what opting in costs).
+#
+#   ecs-peers/compile-time.sh [ROUNDS] [ecs|ecs-describe|hecs|bevy]...
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -28,7 +31,7 @@ bevy_version=$(sed -nE 's/^bevy_ecs = \{ version = "([^"]+)".*/\1/p' ecs-peers/C
 
 dependency() { # crate -> the [dependencies] line
     case $1 in
-        ecs) echo "ecs-core = { path = \"$root/ecs-core\" }" ;;
+        ecs | ecs-describe) echo "ecs-core = { path = \"$root/ecs-core\" }" ;;
         hecs) echo "hecs = { version = \"$hecs_version\", features = [\"macros\"] }" ;;
         bevy) echo "bevy_ecs = \"$bevy_version\"" ;;
     esac
@@ -40,13 +43,14 @@ dependency() { # crate -> the [dependencies] line
 user_source() {
     local crate=$1 i
     case $crate in
-        ecs) echo "use ecs_core::prelude::*;" ;;
+        ecs | ecs-describe) echo "use ecs_core::prelude::*;" ;;
         hecs) echo "use hecs::World;" ;;
         bevy) echo "use bevy_ecs::prelude::*;" ;;
     esac
     for i in $(seq 0 99); do
         case $crate in
             hecs) echo "#[derive(Clone, Copy, Debug, Default)] pub struct C$i(pub f32);" ;;
+            ecs-describe) echo "#[derive(Component, Clone, Copy, Debug, Default)] #[component(describe)] pub struct C$i(pub f32);" ;;
             *) echo "#[derive(Component, Clone, Copy, Debug, Default)] pub struct C$i(pub f32);" ;;
         esac
     done
@@ -59,7 +63,7 @@ user_source() {
         local a=$((i * 5)) b=$((i * 5 + 1)) c=$((i * 5 + 2))
         echo "pub fn loop_$i(world: &mut World) -> f32 {"
         case $crate in
-            ecs)
+            ecs | ecs-describe)
                 echo "    for (a, b) in world.query_mut::<(&mut C$a, &C$b)>() { a.0 += b.0; }"
                 echo "    world.query_mut::<(&C$a, &C$c)>().into_iter().map(|(a, c)| a.0 * c.0).sum()"
                 ;;

@@ -37,7 +37,11 @@ fn ecs(e: EcsError) -> mlua::Error {
 /// deferred through its `Commands`.
 pub(crate) enum Backend<'a, 'w, 'c> {
     World(&'a mut World),
-    System { world: &'a mut DeclaredWorld<'w>, commands: &'a mut Commands<'c>, reserved: Vec<Entity> },
+    System {
+        world: &'a mut DeclaredWorld<'w>,
+        commands: &'a mut Commands<'c>,
+        reserved: std::collections::HashSet<Entity>,
+    },
 }
 
 impl Backend<'_, '_, '_> {
@@ -148,7 +152,7 @@ impl Backend<'_, '_, '_> {
             Backend::World(world) => world.spawn_empty().id(),
             Backend::System { commands, reserved, .. } => {
                 let entity = commands.spawn(()).id();
-                reserved.push(entity);
+                reserved.insert(entity);
                 entity
             }
         }

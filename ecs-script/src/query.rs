@@ -48,12 +48,8 @@ fn spec(shared: &Shared, query: &Table) -> mlua::Result<Spec> {
 }
 
 impl Spec {
-    fn builder(
-        &self,
-        components: &ecs_core::component::Components,
-        write: bool,
-    ) -> ecs_core::query::DynamicQueryBuilder {
-        let _ = components;
+    /// The query these components make; `write` fetches them writable.
+    fn builder(&self, write: bool) -> ecs_core::query::DynamicQueryBuilder {
         let mut builder = ecs_core::query::DynamicQueryBuilder::default();
         for &id in &self.fetch {
             builder = if write { builder.write(id) } else { builder.read(id) };
@@ -104,11 +100,11 @@ fn rows(lua: &Lua, backend: &mut Backend<'_, '_, '_>, shared: &Shared, spec: &Sp
     };
     match backend {
         Backend::World(world) => {
-            let query = spec.builder(world.components(), false).build(world).map_err(ecs_error)?;
+            let query = spec.builder(false).build(world).map_err(ecs_error)?;
             query.for_each(world, &mut visit);
         }
         Backend::System { world, .. } => {
-            let query = world.build_query(spec.builder(world.components(), false)).map_err(ecs_error)?;
+            let query = world.build_query(spec.builder(false)).map_err(ecs_error)?;
             world.for_each(&query, &mut visit).map_err(ecs_error)?;
         }
     }
@@ -147,11 +143,11 @@ fn batch(
     };
     match backend {
         Backend::World(world) => {
-            let query = spec.builder(world.components(), true).build(world).map_err(ecs_error)?;
+            let query = spec.builder(true).build(world).map_err(ecs_error)?;
             query.for_each_archetype_mut(world, &mut each);
         }
         Backend::System { world, .. } => {
-            let query = world.build_query(spec.builder(world.components(), true)).map_err(ecs_error)?;
+            let query = world.build_query(spec.builder(true)).map_err(ecs_error)?;
             world.for_each_archetype(&query, &mut each).map_err(ecs_error)?;
         }
     }

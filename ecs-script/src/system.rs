@@ -93,7 +93,7 @@ pub fn script_system(
     let (host, system, script, function) = (host.clone(), name.to_owned(), script.to_owned(), function.to_owned());
     let run: ScriptRun = Box::new(move |world, mut commands| {
         let mut host = host.lock().unwrap_or_else(PoisonError::into_inner);
-        let backend = Backend::System { world, commands: &mut commands, reserved: Vec::new() };
+        let backend = Backend::System { world, commands: &mut commands, reserved: Default::default() };
         if let Err(mut error) = host.run::<()>(backend, &script, &function, ()) {
             error.system = Some(system.clone());
             host.report(error);
