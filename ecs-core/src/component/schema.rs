@@ -120,6 +120,11 @@ impl FieldKind {
     /// schemas (by name, fields and variants, not by Rust type).
     #[inline]
     pub fn same_as(&self, other: &FieldKind) -> bool {
+        // Different kinds first: with `other` a constant primitive (a typed
+        // read's `T::KIND`), this compare is all that is left, no call.
+        if core::mem::discriminant(self) != core::mem::discriminant(other) {
+            return false;
+        }
         match (self, other) {
             // An array of primitives (a vector): kept inline too.
             (FieldKind::Array(a, n), FieldKind::Array(b, m)) if a.is_primitive() => {

@@ -396,6 +396,7 @@ impl<'w> ComponentRef<'w> {
     /// # Safety
     /// As for `at`; `ptr` is the lane bases of the component's per-field
     /// column and `row` one of its rows (how such a view is made).
+    #[inline(always)]
     unsafe fn in_lane(&self, offset: usize) -> *mut u8 {
         let lanes = self.info.fields().expect("a view of a lane row is of a per-field component");
         // The lanes are the schema's top-level fields, so every field's
