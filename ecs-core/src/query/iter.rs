@@ -24,8 +24,33 @@ use crate::world::World;
 /// one-off `world.query_mut()`).
 pub(crate) enum StateRef<'s, Q: QueryData, F: QueryFilter> {
     Borrowed(&'s QueryState<Q, F>),
-    Owned(Box<QueryState<Q, F>>),
+    Owned(OwnedState<Q, F>),
 }
+
+/// A query state on the heap, owned through a raw pointer rather than a `Box`:
+/// the iterator keeps slices into it ([`StateSlice`]), and moving a `Box`
+/// asserts unique access to what it points to, which would leave those
+/// slices dangling in the language's aliasing model.
+pub(crate) struct OwnedState<Q: QueryData, F: QueryFilter>(NonNull<QueryState<Q, F>>);
+
+impl<Q: QueryData, F: QueryFilter> OwnedState<Q, F> {
+    fn new(state: QueryState<Q, F>) -> Self {
+        Self(NonNull::from(Box::leak(Box::new(state))))
+    }
+}
+
+impl<Q: QueryData, F: QueryFilter> Drop for OwnedState<Q, F> {
+    fn drop(&mut self) {
+        // SAFETY: made by `Box::leak` in `new` and freed only here, once; the
+        // iterator's slices into it die with the iterator, which this drop ends.
+        drop(unsafe { Box::from_raw(self.0.as_ptr()) });
+    }
+}
+
+// SAFETY: owns a `QueryState` as a `Box` would, and only reads it.
+unsafe impl<Q: QueryData, F: QueryFilter> Send for OwnedState<Q, F> where QueryState<Q, F>: Send {}
+// SAFETY: as above.
+unsafe impl<Q: QueryData, F: QueryFilter> Sync for OwnedState<Q, F> where QueryState<Q, F>: Sync {}
 
 impl<'s, Q: QueryData, F: QueryFilter> From<&'s mut QueryState<Q, F>> for StateRef<'s, Q, F> {
     fn from(state: &'s mut QueryState<Q, F>) -> Self {
@@ -45,7 +70,9 @@ impl<Q: QueryData, F: QueryFilter> StateRef<'_, Q, F> {
     fn get(&self) -> &QueryState<Q, F> {
         match self {
             Self::Borrowed(state) => state,
-            Self::Owned(state) => state,
+            // SAFETY: the state lives until `OwnedState` drops, and is only
+            // read while it is owned.
+            Self::Owned(state) => unsafe { state.0.as_ref() },
         }
     }
 }
@@ -124,9 +151,9 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> QueryIter<'w, 's, Q, F> {
     #[inline(always)]
     fn matched(&self) -> &[ArchetypeId] {
         // SAFETY: points into the state `self.state` keeps alive (borrowed for
-        // `'s` or boxed and owned), which nothing changes while the iterator
-        // lives (a borrowed state is borrowed for `'s`, an owned one is only
-        // read).
+        // `'s`, or owned through a raw pointer), which nothing changes while
+        // the iterator lives (a borrowed state is borrowed shared for `'s`, an
+        // owned one is only read).
         unsafe { self.matched.0.as_ref() }
     }
 
@@ -324,7 +351,7 @@ impl<'w, 's, Q: QueryData, F: QueryFilter> QueryIter<'w, 's, Q, F> {
     /// As for [`new`](Self::new).
     pub(crate) unsafe fn owned(archetypes: &'w Archetypes, state: QueryState<Q, F>, ctx: FetchContext) -> Self {
         // SAFETY: forwarded.
-        unsafe { Self::new(archetypes, StateRef::Owned(Box::new(state)), ctx) }
+        unsafe { Self::new(archetypes, StateRef::Owned(OwnedState::new(state)), ctx) }
     }
 }
 
