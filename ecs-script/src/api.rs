@@ -227,12 +227,13 @@ fn define(world: &mut World, name: &str, schema: &Table) -> mlua::Result<Compone
 /// each called as `f(world, entity, component)`; events their own changes
 /// cause are handed out in turn.
 pub(crate) fn dispatch(shared: &Shared) -> mlua::Result<()> {
+    // Outside a call there is no world object to hand over: the events wait.
+    let Some(world) = shared.current.lock().expect("not poisoned").clone() else { return Ok(()) };
     loop {
         let fired = std::mem::take(&mut *shared.fired.lock().expect("not poisoned"));
         if fired.is_empty() {
             return Ok(());
         }
-        let Some(world) = shared.current.lock().expect("not poisoned").clone() else { return Ok(()) };
         for (event, id, entity) in fired {
             let observers: Vec<mlua::Function> = shared
                 .observers
