@@ -13,6 +13,7 @@
 use core::any::TypeId;
 use core::marker::PhantomData;
 
+use super::dynamic::Visit;
 use super::function::{FunctionSystem, SystemParamFunction};
 use super::param::{SystemParam, SystemParamItem};
 use super::{IntoSystem, System, SystemAccess, SystemMeta};
@@ -158,24 +159,6 @@ impl<'w> DeclaredWorld<'w> {
         unsafe { query.for_each_archetype_shared(self.world, self.this_run, f) };
         Ok(())
     }
-}
-
-/// The world and the run's ticks; records no access of its own (the
-/// declaration is recorded first, by `DeclaredSystem::new`).
-struct Visit;
-
-// SAFETY: hands the world only to `RunDeclared::run`, which touches it only
-// through a `DeclaredWorld` (every access checked against the declaration
-// recorded in the system's meta before this parameter's empty one).
-unsafe impl SystemParam for Visit {
-    type State = ();
-    type Item<'w> = (&'w World, Tick, Tick);
-    fn access(_: &mut SystemMeta) {}
-    fn init_state(_: &mut World) {}
-    unsafe fn get_param<'w>(_: &'w mut (), meta: &SystemMeta, world: &'w World) -> (&'w World, Tick, Tick) {
-        (world, meta.last_run, meta.this_run)
-    }
-    const DEFERRED: bool = false;
 }
 
 /// A function a [`DeclaredSystem`] runs: its [`DeclaredWorld`] first, then

@@ -129,17 +129,20 @@ impl_dynamic_system_function!(P0, P1, P2, P3, P4, P5);
 impl_dynamic_system_function!(P0, P1, P2, P3, P4, P5, P6);
 impl_dynamic_system_function!(P0, P1, P2, P3, P4, P5, P6, P7);
 
-/// The world and the system's last and this run's ticks, for the query's
-/// visits. Records no access of
-/// its own and cannot be named outside this module: the only system that takes
-/// it, [`DynamicSystem`], records its query's access before its other
-/// parameters'.
-struct Visit;
+/// The world and the system's last and this run's ticks, for a system that
+/// reaches the world through something that checks its access itself. Records
+/// no access of its own and is not public: the two systems that take it,
+/// [`DynamicSystem`] (its query) and [`DeclaredSystem`](super::DeclaredSystem)
+/// (its declaration), record their access in the system's meta before their
+/// other parameters'.
+pub(super) struct Visit;
 
 // SAFETY: `get_param` hands out the world only to `RunQuery::run`, which
 // touches it through the query's visits alone (its components: recorded in the
 // system's meta by `DynamicSystem::with_params` before this parameter's empty
-// access) and `components()` (written by nothing while systems run).
+// access) and `components()` (written by nothing while systems run), and to
+// `RunDeclared::run`, which touches it only through a `DeclaredWorld` (every
+// access checked against the declaration `DeclaredSystem::new` recorded first).
 unsafe impl SystemParam for Visit {
     type State = ();
     type Item<'w> = (&'w World, Tick, Tick);

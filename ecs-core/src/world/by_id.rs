@@ -699,28 +699,9 @@ impl World {
     /// As for [`get_by_id`](Self::get_by_id), and [`EcsError::Immutable`] for
     /// an immutable component (relationships: insert a new value instead).
     pub fn get_mut_by_id(&mut self, entity: Entity, id: ComponentId) -> Result<ComponentMut<'_>, EcsError> {
-        let info = self.viewable(id)?;
-        if !info.writable_by_id() {
-            return Err(EcsError::Immutable { component: info.name() });
-        }
-        let name = info.name();
-        let location = self.entities.get(entity).ok_or(EcsError::NoSuchEntity(entity))?;
-        let missing = EcsError::MissingComponent { entity, component: name };
         let this_run = Tick::new(*self.change_tick.get_mut());
-        // The info and the column are borrowed from two fields of the world.
-        let info = self.components.get(id).expect("viewable above");
-        let archetype = self.archetypes.get(location.archetype).expect("a live entity's archetype");
-        let column = archetype.column(id).ok_or(missing)?;
-        let row = location.row.index();
-        if !column.holds(row) {
-            return Err(missing);
-        }
-        // SAFETY: the row holds a value (checked); `&mut self` makes the
-        // borrow of the value and its ticks unique.
-        let (ptr, bases, ticks, summary) = unsafe { column.get_tracked_raw_shared(row) };
-        // SAFETY: as above; a kept tick is the row's own.
-        let ticks = ticks.map(|t| unsafe { &mut *t.as_ptr() });
-        let ticks = TicksMut { ticks, summary: Some(summary), last_run: Tick::new(0), this_run };
-        Ok(ComponentMut { view: ComponentRef::of_row(info, ptr, bases, row), ticks })
+        // SAFETY: `&mut self`: nothing else reads or writes the world while the
+        // view, which borrows it, lives.
+        unsafe { self.get_mut_by_id_shared(entity, id, this_run) }
     }
 }
