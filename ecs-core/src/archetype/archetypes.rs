@@ -254,7 +254,7 @@ impl Archetypes {
     #[inline(always)]
     pub(crate) fn columns_at(&self, index: usize) -> Option<ColumnsOf<'_>> {
         let table = self.column_tables.get(index)?;
-        Some(ColumnsOf { first: table.first, columns: &table.columns, single: None })
+        Some(ColumnsOf { first: table.first, columns: &table.columns, single: table.single })
     }
 
     /// Gives `target` a column for every sparse column of `source`, so that a row
@@ -383,6 +383,10 @@ impl Archetypes {
 struct ColumnTable {
     first: usize,
     columns: Vec<Option<ColumnPtr>>,
+    /// `columns[0]` while the table has exactly one entry (kept by `set`):
+    /// a lookup by id then takes the lookup cache's one-archetype path (see
+    /// `lookup.rs`'s `Header::single`).
+    single: Option<ColumnPtr>,
     /// The component's lookup key, if it has one (see `lookup.rs`).
     lookup: Option<LookupKey>,
 }
@@ -402,6 +406,7 @@ impl ColumnTable {
             self.columns.resize(offset + 1, None);
         }
         self.columns[offset] = Some(ColumnPtr(column));
+        self.single = if let [only] = self.columns[..] { only } else { None };
     }
 }
 
@@ -411,8 +416,8 @@ impl ColumnTable {
 pub(crate) struct ColumnsOf<'a> {
     first: usize,
     columns: &'a [Option<ColumnPtr>],
-    /// `columns[0]` when the lookup cache knows the table has that one entry
-    /// (`None` says nothing: the table is then read as usual).
+    /// `columns[0]` when the table has that one entry (`None` says nothing:
+    /// the table is then read as usual).
     single: Option<ColumnPtr>,
 }
 

@@ -161,22 +161,44 @@ pub trait FieldPath: sealed::Sealed {
 }
 
 /// Where `field` lies in `info`'s component when it holds `asked`; the error
-/// (an unknown field, another kind) built out of line.
+/// (an unknown field, another kind) built out of line, as the `Result` the
+/// caller returns.
 #[inline(always)]
-fn locate_as(info: &ComponentInfo, field: &impl FieldPath, asked: &FieldKind) -> Result<usize, FieldError> {
+fn locate_as<T>(
+    info: &ComponentInfo,
+    field: impl FieldPath,
+    asked: &FieldKind,
+) -> Result<usize, Result<T, FieldError>> {
     match field.offset_as(info, asked) {
         Some(offset) => Ok(offset),
-        None => Err(locate_error(info, field, asked)),
+        None => Err(known_err(locate_error(info, field, asked))),
     }
 }
 
+/// The `Err` an out-of-line error constructor returned, said to be one to
+/// the compiler. Such a result comes back in memory with its tag in bytes of
+/// the error (a niche), which the compiler cannot know the constructor
+/// filled with a valid error: without this, a caller's `?` or `unwrap`
+/// tests for `Ok` after the call, the error path rejoins the caller's loop,
+/// and the loop keeps its accumulators in memory and reloads the world's
+/// fields on every turn (the call might have written them).
+#[inline(always)]
+pub(crate) fn known_err<T, E>(result: Result<T, E>) -> Result<T, E> {
+    // SAFETY: callers pass the result of a function that returns only `Err`
+    // (each says so where it is defined).
+    unsafe { core::hint::assert_unchecked(result.is_err()) };
+    result
+}
+
+/// Why `field` is not a field of kind `asked` in `info`'s component. Returns
+/// only `Err` (see [`known_err`]).
 #[cold]
 #[inline(never)]
-fn locate_error(info: &ComponentInfo, field: &impl FieldPath, asked: &FieldKind) -> FieldError {
-    match field.locate(info) {
+fn locate_error<T>(info: &ComponentInfo, field: impl FieldPath, asked: &FieldKind) -> Result<T, FieldError> {
+    Err(match field.locate(info) {
         Err(error) => error,
         Ok(handle) => Shape::of_viewed(info).wrong_kind(&handle, asked),
-    }
+    })
 }
 
 /// A field found in a component: its offset and kind, and the path it was
@@ -449,7 +471,10 @@ impl ComponentRef<'_> {
     /// field holds another kind than `T`.
     #[inline]
     pub fn get<T: FieldValue>(&self, field: impl FieldPath) -> Result<T, FieldError> {
-        let handle = locate_as(self.info, &field, &T::KIND)?;
+        let handle = match locate_as(self.info, field, &T::KIND) {
+            Ok(handle) => handle,
+            Err(error) => return error,
+        };
         // SAFETY: the schema is the component's own (checked when its info was
         // made): at `offset` lies a valid, aligned `T` (the kind matched).
         Ok(unsafe { self.at(handle).cast::<T>().read() })
@@ -460,7 +485,10 @@ impl ComponentRef<'_> {
     /// # Errors
     /// As for [`get`](Self::get).
     pub fn get_str(&self, field: impl FieldPath) -> Result<&str, FieldError> {
-        let handle = locate_as(self.info, &field, &FieldKind::String)?;
+        let handle = match locate_as(self.info, field, &FieldKind::String) {
+            Ok(handle) => handle,
+            Err(error) => return error,
+        };
         // SAFETY: as in `get`, a `String`, borrowed for the view's lifetime.
         Ok(unsafe { &*self.at(handle).cast::<String>() })
     }
@@ -533,7 +561,10 @@ impl<'w> ComponentMut<'w> {
     /// As for [`ComponentRef::get`]; nothing is written then.
     #[inline]
     pub fn set<T: FieldValue>(&mut self, field: impl FieldPath, value: T) -> Result<(), FieldError> {
-        let handle = locate_as(self.view.info, &field, &T::KIND)?;
+        let handle = match locate_as(self.view.info, field, &T::KIND) {
+            Ok(handle) => handle,
+            Err(error) => return error,
+        };
         // SAFETY: as in `get`; the view borrows the world mutably, so the write
         // is unique; the value is `Copy` and needs no drop.
         unsafe { self.view.at(handle).cast::<T>().write(value) };
@@ -546,7 +577,10 @@ impl<'w> ComponentMut<'w> {
     /// # Errors
     /// As for [`ComponentRef::get`]; nothing is written then.
     pub fn set_string(&mut self, field: impl FieldPath, value: impl Into<String>) -> Result<(), FieldError> {
-        let handle = locate_as(self.view.info, &field, &FieldKind::String)?;
+        let handle = match locate_as(self.view.info, field, &FieldKind::String) {
+            Ok(handle) => handle,
+            Err(error) => return error,
+        };
         // SAFETY: as in `set`: a valid `String`, replaced (the old one dropped).
         unsafe { *self.view.at(handle).cast::<String>() = value.into() };
         self.changed();
@@ -624,7 +658,7 @@ impl World {
             && let Some(column) = columns.column(location.archetype)
             // SAFETY: the column exists in the location's archetype, so the
             // location is a live entity's and its row below the column's length.
-            && (!info.is_sparse() || unsafe { column.is_present(location.row.index()) })
+            && unsafe { column.is_present(location.row.index()) }
         {
             let row = location.row.index();
             let view = match column.lane_bases() {
@@ -639,21 +673,19 @@ impl World {
         // Only an error is left (the checks above are all there is to a
         // view); returning the error alone, not a `Result`, keeps a caller's
         // loop state out of memory on its way back.
-        Err(self.get_by_id_error(entity, id))
+        known_err(self.get_by_id_error(entity, id))
     }
 
-    /// Why [`get_by_id`](Self::get_by_id) found no view.
+    /// Why [`get_by_id`](Self::get_by_id) found no view. Returns only `Err`
+    /// (see [`known_err`]).
     #[cold]
     #[inline(never)]
-    fn get_by_id_error(&self, entity: Entity, id: ComponentId) -> EcsError {
-        let info = match self.viewable(id) {
-            Ok(info) => info,
-            Err(error) => return error,
-        };
+    fn get_by_id_error(&self, entity: Entity, id: ComponentId) -> Result<ComponentRef<'_>, EcsError> {
+        let info = self.viewable(id)?;
         if !self.entities.contains(entity) {
-            return EcsError::NoSuchEntity(entity);
+            return Err(EcsError::NoSuchEntity(entity));
         }
-        EcsError::MissingComponent { entity, component: info.name() }
+        Err(EcsError::MissingComponent { entity, component: info.name() })
     }
 
     /// [`get_mut_by_id`](Self::get_mut_by_id) through a shared world, writes
