@@ -23,10 +23,10 @@ local function fresh_jecs(jecs)
 end
 
 local function ours_components(world)
-    local A = world:component("BenchA", { v = "f64" })
-    local B = world:component("BenchB", { v = "f64" })
-    local C = world:component("BenchC", { v = "f64" })
-    local D = world:component("BenchD", { v = "f64" })
+    local A = world:component("BenchA", "f64")
+    local B = world:component("BenchB", "f64")
+    local C = world:component("BenchC", "f64")
+    local D = world:component("BenchD", "f64")
     return A, B, C, D
 end
 
@@ -48,10 +48,10 @@ function bench.spawn_ours(world)
     local t0 = os.clock()
     for i = 1, N do
         local e = world:entity()
-        world:set(e, A, { v = i })
-        world:set(e, B, { v = i })
-        world:set(e, C, { v = i })
-        world:set(e, D, { v = i })
+        world:set(e, A, i)
+        world:set(e, B, i)
+        world:set(e, C, i)
+        world:set(e, D, i)
     end
     return os.clock() - t0
 end
@@ -66,9 +66,9 @@ function bench.query_jecs(_, jecs)
 end
 function bench.query_ours(world)
     local P, V = ours_components(world)
-    for i = 1, N do local e = world:entity() world:set(e, P, { v = i }) world:set(e, V, { v = 1 }) end
+    for i = 1, N do local e = world:entity() world:set(e, P, i) world:set(e, V, 1) end
     local t0 = os.clock()
-    for e, p, v in world:query(P, V) do world:set(e, P, { v = p.v + v.v }) end
+    for e, p, v in world:query(P, V) do world:set(e, P, p + v) end
     return os.clock() - t0
 end
 
@@ -85,10 +85,10 @@ function bench.batch_jecs(_, jecs)
 end
 function bench.batch_ours(world)
     local P, V = ours_components(world)
-    for i = 1, N do local e = world:entity() world:set(e, P, { v = i }) world:set(e, V, { v = 1 }) end
+    for i = 1, N do local e = world:entity() world:set(e, P, i) world:set(e, V, 1) end
     local t0 = os.clock()
     world:query(P, V):buffers(function(n, p, v)
-        local ps, vs = p.v, v.v
+        local ps, vs = p, v
         for offset = 0, (n - 1) * 8, 8 do
             buffer.writef64(ps, offset, buffer.readf64(ps, offset) + buffer.readf64(vs, offset))
         end
@@ -120,11 +120,11 @@ end
 function bench.get_ours(world)
     local P = ours_components(world)
     local es = {}
-    for i = 1, N do local e = world:entity() world:set(e, P, { v = i }) es[i] = e end
+    for i = 1, N do local e = world:entity() world:set(e, P, i) es[i] = e end
     shuffled(es)
     local t0 = os.clock()
     local sum = 0
-    for i = 1, N do sum += world:get(es[i], P).v end
+    for i = 1, N do sum += world:get(es[i], P) end
     return os.clock() - t0
 end
 
@@ -143,7 +143,7 @@ function bench.tag_ours(world)
     local P = ours_components(world)
     local Tag = world:component("BenchTag", {})
     local es = {}
-    for i = 1, N do local e = world:entity() world:set(e, P, { v = i }) es[i] = e end
+    for i = 1, N do local e = world:entity() world:set(e, P, i) es[i] = e end
     local t0 = os.clock()
     for i = 1, N do world:add(es[i], Tag) end
     for i = 1, N do world:remove(es[i], Tag) end
@@ -164,11 +164,11 @@ end
 function bench.fragmented_ours(world)
     local Data = ours_components(world)
     for t = 1, 26 do
-        local Tag = world:component("BenchFrag" .. t, { on = "bool" })
-        for _ = 1, 20 do local e = world:entity() world:set(e, Data, { v = 1 }) world:set(e, Tag, { on = true }) end
+        local Tag = world:component("BenchFrag" .. t, "bool")
+        for _ = 1, 20 do local e = world:entity() world:set(e, Data, 1) world:set(e, Tag, true) end
     end
     local t0 = os.clock()
-    for e, d in world:query(Data) do world:set(e, Data, { v = d.v * 2 }) end
+    for e, d in world:query(Data) do world:set(e, Data, d * 2) end
     return os.clock() - t0
 end
 

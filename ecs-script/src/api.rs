@@ -19,7 +19,7 @@ use ecs_core::component::{ComponentDescriptor, ComponentId, Components, FieldKin
 use ecs_core::prelude::*;
 use ecs_core::system::DeclaredWorld;
 use ecs_core::world::{ComponentRef, DynamicValue};
-use mlua::{Lua, MultiValue, Scope, Table, Value};
+use mlua::{Lua, MultiValue, Scope, Table, Value, Variadic};
 
 use crate::codec::{self, Codec, Target, Write, entity_of, entity_value};
 use crate::host::Shared;
@@ -168,9 +168,14 @@ pub(crate) fn borrow<'l, 'a, 'w, 'c>(
     lent.try_borrow_mut().map_err(|_| error("the world is in use (a world function called from a batch's function)"))
 }
 
+/// A world function's arguments: the world object itself (read as a
+/// boolean: converting the table would take a registry reference on every
+/// call, and it is not needed), then the rest.
+pub(crate) type Args = (bool, Variadic<Value>);
+
 /// The argument at `i` (after the world object itself).
-pub(crate) fn arg(args: &MultiValue, i: usize) -> &Value {
-    args.get(i + 1).unwrap_or(&Value::Nil)
+pub(crate) fn arg(args: &Args, i: usize) -> &Value {
+    args.1.get(i).unwrap_or(&Value::Nil)
 }
 
 /// A primitive kind of a script's schema, by name.
@@ -223,10 +228,26 @@ fn define(world: &mut World, name: &str, schema: &Table) -> mlua::Result<Compone
     world.register_dynamic(&ComponentDescriptor::new(name, schema)).map_err(|e| error(e.to_string()))
 }
 
+/// Registers a script's newtype component, `world:component("Hp", "f32")`:
+/// one field named `0`, which scripts hold bare (a number, not a table).
+fn define_newtype(world: &mut World, name: &str, kind: &str) -> mlua::Result<ComponentId> {
+    let parsed = kind_of(kind).ok_or_else(|| error(format!("component `{name}`: unknown kind `{kind}`")))?;
+    let schema = SchemaBuilder::new(name)
+        .field(codec::NEWTYPE_FIELD, parsed)
+        .build()
+        .map_err(|e| error(format!("component `{name}`: {e}")))?;
+    world.register_dynamic(&ComponentDescriptor::new(name, schema)).map_err(|e| error(e.to_string()))
+}
+
 /// Hands waiting lifecycle events to the scripts' observers, oldest first,
 /// each called as `f(world, entity, component)`; events their own changes
 /// cause are handed out in turn.
 pub(crate) fn dispatch(shared: &Shared) -> mlua::Result<()> {
+    // Most world functions fire nothing: decided before the world object
+    // is looked up.
+    if shared.fired.lock().expect("not poisoned").is_empty() {
+        return Ok(());
+    }
     // Outside a call there is no world object to hand over: the events wait.
     let Some(world) = shared.current.lock().expect("not poisoned").clone() else { return Ok(()) };
     loop {
@@ -284,8 +305,8 @@ fn observe(shared: &Shared, world: &mut World, event: &str, id: ComponentId, f: 
 }
 
 /// The components named by the arguments from `from` on.
-fn ids(shared: &Shared, args: &MultiValue, from: usize) -> mlua::Result<Vec<ComponentId>> {
-    (from..args.len().saturating_sub(1)).map(|i| shared.component(arg(args, i))).collect()
+fn ids(shared: &Shared, args: &Args, from: usize) -> mlua::Result<Vec<ComponentId>> {
+    (from..args.1.len()).map(|i| shared.component(arg(args, i))).collect()
 }
 
 /// The `world` object for one call: a table of functions called as methods.
@@ -300,7 +321,7 @@ pub(crate) fn world_object<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
         ($name:literal, |$lua:ident, $args:ident| $body:expr) => {{
             object.raw_set(
                 $name,
-                scope.create_function(move |$lua: &Lua, $args: MultiValue| {
+                scope.create_function(move |$lua: &Lua, $args: Args| {
                     let _ = (&$lua, &$args);
                     $body
                 })?,
@@ -314,7 +335,7 @@ pub(crate) fn world_object<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
         ($name:literal, |$lua:ident, $args:ident| $body:expr) => {{
             object.raw_set(
                 $name,
-                scope.create_function(move |$lua: &Lua, $args: MultiValue| {
+                scope.create_function(move |$lua: &Lua, $args: Args| {
                     let _ = (&$lua, &$args);
                     let done = (|| $body)();
                     dispatch(shared)?;
@@ -333,7 +354,8 @@ pub(crate) fn world_object<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
         let mut backend = borrow(lent)?;
         let id = match (arg(&args, 1), &mut *backend) {
             (Value::Table(schema), Backend::World(world)) => define(world, &name, schema)?,
-            (Value::Table(_), Backend::System { .. }) => {
+            (Value::String(kind), Backend::World(world)) => define_newtype(world, &name, &kind.to_str()?)?,
+            (Value::Table(_) | Value::String(_), Backend::System { .. }) => {
                 return Err(error(format!(
                     "component `{name}`: define components in a call with the whole world (a setup function), not in a system"
                 )));
@@ -342,7 +364,10 @@ pub(crate) fn world_object<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
                 backend.components().id_by_name(&name).ok_or_else(|| error(format!("unknown component `{name}`")))?
             }
             (other, _) => {
-                return Err(error(format!("component `{name}`: a schema is a table, not {}", other.type_name())));
+                return Err(error(format!(
+                    "component `{name}`: a schema is a table of fields or a kind name, not {}",
+                    other.type_name()
+                )));
             }
         };
         Ok(shared.remember(id))

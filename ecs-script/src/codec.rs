@@ -57,10 +57,16 @@ pub(crate) enum Node {
 /// A component's fields, resolved once for every read and write.
 pub(crate) struct Codec {
     pub(crate) name: &'static str,
+    /// The whole value; for a newtype, its one field's.
     pub(crate) root: Node,
     /// The struct's top-level scalar fields, for the batch form: name, handle
     /// path and kind.
     pub(crate) columns: Vec<(&'static str, Scalar)>,
+    /// A newtype (one field, named `0`: `struct Hp(f32)`, or a script's
+    /// `world:component("Hp", "f32")`): scripts hold its value bare, a
+    /// number rather than a table of one field, as jecs's components hold
+    /// plain values.
+    pub(crate) bare: bool,
 }
 
 impl Codec {
@@ -77,20 +83,32 @@ impl Codec {
             *info.kind().ok_or_else(|| format!("component `{name}` has no schema (`#[component(describe)]`)"))?;
         let value = value.map_err(|e| e.to_string())?;
         let view = value.view();
-        let root = node(&view, String::new(), &kind)?;
+        let (root, bare) = match kind {
+            FieldKind::Struct(schema) if is_newtype(schema) => {
+                (node(&view, NEWTYPE_FIELD.to_owned(), schema.fields()[0].kind())?, true)
+            }
+            _ => (node(&view, String::new(), &kind)?, false),
+        };
         let columns = match kind {
             FieldKind::Struct(schema) => {
                 schema.fields().iter().filter_map(|f| scalar(f.kind()).map(|s| (f.name(), s))).collect()
             }
             _ => Vec::new(),
         };
-        Ok(Codec { name, root, columns })
+        Ok(Codec { name, root, columns, bare })
     }
 
     /// `true` for a component with no fields (a tag).
     pub(crate) fn is_tag(&self) -> bool {
         matches!(&self.root, Node::Struct(fields, _) if fields.is_empty())
     }
+}
+
+/// The one field of a newtype component.
+pub(crate) const NEWTYPE_FIELD: &str = "0";
+
+fn is_newtype(schema: &ecs_core::component::Schema) -> bool {
+    matches!(schema.fields(), [only] if only.name() == NEWTYPE_FIELD)
 }
 
 fn scalar(kind: &FieldKind) -> Option<Scalar> {

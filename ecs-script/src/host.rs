@@ -74,6 +74,8 @@ pub(crate) struct Shared {
     codecs: Mutex<Vec<Option<Arc<Codec>>>>,
     /// Component ids by index, as scripts hold them (numbers).
     ids: Mutex<Vec<Option<ComponentId>>>,
+    /// The `for` loop's iterator factory (see `query::ROWS`).
+    pub(crate) rows: Function,
     /// Interrupts taken by the call under way.
     spent: AtomicU64,
     budget: AtomicU64,
@@ -193,7 +195,9 @@ impl ScriptHost {
             message: e.to_string(),
         };
         let lua = Lua::new();
+        let rows = lua.load(crate::query::ROWS).set_name("=ecs-script rows").eval().map_err(fail)?;
         let shared = Arc::new(Shared {
+            rows,
             observers: Mutex::default(),
             fired: Arc::default(),
             current: Mutex::default(),

@@ -78,25 +78,24 @@ pub(crate) fn new(lua: &Lua, methods: &Table, fetch: Vec<ComponentId>) -> mlua::
     Ok(query)
 }
 
-/// Every matching row: the entity and a copy of each fetched value.
-fn rows(lua: &Lua, backend: &mut Backend<'_, '_, '_>, shared: &Shared, spec: &Spec) -> mlua::Result<Vec<MultiValue>> {
+/// Every matching row, column by column: the entities, and a copy of each
+/// fetched component's values (`nil` where a row has none), as Luau arrays.
+fn rows(lua: &Lua, backend: &mut Backend<'_, '_, '_>, shared: &Shared, spec: &Spec) -> mlua::Result<Vec<Table>> {
     let codecs = spec.fetch.iter().map(|&id| backend.codec(shared, id)).collect::<mlua::Result<Vec<_>>>()?;
-    let mut rows = Vec::new();
+    let mut columns: Vec<Vec<Value>> = vec![Vec::new(); spec.fetch.len() + 1];
     let mut failed = None;
     let mut visit = |row: ecs_core::query::DynamicRow<'_, '_>| {
         if failed.is_some() {
             return;
         }
-        let mut values = MultiValue::with_capacity(spec.fetch.len() + 1);
-        values.push_back(entity_value(row.entity()));
-        for (&id, codec) in spec.fetch.iter().zip(&codecs) {
+        columns[0].push(entity_value(row.entity()));
+        for ((&id, codec), column) in spec.fetch.iter().zip(&codecs).zip(&mut columns[1..]) {
             match row.get(id).map(|view| codec::to_lua(lua, &view, &codec.root)) {
-                Some(Ok(value)) => values.push_back(value),
+                Some(Ok(value)) => column.push(value),
                 Some(Err(e)) => failed = Some(e),
-                None => values.push_back(Value::Nil),
+                None => column.push(Value::Nil),
             }
         }
-        rows.push(values);
     };
     match backend {
         Backend::World(world) => {
@@ -108,8 +107,40 @@ fn rows(lua: &Lua, backend: &mut Backend<'_, '_, '_>, shared: &Shared, spec: &Sp
             world.for_each(&query, &mut visit).map_err(ecs_error)?;
         }
     }
-    failed.map_or(Ok(rows), Err)
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    // One call into the VM per column, not one per value.
+    columns.into_iter().map(|column| lua.create_sequence_from(column)).collect()
 }
+
+/// The `for` loop's iterator over columns [`rows`] filled, written in Luau:
+/// stepping through rows costs no call into Rust.
+/// `rows(n, k, entities, a, b, c, d, all)` with `k` components, the first
+/// four as `a`..`d` and, past four, all of them in `all`.
+pub(crate) const ROWS: &str = r#"
+return function(n, k, es, a, b, c, d, all)
+    local i = 0
+    if k == 0 then
+        return function() i += 1 if i <= n then return es[i] end return nil end
+    elseif k == 1 then
+        return function() i += 1 if i <= n then return es[i], a[i] end return nil end
+    elseif k == 2 then
+        return function() i += 1 if i <= n then return es[i], a[i], b[i] end return nil end
+    elseif k == 3 then
+        return function() i += 1 if i <= n then return es[i], a[i], b[i], c[i] end return nil end
+    elseif k == 4 then
+        return function() i += 1 if i <= n then return es[i], a[i], b[i], c[i], d[i] end return nil end
+    end
+    return function()
+        i += 1
+        if i > n then return nil end
+        local row = table.create(k)
+        for j = 1, k do row[j] = all[j][i] end
+        return es[i], table.unpack(row, 1, k)
+    end
+end
+"#;
 
 fn ecs_error(e: EcsError) -> mlua::Error {
     mlua::Error::runtime(e.to_string())
@@ -126,7 +157,8 @@ fn batch(
 ) -> mlua::Result<()> {
     let codecs = spec.fetch.iter().map(|&id| backend.codec(shared, id)).collect::<mlua::Result<Vec<_>>>()?;
     for codec in &codecs {
-        if codec.columns.len() != field_count(&codec.root) {
+        let fields = if codec.bare { 1 } else { field_count(&codec.root) };
+        if codec.columns.len() != fields {
             return Err(mlua::Error::runtime(format!(
                 "component `{}`: the batch form hands out fields that are numbers or booleans only",
                 codec.name
@@ -187,8 +219,20 @@ pub(crate) fn methods<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
     }
     let iterate = scope.create_function(move |lua, query: Table| {
         let spec = spec(shared, &query)?;
-        let mut rows = rows(lua, &mut *borrow(lent)?, shared, &spec)?.into_iter();
-        lua.create_function_mut(move |_, _: MultiValue| Ok(rows.next().unwrap_or_default()))
+        let columns = rows(lua, &mut *borrow(lent)?, shared, &spec)?;
+        let k = columns.len() - 1;
+        let mut args = MultiValue::with_capacity(8);
+        args.push_back(Value::Number(columns[0].raw_len() as f64));
+        args.push_back(Value::Number(k as f64));
+        for i in 0..5 {
+            args.push_back(columns.get(i).map_or(Value::Nil, |c| Value::Table(c.clone())));
+        }
+        args.push_back(if k > 4 {
+            Value::Table(lua.create_sequence_from(columns[1..].iter().cloned())?)
+        } else {
+            Value::Nil
+        });
+        shared.rows.call::<Function>(args)
     })?;
     index.raw_set("iter", iterate.clone())?;
     methods.raw_set("__index", index)?;
@@ -429,7 +473,8 @@ fn visit(
     }
     let mut lent: Vec<(Value, Box<dyn FieldBuf + '_>)> = Vec::new();
     for (&id, codec) in fetch.iter().zip(codecs) {
-        let component = lua.create_table()?;
+        // A newtype's one field is handed out bare, as its values are.
+        let component = if codec.bare { None } else { Some(lua.create_table()?) };
         for &(name, kind) in &codec.columns {
             let buf = match kind {
                 Scalar::Bool => lend::<bool>(archetype, id, codec.name, name),
@@ -451,10 +496,15 @@ fn visit(
                 }
             };
             let array = if buffers { Value::Buffer(buf.fill_buffer(lua)?) } else { Value::Table(buf.fill(lua)?) };
-            component.raw_set(name, array.clone())?;
+            match &component {
+                Some(component) => component.raw_set(name, array.clone())?,
+                None => args.push_back(array.clone()),
+            }
             lent.push((array, buf));
         }
-        args.push_back(Value::Table(component));
+        if let Some(component) = component {
+            args.push_back(Value::Table(component));
+        }
     }
     f.call::<()>(args)?;
     // Everything checked before anything is written back.

@@ -308,3 +308,110 @@ fn scripts_observe_lifecycle_events() {
     let log: String = host.call(&mut world, "watch", "play").unwrap();
     assert!(log.contains("insert 5"), "{log}");
 }
+
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+#[component(describe)]
+struct Armor(u8);
+
+#[test]
+fn newtype_components_are_bare_values_as_in_jecs() {
+    let mut world = World::new();
+    world.register_component::<Armor>();
+    let mut host = ScriptHost::new().unwrap();
+    host.load(
+        "bare",
+        r#"
+        local bare = {}
+        function bare.setup(world)
+            local Hp = world:component("Hp", "f32")
+            local Alive = world:component("Alive", "bool")
+            local Armor = world:component("Armor")
+            local C, D, E = world:component("C", "i32"), world:component("D", "f64"), world:component("E", "u16")
+            for i = 1, 3 do
+                local e = world:entity()
+                world:set(e, Hp, i * 10)
+                world:set(e, Alive, i ~= 2)
+                world:set(e, Armor, i)
+                world:set(e, C, -i) world:set(e, D, i / 2) world:set(e, E, 7)
+            end
+        end
+        function bare.sum(world)
+            local Hp, Alive, Armor = world:component("Hp"), world:component("Alive"), world:component("Armor")
+            local C, D, E = world:component("C"), world:component("D"), world:component("E")
+            local total = 0
+            -- more than four fetched components, all bare
+            for e, hp, alive, armor, c, d, ee in world:query(Hp, Alive, Armor, C, D, E) do
+                assert(type(hp) == "number" and type(alive) == "boolean")
+                local got_hp, got_armor = world:get(e, Hp, Armor)
+                assert(got_hp == hp and got_armor == armor)
+                if alive then total += hp + armor + c + d + ee end
+                world:set(e, Hp, hp + 1)
+            end
+            return total
+        end
+        function bare.double(world)
+            local Hp = world:component("Hp")
+            world:query(Hp):buffers(function(n, hp)
+                for i = 0, n - 1 do buffer.writef32(hp, i * 4, buffer.readf32(hp, i * 4) * 2) end
+            end)
+            world:query(Hp):batch(function(entities, hp)
+                for i = 1, #entities do hp[i] += 1 end
+            end)
+        end
+        function bare.wrong(world)
+            local Hp = world:component("Hp")
+            for e in world:query(Hp) do world:set(e, Hp, { hp = 1 }) end
+        end
+        function bare.bad_armor(world)
+            local Armor = world:component("Armor")
+            for e in world:query(Armor) do world:set(e, Armor, 300) end
+        end
+        return bare
+        "#,
+    )
+    .unwrap();
+    host.call::<()>(&mut world, "bare", "setup").unwrap();
+    // Entities 1 and 3 alive: (10 + 1 - 1 + 0.5 + 7) + (30 + 3 - 3 + 1.5 + 7).
+    assert_eq!(host.call::<f64>(&mut world, "bare", "sum").unwrap(), 17.5 + 38.5);
+    let hp = world.component_id_by_name("Hp").unwrap();
+    let mut values: Vec<f32> = world
+        .query::<Entity>()
+        .iter()
+        .collect::<Vec<_>>()
+        .into_iter()
+        .filter_map(|e| world.get_by_id(e, hp).ok().map(|v| v.get::<f32>("0").unwrap()))
+        .collect();
+    values.sort_by(f32::total_cmp);
+    assert_eq!(values, [11.0, 21.0, 31.0], "written back through the bare value");
+    let mut armor: Vec<u8> = world.query::<&Armor>().iter().map(|a| a.0).collect();
+    armor.sort();
+    assert_eq!(armor, [1, 2, 3], "a Rust newtype is its field's value in Luau");
+
+    host.call::<()>(&mut world, "bare", "double").unwrap();
+    let mut values: Vec<f32> = world
+        .query::<Entity>()
+        .iter()
+        .collect::<Vec<_>>()
+        .into_iter()
+        .filter_map(|e| world.get_by_id(e, hp).ok().map(|v| v.get::<f32>("0").unwrap()))
+        .collect();
+    values.sort_by(f32::total_cmp);
+    assert_eq!(values, [23.0, 43.0, 63.0], "the batch forms hand a newtype's field out bare");
+
+    let error = host.call::<()>(&mut world, "bare", "wrong").unwrap_err();
+    assert!(error.message.contains("component `Hp` holds a number, not table"), "{error}");
+    let error = host.call::<()>(&mut world, "bare", "bad_armor").unwrap_err();
+    assert!(error.message.contains("Armor"), "{error}");
+    let mut armor: Vec<u8> = world.query::<&Armor>().iter().map(|a| a.0).collect();
+    armor.sort();
+    assert_eq!(armor, [1, 2, 3], "nothing changed");
+
+    let mut probe = |body: &str| {
+        host.load("probe", &format!("return {{ run = function(world) {body} end }}")).unwrap();
+        host.call::<()>(&mut world, "probe", "run").unwrap_err().message
+    };
+    let m = probe(r#"world:component("Bad", "f31")"#);
+    assert!(m.contains("component `Bad`: unknown kind `f31`"), "{m}");
+    let m = probe(r#"world:component("Bad2", 5)"#);
+    assert!(m.contains("a schema is a table of fields or a kind name"), "{m}");
+}
