@@ -4,7 +4,8 @@
 //! - `events`: send 1,000,000 small events and read them all, one frame
 //!   (`Messages` + `MessageCursor`, the machinery of `MessageWriter`/`MessageReader`).
 //! - `observers`: trigger an entity event 100,000 times; one global observer
-//!   (with a `Query`) and one entity observer.
+//!   (with a `Query`) and one entity observer; and once on each of 10,000
+//!   entities with an observer each (`ecs_entity_10k`).
 //! - `changed`: 1,000,000 entities over 100 archetypes, 10 rows written per
 //!   frame through `world.get_mut`; a `Changed` query visits what changed,
 //!   against a full scan of the same component.
@@ -77,6 +78,24 @@ fn observers(c: &mut Criterion) {
         world.entity_mut(target).unwrap().observe(|hit: On<Hit>, mut n: Local<i64>| *n += hit.0);
         b.iter(|| {
             for _ in 0..TRIGGERS {
+                world.trigger_targets(Hit(1), target);
+            }
+        })
+    });
+    group.bench_function("ecs_entity_10k", |b| {
+        // 10,000 entities, each with its own observer, each triggered once:
+        // the lookup of a target's observers among many.
+        let mut world = World::new();
+        let targets: Vec<Entity> = (0..10_000).map(|_| world.spawn(Health(0))).collect();
+        for &target in &targets {
+            world.entity_mut(target).unwrap().observe(|hit: On<Hit>, mut q: Query<&mut Health>| {
+                if let Ok(h) = q.get_mut(hit.target()) {
+                    h.0 -= hit.0;
+                }
+            });
+        }
+        b.iter(|| {
+            for &target in &targets {
                 world.trigger_targets(Hit(1), target);
             }
         })

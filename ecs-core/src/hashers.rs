@@ -75,3 +75,47 @@ pub(crate) type TypeIdMap<V> = std::collections::HashMap<core::any::TypeId, V, B
 
 /// A map keyed by the crate's own ids.
 pub(crate) type IdMap<K, V> = std::collections::HashMap<K, V, BuildHasherDefault<IdHasher>>;
+
+/// For maps keyed by [`Entity`](crate::entity::Entity) whose lookups follow
+/// entity order (entities spawned together, visited together): the hash's
+/// low bits, which pick the bucket, are the entity's index, so neighbouring
+/// entities sit in neighbouring buckets and a pass over them reads the table
+/// in order instead of at random; the top bits, which a probe compares
+/// first, are mixed from the whole key.
+#[derive(Default)]
+pub(crate) struct EntityKeyHasher {
+    index: Option<u64>,
+    rest: u64,
+}
+
+impl Hasher for EntityKeyHasher {
+    #[inline]
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(u64::from(n));
+    }
+
+    #[inline]
+    fn write_u64(&mut self, n: u64) {
+        match self.index {
+            None => self.index = Some(n),
+            Some(_) => self.rest = (self.rest.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95),
+        }
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        const TOP: u64 = 0xFE00_0000_0000_0000;
+        let index = self.index.unwrap_or(0);
+        let mixed = (index ^ self.rest).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        (index & !TOP) | (mixed & TOP)
+    }
+}
+
+/// A map keyed by entities, laid out in entity order (see [`EntityKeyHasher`]).
+pub(crate) type EntityMap<V> = std::collections::HashMap<crate::entity::Entity, V, BuildHasherDefault<EntityKeyHasher>>;

@@ -64,6 +64,12 @@ pub enum Workload {
     /// of a custom payload event on `&mut Health`, emitted for the entity with
     /// `world.event().add(Health).entity(e).emit(&Hit(1))`).
     Observers,
+    /// 10,000 entities with `Health(i64)`, each with its own entity observer
+    /// subtracting the event's amount from its target's `Health` (through a
+    /// query); trigger the entity event once on every entity (ecs
+    /// `entity_mut(e).observe` + `trigger_targets`, bevy `observe` + an
+    /// `EntityEvent` + `trigger`).
+    EntityObservers,
     /// 1,000,000 entities of `Value(u64)` over 100 archetypes (one of 100 `u8`
     /// marker components each, 10,000 rows apiece; zero-sized markers would not
     /// split ecs-core archetypes); write 10 rows (in 10 archetypes, other rows every
@@ -129,7 +135,7 @@ pub enum Workload {
 
 impl Workload {
     /// Every workload, in table order.
-    pub const ALL: [Workload; 35] = [
+    pub const ALL: [Workload; 36] = [
         Workload::SimpleInsert,
         Workload::SimpleIter,
         Workload::SimpleIterFor,
@@ -151,6 +157,7 @@ impl Workload {
         Workload::TinySystems,
         Workload::Events,
         Workload::Observers,
+        Workload::EntityObservers,
         Workload::Changed,
         Workload::PropagateFull,
         Workload::PropagateOnePercent,
@@ -192,6 +199,7 @@ impl Workload {
             Workload::TinySystems => "tiny_systems",
             Workload::Events => "events",
             Workload::Observers => "observers",
+            Workload::EntityObservers => "entity_observers",
             Workload::Changed => "changed",
             Workload::PropagateFull => "propagate_full",
             Workload::PropagateOnePercent => "propagate_1pct",
@@ -227,6 +235,10 @@ pub const EVENTS: u32 = 1_000_000;
 
 /// Triggers per iteration of `observers`.
 pub const TRIGGERS: usize = 100_000;
+
+/// Entities (each with its own observer, each triggered once) per iteration
+/// of `entity_observers`.
+pub const OBSERVED: usize = 10_000;
 
 /// Rows per archetype in `changed` (100 archetypes).
 pub const CHANGED_PER_ARCHETYPE: usize = 10_000;

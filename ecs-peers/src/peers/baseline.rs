@@ -172,6 +172,7 @@ pub fn runner(workload: Workload) -> Option<Runner> {
             })
         }
         Workload::Observers
+        | Workload::EntityObservers
         | Workload::Changed
         | Workload::Reparent
         | Workload::DespawnSubtree

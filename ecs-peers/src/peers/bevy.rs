@@ -425,6 +425,25 @@ pub fn runner(workload: Workload) -> Option<Runner> {
                 }
             })
         }
+        Workload::EntityObservers => {
+            let mut world = World::new();
+            let targets: Vec<Entity> = (0..OBSERVED).map(|_| world.spawn(Health(0)).id()).collect();
+            for &target in &targets {
+                world.entity_mut(target).observe(|hit: On<Hit>, mut q: Query<&mut Health>| {
+                    if let Ok(mut h) = q.get_mut(hit.entity) {
+                        h.0 -= hit.amount;
+                    }
+                });
+            }
+            world.trigger(Hit { entity: targets[0], amount: 1 });
+            assert_eq!(world.get::<Health>(targets[0]).map(|h| h.0), Some(-1), "the observer ran once");
+            assert_eq!(world.get::<Health>(targets[1]).map(|h| h.0), Some(0), "only its own");
+            Box::new(move || {
+                for &target in &targets {
+                    world.trigger(Hit { entity: target, amount: 1 });
+                }
+            })
+        }
         Workload::Changed => {
             let mut world = World::new();
             let mut entities: Vec<Entity> = Vec::new();

@@ -315,6 +315,27 @@ pub fn runner(workload: Workload) -> Option<Runner> {
                 }
             })
         }
+        Workload::EntityObservers => {
+            let mut world = World::new();
+            let targets: Vec<Entity> = (0..OBSERVED).map(|_| world.spawn(Health(0))).collect();
+            for &target in &targets {
+                world.entity_mut(target).unwrap().observe(
+                    |hit: On<Hit>, mut q: ecs_core::system::Query<&mut Health>| {
+                        if let Ok(h) = q.get_mut(hit.target()) {
+                            h.0 -= hit.0;
+                        }
+                    },
+                );
+            }
+            world.trigger_targets(Hit(1), targets[0]);
+            assert_eq!(world.get::<Health>(targets[0]).map(|h| h.0), Some(-1), "the observer ran once");
+            assert_eq!(world.get::<Health>(targets[1]).map(|h| h.0), Some(0), "only its own");
+            Box::new(move || {
+                for &target in &targets {
+                    world.trigger_targets(Hit(1), target);
+                }
+            })
+        }
         Workload::Changed => {
             let mut world = World::new();
             let mut entities: Vec<Entity> = Vec::new();

@@ -112,6 +112,7 @@ pub fn runner(workload: Workload) -> Option<Runner> {
         Workload::AddRemoveSparse
         | Workload::Events
         | Workload::Changed
+        | Workload::EntityObservers
         | Workload::PropagateFull
         | Workload::PropagateOnePercent
         | Workload::Reparent

@@ -160,6 +160,7 @@ pub fn runner(workload: Workload) -> Option<Runner> {
         | Workload::TinySystems
         | Workload::Events
         | Workload::Observers
+        | Workload::EntityObservers
         | Workload::Changed
         | Workload::PropagateFull
         | Workload::PropagateOnePercent

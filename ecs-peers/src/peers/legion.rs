@@ -97,6 +97,7 @@ pub fn runner(workload: Workload) -> Option<Runner> {
         Workload::AddRemoveSparse
         | Workload::Events
         | Workload::Observers
+        | Workload::EntityObservers
         | Workload::Changed
         | Workload::PropagateFull
         | Workload::PropagateOnePercent

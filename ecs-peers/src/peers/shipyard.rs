@@ -201,6 +201,7 @@ pub fn runner(workload: Workload) -> Option<Runner> {
         }
         Workload::Events
         | Workload::Observers
+        | Workload::EntityObservers
         | Workload::Changed
         | Workload::PropagateFull
         | Workload::PropagateOnePercent
