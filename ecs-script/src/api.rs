@@ -19,7 +19,7 @@ use ecs_core::component::{ComponentDescriptor, ComponentId, Components, FieldKin
 use ecs_core::prelude::*;
 use ecs_core::system::DeclaredWorld;
 use ecs_core::world::{ComponentRef, DynamicValue};
-use mlua::{Lua, MultiValue, Scope, Table, Value, Variadic};
+use mlua::{Lua, Scope, Table, Value, Variadic};
 
 use crate::codec::{self, Codec, Target, Write, entity_of, entity_value};
 use crate::host::Shared;
@@ -170,12 +170,27 @@ pub(crate) fn borrow<'l, 'a, 'w, 'c>(
 
 /// A world function's arguments: the world object itself (read as a
 /// boolean: converting the table would take a registry reference on every
-/// call, and it is not needed), then the rest.
-pub(crate) type Args = (bool, Variadic<Value>);
+/// call, and it is not needed), then the rest, the first three without an
+/// allocation.
+pub(crate) type Args = (bool, Value, Value, Value, Variadic<Value>);
 
 /// The argument at `i` (after the world object itself).
 pub(crate) fn arg(args: &Args, i: usize) -> &Value {
-    args.1.get(i).unwrap_or(&Value::Nil)
+    match i {
+        0 => &args.1,
+        1 => &args.2,
+        2 => &args.3,
+        _ => args.4.get(i - 3).unwrap_or(&Value::Nil),
+    }
+}
+
+/// How many arguments were passed after the world object, up to the last
+/// that is not `nil`.
+fn arg_count(args: &Args) -> usize {
+    if !args.4.is_empty() {
+        return 3 + args.4.len();
+    }
+    [&args.3, &args.2, &args.1].iter().position(|v| !v.is_nil()).map_or(0, |from_end| 3 - from_end)
 }
 
 /// A primitive kind of a script's schema, by name.
@@ -306,7 +321,7 @@ fn observe(shared: &Shared, world: &mut World, event: &str, id: ComponentId, f: 
 
 /// The components named by the arguments from `from` on.
 fn ids(shared: &Shared, args: &Args, from: usize) -> mlua::Result<Vec<ComponentId>> {
-    (from..args.1.len()).map(|i| shared.component(arg(args, i))).collect()
+    (from..arg_count(args)).map(|i| shared.component(arg(args, i))).collect()
 }
 
 /// The `world` object for one call: a table of functions called as methods.
@@ -403,18 +418,22 @@ pub(crate) fn world_object<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
 
     // world:get(entity, a, b, ...) -> a, b, ... (nil where absent)
     function!("get", |lua, args| {
-        let ids = ids(shared, &args, 1)?;
+        // The first component apart: the common `get(e, C)` allocates nothing.
+        let count = arg_count(&args);
+        let first = if count > 1 { Some(shared.component(arg(&args, 1))?) } else { None };
+        let rest = (2..count).map(|i| shared.component(arg(&args, i))).collect::<mlua::Result<Vec<_>>>()?;
         let backend = borrow(lent)?;
         let entity = backend.live(arg(&args, 0))?;
-        let mut out = MultiValue::with_capacity(ids.len());
-        for &id in &ids {
+        let read = |id: ComponentId| -> mlua::Result<Value> {
             let codec = backend.codec(shared, id)?;
-            out.push_back(match backend.get(entity, id)? {
-                Some(view) => codec::to_lua(lua, &view, &codec.root)?,
-                None => Value::Nil,
-            });
-        }
-        Ok(out)
+            match backend.get(entity, id)? {
+                Some(view) => codec::to_lua(lua, &view, &codec.root),
+                None => Ok(Value::Nil),
+            }
+        };
+        let head = first.map_or(Ok(Value::Nil), read)?;
+        let tail = rest.into_iter().map(read).collect::<mlua::Result<Vec<_>>>()?;
+        Ok((head, Variadic::from(tail)))
     });
 
     // world:has(entity, a, ...) -> every one there
