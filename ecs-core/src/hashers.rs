@@ -76,8 +76,8 @@ pub(crate) type TypeIdMap<V> = std::collections::HashMap<core::any::TypeId, V, B
 /// A map keyed by the crate's own ids.
 pub(crate) type IdMap<K, V> = std::collections::HashMap<K, V, BuildHasherDefault<IdHasher>>;
 
-/// For maps keyed by [`Entity`](crate::entity::Entity) whose lookups follow
-/// entity order (entities spawned together, visited together): the hash's
+/// For maps keyed by entities (a key that hashes its index first) whose
+/// lookups follow entity order (entities spawned together, visited together): the hash's
 /// low bits, which pick the bucket, are the entity's index, so neighbouring
 /// entities sit in neighbouring buckets and a pass over them reads the table
 /// in order instead of at random; the top bits, which a probe compares
@@ -117,5 +117,6 @@ impl Hasher for EntityKeyHasher {
     }
 }
 
-/// A map keyed by entities, laid out in entity order (see [`EntityKeyHasher`]).
-pub(crate) type EntityMap<V> = std::collections::HashMap<crate::entity::Entity, V, BuildHasherDefault<EntityKeyHasher>>;
+/// A map keyed by entities (`K`), laid out in entity order (see
+/// [`EntityKeyHasher`]).
+pub(crate) type EntityMap<K, V> = std::collections::HashMap<K, V, BuildHasherDefault<EntityKeyHasher>>;

@@ -178,7 +178,7 @@ struct EventObservers {
     /// Observers of a lifecycle event for given components, by component index.
     by_component: Vec<Vec<u32>>,
     /// Entity observers, by target.
-    by_target: crate::hashers::EntityMap<Vec<u32>>,
+    by_target: crate::hashers::EntityMap<Entity, Vec<u32>>,
 }
 
 /// Which list of an [`EventObservers`] to walk.

@@ -7,6 +7,7 @@
 
 use core::marker::PhantomData;
 use core::ptr::NonNull;
+use core::sync::atomic::{AtomicU32, Ordering};
 
 use super::fetch::{
     CachedColumn, FetchContext, NO_COLUMN, Presence, matches_component, push_column, require_component, take_column,
@@ -14,7 +15,7 @@ use super::fetch::{
 use super::{Access, Clauses};
 use crate::archetype::Archetype;
 use crate::component::{ChangeTracked, Component, ComponentId, component_id, is_sparse};
-use crate::storage::{ComponentTicks, Tick};
+use crate::storage::{ComponentTicks, RUN_SHIFT, Tick};
 
 /// A condition on the entities a query visits.
 ///
@@ -211,6 +212,12 @@ pub struct Added<T>(PhantomData<fn() -> T>);
 /// writes (nearly) every row. A component declared `#[component(changes =
 /// false)]` keeps no ticks and cannot be used with `Changed`.
 ///
+/// Cost: an archetype where nothing changed in the window is skipped without
+/// reading a row. After writes through `world.get_mut` (and the other
+/// single-entity `get_mut`s), which stamp the run of 256 rows they wrote in,
+/// only those runs are read: a frame that changes a few rows among millions
+/// costs a few runs.
+///
 /// # Example
 /// ```
 /// # use ecs_core::prelude::*;
@@ -296,6 +303,10 @@ presence_filter!(Without, false);
 pub struct TickFetch<'w> {
     /// `None` when the archetype has no column for the sparse component.
     ticks: Option<NonNull<ComponentTicks>>,
+    /// Empty: every row may pass. Else (`Changed` where only some runs of
+    /// rows were stamped in the window, see `Column::runs`): rows of runs
+    /// not stamped in it do not pass, and are skipped without being read.
+    runs: &'w [AtomicU32],
     ctx: FetchContext,
     marker: PhantomData<&'w ComponentTicks>,
 }
@@ -308,12 +319,12 @@ unsafe impl Sync for TickFetch<'_> {}
 
 impl Clone for TickFetch<'_> {
     fn clone(&self) -> Self {
-        Self { ticks: self.ticks, ctx: self.ctx, marker: PhantomData }
+        Self { ticks: self.ticks, runs: self.runs, ctx: self.ctx, marker: PhantomData }
     }
 }
 
 macro_rules! tick_filter {
-    ($name:ident, $field:ident, $summary:ident, $watch:literal) => {
+    ($name:ident, $field:ident, $summary:ident, $watch:literal, $runs:literal) => {
         // SAFETY: records a read of `T` (its ticks); caches and consumes one column;
         // matches only archetypes holding `T`; not archetypal. `may_pass` is `false`
         // only when the column's summary (no row's tick is newer) is outside the
@@ -355,10 +366,20 @@ macro_rules! tick_filter {
                 // Without ticks (a component that opted out) nothing passes; with
                 // nothing new in the column since the last run, nothing does either,
                 // and the summary says so without reading a row.
-                let ticks = column
-                    .filter(|c| c.keeps_ticks() && c.$summary().is_newer_than(ctx.last_run, ctx.this_run))
-                    .map(|c| c.ticks_ptr());
-                TickFetch { ticks, ctx, marker: PhantomData }
+                // Where only runs stamped in the window may hold a passing row
+                // (`Changed` after single-row writes), those runs alone are read.
+                let mut runs: &[AtomicU32] = &[];
+                let ticks = column.filter(|c| c.keeps_ticks()).and_then(|c| {
+                    if c.$summary().is_newer_than(ctx.last_run, ctx.this_run) {
+                        return Some(c.ticks_ptr());
+                    }
+                    if $runs && c.runs().iter().any(|run| stamped_in(run, ctx)) {
+                        runs = c.runs();
+                        return Some(c.ticks_ptr());
+                    }
+                    None
+                });
+                TickFetch { ticks, runs, ctx, marker: PhantomData }
             }
             #[inline(always)]
             fn may_pass(fetch: &TickFetch<'_>) -> bool {
@@ -377,12 +398,37 @@ macro_rules! tick_filter {
             #[inline(always)]
             unsafe fn skip(fetch: &TickFetch<'_>, row: usize, end: usize) -> usize {
                 let Some(ticks) = fetch.ticks else { return end };
-                // SAFETY: `row..end` are rows of the fetch's archetype, `row <= end`,
-                // so their ticks are initialised; nothing writes them while the
-                // slice lives (both the caller's): the query's access keeps other
-                // writers out, and its own items only stamp rows handed out.
-                let ticks = unsafe { core::slice::from_raw_parts(ticks.as_ptr().add(row), end - row) };
-                row + first_passing::<T>(ticks, |t: &ComponentTicks| t.$field, fetch.ctx)
+                // The ticks of rows `from..to`, called only with `row <= from <=
+                // to <= end`.
+                let all = |from: usize, to: usize| {
+                    // SAFETY: `row..end` are rows of the fetch's archetype (caller),
+                    // so the ticks of `from..to` within them are initialised;
+                    // nothing writes them while the slice lives (both the
+                    // caller's): the query's access keeps other writers out, and
+                    // its own items only stamp rows handed out.
+                    unsafe { core::slice::from_raw_parts(ticks.as_ptr().add(from), to - from) }
+                };
+                if fetch.runs.is_empty() {
+                    return row + first_passing::<T>(all(row, end), |t: &ComponentTicks| t.$field, fetch.ctx);
+                }
+                // Run by run: a run not stamped in the window holds no
+                // passing row (`Column::runs`'s invariant, the column's own
+                // summary being outside the window), nor do rows past the runs.
+                let mut row = row;
+                while row < end {
+                    let run = row >> RUN_SHIFT;
+                    let Some(stamp) = fetch.runs.get(run) else { return end };
+                    let run_end = ((run + 1) << RUN_SHIFT).min(end);
+                    if stamped_in(stamp, fetch.ctx) {
+                        let found =
+                            row + first_passing::<T>(all(row, run_end), |t: &ComponentTicks| t.$field, fetch.ctx);
+                        if found < run_end {
+                            return found;
+                        }
+                    }
+                    row = run_end;
+                }
+                end
             }
         }
     };
@@ -429,8 +475,14 @@ fn first_passing<T: Component>(
     start + rest.iter().position(|t| passes::<T>(t, field, ctx)).unwrap_or(rest.len())
 }
 
-tick_filter!(Added, added, last_add, false);
-tick_filter!(Changed, changed, last_change, true);
+/// `true` when a run's change stamp is in the run's window.
+#[inline]
+fn stamped_in(stamp: &AtomicU32, ctx: FetchContext) -> bool {
+    Tick::new(stamp.load(Ordering::Relaxed)).is_newer_than(ctx.last_run, ctx.this_run)
+}
+
+tick_filter!(Added, added, last_add, false, false);
+tick_filter!(Changed, changed, last_change_outside_runs, true, true);
 
 // SAFETY: no condition at all: reads nothing, caches nothing, every row passes.
 unsafe impl QueryFilter for () {

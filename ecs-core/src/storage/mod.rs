@@ -13,6 +13,7 @@ mod tick;
 
 pub(crate) use array::copy_item;
 pub use column::Column;
+pub(crate) use column::RUN_SHIFT;
 pub(crate) use glue::CloneGlue;
 pub use glue::DropGlue;
 pub(crate) use growth::{GrowVec, next_capacity};

@@ -59,6 +59,19 @@ pub struct Column {
     /// The newest `added` and `changed` ticks of any row (or newer): `Added`
     /// and `Changed` queries skip the column when they are not in their window.
     summary: Summary,
+    /// Per run of [`RUN_ROWS`] rows, a "last changed" summary that writers of
+    /// one row with the world to themselves (`world.get_mut` and the like)
+    /// stamp instead of `summary.change`: a `Changed` query whose window
+    /// `summary.change` is not in then reads only the runs stamped in it, so
+    /// its cost follows the rows written, not the rows stored. Empty until
+    /// such a writer needs it; it only grows. Invariant: every row's
+    /// `changed` tick is no newer than `summary.change` or than its run's
+    /// entry here (a row moved within the column takes its run's stamp along,
+    /// a row moved into the column stamps `summary.change`).
+    /// Boxed, so that a column without runs grows by one word only (a
+    /// `Vec` is three).
+    #[expect(clippy::box_collection, reason = "one word in every column, not three")]
+    runs: Option<Box<Vec<AtomicU32>>>,
     /// `true` for the column of a `#[component(layout = "soa")]` component:
     /// `data` then points at a boxed [`Lanes`] (its per-field arrays), not at
     /// values. Kept in `data` rather than a field of its own so that a column
@@ -72,6 +85,18 @@ pub struct Column {
 struct Summary {
     add: AtomicU32,
     change: AtomicU32,
+}
+
+/// Rows per run of a column's change stamps (see `Column::runs`).
+pub(crate) const RUN_ROWS: usize = 1 << RUN_SHIFT;
+/// `log2(RUN_ROWS)`.
+pub(crate) const RUN_SHIFT: u32 = 8;
+
+/// The newer of two ticks, judged by the wrapping distance (ticks stay
+/// within half the range of each other: `check_change_ticks` clamps them).
+#[inline]
+fn newer(a: u32, b: u32) -> u32 {
+    if b.wrapping_sub(a) < 1 << 31 { b } else { a }
 }
 
 /// Which rows of a [`Column`] below its length hold a value.
@@ -89,8 +114,8 @@ pub(crate) enum Occupancy {
 // `Send + Sync`; the raw pointers are owned exclusively by the column.
 unsafe impl Send for Column {}
 // SAFETY: the values are `Sync` (as above). The column's own `&self` methods
-// only read, except the change summary and the `track_changes` flag, which are
-// atomics (a per-field column's staging room and lanes are written only through
+// only read, except the change summary, the runs' change stamps and the
+// `track_changes` flag, which are atomics (a per-field column's staging room and lanes are written only through
 // `&mut self`; `with_row` gathers into a room of its own). Writes through
 // `&Column` do happen elsewhere: queries, `Mut` and `stamp_rows` write values
 // and ticks through the raw pointers `data_ptr`, `ticks_ptr`, `lane_bases` and
@@ -143,6 +168,7 @@ impl Column {
             occupancy: Occupancy::Full,
             keeps_ticks: true,
             summary: Summary { add: AtomicU32::new(0), change: AtomicU32::new(0) },
+            runs: None,
             split: false,
         }
     }
@@ -242,10 +268,59 @@ impl Column {
         Tick::new(self.summary.add.load(Ordering::Relaxed))
     }
 
-    /// No row was changed after this tick (see `summary`).
-    #[inline]
+    /// No row was changed after this tick (see `summary` and `runs`).
     pub fn last_change(&self) -> Tick {
+        let summary = self.summary.change.load(Ordering::Relaxed);
+        Tick::new(self.runs().iter().fold(summary, |newest, run| newer(newest, run.load(Ordering::Relaxed))))
+    }
+
+    /// No row was changed after this tick, except in the runs whose own
+    /// stamps say so (see [`runs`](Self::runs)).
+    #[inline]
+    pub(crate) fn last_change_outside_runs(&self) -> Tick {
         Tick::new(self.summary.change.load(Ordering::Relaxed))
+    }
+
+    /// Each run's "last changed" stamp (see the field): run `i` holds rows
+    /// `i << RUN_SHIFT ..`; rows past the last run were never stamped there.
+    #[inline]
+    pub(crate) fn runs(&self) -> &[AtomicU32] {
+        self.runs.as_deref().map_or(&[], Vec::as_slice)
+    }
+
+    /// Makes the runs reach `row`'s.
+    #[inline(always)]
+    fn reach_run(&mut self, row: usize) {
+        if row >> RUN_SHIFT >= self.runs().len() {
+            self.grow_runs(row);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn grow_runs(&mut self, row: usize) {
+        let count = (self.capacity.max(row + 1)).div_ceil(RUN_ROWS);
+        self.runs.get_or_insert_default().resize_with(count, || AtomicU32::new(0));
+    }
+
+    /// A row moved from `from` to `to` within the column: its run's stamp
+    /// goes along (see `runs`).
+    #[inline(always)]
+    fn run_follows(&mut self, from: usize, to: usize) {
+        if self.runs.is_some() && from >> RUN_SHIFT != to >> RUN_SHIFT {
+            self.run_follows_slow(from, to);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn run_follows_slow(&mut self, from: usize, to: usize) {
+        let Some(runs) = self.runs.as_deref_mut() else { return };
+        let Some(stamp) = runs.get(from >> RUN_SHIFT).map(|run| run.load(Ordering::Relaxed)) else { return };
+        // `to < from` (a swap-remove), so the runs reach it.
+        if let Some(run) = runs.get_mut(to >> RUN_SHIFT) {
+            *run.get_mut() = newer(*run.get_mut(), stamp);
+        }
     }
 
     /// The "last changed" summary, for writers that stamp rows through `&self`.
@@ -586,8 +661,9 @@ impl Column {
         unsafe { Ptr::new(NonNull::new_unchecked(self.row_ptr(row))) }
     }
 
-    /// A mutable pointer to a row's value, its ticks, and the column's "last
-    /// changed" summary, for a [`Mut`](crate::Mut) to stamp when written.
+    /// A mutable pointer to a row's value, its ticks, and its run's "last
+    /// changed" stamp (see `runs`), for a [`Mut`](crate::Mut) to stamp when
+    /// written.
     ///
     /// Typed, so the row's offset is a constant stride, not the column's item
     /// size read at run time.
@@ -602,6 +678,7 @@ impl Column {
     ) -> (&mut T, Option<&mut ComponentTicks>, &AtomicU32) {
         debug_assert!(self.holds(row));
         debug_assert_eq!(self.item.size(), size_of::<T>());
+        self.reach_run(row);
         // SAFETY: `row < len` (caller), so the tick (when kept) and the value are
         // in bounds, and the value is an initialised `T` (caller: whole `T`s at
         // `T`'s stride from `data`); `&mut self` makes both borrows unique, and
@@ -611,7 +688,7 @@ impl Column {
             (
                 &mut *self.data.as_ptr().cast::<T>().add(row),
                 self.keeps_ticks.then(|| &mut *self.ticks.as_ptr().add(row)),
-                &self.summary.change,
+                &self.runs()[row >> RUN_SHIFT],
             )
         }
     }
@@ -638,8 +715,12 @@ impl Column {
             // SAFETY: `row < len` (caller), inside the value array.
             None => (unsafe { NonNull::new_unchecked(self.row_ptr(row)) }, None),
         };
+        // The row's run where the runs reach it (they only grow through
+        // `&mut self`), else the column's summary: either keeps `runs`'s
+        // invariant.
+        let summary = self.runs().get(row >> RUN_SHIFT).unwrap_or(&self.summary.change);
         // SAFETY: `row < len` (caller), so the tick (when kept) is in bounds.
-        (value, bases, self.keeps_ticks.then(|| unsafe { self.ticks.add(row) }), &self.summary.change)
+        (value, bases, self.keeps_ticks.then(|| unsafe { self.ticks.add(row) }), summary)
     }
 
     /// Replaces the value in `row` with `value`, then drops the old value. A panic from
@@ -705,9 +786,12 @@ impl Column {
             row.changed = row.changed.clamp_age(now);
         }
         let last_add = self.last_add().clamp_age(now);
-        let last_change = self.last_change().clamp_age(now);
+        let last_change = self.last_change_outside_runs().clamp_age(now);
         *self.summary.add.get_mut() = last_add.get();
         *self.summary.change.get_mut() = last_change.get();
+        for run in self.runs.iter_mut().flat_map(|runs| runs.iter_mut()) {
+            *run.get_mut() = Tick::new(*run.get_mut()).clamp_age(now).get();
+        }
     }
 
     /// Checks the length against the capacity.

@@ -149,6 +149,7 @@ impl Column {
                 self.split_move_row(last, row);
                 if self.keeps_ticks {
                     self.ticks.add(row).write(self.ticks.add(last).read());
+                    self.run_follows(last, row);
                 }
             }
         }

@@ -61,6 +61,7 @@ impl Column {
                 copy_item(self.row_ptr(last), self.row_ptr(row), self.item.size());
                 if self.keeps_ticks {
                     self.ticks.add(row).write(self.ticks.add(last).read());
+                    self.run_follows(last, row);
                 }
             }
         }
@@ -103,6 +104,7 @@ impl Column {
                 core::ptr::swap_nonoverlapping(self.row_ptr(last), self.row_ptr(row), self.item.size());
                 if self.keeps_ticks {
                     self.ticks.add(row).write(self.ticks.add(last).read());
+                    self.run_follows(last, row);
                 }
             }
         }
