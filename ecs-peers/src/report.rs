@@ -121,7 +121,7 @@ pub fn table(results: &[(Workload, Vec<Option<Cell>>)]) -> String {
             }
         }
     }
-    out.push_str("\n\nCells: median per iteration (ratio to the fastest ECS crate in the row; bold = fastest) and the min–max over rounds. — = not run: hecs has no scheduler; hecs and legion have no sparse storage, and flecs' sparse traits are not exercised here; events, observers and changed run on ecs and bevy_ecs only (plus flecs for observers, the baseline for events).");
+    out.push_str("\n\nCells: median per iteration (ratio to the fastest ECS crate in the row; bold = fastest) and the min–max over rounds. — = not run: hecs has no scheduler (its hierarchy rows keep `Parent` and `Children` links by hand); hecs and legion have no sparse storage, and flecs' sparse traits are not exercised here; events, observers and changed run on ecs and bevy_ecs only (plus flecs for observers, the baseline for events).");
     out
 }
 

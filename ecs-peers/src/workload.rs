@@ -81,7 +81,9 @@ pub enum Workload {
     /// recompute every global from its parent's, parents first, trees in
     /// parallel (ecs `Query::par_propagate`; bevy the `bevy_transform` way:
     /// `par_iter_mut` over roots, then `get_unchecked` down `Children`, checking
-    /// each child's `ChildOf`; baseline: recursion over `Vec`-based trees, one thread).
+    /// each child's `ChildOf`; hecs links kept by hand, `Parent` and `Children`
+    /// components walked through a `View`, one thread; baseline: recursion over
+    /// `Vec`-based trees, one thread).
     PropagateFull,
     /// The same forest; change 1% of the locals (1,000, random), then mark their
     /// ancestors (walking `ChildOf`) and recompute only marked subtrees.

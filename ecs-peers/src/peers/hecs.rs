@@ -1,5 +1,6 @@
 //! hecs: `spawn_batch`, `PreparedQuery`, batched parallel iteration with rayon. It
-//! has no scheduler.
+//! has no scheduler and no hierarchy: the hierarchy workloads keep `Parent` and
+//! `Children` links by hand and walk them through a `View`, one thread.
 
 use std::any::TypeId;
 
@@ -162,11 +163,111 @@ pub fn runner(workload: Workload) -> Option<Runner> {
         | Workload::Observers
         | Workload::EntityObservers
         | Workload::Changed
-        | Workload::PropagateFull
-        | Workload::PropagateOnePercent
-        | Workload::Reparent
-        | Workload::DespawnSubtree
         | Workload::QueryGet => return None,
+        // hecs has no hierarchy: its users keep the links by hand, a `Parent`
+        // on each child and the `Children` a walk down needs.
+        Workload::PropagateFull => {
+            let (mut world, all, roots) = forest_world();
+            let mut stack = Vec::new();
+            let mut run = move |world: &mut World| {
+                let mut view = world.view_mut::<(&LocalT, &mut GlobalT, &Children)>();
+                for &root in &roots {
+                    stack.push((root, IDENTITY));
+                    while let Some((e, parent)) = stack.pop() {
+                        let (local, global, children) = view.get_mut(e).unwrap();
+                        global.0 = mul(&parent, &local.0);
+                        let g = global.0;
+                        stack.extend(children.0.iter().map(|&c| (c, g)));
+                    }
+                }
+            };
+            run(&mut world);
+            check_forest(&world, &all);
+            Box::new(move || run(&mut world))
+        }
+        Workload::PropagateOnePercent => {
+            let (mut world, all, roots) = forest_world();
+            // Marks by entity id: the forest's entities are the world's only ones.
+            let mut dirty = vec![false; all.len()];
+            let mut changed = vec![false; all.len()];
+            let mut stack: Vec<(Entity, Affine, bool)> = Vec::new();
+            let mut seed = 11;
+            let check = all.clone();
+            let mut frame = move |world: &mut World, first: bool| {
+                if !first {
+                    for i in changed_nodes(&mut seed, all.len()) {
+                        world.get::<&mut LocalT>(all[i]).unwrap().0[4] += 0.01;
+                        changed[all[i].id() as usize] = true;
+                        let mut at = Some(all[i]);
+                        while let Some(a) = at {
+                            if std::mem::replace(&mut dirty[a.id() as usize], true) {
+                                break;
+                            }
+                            at = world.get::<&Parent>(a).ok().map(|p| p.0);
+                        }
+                    }
+                }
+                let mut view = world.view_mut::<(&LocalT, &mut GlobalT, &Children)>();
+                for &root in &roots {
+                    if !first && !dirty[root.id() as usize] {
+                        continue;
+                    }
+                    stack.push((root, IDENTITY, first));
+                    while let Some((e, parent, above)) = stack.pop() {
+                        let (local, global, children) = view.get_mut(e).unwrap();
+                        let recompute = above || std::mem::take(&mut changed[e.id() as usize]);
+                        dirty[e.id() as usize] = false;
+                        if recompute {
+                            global.0 = mul(&parent, &local.0);
+                        }
+                        let g = global.0;
+                        stack.extend(
+                            children.0.iter().filter(|c| recompute || dirty[c.id() as usize]).map(|&c| (c, g, recompute)),
+                        );
+                    }
+                }
+            };
+            frame(&mut world, true);
+            frame(&mut world, false);
+            check_forest(&world, &check);
+            Box::new(move || frame(&mut world, false))
+        }
+        Workload::Reparent => {
+            let mut world = World::new();
+            let (mut from, mut to) = (world.spawn(()), world.spawn(()));
+            let kids: Vec<Entity> = world.spawn_batch((0..HIERARCHY_BATCH).map(|_| (Parent(from),))).collect();
+            Box::new(move || {
+                for &kid in &kids {
+                    world.insert_one(kid, Parent(to)).unwrap();
+                }
+                assert!(world.get::<&Parent>(kids[0]).is_ok_and(|p| p.0 == to));
+                core::mem::swap(&mut from, &mut to);
+            })
+        }
+        Workload::DespawnSubtree => {
+            let mut world = World::new();
+            let mut stack = Vec::new();
+            Box::new(move || {
+                let (root, leaf) = crate::untimed(|| {
+                    let mut tree = vec![world.spawn((Children(Vec::new()),))];
+                    for i in 1..HIERARCHY_BATCH {
+                        let parent = tree[subtree_parent(i)];
+                        let e = world.spawn((LocalT(IDENTITY), Parent(parent), Children(Vec::new())));
+                        world.get::<&mut Children>(parent).unwrap().0.push(e);
+                        tree.push(e);
+                    }
+                    (tree[0], tree[HIERARCHY_BATCH - 1])
+                });
+                stack.push(root);
+                while let Some(e) = stack.pop() {
+                    if let Ok(children) = world.remove_one::<Children>(e) {
+                        stack.extend(children.0);
+                    }
+                    world.despawn(e).unwrap();
+                }
+                assert!(!world.contains(leaf), "the whole tree is gone");
+            })
+        }
         Workload::SaveLoad | Workload::SaveLoadPod => {
             let mut world = World::new();
             bodies(&mut world, SAVED);
@@ -195,6 +296,47 @@ pub fn runner(workload: Workload) -> Option<Runner> {
         Workload::SoaPartialUpdateAos | Workload::SoaFullUpdateAos => return None,
         Workload::DynamicIter | Workload::DynamicGet | Workload::DynamicSpawn => return None,
     })
+}
+
+struct LocalT(Affine);
+struct GlobalT(Affine);
+/// A child's link to its parent, kept by hand.
+struct Parent(Entity);
+/// A node's children, kept by hand.
+struct Children(Vec<Entity>);
+
+/// The propagation forest, linked by hand: the world, every node in spawn
+/// order, the roots.
+fn forest_world() -> (World, Vec<Entity>, Vec<Entity>) {
+    let mut world = World::new();
+    let mut all: Vec<Entity> = Vec::with_capacity(TREES * PER_TREE);
+    let mut roots = Vec::new();
+    for (i, parent) in forest().into_iter().enumerate() {
+        let (l, g) = (LocalT(local(i)), GlobalT(IDENTITY));
+        all.push(match parent {
+            None => {
+                let e = world.spawn((l, g, Children(Vec::new())));
+                roots.push(e);
+                e
+            }
+            Some(p) => {
+                let e = world.spawn((l, g, Parent(all[p]), Children(Vec::new())));
+                world.get::<&mut Children>(all[p]).unwrap().0.push(e);
+                e
+            }
+        });
+    }
+    (world, all, roots)
+}
+
+/// Checks every global against its parent's global and its own local.
+fn check_forest(world: &World, all: &[Entity]) {
+    let parents = forest();
+    for (i, &e) in all.iter().enumerate() {
+        let parent = parents[i].map_or(IDENTITY, |p| world.get::<&GlobalT>(all[p]).unwrap().0);
+        let expected = mul(&parent, &world.get::<&LocalT>(e).unwrap().0);
+        assert_eq!(world.get::<&GlobalT>(e).unwrap().0, expected, "node {i} propagated");
+    }
 }
 
 /// The particle of `soa_partial_update` (hecs stores it whole).
