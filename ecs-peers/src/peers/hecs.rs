@@ -222,7 +222,11 @@ pub fn runner(workload: Workload) -> Option<Runner> {
                         }
                         let g = global.0;
                         stack.extend(
-                            children.0.iter().filter(|c| recompute || dirty[c.id() as usize]).map(|&c| (c, g, recompute)),
+                            children
+                                .0
+                                .iter()
+                                .filter(|c| recompute || dirty[c.id() as usize])
+                                .map(|&c| (c, g, recompute)),
                         );
                     }
                 }
