@@ -80,6 +80,11 @@ pub fn relationship_on_discard<R: Relationship>(mut world: DeferredWorld, ctx: H
         }
         return;
     }
+    // A target without a list is usually a dead one (a despawned parent's
+    // children going with it), with no links pending.
+    if world.pending_links.by_target.is_empty() {
+        return;
+    }
     if let Some(pending) = world.pending_links.by_target.get_mut(&(component_id::<R::Target>(), target)) {
         if let Some(index) = pending.iter().rposition(|&e| e == source) {
             pending.remove(index);

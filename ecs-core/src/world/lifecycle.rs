@@ -37,6 +37,9 @@ pub(crate) struct PendingLinks {
 #[derive(Default)]
 pub(crate) struct Deferred {
     pub(crate) queue: CommandQueue,
+    /// The components of the entity an observed despawn is taking apart,
+    /// kept between despawns so that a despawn allocates no list.
+    pub(crate) despawning: Vec<ComponentId>,
     /// Operations (triggers, structural changes with hooks) in progress.
     pub(crate) depth: u32,
     /// `queue` is being applied.
@@ -200,14 +203,6 @@ impl World {
         }
     }
 
-    /// The components `entity` holds (table ones, and present sparse ones).
-    fn components_of(&self, entity: Entity) -> Option<Vec<ComponentId>> {
-        let location = self.entities.get(entity)?;
-        let archetype = self.archetypes.get(location.archetype)?;
-        let row = location.row.index();
-        Some(archetype.components().iter().copied().filter(|&c| archetype.has_at(c, row)).collect())
-    }
-
     /// [`spawn`](World::spawn) when some component has a lifecycle flag.
     #[cold]
     #[inline(never)]
@@ -299,11 +294,18 @@ impl World {
         if self.unobserved(archetype.components()) {
             return self.despawn_unobserved(entity);
         }
-        let components = self.components_of(entity).expect("alive, checked above");
+        // The components the entity holds (table ones, and present sparse ones).
+        let row = location.row.index();
+        let mut components = core::mem::take(&mut self.deferred.despawning);
+        components.clear();
+        components.extend(archetype.components().iter().copied().filter(|&c| archetype.has_at(c, row)));
         self.with_deferred(|world| {
             world.run_lifecycle(Lifecycle::Despawn, entity, &components);
             world.run_lifecycle(Lifecycle::Discard, entity, &components);
             world.run_lifecycle(Lifecycle::Remove, entity, &components);
+            // Handed back before the commands the hooks queued run (they
+            // despawn descendants, each wanting the list).
+            world.deferred.despawning = components;
             world.despawn_unobserved(entity)
         })
     }
