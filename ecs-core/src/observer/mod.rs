@@ -293,16 +293,17 @@ impl Observers {
     }
 
     /// The `i`th observer of a list, if any.
+    /// Observer `i` of a list, and the list's length.
     #[inline]
-    fn nth(&self, event: usize, list: List, i: usize) -> Option<u32> {
+    fn nth(&self, event: usize, list: List, i: usize) -> Option<(u32, usize)> {
         let event = &self.lists[event];
-        match list {
-            List::Global => event.global.get(i),
-            List::Component(c) => event.by_component.get(c.index())?.get(i),
-            List::Target(_) if event.by_target.is_empty() => None,
-            List::Target(t) => event.by_target.get(&t)?.get(i),
-        }
-        .copied()
+        let list = match list {
+            List::Global => &event.global,
+            List::Component(c) => event.by_component.get(c.index())?,
+            List::Target(_) if event.by_target.is_empty() => return None,
+            List::Target(t) => event.by_target.get(&t)?,
+        };
+        Some((*list.get(i)?, list.len()))
     }
 
     /// The number of registered observers.
@@ -533,29 +534,43 @@ impl World {
         }
     }
 
-    /// Runs each observer of one list. The list is read again at every step:
-    /// nothing an observer does synchronously can change it, but reading it
-    /// afresh keeps that an optimisation, never a safety argument.
+    /// Runs each observer of one list. The list is read again before each
+    /// observer but the last (whose read also gave the length): nothing an
+    /// observer does synchronously can change it, so reading it afresh is an
+    /// optimisation, never a safety argument, and stopping at the length read
+    /// misses nothing.
     fn run_list(&mut self, ctx: &TriggerContext, event: usize, list: List) {
         let mut i = 0;
-        while let Some(index) = self.observers.nth(event, list, i) {
+        while let Some((index, len)) = self.observers.nth(event, list, i) {
             i += 1;
-            let Some(slot) = self.observers.slots[index as usize].as_mut() else { continue };
-            // An entity observer of a lifecycle event watches its components only.
-            if let (List::Target(_), Some(component)) = (list, ctx.component) {
-                if !slot.components.is_empty() && !slot.components.contains(&component) {
-                    continue;
-                }
+            self.run_one(ctx, list, index);
+            // A target's list is a hash lookup: the last observer ends the
+            // loop without another.
+            if i >= len {
+                return;
             }
-            let observer = slot.entity;
-            // Taken out while it runs (an observer never re-enters itself: its
-            // own triggers go through commands).
-            let Some(runner) = slot.runner.take() else { continue };
-            let outer = self.trigger_context.replace(CurrentTrigger::new(ctx, observer));
-            let mut running = Running { world: self, index, observer, runner: Some(runner), outer };
-            let Running { world, runner, .. } = &mut running;
-            runner.as_mut().expect("set above").run(world);
         }
+    }
+
+    /// Runs observer `index` of `list` for `ctx`, unless it is gone, running,
+    /// or (an entity observer of a lifecycle event) watches other components.
+    #[inline]
+    fn run_one(&mut self, ctx: &TriggerContext, list: List, index: u32) {
+        let Some(slot) = self.observers.slots[index as usize].as_mut() else { return };
+        // An entity observer of a lifecycle event watches its components only.
+        if let (List::Target(_), Some(component)) = (list, ctx.component) {
+            if !slot.components.is_empty() && !slot.components.contains(&component) {
+                return;
+            }
+        }
+        let observer = slot.entity;
+        // Taken out while it runs (an observer never re-enters itself: its
+        // own triggers go through commands).
+        let Some(runner) = slot.runner.take() else { return };
+        let outer = self.trigger_context.replace(CurrentTrigger::new(ctx, observer));
+        let mut running = Running { world: self, index, observer, runner: Some(runner), outer };
+        let Running { world, runner, .. } = &mut running;
+        runner.as_mut().expect("set above").run(world);
     }
 
     /// The number of observers in this world.
