@@ -212,6 +212,7 @@ impl ScriptHost {
         for name in ["require", "loadstring", "getfenv", "setfenv", "dofile", "loadfile", "load"] {
             globals.raw_remove(name).map_err(fail)?;
         }
+        globals.raw_set("kernels", crate::kernels::table(&lua).map_err(fail)?).map_err(fail)?;
         lua.sandbox(true).map_err(fail)?;
         lua.set_memory_limit(limits.memory).map_err(fail)?;
         let budget = shared.clone();

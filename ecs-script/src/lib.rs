@@ -11,7 +11,7 @@
 //!
 //! | jecs | here |
 //! |---|---|
-//! | `world:component()` | `world:component(name, { field = "kind" })` (kinds: `bool`, `i8`…`u64`, `f32`, `f64`, `entity`, `string`, `f32[3]`); without a schema, the component of that name |
+//! | `world:component()` | `world:component(name, { field = "kind" })` (kinds: `bool`, `i8`…`u64`, `f32`, `f64`, `entity`, `string`, `f32[3]`); `world:component(name, "kind")`, a newtype whose values are bare numbers (as jecs's); without a schema, the component of that name |
 //! | `world:entity()` | `world:entity()` |
 //! | `world:set(e, C, v)` | `world:set(e, C, { field = value })`: in place when `e` has `C` (stamped changed), else inserted |
 //! | `world:get(e, A, B, …)` | the same; copies of the values, `nil` where absent |
@@ -21,7 +21,7 @@
 //! | `world:delete(e)` | the same, or `world:despawn(e)` |
 //! | `world:contains(e)` | the same |
 //! | `world:query(A, B):with(C):without(D)` | the same; `for e, a, b in query do` |
-//! | `query:archetypes()` | `query:batch(function(entities, a, b) … end)`: field arrays per archetype, written back; `query:buffers(…)`: Luau buffers |
+//! | `query:archetypes()` | `query:batch(function(entities, a, b) … end)`: field arrays per archetype, written back; `query:buffers(…)`: Luau buffers, for the `kernels` library's bulk arithmetic (`kernels.axpy_f64(p, v, dt)`) |
 //! | hooks (`jecs.OnAdd`) | `world:observe(world.OnAdd, C, function(world, e, c) … end)`, also `OnInsert`, `OnRemove` |
 //!
 //! Entities are light userdata holding the entity's bits (compared by value,
@@ -32,6 +32,7 @@
 mod api;
 mod codec;
 mod host;
+mod kernels;
 mod query;
 mod system;
 

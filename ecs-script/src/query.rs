@@ -271,6 +271,42 @@ trait Lane: FieldValue + Copy + 'static {
     /// The value in `bytes` (`SIZE` of them); `None` for bytes that are no
     /// value of the kind (a `bool` other than 0 or 1).
     fn take(bytes: &[u8]) -> Option<Self>;
+    /// Whether any `SIZE` bytes are a value (nothing to check in a buffer).
+    const ANY_BYTES: bool;
+    /// Appends every value's little-endian bytes.
+    fn put_all(values: &[Self], out: &mut Vec<u8>) {
+        values.iter().for_each(|v| v.put(out));
+    }
+    /// Writes the values `bytes` holds (checked already) over `values`.
+    fn take_all(bytes: &[u8], values: &mut [Self]) {
+        for (v, b) in values.iter_mut().zip(bytes.chunks_exact(Self::SIZE)) {
+            *v = Self::take(b).expect("checked");
+        }
+    }
+}
+
+/// `put_all` and `take_all` as one copy, where a value's memory is its
+/// little-endian bytes.
+macro_rules! bulk_copy {
+    () => {
+        const ANY_BYTES: bool = true;
+        fn put_all(values: &[Self], out: &mut Vec<u8>) {
+            if cfg!(target_endian = "little") {
+                out.extend_from_slice(bytemuck::cast_slice(values));
+            } else {
+                values.iter().for_each(|v| v.put(out));
+            }
+        }
+        fn take_all(bytes: &[u8], values: &mut [Self]) {
+            if cfg!(target_endian = "little") {
+                bytemuck::cast_slice_mut::<Self, u8>(values).copy_from_slice(bytes);
+            } else {
+                for (v, b) in values.iter_mut().zip(bytes.chunks_exact(Self::SIZE)) {
+                    *v = Self::take(b).expect("checked");
+                }
+            }
+        }
+    };
 }
 
 /// A script's number as a Luau value holds it.
@@ -286,6 +322,7 @@ macro_rules! int_lane {
     ($($t:ty),*) => {$(
         impl Lane for $t {
             const SIZE: usize = size_of::<$t>();
+            bulk_copy!();
             fn put(self, out: &mut Vec<u8>) {
                 out.extend_from_slice(&self.to_le_bytes());
             }
@@ -307,6 +344,7 @@ macro_rules! float_lane {
     ($($t:ty),*) => {$(
         impl Lane for $t {
             const SIZE: usize = size_of::<$t>();
+            bulk_copy!();
             fn put(self, out: &mut Vec<u8>) {
                 out.extend_from_slice(&self.to_le_bytes());
             }
@@ -328,6 +366,7 @@ float_lane!(f32, f64);
 
 impl Lane for bool {
     const SIZE: usize = 1;
+    const ANY_BYTES: bool = false;
     fn put(self, out: &mut Vec<u8>) {
         out.push(u8::from(self));
     }
@@ -380,7 +419,7 @@ impl<F: Lane> FieldBuf for Rows<'_, F> {
     fn fill_buffer(&self, lua: &Lua) -> mlua::Result<mlua::Buffer> {
         let mut bytes = Vec::with_capacity(self.len() * F::SIZE);
         match &self.slice {
-            Some(slice) => slice.iter().for_each(|v| v.put(&mut bytes)),
+            Some(slice) => F::put_all(slice, &mut bytes),
             None => (0..self.len()).for_each(|i| self.get(i).put(&mut bytes)),
         }
         lua.create_buffer(bytes)
@@ -395,6 +434,9 @@ impl<F: Lane> FieldBuf for Rows<'_, F> {
                 self.len() * F::SIZE
             )));
         }
+        if F::ANY_BYTES {
+            return Ok(());
+        }
         match buffer.chunks_exact(F::SIZE).position(|b| F::take(b).is_none()) {
             Some(row) => Err(mlua::Error::runtime(format!(
                 "component `{}` field `{}` row {}: the bytes are no value of the field",
@@ -406,6 +448,9 @@ impl<F: Lane> FieldBuf for Rows<'_, F> {
         }
     }
     fn write_buffer(&mut self, buffer: &[u8]) {
+        if let Some(slice) = &mut self.slice {
+            return F::take_all(buffer, slice);
+        }
         for (i, bytes) in buffer.chunks_exact(F::SIZE).enumerate() {
             self.set(i, F::take(bytes).expect("checked"));
         }
@@ -448,8 +493,15 @@ fn lend<'a, F: Lane>(
     component: &'static str,
     name: &'static str,
 ) -> Box<dyn FieldBuf + 'a> {
-    let slice = archetype.field_mut::<F>(id, name);
-    let strided = if slice.is_none() { archetype.field_rows_mut::<F>(id, name) } else { None };
+    let mut slice = archetype.field_mut::<F>(id, name);
+    let mut strided = if slice.is_none() { archetype.field_rows_mut::<F>(id, name) } else { None };
+    // A newtype's rows lie side by side: one slice, copied whole.
+    if let Some(rows) = strided.take() {
+        match rows.into_mut_slice() {
+            Ok(rows) => slice = Some(rows),
+            Err(rows) => strided = Some(rows),
+        }
+    }
     Box::new(Rows { name, component, slice, strided })
 }
 

@@ -415,3 +415,72 @@ fn newtype_components_are_bare_values_as_in_jecs() {
     let m = probe(r#"world:component("Bad2", 5)"#);
     assert!(m.contains("a schema is a table of fields or a kind name"), "{m}");
 }
+
+#[test]
+fn kernels_do_bulk_arithmetic_on_the_batch_forms_buffers() {
+    let mut world = World::new();
+    let mut host = ScriptHost::new().unwrap();
+    host.load(
+        "k",
+        r#"
+        local k = {}
+        function k.setup(world)
+            local P = world:component("P", "f64")
+            local V = world:component("V", "f64")
+            local W = world:component("W", "f32")
+            for i = 1, 5 do
+                local e = world:entity()
+                world:set(e, P, i) world:set(e, V, 10 * i) world:set(e, W, i)
+            end
+        end
+        function k.step(world)
+            local P, V, W = world:component("P"), world:component("V"), world:component("W")
+            world:query(P, V):buffers(function(n, p, v)
+                kernels.add_f64(p, v)          -- p = i + 10i
+                kernels.axpy_f64(p, v, 0.5)    -- p += 5i
+                kernels.scale_f64(v, 2)        -- v = 20i
+            end)
+            world:query(W):buffers(function(n, w)
+                kernels.mul_f32(w, w)          -- w = i^2
+                kernels.sub_f32(w, w)          -- w = 0
+                kernels.fill_f32(w, 1.5)
+            end)
+            local sum = 0
+            for _, p, v, w in world:query(P, V, W) do sum += p + v + w end
+            return sum
+        end
+        function k.mismatch(world)
+            local P, W = world:component("P"), world:component("W")
+            world:query(P, W):buffers(function(n, p, w) kernels.add_f64(p, w) end)
+        end
+        function k.not_a_buffer(world)
+            kernels.add_f64({}, {})
+        end
+        return k
+        "#,
+    )
+    .unwrap();
+    host.call::<()>(&mut world, "k", "setup").unwrap();
+    // Each of i = 1..=5: p = 16i, v = 20i, w = 1.5.
+    assert_eq!(host.call::<f64>(&mut world, "k", "step").unwrap(), 36.0 * 15.0 + 7.5);
+    let p = world.component_id_by_name("P").unwrap();
+    let before: Vec<f64> = world
+        .query::<Entity>()
+        .iter()
+        .collect::<Vec<_>>()
+        .into_iter()
+        .filter_map(|e| world.get_by_id(e, p).ok().map(|v| v.get::<f64>("0").unwrap()))
+        .collect();
+    let error = host.call::<()>(&mut world, "k", "mismatch").unwrap_err();
+    assert!(error.message.contains("kernels.add_f64: the buffers hold 40 and 20 bytes"), "{error}");
+    let after: Vec<f64> = world
+        .query::<Entity>()
+        .iter()
+        .collect::<Vec<_>>()
+        .into_iter()
+        .filter_map(|e| world.get_by_id(e, p).ok().map(|v| v.get::<f64>("0").unwrap()))
+        .collect();
+    assert_eq!(before, after, "nothing written");
+    let error = host.call::<()>(&mut world, "k", "not_a_buffer").unwrap_err();
+    assert!(error.message.contains("kernels.add_f64: argument 1 is table, not a buffer"), "{error}");
+}

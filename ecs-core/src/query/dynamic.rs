@@ -809,6 +809,16 @@ impl<F: FieldValue> FieldRows<'_, F> {
         // SAFETY: as in `get`, for each row below the length.
         (0..self.len).map(move |row| unsafe { self.base.add(row * self.stride).cast::<F>().read() })
     }
+
+    /// The rows as one slice, when they lie side by side: the component is
+    /// this field alone (a newtype, `struct Hp(f32)`). `None` otherwise.
+    pub fn as_slice(&self) -> Option<&[F]> {
+        // SAFETY: with the stride equal to `F`'s size, the rows' fields are
+        // `len` consecutive `F`s from `base`, each valid and aligned (as in
+        // `get`); nothing writes them while this view lives (the ledger).
+        (self.stride == size_of::<F>())
+            .then(|| unsafe { core::slice::from_raw_parts(self.base.as_ptr().cast::<F>(), self.len) })
+    }
 }
 
 /// [`FieldRows`], writable: made by [`DynamicArchetype::field_rows_mut`].
@@ -819,7 +829,7 @@ pub struct FieldRowsMut<'a, F> {
     marker: PhantomData<&'a mut F>,
 }
 
-impl<F: FieldValue> FieldRowsMut<'_, F> {
+impl<'a, F: FieldValue> FieldRowsMut<'a, F> {
     /// How many rows.
     pub fn len(&self) -> usize {
         self.len
@@ -844,6 +854,30 @@ impl<F: FieldValue> FieldRowsMut<'_, F> {
         // ledger) and `&mut self` makes this the only borrow of it; any bits
         // written through an `F` are a valid `F` (plain data, `Copy`).
         (row < self.len).then(|| unsafe { self.base.add(row * self.stride).cast::<F>().as_mut() })
+    }
+
+    /// The rows as one writable slice, when they lie side by side (see
+    /// [`FieldRows::as_slice`]). `None` otherwise.
+    pub fn as_mut_slice(&mut self) -> Option<&mut [F]> {
+        // SAFETY: as in `FieldRows::as_slice`; the field is lent uniquely to
+        // this value (the ledger) and `&mut self` makes the slice the only
+        // borrow of it; any bits written through an `F` are a valid `F`.
+        (self.stride == size_of::<F>())
+            .then(|| unsafe { core::slice::from_raw_parts_mut(self.base.as_ptr().cast::<F>(), self.len) })
+    }
+
+    /// [`as_mut_slice`](Self::as_mut_slice) for the view's whole life; the
+    /// view back when its rows are not side by side.
+    ///
+    /// # Errors
+    /// `self`, when the component holds more than this field.
+    pub fn into_mut_slice(self) -> Result<&'a mut [F], Self> {
+        if self.stride != size_of::<F>() {
+            return Err(self);
+        }
+        // SAFETY: as in `as_mut_slice`; the view is consumed, so the slice is
+        // the only borrow of the field for the rest of the lend `'a`.
+        Ok(unsafe { core::slice::from_raw_parts_mut(self.base.as_ptr().cast::<F>(), self.len) })
     }
 
     /// Each row's field, writable, in row order.
