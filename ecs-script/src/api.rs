@@ -159,12 +159,76 @@ impl Backend<'_, '_, '_> {
     }
 }
 
+/// The world a call lent, and the components its functions have named so
+/// far: resolved once per call, not through the host's locks each time.
+pub(crate) struct Call<'a, 'w, 'c> {
+    pub(crate) backend: Backend<'a, 'w, 'c>,
+    /// By the number scripts hold (the component's index).
+    ids: Vec<Option<ComponentId>>,
+    codecs: Vec<Option<Arc<Codec>>>,
+}
+
+impl<'a, 'w, 'c> Call<'a, 'w, 'c> {
+    pub(crate) fn new(backend: Backend<'a, 'w, 'c>) -> Self {
+        Self { backend, ids: Vec::new(), codecs: Vec::new() }
+    }
+
+    /// The component a script named by its number (see [`Shared::component`]).
+    pub(crate) fn component(&mut self, shared: &Shared, value: &Value) -> mlua::Result<ComponentId> {
+        if let Some(Some(id)) = index_of(value).and_then(|i| self.ids.get(i)) {
+            return Ok(*id);
+        }
+        let id = shared.component(value)?;
+        remember(&mut self.ids, id.index(), id);
+        Ok(id)
+    }
+
+    /// Component `id`'s codec (see [`Backend::codec`]).
+    pub(crate) fn codec(&mut self, shared: &Shared, id: ComponentId) -> mlua::Result<Arc<Codec>> {
+        if let Some(Some(codec)) = self.codecs.get(id.index()) {
+            return Ok(codec.clone());
+        }
+        let codec = self.backend.codec(shared, id)?;
+        remember(&mut self.codecs, id.index(), codec.clone());
+        Ok(codec)
+    }
+}
+
+impl<'a, 'w, 'c> core::ops::Deref for Call<'a, 'w, 'c> {
+    type Target = Backend<'a, 'w, 'c>;
+    fn deref(&self) -> &Self::Target {
+        &self.backend
+    }
+}
+
+impl core::ops::DerefMut for Call<'_, '_, '_> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.backend
+    }
+}
+
+/// The index a script's component number names, if it is one.
+fn index_of(value: &Value) -> Option<usize> {
+    match value {
+        Value::Integer(i) => usize::try_from(*i).ok(),
+        Value::Number(n) if n.fract() == 0.0 && *n >= 0.0 && *n < usize::MAX as f64 => Some(*n as usize),
+        _ => None,
+    }
+}
+
+fn remember<T>(list: &mut Vec<Option<T>>, index: usize, value: T) {
+    if list.len() <= index {
+        list.resize_with(index + 1, || None);
+    }
+    list[index] = Some(value);
+}
+
 /// The world the call lent, borrowed for one function.
-pub(crate) type Lent<'a, 'w, 'c> = RefCell<Backend<'a, 'w, 'c>>;
+pub(crate) type Lent<'a, 'w, 'c> = RefCell<Call<'a, 'w, 'c>>;
 
 pub(crate) fn borrow<'l, 'a, 'w, 'c>(
     lent: &'l Lent<'a, 'w, 'c>,
-) -> mlua::Result<std::cell::RefMut<'l, Backend<'a, 'w, 'c>>> {
+) -> mlua::Result<std::cell::RefMut<'l, Call<'a, 'w, 'c>>> {
     lent.try_borrow_mut().map_err(|_| error("the world is in use (a world function called from a batch's function)"))
 }
 
@@ -260,13 +324,13 @@ fn define_newtype(world: &mut World, name: &str, kind: &str) -> mlua::Result<Com
 pub(crate) fn dispatch(shared: &Shared) -> mlua::Result<()> {
     // Most world functions fire nothing: decided before the world object
     // is looked up.
-    if shared.fired.lock().expect("not poisoned").is_empty() {
+    if shared.fired.is_empty() {
         return Ok(());
     }
     // Outside a call there is no world object to hand over: the events wait.
     let Some(world) = shared.current.lock().expect("not poisoned").clone() else { return Ok(()) };
     loop {
-        let fired = std::mem::take(&mut *shared.fired.lock().expect("not poisoned"));
+        let fired = shared.fired.take();
         if fired.is_empty() {
             return Ok(());
         }
@@ -306,7 +370,7 @@ fn observe(shared: &Shared, world: &mut World, event: &str, id: ComponentId, f: 
         let fired = Arc::downgrade(&shared.fired);
         let queue = move |target: Entity| {
             if let Some(fired) = fired.upgrade() {
-                fired.lock().expect("not poisoned").push((event, id, target));
+                fired.push((event, id, target));
             }
         };
         let added = match event {
@@ -367,7 +431,7 @@ pub(crate) fn world_object<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
             other => return Err(error(format!("component: expected a name, got {}", other.type_name()))),
         };
         let mut backend = borrow(lent)?;
-        let id = match (arg(&args, 1), &mut *backend) {
+        let id = match (arg(&args, 1), &mut backend.backend) {
             (Value::Table(schema), Backend::World(world)) => define(world, &name, schema)?,
             (Value::String(kind), Backend::World(world)) => define_newtype(world, &name, &kind.to_str()?)?,
             (Value::Table(_) | Value::String(_), Backend::System { .. }) => {
@@ -393,8 +457,8 @@ pub(crate) fn world_object<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
 
     // world:set(entity, component, value)
     changing!("set", |lua, args| {
-        let id = shared.component(arg(&args, 1))?;
         let mut backend = borrow(lent)?;
+        let id = backend.component(shared, arg(&args, 1))?;
         let entity = backend.live(arg(&args, 0))?;
         let codec = backend.codec(shared, id)?;
         let mut writes = Vec::new();
@@ -407,8 +471,8 @@ pub(crate) fn world_object<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
 
     // world:add(entity, component): its default value, where absent.
     changing!("add", |lua, args| {
-        let id = shared.component(arg(&args, 1))?;
         let mut backend = borrow(lent)?;
+        let id = backend.component(shared, arg(&args, 1))?;
         let entity = backend.live(arg(&args, 0))?;
         if backend.has(entity, id) {
             return Ok(());
@@ -420,18 +484,18 @@ pub(crate) fn world_object<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
     function!("get", |lua, args| {
         // The first component apart: the common `get(e, C)` allocates nothing.
         let count = arg_count(&args);
-        let first = if count > 1 { Some(shared.component(arg(&args, 1))?) } else { None };
-        let rest = (2..count).map(|i| shared.component(arg(&args, i))).collect::<mlua::Result<Vec<_>>>()?;
-        let backend = borrow(lent)?;
+        let mut backend = borrow(lent)?;
+        let first = if count > 1 { Some(backend.component(shared, arg(&args, 1))?) } else { None };
+        let rest = (2..count).map(|i| backend.component(shared, arg(&args, i))).collect::<mlua::Result<Vec<_>>>()?;
         let entity = backend.live(arg(&args, 0))?;
-        let read = |id: ComponentId| -> mlua::Result<Value> {
+        let mut read = |id: ComponentId| -> mlua::Result<Value> {
             let codec = backend.codec(shared, id)?;
             match backend.get(entity, id)? {
                 Some(view) => codec::to_lua(lua, &view, &codec.root),
                 None => Ok(Value::Nil),
             }
         };
-        let head = first.map_or(Ok(Value::Nil), read)?;
+        let head = first.map_or(Ok(Value::Nil), &mut read)?;
         let tail = rest.into_iter().map(read).collect::<mlua::Result<Vec<_>>>()?;
         Ok((head, Variadic::from(tail)))
     });
@@ -446,8 +510,8 @@ pub(crate) fn world_object<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
 
     // world:remove(entity, component)
     changing!("remove", |lua, args| {
-        let id = shared.component(arg(&args, 1))?;
         let mut backend = borrow(lent)?;
+        let id = backend.component(shared, arg(&args, 1))?;
         let entity = backend.live(arg(&args, 0))?;
         backend.remove(entity, id)
     });
@@ -480,7 +544,7 @@ pub(crate) fn world_object<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
         let Value::Function(f) = arg(&args, 2).clone() else {
             return Err(error("observe: expected a function"));
         };
-        match &mut *borrow(lent)? {
+        match &mut borrow(lent)?.backend {
             Backend::World(world) => observe(shared, world, &event, id, f),
             Backend::System { .. } => {
                 Err(error("observe in a call with the whole world (a setup function), not in a system"))

@@ -60,6 +60,35 @@ impl std::error::Error for ScriptError {}
 /// the component, the entity.
 pub(crate) type Fired = (&'static str, ComponentId, Entity);
 
+/// Lifecycle events waiting for the scripts' observers, and whether there
+/// are any: most world functions fire nothing, and ask without a lock.
+#[derive(Default)]
+pub(crate) struct FiredQueue {
+    list: Mutex<Vec<Fired>>,
+    any: std::sync::atomic::AtomicBool,
+}
+
+impl FiredQueue {
+    pub(crate) fn push(&self, fired: Fired) {
+        self.list.lock().expect("not poisoned").push(fired);
+        self.any.store(true, Ordering::Release);
+    }
+
+    /// Every waiting event, oldest first (none: an empty list, no lock taken).
+    pub(crate) fn take(&self) -> Vec<Fired> {
+        if !self.any.load(Ordering::Acquire) {
+            return Vec::new();
+        }
+        let mut list = self.list.lock().expect("not poisoned");
+        self.any.store(false, Ordering::Release);
+        std::mem::take(&mut *list)
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        !self.any.load(Ordering::Acquire)
+    }
+}
+
 /// What the world functions share across calls: each component's codec, and
 /// the components scripts have named.
 pub(crate) struct Shared {
@@ -67,7 +96,7 @@ pub(crate) struct Shared {
     pub(crate) observers: Mutex<Vec<(&'static str, ComponentId, Function)>>,
     /// Lifecycle events of observed components, waiting to be handed to the
     /// scripts' observers: the event, the component, the entity.
-    pub(crate) fired: Arc<Mutex<Vec<Fired>>>,
+    pub(crate) fired: Arc<FiredQueue>,
     /// The world object of the call under way, for observers.
     pub(crate) current: Mutex<Option<Table>>,
     /// Each component's codec, by component index.
@@ -317,7 +346,7 @@ impl ScriptHost {
         };
         let mut args = args.into_lua_multi(&self.lua).map_err(|e| fail(message(&e)))?;
         self.shared.spent.store(0, Ordering::Relaxed);
-        let lent = RefCell::new(backend);
+        let lent = RefCell::new(crate::api::Call::new(backend));
         let shared = &self.shared;
         let result = self.lua.scope(|scope| {
             let object = crate::api::world_object(&self.lua, scope, &lent, shared)?;
