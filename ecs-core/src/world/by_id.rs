@@ -175,19 +175,20 @@ fn locate_as<T>(
     }
 }
 
-/// The `Err` an out-of-line error constructor returned, said to be one to
-/// the compiler. Such a result comes back in memory with its tag in bytes of
-/// the error (a niche), which the compiler cannot know the constructor
-/// filled with a valid error: without this, a caller's `?` or `unwrap`
+/// The `Err` an out-of-line error constructor returned, its `Ok` case a
+/// panic. Such a result comes back in memory with its tag in bytes of the
+/// error (a niche), which the compiler cannot know the constructor filled
+/// with a valid error: without the match here, a caller's `?` or `unwrap`
 /// tests for `Ok` after the call, the error path rejoins the caller's loop,
 /// and the loop keeps its accumulators in memory and reloads the world's
-/// fields on every turn (the call might have written them).
+/// fields on every turn (the call might have written them). With it, the
+/// only way back into the loop is through a panic.
 #[inline(always)]
 pub(crate) fn known_err<T, E>(result: Result<T, E>) -> Result<T, E> {
-    // SAFETY: callers pass the result of a function that returns only `Err`
-    // (each says so where it is defined).
-    unsafe { core::hint::assert_unchecked(result.is_err()) };
-    result
+    match result {
+        Ok(_) => unreachable!("an error constructor returned `Ok`"),
+        Err(error) => Err(error),
+    }
 }
 
 /// Why `field` is not a field of kind `asked` in `info`'s component. Returns
