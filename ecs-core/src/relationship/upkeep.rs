@@ -116,9 +116,13 @@ pub fn target_on_insert<T: RelationshipTarget>(mut world: DeferredWorld, ctx: Ho
 
 /// `on_discard` of a target (also on remove and despawn): every source loses its
 /// relationship, unless the target is being despawned with a linked despawn
-/// (then `on_despawn` despawns them).
+/// (then `on_despawn` despawns them, and unlinks any whose despawn a hook
+/// stopped).
 pub fn target_on_discard<T: RelationshipTarget>(mut world: DeferredWorld, ctx: HookContext) {
     let target = ctx.entity;
+    if T::LINKED_SPAWN && world.world_mut_internal().deferred.despawn_target == Some(target) {
+        return;
+    }
     let Some(sources) = world.get::<T>(target).map(|t| t.sources().to_vec()) else { return };
     if sources.is_empty() {
         return;
@@ -136,8 +140,8 @@ pub fn target_on_discard<T: RelationshipTarget>(mut world: DeferredWorld, ctx: H
 /// through theirs, every descendant).
 ///
 /// A source whose own hook panics stays (a panicking hook stops its entity's
-/// despawn, as everywhere) and is unlinked by [`target_on_discard`]'s command;
-/// the other sources are still despawned, and the first panic is resumed after.
+/// despawn, as everywhere) and is unlinked; the other sources are still
+/// despawned, and the first panic is resumed after.
 /// A target still alive when the command runs is one whose despawn a later hook
 /// stopped by panicking: it keeps its sources.
 pub fn target_on_despawn<T: RelationshipTarget>(mut world: DeferredWorld, ctx: HookContext) {
@@ -150,11 +154,20 @@ pub fn target_on_despawn<T: RelationshipTarget>(mut world: DeferredWorld, ctx: H
         if world.contains(target) {
             return;
         }
-        resume_deferred(catch_each(sources.into_iter(), |source| {
+        let panic = catch_each(sources.iter().copied(), |source| {
             if linked_to::<T::Relationship>(world, source, target) {
                 let _ = world.despawn(source);
             }
-        }));
+        });
+        // A source whose despawn a hook stopped stays, and loses its link
+        // to the dead target (what `target_on_discard` does when the target
+        // is not despawned with its sources).
+        for source in sources {
+            if linked_to::<T::Relationship>(world, source, target) {
+                let _ = world.remove::<T::Relationship>(source);
+            }
+        }
+        resume_deferred(panic);
     });
 }
 

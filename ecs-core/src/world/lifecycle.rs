@@ -40,6 +40,10 @@ pub(crate) struct Deferred {
     /// The components of the entity an observed despawn is taking apart,
     /// kept between despawns so that a despawn allocates no list.
     pub(crate) despawning: Vec<ComponentId>,
+    /// The entity whose despawn hooks and observers are running, while they
+    /// run: a relationship target's `on_discard` then leaves its sources to
+    /// its `on_despawn` (see `relationship::upkeep`).
+    pub(crate) despawn_target: Option<Entity>,
     /// Operations (triggers, structural changes with hooks) in progress.
     pub(crate) depth: u32,
     /// `queue` is being applied.
@@ -299,10 +303,21 @@ impl World {
         let mut components = core::mem::take(&mut self.deferred.despawning);
         components.clear();
         components.extend(archetype.components().iter().copied().filter(|&c| archetype.has_at(c, row)));
+        /// Marks the despawn under way while its hooks run, and clears the
+        /// mark when they end, by a panic too.
+        struct Marked<'w>(&'w mut World);
+        impl Drop for Marked<'_> {
+            fn drop(&mut self) {
+                self.0.deferred.despawn_target = None;
+            }
+        }
         self.with_deferred(|world| {
-            world.run_lifecycle(Lifecycle::Despawn, entity, &components);
-            world.run_lifecycle(Lifecycle::Discard, entity, &components);
-            world.run_lifecycle(Lifecycle::Remove, entity, &components);
+            let marked = Marked(world);
+            marked.0.deferred.despawn_target = Some(entity);
+            marked.0.run_lifecycle(Lifecycle::Despawn, entity, &components);
+            marked.0.run_lifecycle(Lifecycle::Discard, entity, &components);
+            marked.0.run_lifecycle(Lifecycle::Remove, entity, &components);
+            drop(marked);
             // Handed back before the commands the hooks queued run (they
             // despawn descendants, each wanting the list).
             world.deferred.despawning = components;
