@@ -11,6 +11,9 @@ use ecs_core::prelude::*;
 use ecs_core::query::QueryFilter;
 use proptest::prelude::*;
 
+mod common;
+use common::{CountRows, reset_rows_asked, rows_asked};
+
 #[derive(Component)]
 struct Value(u32);
 
@@ -84,7 +87,7 @@ where
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: common::cases(48), ..ProptestConfig::default() })]
     #[test]
     fn changed_finds_every_written_row_while_rows_move(
         sizes in (1usize..1200, 0usize..700),
@@ -162,44 +165,6 @@ proptest! {
 /// archetypes of 4,000, a run's worth of rows each, not the archetypes.
 #[test]
 fn changed_after_get_mut_reads_the_written_runs_only() {
-    use std::cell::Cell;
-    use std::ops::Range;
-
-    use ecs_core::ComponentId;
-    use ecs_core::archetype::Archetype;
-    use ecs_core::query::{Access, CachedColumn, FetchContext, QueryData, ReadOnlyQueryData};
-
-    thread_local! {
-        static VISITS: Cell<usize> = const { Cell::new(0) };
-    }
-    struct CountRows;
-    // SAFETY: reads nothing, caches nothing, matches everything.
-    unsafe impl QueryData for CountRows {
-        type Item<'w> = ();
-        type Slice<'w> = ();
-        type Fetch<'w> = ();
-        type State = ();
-        const COLUMNS: usize = 0;
-        const DENSE: bool = false;
-        fn init_state() {}
-        fn access(_: &(), _: &mut Access) {}
-        fn matches(_: &(), _: &Archetype) -> bool {
-            true
-        }
-        fn required(_: &(), _: &mut impl FnMut(ComponentId)) {}
-        fn columns(_: &(), _: &Archetype, _: &mut Vec<CachedColumn>) {}
-        unsafe fn fetch_archetype(_: &Archetype, _: &mut &[CachedColumn], _: FetchContext) {}
-        unsafe fn filter_row(_: &(), _: usize) -> bool {
-            VISITS.set(VISITS.get() + 1);
-            true
-        }
-        unsafe fn fetch<'w>(_: &Self::Fetch<'w>, _: usize) -> Self::Item<'w> {}
-        fn shrink<'long: 'short, 'short>(_: ()) {}
-        unsafe fn slice<'w>(_: &Self::Fetch<'w>, _: Range<usize>) -> Self::Slice<'w> {}
-    }
-    // SAFETY: reads nothing.
-    unsafe impl ReadOnlyQueryData for CountRows {}
-
     #[derive(Component)]
     struct A(#[allow(dead_code)] u8);
     #[derive(Component)]
@@ -214,13 +179,13 @@ fn changed_after_get_mut_reads_the_written_runs_only() {
     for e in [plain[3999], with_a[0], with_b[2100]] {
         world.get_mut::<Value>(e).unwrap().0 += 1;
     }
-    VISITS.set(0);
+    reset_rows_asked();
     let mut found: Vec<Entity> = changed.iter(&world).map(|(_, e)| e).collect();
     found.sort();
     assert_eq!(found, [plain[3999], with_a[0], with_b[2100]]);
-    let visited = VISITS.get();
+    let visited = rows_asked();
     assert!(visited <= 3 * 256, "{visited} rows asked about for three written among 12,000");
-    VISITS.set(0);
+    reset_rows_asked();
     assert_eq!(changed.iter(&world).count(), 0);
-    assert_eq!(VISITS.get(), 0, "nothing written since: nothing read");
+    assert_eq!(rows_asked(), 0, "nothing written since: nothing read");
 }

@@ -3,50 +3,10 @@
 //! rows that did not change, a block of ticks at a time. Rows visited are
 //! counted by a query item that counts its row checks.
 
-use std::cell::Cell;
-use std::ops::Range;
-
-use ecs_core::ComponentId;
-use ecs_core::archetype::Archetype;
 use ecs_core::prelude::*;
-use ecs_core::query::{Access, CachedColumn, FetchContext, QueryData, ReadOnlyQueryData};
 
-thread_local! {
-    /// Per thread, so that tests running side by side do not count each other.
-    static VISITS: Cell<usize> = const { Cell::new(0) };
-}
-
-/// Yields `()` for every row, counting the rows it is asked about.
-struct CountRows;
-
-// SAFETY: reads nothing, caches nothing, matches everything.
-unsafe impl QueryData for CountRows {
-    type Item<'w> = ();
-    type Slice<'w> = ();
-    type Fetch<'w> = ();
-    type State = ();
-    const COLUMNS: usize = 0;
-    const DENSE: bool = false;
-
-    fn init_state() {}
-    fn access(_: &(), _: &mut Access) {}
-    fn matches(_: &(), _: &Archetype) -> bool {
-        true
-    }
-    fn required(_: &(), _: &mut impl FnMut(ComponentId)) {}
-    fn columns(_: &(), _: &Archetype, _: &mut Vec<CachedColumn>) {}
-    unsafe fn fetch_archetype(_: &Archetype, _: &mut &[CachedColumn], _: FetchContext) {}
-    unsafe fn filter_row(_: &(), _: usize) -> bool {
-        VISITS.set(VISITS.get() + 1);
-        true
-    }
-    unsafe fn fetch<'w>(_: &Self::Fetch<'w>, _: usize) -> Self::Item<'w> {}
-    fn shrink<'long: 'short, 'short>(_: ()) {}
-    unsafe fn slice<'w>(_: &Self::Fetch<'w>, _: Range<usize>) -> Self::Slice<'w> {}
-}
-
-// SAFETY: reads nothing.
-unsafe impl ReadOnlyQueryData for CountRows {}
+mod common;
+use common::{CountRows, reset_rows_asked, rows_asked};
 
 #[derive(Component)]
 struct Value(u32);
@@ -66,9 +26,9 @@ macro_rules! markers {
 markers!(M0 M1 M2 M3 M4 M5 M6 M7 M8 M9 M10 M11 M12 M13 M14 M15 M16 M17 M18 M19);
 
 fn visits(f: impl FnOnce() -> usize) -> (usize, usize) {
-    VISITS.set(0);
+    reset_rows_asked();
     let yielded = f();
-    (yielded, VISITS.get())
+    (yielded, rows_asked())
 }
 
 #[test]
@@ -147,9 +107,9 @@ fn a_system_query_skips_too() {
     #[derive(Default)]
     struct Seen(Vec<usize>);
     fn watch(q: Query<(CountRows, &Value), Changed<Value>>, mut seen: ResMut<Seen>) {
-        VISITS.set(0);
+        reset_rows_asked();
         let n = q.iter().count();
-        seen.0.push(n * 1000 + VISITS.get());
+        seen.0.push(n * 1000 + rows_asked());
     }
     let mut world = World::new();
     world.insert_resource(Seen::default());
