@@ -682,7 +682,7 @@ impl Column {
         // SAFETY: `row < len` (caller), so the tick (when kept) and the value are
         // in bounds, and the value is an initialised `T` (caller: whole `T`s at
         // `T`'s stride from `data`); `&mut self` makes both borrows unique, and
-        // they do not overlap (two allocations); the summary is shared,
+        // they do not overlap (two allocations); the run's stamp (reached above) is shared,
         // atomically written.
         unsafe {
             (
