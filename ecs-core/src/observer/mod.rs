@@ -204,6 +204,10 @@ pub(crate) struct Observers {
     last_index: usize,
     /// The name of the event triggered last, for the runaway-cycle message.
     pub(crate) last_event: &'static str,
+    /// The lifecycle events some observer ever watched, as `Lifecycle` flags:
+    /// asked on every observed insert, despawn and remove, so a world whose
+    /// observers watch other events pays no hash probe there.
+    lifecycle_watched: u8,
 }
 
 impl Observers {
@@ -211,6 +215,11 @@ impl Observers {
         let next = self.lists.len();
         let event = *self.events.entry(slot.event).or_insert(next);
         if event == next {
+            for kind in Lifecycle::ALL {
+                if crate::event::lifecycle_value(kind).0 == slot.event {
+                    self.lifecycle_watched |= kind.flag();
+                }
+            }
             self.lists.push(EventObservers {
                 event: slot.event,
                 global: Vec::new(),
@@ -286,13 +295,12 @@ impl Observers {
         Some(index)
     }
 
-    /// `true` when some observer ever watched the event type.
+    /// `true` when some observer ever watched the lifecycle event `kind`.
     #[inline]
-    pub(crate) fn watches(&mut self, event: TypeId) -> bool {
-        self.index_of(event).is_some()
+    pub(crate) fn watches_lifecycle(&self, kind: Lifecycle) -> bool {
+        self.lifecycle_watched & kind.flag() != 0
     }
 
-    /// The `i`th observer of a list, if any.
     /// Observer `i` of a list, and the list's length.
     #[inline]
     fn nth(&self, event: usize, list: List, i: usize) -> Option<(u32, usize)> {

@@ -14,6 +14,7 @@
 //! rounds (see [`flush_pending`](World::flush_pending)).
 
 use super::World;
+use super::held_ids::HeldIds;
 use crate::bundle::Bundle;
 use crate::command::CommandQueue;
 use crate::component::{ComponentId, HookContext, Lifecycle, REMOVED_LOG};
@@ -190,7 +191,7 @@ impl World {
     fn run_lifecycle_observers(&mut self, kind: Lifecycle, entity: Entity, components: &[ComponentId]) {
         // The flags that brought us here may be hooks' alone (the hierarchy's):
         // then no component needs its observer lists looked up.
-        if !self.observers.watches(crate::event::lifecycle_value(kind).0) {
+        if !self.observers.watches_lifecycle(kind) {
             return;
         }
         for &component in components {
@@ -231,7 +232,7 @@ impl World {
         if self.unobserved(&self.bundles.get(bundle).components) {
             return;
         }
-        let components = self.bundles.get(bundle).components.clone();
+        let components = HeldIds::new(&self.bundles.get(bundle).components);
         self.with_deferred(|world| {
             world.run_lifecycle(Lifecycle::Add, entity, &components);
             world.run_lifecycle(Lifecycle::Insert, entity, &components);
@@ -250,16 +251,15 @@ impl World {
         if self.unobserved(&self.bundles.get(bundle_id).components) {
             return self.insert_unobserved(entity, bundle);
         }
-        let components = self.bundles.get(bundle_id).components.clone();
+        let components = HeldIds::new(&self.bundles.get(bundle_id).components);
         let archetype = self.archetypes.get(location.archetype).expect("live archetype");
         let row = location.row.index();
-        let (replaced, added): (Vec<ComponentId>, Vec<ComponentId>) =
-            components.iter().partition(|&&c| archetype.has_at(c, row));
+        let split = components.partition(|c| archetype.has_at(c, row));
         self.with_deferred(|world| {
-            world.run_lifecycle(Lifecycle::Discard, entity, &replaced);
+            world.run_lifecycle(Lifecycle::Discard, entity, split.held());
             // Hooks cannot despawn or move the entity, so it is where it was.
             world.insert_unobserved(entity, bundle).expect("hooks and observers keep the entity alive");
-            world.run_lifecycle(Lifecycle::Add, entity, &added);
+            world.run_lifecycle(Lifecycle::Add, entity, split.rest());
             world.run_lifecycle(Lifecycle::Insert, entity, &components);
         });
         Ok(())
@@ -274,7 +274,7 @@ impl World {
         if self.unobserved(&self.bundles.get(bundle_id).components) {
             return self.remove_unobserved(entity);
         }
-        let components = self.bundles.get(bundle_id).components.clone();
+        let components = HeldIds::new(&self.bundles.get(bundle_id).components);
         let archetype = self.archetypes.get(location.archetype).expect("live archetype");
         let row = location.row.index();
         if let Some(&missing) = components.iter().find(|&&c| !archetype.has_at(c, row)) {

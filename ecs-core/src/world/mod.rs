@@ -28,6 +28,7 @@ mod dynamic_value;
 mod entity_builder;
 mod entity_mut;
 mod entity_ref;
+mod held_ids;
 mod lifecycle;
 pub(crate) mod locals;
 mod spawn_batch;

@@ -8,6 +8,7 @@
 use core::alloc::Layout;
 use core::ptr::NonNull;
 
+use super::held_ids::HeldIds;
 use super::{DynamicValue, World};
 use crate::archetype::Row;
 use crate::bundle::{BundleId, BundleInfo};
@@ -307,7 +308,7 @@ impl World {
     /// [`spawn_raw`](Self::spawn_raw) with `bundle`.
     pub(crate) fn after_spawn_raw(&mut self, bundle: BundleId, entity: Entity) {
         if self.components.lifecycle_active() {
-            let components = self.bundles.get(bundle).components.clone();
+            let components = HeldIds::new(&self.bundles.get(bundle).components);
             if !components.iter().all(|&c| self.components.lifecycle(c) == 0) {
                 self.with_deferred(|world| {
                     world.run_lifecycle(Lifecycle::Add, entity, &components);
@@ -338,7 +339,7 @@ impl World {
         moved: &mut bool,
     ) -> Result<(), EcsError> {
         let location = self.entities.get(entity).ok_or(EcsError::NoSuchEntity(entity))?;
-        let components = self.bundles.get(bundle).components.clone();
+        let components = HeldIds::new(&self.bundles.get(bundle).components);
         if !self.components.lifecycle_active() || components.iter().all(|&c| self.components.lifecycle(c) == 0) {
             // SAFETY: forwarded.
             unsafe { self.insert_raw_unobserved(location, entity, bundle, values, moved) };
@@ -346,15 +347,14 @@ impl World {
         }
         let archetype = self.archetypes.get(location.archetype).expect("live archetype");
         let row = location.row.index();
-        let (replaced, added): (Vec<ComponentId>, Vec<ComponentId>) =
-            components.iter().partition(|&&c| archetype.has_at(c, row));
+        let split = components.partition(|c| archetype.has_at(c, row));
         self.with_deferred(|world| {
-            world.run_lifecycle(Lifecycle::Discard, entity, &replaced);
+            world.run_lifecycle(Lifecycle::Discard, entity, split.held());
             // Hooks cannot despawn or move the entity: it is where it was.
             let location = world.entities.get(entity).expect("hooks keep the entity alive");
             // SAFETY: forwarded.
             unsafe { world.insert_raw_unobserved(location, entity, bundle, values, moved) };
-            world.run_lifecycle(Lifecycle::Add, entity, &added);
+            world.run_lifecycle(Lifecycle::Add, entity, split.rest());
             world.run_lifecycle(Lifecycle::Insert, entity, &components);
         });
         Ok(())
