@@ -105,6 +105,8 @@ pub(crate) struct Shared {
     ids: Mutex<Vec<Option<ComponentId>>>,
     /// The `for` loop's iterator factory (see `query::ROWS`).
     pub(crate) rows: Function,
+    /// Fills arrays from Rust (see `pack::PACK`).
+    pub(crate) pack: Function,
     /// Interrupts taken by the call under way.
     spent: AtomicU64,
     budget: AtomicU64,
@@ -225,8 +227,10 @@ impl ScriptHost {
         };
         let lua = Lua::new();
         let rows = lua.load(crate::query::ROWS).set_name("=ecs-script rows").eval().map_err(fail)?;
+        let pack = lua.load(crate::pack::PACK).set_name("=ecs-script pack").eval().map_err(fail)?;
         let shared = Arc::new(Shared {
             rows,
+            pack,
             observers: Mutex::default(),
             fired: Arc::default(),
             current: Mutex::default(),

@@ -33,6 +33,7 @@ mod api;
 mod codec;
 mod host;
 mod kernels;
+mod pack;
 mod query;
 mod system;
 

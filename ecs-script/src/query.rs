@@ -110,8 +110,7 @@ fn rows(lua: &Lua, backend: &mut Backend<'_, '_, '_>, shared: &Shared, spec: &Sp
     if let Some(e) = failed {
         return Err(e);
     }
-    // One call into the VM per column, not one per value.
-    columns.into_iter().map(|column| lua.create_sequence_from(column)).collect()
+    columns.into_iter().map(|column| crate::pack::sequence(lua, &shared.pack, column)).collect()
 }
 
 /// The `for` loop's iterator over columns [`rows`] filled, written in Luau:
@@ -168,7 +167,7 @@ fn batch(
     let mut failed = None;
     let mut each = |archetype: DynamicArchetype<'_, '_>| {
         if failed.is_none()
-            && let Err(e) = visit(lua, f, &archetype, &spec.fetch, &codecs, buffers)
+            && let Err(e) = visit(lua, &shared.pack, f, &archetype, &spec.fetch, &codecs, buffers)
         {
             failed = Some(e);
         }
@@ -249,7 +248,8 @@ fn field_count(node: &codec::Node) -> usize {
 
 /// One field's rows, lent writable for the archetype's visit.
 trait FieldBuf {
-    fn fill(&self, lua: &Lua) -> mlua::Result<Table>;
+    /// The rows as a Luau array, made through `pack` (see `pack::PACK`).
+    fn fill(&self, lua: &Lua, pack: &Function) -> mlua::Result<Table>;
     /// The rows as a Luau buffer, little-endian, `SIZE` bytes each.
     fn fill_buffer(&self, lua: &Lua) -> mlua::Result<mlua::Buffer>;
     /// Checks the buffer (its length, each element a value of the kind).
@@ -455,12 +455,8 @@ impl<F: Lane> FieldBuf for Rows<'_, F> {
             self.set(i, F::take(bytes).expect("checked"));
         }
     }
-    fn fill(&self, lua: &Lua) -> mlua::Result<Table> {
-        let table = lua.create_table_with_capacity(self.len(), 0)?;
-        for i in 0..self.len() {
-            table.raw_seti(i + 1, self.get(i).to_lua())?;
-        }
-        Ok(table)
+    fn fill(&self, lua: &Lua, pack: &Function) -> mlua::Result<Table> {
+        crate::pack::sequence(lua, pack, (0..self.len()).map(|i| self.get(i).to_lua()).collect())
     }
     fn check(&self, table: &Table) -> mlua::Result<()> {
         for i in 0..self.len() {
@@ -507,6 +503,7 @@ fn lend<'a, F: Lane>(
 
 fn visit(
     lua: &Lua,
+    pack: &Function,
     f: &Function,
     archetype: &DynamicArchetype<'_, '_>,
     fetch: &[ComponentId],
@@ -517,11 +514,8 @@ fn visit(
     if buffers {
         args.push_back(Value::Number(archetype.len() as f64));
     } else {
-        let entities = lua.create_table_with_capacity(archetype.len(), 0)?;
-        for (i, &e) in archetype.entities().iter().enumerate() {
-            entities.raw_seti(i + 1, entity_value(e))?;
-        }
-        args.push_back(Value::Table(entities));
+        let entities = archetype.entities().iter().map(|&e| entity_value(e)).collect();
+        args.push_back(Value::Table(crate::pack::sequence(lua, pack, entities)?));
     }
     let mut lent: Vec<(Value, Box<dyn FieldBuf + '_>)> = Vec::new();
     for (&id, codec) in fetch.iter().zip(codecs) {
@@ -547,7 +541,7 @@ fn visit(
                     )));
                 }
             };
-            let array = if buffers { Value::Buffer(buf.fill_buffer(lua)?) } else { Value::Table(buf.fill(lua)?) };
+            let array = if buffers { Value::Buffer(buf.fill_buffer(lua)?) } else { Value::Table(buf.fill(lua, pack)?) };
             match &component {
                 Some(component) => component.raw_set(name, array.clone())?,
                 None => args.push_back(array.clone()),
