@@ -75,7 +75,7 @@ mod tests {
         let pack: Function = lua.load(PACK).eval()?;
         let table = sequence(&lua, &pack, vec![Value::Number(1.0), Value::Nil, Value::Boolean(true)])?;
         assert_eq!(table.raw_get::<Value>(2)?, Value::Nil);
-        assert_eq!(table.raw_get::<bool>(3)?, true);
+        assert!(table.raw_get::<bool>(3)?);
         Ok(())
     }
 }
