@@ -18,7 +18,7 @@ use ecs_core::command::Commands;
 use ecs_core::component::{ComponentDescriptor, ComponentId, Components, FieldKind, SchemaBuilder};
 use ecs_core::prelude::*;
 use ecs_core::system::DeclaredWorld;
-use ecs_core::world::{ComponentRef, DynamicValue};
+use ecs_core::world::{ComponentMut, ComponentRef, DynamicValue};
 use mlua::{Lua, Scope, Table, Value, Variadic};
 
 use crate::codec::{self, Codec, Target, Write, entity_of, entity_value};
@@ -84,7 +84,7 @@ impl Backend<'_, '_, '_> {
         }
     }
 
-    fn get(&self, entity: Entity, id: ComponentId) -> mlua::Result<Option<ComponentRef<'_>>> {
+    pub(crate) fn get(&self, entity: Entity, id: ComponentId) -> mlua::Result<Option<ComponentRef<'_>>> {
         let found = match self {
             Backend::World(world) => world.get_by_id(entity, id),
             Backend::System { world, .. } => world.get_by_id(entity, id),
@@ -94,6 +94,15 @@ impl Backend<'_, '_, '_> {
             Err(EcsError::MissingComponent { .. }) => Ok(None),
             Err(e) => Err(ecs(e)),
         }
+    }
+
+    /// Component `id` of `entity`, writable (stamped changed).
+    pub(crate) fn get_mut(&mut self, entity: Entity, id: ComponentId) -> mlua::Result<ComponentMut<'_>> {
+        match self {
+            Backend::World(world) => world.get_mut_by_id(entity, id),
+            Backend::System { world, .. } => world.get_mut_by_id(entity, id),
+        }
+        .map_err(ecs)
     }
 
     /// Writes `writes` into component `id` of `entity`: in place when it has

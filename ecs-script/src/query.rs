@@ -10,6 +10,9 @@
 //!   native step per archetype: the fast path (jecs's `query:archetypes()`).
 //!   While the function runs the world's own functions are unavailable (the
 //!   arrays are lent out of it); every fetched component counts as written.
+//!   A query that decides rows one by one (a tag or other sparse component
+//!   in it, as in `:with(Enemy)`) hands its passing rows over in one batch,
+//!   gathered and written back row by row.
 //! - `query:buffers(function(n, a, b) … end)` is the same with each field a
 //!   Luau `buffer` of its values (`n` of them, little-endian, at the
 //!   field's size: `buffer.readf32(a.x, (i - 1) * 4)`), filled and read back
@@ -164,6 +167,22 @@ fn batch(
             )));
         }
     }
+    if let Some((codec, (name, _))) =
+        codecs.iter().find_map(|c| c.columns.iter().find(|(_, kind)| *kind == Scalar::Entity).map(|f| (c, f)))
+    {
+        return Err(mlua::Error::runtime(format!(
+            "component `{}` field `{name}`: the batch form hands out numbers and booleans",
+            codec.name
+        )));
+    }
+    let query = match backend {
+        Backend::World(world) => spec.builder(true).build(world),
+        Backend::System { world, .. } => world.build_query(spec.builder(true)),
+    }
+    .map_err(ecs_error)?;
+    if query.filters_rows() {
+        return gathered(lua, &shared.pack, backend, &query, &spec.fetch, &codecs, f, buffers);
+    }
     let mut failed = None;
     let mut each = |archetype: DynamicArchetype<'_, '_>| {
         if failed.is_none()
@@ -173,16 +192,116 @@ fn batch(
         }
     };
     match backend {
-        Backend::World(world) => {
-            let query = spec.builder(true).build(world).map_err(ecs_error)?;
-            query.for_each_archetype_mut(world, &mut each);
-        }
-        Backend::System { world, .. } => {
-            let query = world.build_query(spec.builder(true)).map_err(ecs_error)?;
-            world.for_each_archetype(&query, &mut each).map_err(ecs_error)?;
-        }
+        Backend::World(world) => query.for_each_archetype_mut(world, &mut each),
+        Backend::System { world, .. } => world.for_each_archetype(&query, &mut each).map_err(ecs_error)?,
     }
     failed.map_or(Ok(()), Err)
+}
+
+/// The batch form over a query that filters rows one by one (a sparse or tag
+/// component, which the per-archetype views do not hand out): the rows that
+/// pass, gathered into one batch through the component views, and written
+/// back row by row the same way.
+#[allow(clippy::too_many_arguments, reason = "the batch form's inputs, passed through")]
+fn gathered(
+    lua: &Lua,
+    pack: &Function,
+    backend: &mut Backend<'_, '_, '_>,
+    query: &ecs_core::query::DynamicQuery,
+    fetch: &[ComponentId],
+    codecs: &[Arc<codec::Codec>],
+    f: &Function,
+    buffers: bool,
+) -> mlua::Result<()> {
+    let mut entities = Vec::new();
+    match backend {
+        Backend::World(world) => query.for_each(world, |row| entities.push(row.entity())),
+        Backend::System { world, .. } => world.for_each(query, |row| entities.push(row.entity())).map_err(ecs_error)?,
+    }
+    if entities.is_empty() {
+        return Ok(());
+    }
+    let mut fields: Vec<Box<dyn Gather>> = Vec::new();
+    for (&id, codec) in fetch.iter().zip(codecs) {
+        for &(name, kind) in &codec.columns {
+            let at = Field { id, component: codec.name, name };
+            fields.push(match kind {
+                Scalar::Bool => gather::<bool>(backend, &entities, at)?,
+                Scalar::I8 => gather::<i8>(backend, &entities, at)?,
+                Scalar::I16 => gather::<i16>(backend, &entities, at)?,
+                Scalar::I32 => gather::<i32>(backend, &entities, at)?,
+                Scalar::I64 => gather::<i64>(backend, &entities, at)?,
+                Scalar::U8 => gather::<u8>(backend, &entities, at)?,
+                Scalar::U16 => gather::<u16>(backend, &entities, at)?,
+                Scalar::U32 => gather::<u32>(backend, &entities, at)?,
+                Scalar::U64 => gather::<u64>(backend, &entities, at)?,
+                Scalar::F32 => gather::<f32>(backend, &entities, at)?,
+                Scalar::F64 => gather::<f64>(backend, &entities, at)?,
+                Scalar::Entity => unreachable!("refused before the visit"),
+            });
+        }
+    }
+    let bufs = fields.iter_mut().map(|field| field.rows()).collect();
+    hand_over(lua, pack, f, &entities, codecs, bufs, buffers)?;
+    for field in &fields {
+        field.scatter(backend, &entities)?;
+    }
+    Ok(())
+}
+
+/// Where a gathered field lives.
+#[derive(Clone, Copy)]
+struct Field {
+    id: ComponentId,
+    component: &'static str,
+    name: &'static str,
+}
+
+/// One field of a batch gathered row by row.
+trait Gather {
+    /// The values, lent to the batch.
+    fn rows(&mut self) -> Box<dyn FieldBuf + '_>;
+    /// Writes the values back, row by row (each row stamped changed).
+    fn scatter(&self, backend: &mut Backend<'_, '_, '_>, entities: &[Entity]) -> mlua::Result<()>;
+}
+
+struct Gathered<F> {
+    at: Field,
+    values: Vec<F>,
+}
+
+fn gather<F: Lane>(backend: &Backend<'_, '_, '_>, entities: &[Entity], at: Field) -> mlua::Result<Box<dyn Gather>> {
+    let values = entities
+        .iter()
+        .map(|&e| {
+            let view = backend.get(e, at.id)?.ok_or_else(|| {
+                mlua::Error::runtime(format!("entity {e} lost component `{}` during the batch", at.component))
+            })?;
+            view.get::<F>(at.name).map_err(|e| mlua::Error::runtime(e.to_string()))
+        })
+        .collect::<mlua::Result<_>>()?;
+    Ok(Box::new(Gathered { at, values }))
+}
+
+impl<F: Lane> Gather for Gathered<F> {
+    fn rows(&mut self) -> Box<dyn FieldBuf + '_> {
+        Box::new(Rows {
+            name: self.at.name,
+            component: self.at.component,
+            slice: Some(&mut self.values),
+            strided: None,
+        })
+    }
+
+    fn scatter(&self, backend: &mut Backend<'_, '_, '_>, entities: &[Entity]) -> mlua::Result<()> {
+        for (&e, &value) in entities.iter().zip(&self.values) {
+            backend
+                .get_mut(e, self.at.id)?
+                .set(self.at.name, value)
+                .map_err(|e| mlua::Error::runtime(e.to_string()))?;
+        }
+        Ok(())
+    }
 }
 
 /// The methods of the call's queries, as their metatable.
@@ -510,19 +629,10 @@ fn visit(
     codecs: &[Arc<codec::Codec>],
     buffers: bool,
 ) -> mlua::Result<()> {
-    let mut args = MultiValue::new();
-    if buffers {
-        args.push_back(Value::Number(archetype.len() as f64));
-    } else {
-        let entities = archetype.entities().iter().map(|&e| entity_value(e)).collect();
-        args.push_back(Value::Table(crate::pack::sequence(lua, pack, entities)?));
-    }
-    let mut lent: Vec<(Value, Box<dyn FieldBuf + '_>)> = Vec::new();
+    let mut bufs = Vec::new();
     for (&id, codec) in fetch.iter().zip(codecs) {
-        // A newtype's one field is handed out bare, as its values are.
-        let component = if codec.bare { None } else { Some(lua.create_table()?) };
         for &(name, kind) in &codec.columns {
-            let buf = match kind {
+            bufs.push(match kind {
                 Scalar::Bool => lend::<bool>(archetype, id, codec.name, name),
                 Scalar::I8 => lend::<i8>(archetype, id, codec.name, name),
                 Scalar::I16 => lend::<i16>(archetype, id, codec.name, name),
@@ -534,13 +644,39 @@ fn visit(
                 Scalar::U64 => lend::<u64>(archetype, id, codec.name, name),
                 Scalar::F32 => lend::<f32>(archetype, id, codec.name, name),
                 Scalar::F64 => lend::<f64>(archetype, id, codec.name, name),
-                Scalar::Entity => {
-                    return Err(mlua::Error::runtime(format!(
-                        "component `{}` field `{name}`: the batch form hands out numbers and booleans",
-                        codec.name
-                    )));
-                }
-            };
+                Scalar::Entity => unreachable!("refused before the visit"),
+            });
+        }
+    }
+    hand_over(lua, pack, f, archetype.entities(), codecs, bufs, buffers)
+}
+
+/// Calls the batch's function with the rows of `entities`, each component's
+/// fields from `bufs` (one per field, in the codecs' column order), then
+/// checks everything it handed out and writes it back.
+fn hand_over<'b>(
+    lua: &Lua,
+    pack: &Function,
+    f: &Function,
+    entities: &[Entity],
+    codecs: &[Arc<codec::Codec>],
+    bufs: Vec<Box<dyn FieldBuf + 'b>>,
+    buffers: bool,
+) -> mlua::Result<()> {
+    let mut args = MultiValue::new();
+    if buffers {
+        args.push_back(Value::Number(entities.len() as f64));
+    } else {
+        let entities = entities.iter().map(|&e| entity_value(e)).collect();
+        args.push_back(Value::Table(crate::pack::sequence(lua, pack, entities)?));
+    }
+    let mut bufs = bufs.into_iter();
+    let mut lent: Vec<(Value, Box<dyn FieldBuf + 'b>)> = Vec::new();
+    for codec in codecs {
+        // A newtype's one field is handed out bare, as its values are.
+        let component = if codec.bare { None } else { Some(lua.create_table()?) };
+        for &(name, _) in &codec.columns {
+            let buf = bufs.next().expect("one per field");
             let array = if buffers { Value::Buffer(buf.fill_buffer(lua)?) } else { Value::Table(buf.fill(lua, pack)?) };
             match &component {
                 Some(component) => component.raw_set(name, array.clone())?,

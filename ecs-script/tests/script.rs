@@ -484,3 +484,59 @@ fn kernels_do_bulk_arithmetic_on_the_batch_forms_buffers() {
     let error = host.call::<()>(&mut world, "k", "not_a_buffer").unwrap_err();
     assert!(error.message.contains("kernels.add_f64: argument 1 is table, not a buffer"), "{error}");
 }
+
+/// The batch forms over a query that filters rows one by one (a tag, here a
+/// script's component without fields): the rows that pass, in one batch,
+/// written back row by row; rows filtered out are left alone.
+#[test]
+fn the_batch_forms_take_queries_that_filter_rows() {
+    let mut world = World::new();
+    let mut host = ScriptHost::new().unwrap();
+    host.load(
+        "tagged",
+        r#"return {
+        setup = function(world)
+            local P = world:component("Pos", "f64")
+            local Body = world:component("Body2", { x = "f32", hp = "i32" })
+            local Enemy = world:component("Enemy", {})
+            for i = 1, 6 do
+                local e = world:entity()
+                world:set(e, P, i)
+                world:set(e, Body, { x = i, hp = 10 })
+                if i % 2 == 0 then world:add(e, Enemy) end
+            end
+        end,
+        tables = function(world)
+            local P, Body, Enemy = world:component("Pos"), world:component("Body2"), world:component("Enemy")
+            local seen = 0
+            world:query(P, Body):with(Enemy):batch(function(es, p, b)
+                for i = 1, #es do p[i] *= 10 b.hp[i] -= i end
+                seen += #es
+            end)
+            return seen
+        end,
+        buffers = function(world)
+            local P, Enemy = world:component("Pos"), world:component("Enemy")
+            local seen = 0
+            world:query(P):without(Enemy):buffers(function(n, p)
+                kernels.scale_f64(p, -1)
+                seen += n
+            end)
+            return seen
+        end,
+        sum = function(world)
+            local P, Body = world:component("Pos"), world:component("Body2")
+            local sum, hp = 0, 0
+            for _, p, b in world:query(P, Body) do sum += p hp += b.hp end
+            return sum, hp
+        end,
+    }"#,
+    )
+    .unwrap();
+    host.call::<()>(&mut world, "tagged", "setup").unwrap();
+    assert_eq!(host.call::<f64>(&mut world, "tagged", "tables").unwrap(), 3.0);
+    // Enemies 2, 4, 6 times ten; the others as they were.
+    assert_eq!(host.call::<(f64, f64)>(&mut world, "tagged", "sum").unwrap(), (1.0 + 3.0 + 5.0 + 120.0, 60.0 - 6.0));
+    assert_eq!(host.call::<f64>(&mut world, "tagged", "buffers").unwrap(), 3.0);
+    assert_eq!(host.call::<(f64, f64)>(&mut world, "tagged", "sum").unwrap(), (-9.0 + 120.0, 54.0));
+}

@@ -326,6 +326,14 @@ impl DynamicQuery {
         self.added.iter().chain(&self.changed).find(|&&id| !readable(id)).map(|&id| (id, false))
     }
 
+    /// `true` when the query decides rows one by one (a sparse or tag
+    /// component among its terms or filters, an `added` or `changed`
+    /// filter): then its archetypes cannot be handed out as whole columns
+    /// (the per-archetype views panic), and it is visited row by row.
+    pub fn filters_rows(&self) -> bool {
+        self.per_row
+    }
+
     /// The query as messages name it, in the typed query's notation:
     /// `DynamicQuery<(&mut Health, Option<&Armor>), With<Poisoned>>`.
     pub fn description(&self) -> &'static str {
