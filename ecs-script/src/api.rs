@@ -22,7 +22,8 @@ use ecs_core::world::{ComponentMut, ComponentRef, DynamicValue};
 use mlua::{Lua, Scope, Table, Value, Variadic};
 
 use crate::codec::{self, Codec, Target, Write, entity_of, entity_value};
-use crate::host::Shared;
+use crate::event::ScriptEvent;
+use crate::host::{EVENT, Fired, Shared};
 
 pub(crate) fn error(message: impl Into<String>) -> mlua::Error {
     mlua::Error::runtime(message.into())
@@ -52,7 +53,7 @@ impl Backend<'_, '_, '_> {
         }
     }
 
-    fn value(&self, id: ComponentId) -> Result<DynamicValue, EcsError> {
+    pub(crate) fn value(&self, id: ComponentId) -> Result<DynamicValue, EcsError> {
         match self {
             Backend::World(world) => DynamicValue::new(world, id),
             Backend::System { world, .. } => world.new_value(id),
@@ -129,6 +130,16 @@ impl Backend<'_, '_, '_> {
                 commands.add(move |world: &mut World| world.insert_by_id(entity, id, value));
                 Ok(())
             }
+        }
+    }
+
+    /// Triggers a script event (deferred in a system, as its commands are).
+    fn trigger(&mut self, event: ScriptEvent, target: Option<Entity>) {
+        match (self, target) {
+            (Backend::World(world), None) => world.trigger(event),
+            (Backend::World(world), Some(target)) => world.trigger_targets(event, target),
+            (Backend::System { commands, .. }, None) => commands.trigger(event),
+            (Backend::System { commands, .. }, Some(target)) => commands.trigger_targets(event, target),
         }
     }
 
@@ -327,10 +338,11 @@ fn define_newtype(world: &mut World, name: &str, kind: &str) -> mlua::Result<Com
     world.register_dynamic(&ComponentDescriptor::new(name, schema)).map_err(|e| error(e.to_string()))
 }
 
-/// Hands waiting lifecycle events to the scripts' observers, oldest first,
-/// each called as `f(world, entity, component)`; events their own changes
-/// cause are handed out in turn.
-pub(crate) fn dispatch(shared: &Shared) -> mlua::Result<()> {
+/// Hands waiting events to the scripts' observers, oldest first: a
+/// lifecycle event as `f(world, entity, component)`, a script event as
+/// `f(world, value, target)` (`target` nil when it has none); events their
+/// own changes cause are handed out in turn.
+pub(crate) fn dispatch(lua: &Lua, shared: &Shared, lent: &Lent<'_, '_, '_>) -> mlua::Result<()> {
     // Most world functions fire nothing: decided before the world object
     // is looked up.
     if shared.fired.is_empty() {
@@ -343,7 +355,7 @@ pub(crate) fn dispatch(shared: &Shared) -> mlua::Result<()> {
         if fired.is_empty() {
             return Ok(());
         }
-        for (event, id, entity) in fired {
+        for Fired { event, id, entity, value } in fired {
             let observers: Vec<mlua::Function> = shared
                 .observers
                 .lock()
@@ -352,49 +364,113 @@ pub(crate) fn dispatch(shared: &Shared) -> mlua::Result<()> {
                 .filter(|(e, c, _)| *e == event && *c == id)
                 .map(|(_, _, f)| f.clone())
                 .collect();
+            if observers.is_empty() {
+                continue;
+            }
+            let entity = entity.map_or(Value::Nil, entity_value);
+            let second = match &value {
+                Some(value) => {
+                    let codec = borrow(lent)?.codec(shared, id)?;
+                    codec::to_lua(lua, &value.view(), &codec.root)?
+                }
+                None => entity.clone(),
+            };
+            let third = if value.is_some() { entity } else { Value::Number(id.index() as f64) };
             for f in observers {
-                f.call::<()>((world.clone(), entity_value(entity), id.index() as f64))?;
+                f.call::<()>((world.clone(), second.clone(), third.clone()))?;
             }
         }
     }
 }
 
-/// Registers a script observer: a Rust observer of the component's
-/// lifecycle event queues each event for [`dispatch`].
+/// Registers a script observer of a lifecycle event: a Rust observer of the
+/// component's event queues each for [`dispatch`].
 fn observe(shared: &Shared, world: &mut World, event: &str, id: ComponentId, f: mlua::Function) -> mlua::Result<()> {
     let event: &'static str = match event {
         "OnAdd" => "OnAdd",
         "OnInsert" => "OnInsert",
         "OnRemove" => "OnRemove",
         other => {
-            return Err(error(format!("unknown event `{other}`: observers watch OnAdd, OnInsert or OnRemove")));
+            return Err(error(format!(
+                "unknown event `{other}`: observers watch OnAdd, OnInsert, OnRemove or an event from `world:event`"
+            )));
         }
     };
+    if !first_observer(shared, event, id, f) {
+        return Ok(());
+    }
+    // Weak: once the host is gone, the world's observers queue nothing.
+    let fired = Arc::downgrade(&shared.fired);
+    let queue = move |target: Entity| {
+        if let Some(fired) = fired.upgrade() {
+            fired.push(Fired { event, id, entity: Some(target), value: None });
+        }
+    };
+    let added = match event {
+        "OnAdd" => world.add_observer_by_id(&[id], move |t: On<Add>| queue(t.target())),
+        "OnInsert" => world.add_observer_by_id(&[id], move |t: On<Insert>| queue(t.target())),
+        _ => world.add_observer_by_id(&[id], move |t: On<Remove>| queue(t.target())),
+    };
+    added.map(drop).map_err(ecs)
+}
+
+/// Registers a script observer of script event `id`: a Rust observer of
+/// [`ScriptEvent`] queues each of that id for [`dispatch`].
+fn observe_event(shared: &Shared, world: &mut World, id: ComponentId, f: mlua::Function) {
+    if !first_observer(shared, EVENT, id, f) {
+        return;
+    }
+    let fired = Arc::downgrade(&shared.fired);
+    world.add_observer(move |t: On<ScriptEvent>| {
+        if t.event().id() == id
+            && let Some(fired) = fired.upgrade()
+        {
+            fired.push(Fired { event: EVENT, id, entity: t.get_target(), value: Some(t.event().value().clone()) });
+        }
+    });
+}
+
+/// Files `f` as an observer of `event` on `id`; `true` when it is the first
+/// (the Rust side is then set up).
+fn first_observer(shared: &Shared, event: &'static str, id: ComponentId, f: mlua::Function) -> bool {
     let mut observers = shared.observers.lock().expect("not poisoned");
     let first = !observers.iter().any(|(e, c, _)| *e == event && *c == id);
     observers.push((event, id, f));
-    drop(observers);
-    if first {
-        // Weak: once the host is gone, the world's observers queue nothing.
-        let fired = Arc::downgrade(&shared.fired);
-        let queue = move |target: Entity| {
-            if let Some(fired) = fired.upgrade() {
-                fired.push((event, id, target));
-            }
-        };
-        let added = match event {
-            "OnAdd" => world.add_observer_by_id(&[id], move |t: On<Add>| queue(t.target())),
-            "OnInsert" => world.add_observer_by_id(&[id], move |t: On<Insert>| queue(t.target())),
-            _ => world.add_observer_by_id(&[id], move |t: On<Remove>| queue(t.target())),
-        };
-        added.map_err(ecs)?;
-    }
-    Ok(())
+    first
 }
 
 /// The components named by the arguments from `from` on.
 fn ids(shared: &Shared, args: &Args, from: usize) -> mlua::Result<Vec<ComponentId>> {
     (from..arg_count(args)).map(|i| shared.component(arg(args, i))).collect()
+}
+
+/// `world:component(name [, schema])` (and `world:event`, which declares
+/// an event's payload the same way): defines the component, or finds it.
+fn component(lent: &Lent<'_, '_, '_>, shared: &Shared, args: &Args) -> mlua::Result<f64> {
+    let name: String = match arg(args, 0) {
+        Value::String(s) => s.to_str()?.to_owned(),
+        other => return Err(error(format!("component: expected a name, got {}", other.type_name()))),
+    };
+    let mut backend = borrow(lent)?;
+    let id = match (arg(args, 1), &mut backend.backend) {
+        (Value::Table(schema), Backend::World(world)) => define(world, &name, schema)?,
+        (Value::String(kind), Backend::World(world)) => define_newtype(world, &name, &kind.to_str()?)?,
+        (Value::Table(_) | Value::String(_), Backend::System { .. }) => {
+            return Err(error(format!(
+                "component `{name}`: define components in a call with the whole world (a setup function), not in a system"
+            )));
+        }
+        (Value::Nil, backend) => {
+            backend.components().id_by_name(&name).ok_or_else(|| error(format!("unknown component `{name}`")))?
+        }
+        (other, _) => {
+            return Err(error(format!(
+                "component `{name}`: a schema is a table of fields or a kind name, not {}",
+                other.type_name()
+            )));
+        }
+    };
+    Ok(shared.remember(id))
 }
 
 /// The `world` object for one call: a table of functions called as methods.
@@ -426,7 +502,7 @@ pub(crate) fn world_object<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
                 scope.create_function(move |$lua: &Lua, $args: Args| {
                     let _ = (&$lua, &$args);
                     let done = (|| $body)();
-                    dispatch(shared)?;
+                    dispatch($lua, shared, lent)?;
                     done
                 })?,
             )?;
@@ -434,31 +510,31 @@ pub(crate) fn world_object<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
     }
 
     // world:component(name [, schema]) -> component
-    function!("component", |lua, args| {
-        let name: String = match arg(&args, 0) {
-            Value::String(s) => s.to_str()?.to_owned(),
-            other => return Err(error(format!("component: expected a name, got {}", other.type_name()))),
-        };
+    function!("component", |lua, args| component(lent, shared, &args));
+    // world:event(name [, schema]) -> event: declared as a component is
+    // (see `ScriptEvent`)
+    function!("event", |lua, args| component(lent, shared, &args));
+
+    // world:trigger(event, value [, target])
+    changing!("trigger", |lua, args| {
         let mut backend = borrow(lent)?;
-        let id = match (arg(&args, 1), &mut backend.backend) {
-            (Value::Table(schema), Backend::World(world)) => define(world, &name, schema)?,
-            (Value::String(kind), Backend::World(world)) => define_newtype(world, &name, &kind.to_str()?)?,
-            (Value::Table(_) | Value::String(_), Backend::System { .. }) => {
-                return Err(error(format!(
-                    "component `{name}`: define components in a call with the whole world (a setup function), not in a system"
-                )));
-            }
-            (Value::Nil, backend) => {
-                backend.components().id_by_name(&name).ok_or_else(|| error(format!("unknown component `{name}`")))?
-            }
-            (other, _) => {
-                return Err(error(format!(
-                    "component `{name}`: a schema is a table of fields or a kind name, not {}",
-                    other.type_name()
-                )));
-            }
+        let id = backend.component(shared, arg(&args, 0))?;
+        let target = match arg(&args, 2) {
+            Value::Nil => None,
+            entity => Some(backend.live(entity)?),
         };
-        Ok(shared.remember(id))
+        let codec = backend.codec(shared, id)?;
+        let mut writes = Vec::new();
+        let value = arg(&args, 1);
+        if !(value.is_nil() && codec.is_tag()) {
+            codec::from_lua(lua, &codec, value, &mut writes).map_err(error)?;
+        }
+        let mut payload = backend.value(id).map_err(ecs)?;
+        for write in &writes {
+            payload.apply(write);
+        }
+        backend.trigger(ScriptEvent::new(payload), target);
+        Ok(())
     });
 
     // world:entity() -> entity
@@ -544,7 +620,24 @@ pub(crate) fn world_object<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
     });
 
     // world:observe(event, component, function(world, entity, component))
+    // world:observe(event, function(world, value, target)), for an event
+    // from `world:event`
     function!("observe", |lua, args| {
+        if let event @ (Value::Number(_) | Value::Integer(_)) = arg(&args, 0) {
+            let id = shared.component(event)?;
+            let Value::Function(f) = arg(&args, 1).clone() else {
+                return Err(error("observe: expected a function after the event"));
+            };
+            return match &mut borrow(lent)?.backend {
+                Backend::World(world) => {
+                    observe_event(shared, world, id, f);
+                    Ok(())
+                }
+                Backend::System { .. } => {
+                    Err(error("observe in a call with the whole world (a setup function), not in a system"))
+                }
+            };
+        }
         let event = match arg(&args, 0) {
             Value::String(s) => s.to_str()?.to_owned(),
             other => return Err(error(format!("observe: expected an event name, got {}", other.type_name()))),

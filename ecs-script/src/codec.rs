@@ -14,7 +14,12 @@ use mlua::{LightUserData, Lua, Table, Value};
 /// An entity as scripts hold it: its bits in a light userdata (no
 /// allocation, compared and hashed by value).
 pub(crate) fn entity_value(entity: Entity) -> Value {
-    Value::LightUserData(LightUserData(entity.to_bits() as usize as *mut core::ffi::c_void))
+    Value::LightUserData(entity_data(entity))
+}
+
+/// An entity as the light userdata scripts hold.
+pub(crate) fn entity_data(entity: Entity) -> LightUserData {
+    LightUserData(entity.to_bits() as usize as *mut core::ffi::c_void)
 }
 
 /// The entity a script passed, if the value is one.

@@ -56,9 +56,19 @@ impl fmt::Display for ScriptError {
 
 impl std::error::Error for ScriptError {}
 
-/// A lifecycle event waiting for the scripts' observers: the event's name,
-/// the component, the entity.
-pub(crate) type Fired = (&'static str, ComponentId, Entity);
+/// An event waiting for the scripts' observers: the event's name (`OnAdd`,
+/// `OnInsert`, `OnRemove`, or [`EVENT`] for a [`ScriptEvent`](crate::ScriptEvent)),
+/// the component (or the event's declared id), the entity (the target, if
+/// any), and a script event's payload.
+pub(crate) struct Fired {
+    pub(crate) event: &'static str,
+    pub(crate) id: ComponentId,
+    pub(crate) entity: Option<Entity>,
+    pub(crate) value: Option<ecs_core::world::DynamicValue>,
+}
+
+/// The name [`Fired`] and the observer list give script events.
+pub(crate) const EVENT: &str = "event";
 
 /// Lifecycle events waiting for the scripts' observers, and whether there
 /// are any: most world functions fire nothing, and ask without a lock.
@@ -357,7 +367,7 @@ impl ScriptHost {
             *shared.current.lock().expect("not poisoned") = Some(object.clone());
             // Changes applied since the last call (a script system's deferred
             // ones) are observed first.
-            crate::api::dispatch(shared)?;
+            crate::api::dispatch(&self.lua, shared, &lent)?;
             args.push_front(Value::Table(object));
             f.call::<R>(args)
         });

@@ -23,6 +23,7 @@
 //! | `world:query(A, B):with(C):without(D)` | the same; `for e, a, b in query do` |
 //! | `query:archetypes()` | `query:batch(function(entities, a, b) … end)`: field arrays per archetype, written back; `query:buffers(…)`: Luau buffers, for the `kernels` library's bulk arithmetic (`kernels.axpy_f64(p, v, dt)`) |
 //! | hooks (`jecs.OnAdd`) | `world:observe(world.OnAdd, C, function(world, e, c) … end)`, also `OnInsert`, `OnRemove` |
+//! | (no events) | `world:event(name, schema)`, `world:trigger(E, value [, target])`, `world:observe(E, function(world, value, target) … end)`; Rust sees them as [`ScriptEvent`] |
 //!
 //! Entities are light userdata holding the entity's bits (compared by value,
 //! usable as table keys). A function given a stale entity, an unknown
@@ -31,15 +32,23 @@
 
 mod api;
 mod codec;
+mod event;
 mod host;
 mod kernels;
 mod pack;
 mod query;
 mod system;
 
+pub use event::ScriptEvent;
 pub use host::{Limits, ScriptError, ScriptHost};
 pub use mlua;
 pub use system::{ScriptRun, ScriptSystem, script_system};
+
+/// An entity as scripts hold it (light userdata holding its bits), to pass
+/// to a script function: `host.call_with(&mut world, "combat", "hit", entity(goblin))`.
+pub fn entity(entity: ecs_core::entity::Entity) -> mlua::LightUserData {
+    codec::entity_data(entity)
+}
 
 /// The book's chapter on scripting, its examples compiled and run as doctests.
 #[cfg(doctest)]

@@ -540,3 +540,106 @@ fn the_batch_forms_take_queries_that_filter_rows() {
     assert_eq!(host.call::<f64>(&mut world, "tagged", "buffers").unwrap(), 3.0);
     assert_eq!(host.call::<(f64, f64)>(&mut world, "tagged", "sum").unwrap(), (-9.0 + 120.0, 54.0));
 }
+
+/// Script events: declared with a payload schema, triggered by scripts and
+/// by Rust, observed by scripts and by Rust; a bad payload, an unknown event
+/// or a stale target is an error and triggers nothing.
+#[test]
+fn script_events_reach_rust_and_script_observers_both_ways() {
+    use ecs_script::{ScriptEvent, entity};
+    use std::sync::{Arc, Mutex};
+
+    let mut world = World::new();
+    let mut host = ScriptHost::new().unwrap();
+    host.load(
+        "combat",
+        r#"
+        local combat = { log = {} }
+        function combat.setup(world)
+            local Damage = world:event("Damage", { amount = "f32", kind = "string" })
+            local Alarm = world:event("Alarm", {})
+            world:observe(Damage, function(world, value, target)
+                table.insert(combat.log, value.kind .. ":" .. value.amount .. (target and ":t" or ":none"))
+                -- an observer may use the world, and trigger in turn
+                if value.amount > 100 then world:trigger(Alarm) end
+            end)
+            world:observe(Alarm, function(world, value, target)
+                table.insert(combat.log, "alarm")
+            end)
+        end
+        function combat.hit(world, target, amount)
+            local Damage = world:event("Damage")
+            world:trigger(Damage, { amount = amount, kind = "fire" }, target)
+        end
+        function combat.splash(world)
+            world:trigger(world:event("Damage"), { amount = 1, kind = "water" })
+        end
+        function combat.bad_payload(world)
+            world:trigger(world:event("Damage"), { amount = "lots" })
+        end
+        function combat.bad_target(world, target)
+            world:trigger(world:event("Damage"), { amount = 1 }, target)
+        end
+        function combat.unknown(world)
+            world:trigger(world:event("Nope"), {})
+        end
+        function combat.read_log(world)
+            local log = combat.log
+            combat.log = {}
+            return table.concat(log, ",")
+        end
+        return combat
+        "#,
+    )
+    .unwrap();
+    host.call::<()>(&mut world, "combat", "setup").unwrap();
+
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = seen.clone();
+    world.add_observer(move |t: On<ScriptEvent>| {
+        if t.event().name() != "Damage" {
+            return;
+        }
+        let value = t.event().value().view();
+        log.lock().unwrap().push((
+            t.event().name(),
+            t.get_target(),
+            value.get::<f32>("amount").unwrap(),
+            value.get_str("kind").unwrap().to_owned(),
+        ));
+    });
+
+    // A script triggers: Rust's observer and the script's both see it.
+    let goblin = world.spawn(());
+    host.call_with::<()>(&mut world, "combat", "hit", (entity(goblin), 5.0)).unwrap();
+    host.call::<()>(&mut world, "combat", "splash").unwrap();
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [("Damage", Some(goblin), 5.0, "fire".to_owned()), ("Damage", None, 1.0, "water".to_owned())]
+    );
+    assert_eq!(host.call::<String>(&mut world, "combat", "read_log").unwrap(), "fire:5:t,water:1:none");
+
+    // An observer's own trigger is handed out in turn.
+    host.call_with::<()>(&mut world, "combat", "hit", (entity(goblin), 500.0)).unwrap();
+    assert_eq!(host.call::<String>(&mut world, "combat", "read_log").unwrap(), "fire:500:t,alarm");
+
+    // Rust triggers for scripts: the payload is a value of the declared event;
+    // the scripts' observers get it at the next call.
+    let damage = world.component_id_by_name("Damage").unwrap();
+    let mut value = ecs_core::world::DynamicValue::new(&world, damage).unwrap();
+    value.set("amount", 2.5f32).unwrap().set_string("kind", "poison").unwrap();
+    world.trigger_targets(ScriptEvent::new(value), goblin);
+    assert_eq!(host.call::<String>(&mut world, "combat", "read_log").unwrap(), "poison:2.5:t");
+
+    // Bad input: an error naming it, nothing triggered.
+    seen.lock().unwrap().clear();
+    let e = host.call::<()>(&mut world, "combat", "bad_payload").unwrap_err();
+    assert!(e.message.contains("amount"), "{e}");
+    world.despawn(goblin).unwrap();
+    let e = host.call_with::<()>(&mut world, "combat", "bad_target", entity(goblin)).unwrap_err();
+    assert!(e.message.contains("not alive"), "{e}");
+    let e = host.call::<()>(&mut world, "combat", "unknown").unwrap_err();
+    assert!(e.message.contains("Nope"), "{e}");
+    assert!(seen.lock().unwrap().is_empty());
+    assert_eq!(host.call::<String>(&mut world, "combat", "read_log").unwrap(), "");
+}

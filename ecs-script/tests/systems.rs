@@ -33,6 +33,7 @@ local game = {}
 
 function game.setup(world)
     world:component("Spawned", { by = "string" })
+    world:event("LowHealth", { hp = "i32" })
 end
 
 function game.move(world)
@@ -55,6 +56,13 @@ end
 function game.snoop(world)
     local Score = world:component("Body")
     return world:get(next_entity, Score)
+end
+
+function game.alarm(world)
+    local Health = world:component("Health")
+    for e, h in world:query(Health) do
+        if h.hp < 5 then world:trigger(world:event("LowHealth"), { hp = h.hp }, e) end
+    end
 end
 
 function game.cheat(world)
@@ -127,6 +135,26 @@ fn a_script_system_beyond_its_declaration_or_failing_reports_and_the_game_goes_o
     );
     // The schedule still runs.
     schedule.run(&mut world);
+}
+
+/// A script system's trigger is deferred with its other commands: Rust
+/// observers see it once the schedule applies them.
+#[test]
+fn a_script_systems_events_are_deferred_like_its_commands() {
+    let (mut world, host) = setup();
+    let weak = world.spawn(Health { hp: 2 });
+    world.spawn(Health { hp: 9 });
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = seen.clone();
+    world.add_observer(move |t: On<ecs_script::ScriptEvent>| {
+        log.lock().unwrap().push((t.target(), t.event().value().view().get::<i32>("hp").unwrap()));
+    });
+    let alarm = script_system(&host, &world, "alarm", "game", "alarm", &["Health"], &[]).unwrap();
+    let mut schedule = Schedule::new();
+    schedule.add_systems(alarm);
+    schedule.run(&mut world);
+    assert!(host.lock().unwrap().take_errors().is_empty());
+    assert_eq!(*seen.lock().unwrap(), [(weak, 2)]);
 }
 
 #[derive(Clone, Debug)]

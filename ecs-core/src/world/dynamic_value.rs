@@ -74,6 +74,11 @@ impl DynamicValue {
         self.info.id()
     }
 
+    /// The name of the component the value is of.
+    pub fn name(&self) -> &'static str {
+        self.info.name()
+    }
+
     /// The value, to read field by field (see [`ComponentRef`]).
     pub fn view(&self) -> ComponentRef<'_> {
         ComponentRef::whole(&self.info, self.bytes.ptr())
