@@ -39,7 +39,6 @@ const HUB: &[(&str, &str)] = &[
     ("world/deferred.rs", "event"),
     ("world/deferred.rs", "observer"),
     ("world/lifecycle.rs", "command"),
-    ("world/lifecycle.rs", "event"),
     ("world/lifecycle.rs", "observer"),
     ("world/mod.rs", "event"),
     ("world/mod.rs", "observer"),
