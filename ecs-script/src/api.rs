@@ -193,6 +193,14 @@ impl<'a, 'w, 'c> Call<'a, 'w, 'c> {
         Self { backend, ids: Vec::new(), codecs: Vec::new() }
     }
 
+    /// The id of the world the call lent.
+    pub(crate) fn world_id(&self) -> ecs_core::world::WorldId {
+        match &self.backend {
+            Backend::World(world) => world.id(),
+            Backend::System { world, .. } => world.world_id(),
+        }
+    }
+
     /// The component a script named by its number (see [`Shared::component`]).
     pub(crate) fn component(&mut self, shared: &Shared, value: &Value) -> mlua::Result<ComponentId> {
         if let Some(Some(id)) = index_of(value).and_then(|i| self.ids.get(i)) {
@@ -324,6 +332,22 @@ fn define(world: &mut World, name: &str, schema: &Table) -> mlua::Result<Compone
         builder = builder.field(field.as_str(), parsed);
     }
     let schema = builder.build().map_err(|e| error(format!("component `{name}`: {e}")))?;
+    register(world, name, schema)
+}
+
+/// The most bytes one value of a script's component may take: scripts'
+/// components are game data, every value is copied whole between the world
+/// and Luau, and a schema the script wrote must not make the host allocate
+/// without bound (`u8[9223372036854775807]`).
+const MAX_VALUE: usize = 64 << 10;
+
+fn register(world: &mut World, name: &str, schema: &'static ecs_core::component::Schema) -> mlua::Result<ComponentId> {
+    if schema.size() > MAX_VALUE {
+        return Err(error(format!(
+            "component `{name}`: a value would take {} bytes; a script's component takes at most {MAX_VALUE}",
+            schema.size()
+        )));
+    }
     world.register_dynamic(&ComponentDescriptor::new(name, schema)).map_err(|e| error(e.to_string()))
 }
 
@@ -335,7 +359,7 @@ fn define_newtype(world: &mut World, name: &str, kind: &str) -> mlua::Result<Com
         .field(codec::NEWTYPE_FIELD, parsed)
         .build()
         .map_err(|e| error(format!("component `{name}`: {e}")))?;
-    world.register_dynamic(&ComponentDescriptor::new(name, schema)).map_err(|e| error(e.to_string()))
+    register(world, name, schema)
 }
 
 /// Hands waiting events to the scripts' observers, oldest first: a
@@ -350,19 +374,23 @@ pub(crate) fn dispatch(lua: &Lua, shared: &Shared, lent: &Lent<'_, '_, '_>) -> m
     }
     // Outside a call there is no world object to hand over: the events wait.
     let Some(world) = shared.current.lock().expect("not poisoned").clone() else { return Ok(()) };
+    let here = borrow(lent)?.world_id();
     loop {
-        let fired = shared.fired.take();
+        // Events of another world the host serves wait for a call with it.
+        let (fired, elsewhere): (Vec<Fired>, Vec<Fired>) =
+            shared.fired.take().into_iter().partition(|f| f.world == here);
+        elsewhere.into_iter().for_each(|f| shared.fired.push(f));
         if fired.is_empty() {
             return Ok(());
         }
-        for Fired { event, id, entity, value } in fired {
+        for Fired { event, id, entity, value, .. } in fired {
             let observers: Vec<mlua::Function> = shared
                 .observers
                 .lock()
                 .expect("not poisoned")
                 .iter()
-                .filter(|(e, c, _)| *e == event && *c == id)
-                .map(|(_, _, f)| f.clone())
+                .filter(|(e, c, w, _)| *e == event && *c == id && *w == here)
+                .map(|(.., f)| f.clone())
                 .collect();
             if observers.is_empty() {
                 continue;
@@ -396,47 +424,75 @@ fn observe(shared: &Shared, world: &mut World, event: &str, id: ComponentId, f: 
             )));
         }
     };
-    if !first_observer(shared, event, id, f) {
-        return Ok(());
+    // Checked before the script's function is filed.
+    if !bridged(shared, world, event, id) {
+        bridge(shared, world, event, id)?;
     }
-    // Weak: once the host is gone, the world's observers queue nothing.
-    let fired = Arc::downgrade(&shared.fired);
-    let queue = move |target: Entity| {
-        if let Some(fired) = fired.upgrade() {
-            fired.push(Fired { event, id, entity: Some(target), value: None });
-        }
-    };
-    let added = match event {
-        "OnAdd" => world.add_observer_by_id(&[id], move |t: On<Add>| queue(t.target())),
-        "OnInsert" => world.add_observer_by_id(&[id], move |t: On<Insert>| queue(t.target())),
-        _ => world.add_observer_by_id(&[id], move |t: On<Remove>| queue(t.target())),
-    };
-    added.map(drop).map_err(ecs)
+    file_observer(shared, world, event, id, f);
+    Ok(())
 }
 
 /// Registers a script observer of script event `id`: a Rust observer of
 /// [`ScriptEvent`] queues each of that id for [`dispatch`].
-fn observe_event(shared: &Shared, world: &mut World, id: ComponentId, f: mlua::Function) {
-    if !first_observer(shared, EVENT, id, f) {
-        return;
+fn observe_event(shared: &Shared, world: &mut World, id: ComponentId, f: mlua::Function) -> mlua::Result<()> {
+    if !bridged(shared, world, EVENT, id) {
+        bridge(shared, world, EVENT, id)?;
     }
-    let fired = Arc::downgrade(&shared.fired);
-    world.add_observer(move |t: On<ScriptEvent>| {
-        if t.event().id() == id
-            && let Some(fired) = fired.upgrade()
-        {
-            fired.push(Fired { event: EVENT, id, entity: t.get_target(), value: Some(t.event().value().clone()) });
-        }
-    });
+    file_observer(shared, world, EVENT, id, f);
+    Ok(())
 }
 
-/// Files `f` as an observer of `event` on `id`; `true` when it is the first
-/// (the Rust side is then set up).
-fn first_observer(shared: &Shared, event: &'static str, id: ComponentId, f: mlua::Function) -> bool {
-    let mut observers = shared.observers.lock().expect("not poisoned");
-    let first = !observers.iter().any(|(e, c, _)| *e == event && *c == id);
-    observers.push((event, id, f));
-    first
+/// Adds the Rust observer that queues `event` on `id` in `world` for the
+/// scripts' observers, and files it.
+fn bridge(shared: &Shared, world: &mut World, event: &'static str, id: ComponentId) -> mlua::Result<()> {
+    // Weak: once the host is gone, the world's observers queue nothing.
+    let fired = Arc::downgrade(&shared.fired);
+    let here = world.id();
+    let queue = move |entity: Option<Entity>, value: Option<&DynamicValue>| {
+        if let Some(fired) = fired.upgrade() {
+            fired.push(Fired { world: here, event, id, entity, value: value.cloned() });
+        }
+    };
+    let observer = match event {
+        "OnAdd" => world.add_observer_by_id(&[id], move |t: On<Add>| queue(Some(t.target()), None)),
+        "OnInsert" => world.add_observer_by_id(&[id], move |t: On<Insert>| queue(Some(t.target()), None)),
+        "OnRemove" => world.add_observer_by_id(&[id], move |t: On<Remove>| queue(Some(t.target()), None)),
+        _ => Ok(world.add_observer(move |t: On<ScriptEvent>| {
+            if t.event().id() == id {
+                queue(t.get_target(), Some(t.event().value()));
+            }
+        })),
+    }
+    .map_err(ecs)?;
+    shared.bridges.lock().expect("not poisoned").push((event, id, here, observer));
+    Ok(())
+}
+
+/// Makes again the Rust observers of `world` that queue events for the
+/// scripts' observers and that are gone: an observer is an entity, which a
+/// script may despawn as any other (`for e in world:query() do
+/// world:delete(e) end`). Called as each call with the whole world starts.
+pub(crate) fn repair_bridges(shared: &Shared, world: &mut World) -> mlua::Result<()> {
+    let gone: Vec<(&'static str, ComponentId)> = {
+        let mut bridges = shared.bridges.lock().expect("not poisoned");
+        let here = world.id();
+        let gone = bridges.iter().filter(|b| b.2 == here && !world.contains(b.3)).map(|b| (b.0, b.1)).collect();
+        bridges.retain(|b| b.2 != here || world.contains(b.3));
+        gone
+    };
+    gone.into_iter().try_for_each(|(event, id)| bridge(shared, world, event, id))
+}
+
+/// Files `f` as a script observer of `event` on `id` in `world`.
+fn file_observer(shared: &Shared, world: &World, event: &'static str, id: ComponentId, f: mlua::Function) {
+    shared.observers.lock().expect("not poisoned").push((event, id, world.id(), f));
+}
+
+/// `true` when `world` has a live Rust observer queueing `event` on `id` for
+/// the scripts (a host serving several worlds has one in each).
+fn bridged(shared: &Shared, world: &World, event: &'static str, id: ComponentId) -> bool {
+    let bridges = shared.bridges.lock().expect("not poisoned");
+    bridges.iter().any(|&(e, c, w, observer)| e == event && c == id && w == world.id() && world.contains(observer))
 }
 
 /// The components named by the arguments from `from` on.
@@ -629,10 +685,7 @@ pub(crate) fn world_object<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
                 return Err(error("observe: expected a function after the event"));
             };
             return match &mut borrow(lent)?.backend {
-                Backend::World(world) => {
-                    observe_event(shared, world, id, f);
-                    Ok(())
-                }
+                Backend::World(world) => observe_event(shared, world, id, f),
                 Backend::System { .. } => {
                     Err(error("observe in a call with the whole world (a setup function), not in a system"))
                 }

@@ -61,6 +61,8 @@ impl std::error::Error for ScriptError {}
 /// the component (or the event's declared id), the entity (the target, if
 /// any), and a script event's payload.
 pub(crate) struct Fired {
+    /// The world it happened in.
+    pub(crate) world: ecs_core::world::WorldId,
     pub(crate) event: &'static str,
     pub(crate) id: ComponentId,
     pub(crate) entity: Option<Entity>,
@@ -102,8 +104,13 @@ impl FiredQueue {
 /// What the world functions share across calls: each component's codec, and
 /// the components scripts have named.
 pub(crate) struct Shared {
-    /// Script observers: the event, the component, the function.
-    pub(crate) observers: Mutex<Vec<(&'static str, ComponentId, Function)>>,
+    /// Script observers: the event, the component, the world they observe,
+    /// the function.
+    pub(crate) observers: Mutex<Vec<(&'static str, ComponentId, ecs_core::world::WorldId, Function)>>,
+    /// The Rust observers that queue events for them, one per event,
+    /// component and world: the event, the component, the world, the
+    /// observer's entity (made again if a script despawned it).
+    pub(crate) bridges: Mutex<Vec<(&'static str, ComponentId, ecs_core::world::WorldId, Entity)>>,
     /// Lifecycle events of observed components, waiting to be handed to the
     /// scripts' observers: the event, the component, the entity.
     pub(crate) fired: Arc<FiredQueue>,
@@ -242,6 +249,7 @@ impl ScriptHost {
             rows,
             pack,
             observers: Mutex::default(),
+            bridges: Mutex::default(),
             fired: Arc::default(),
             current: Mutex::default(),
             codecs: Mutex::default(),
@@ -360,6 +368,10 @@ impl ScriptHost {
         };
         let mut args = args.into_lua_multi(&self.lua).map_err(|e| fail(message(&e)))?;
         self.shared.spent.store(0, Ordering::Relaxed);
+        let mut backend = backend;
+        if let Backend::World(world) = &mut backend {
+            crate::api::repair_bridges(&self.shared, world).map_err(|e| fail(message(&e)))?;
+        }
         let lent = RefCell::new(crate::api::Call::new(backend));
         let shared = &self.shared;
         let result = self.lua.scope(|scope| {

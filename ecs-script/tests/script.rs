@@ -643,3 +643,73 @@ fn script_events_reach_rust_and_script_observers_both_ways() {
     assert!(seen.lock().unwrap().is_empty());
     assert_eq!(host.call::<String>(&mut world, "combat", "read_log").unwrap(), "");
 }
+
+/// Schemas a script writes cannot take the host down: a field named like a
+/// path into another field (`v[0]`), or an array the size of the address
+/// space, is a Luau error naming it, and nothing is registered.
+#[test]
+fn schemas_that_would_crash_the_host_are_refused() {
+    let mut world = World::new();
+    let mut host = ScriptHost::new().unwrap();
+    host.load(
+        "mod",
+        r#"return {
+        paths = function(world) world:component("P", { v = "f32[3]", ["v[0]"] = "bool" }) end,
+        huge = function(world) world:component("Big", { a = "u8[9223372036854775807]" }) end,
+        large = function(world) world:component("Large", "f64[100000]") end,
+        fine = function(world)
+            local Ok = world:component("Fine", { v = "f32[3]", w = "u8[4096]" })
+            local e = world:entity()
+            world:add(e, Ok)
+            return world:get(e, Ok).v[3]
+        end,
+    }"#,
+    )
+    .unwrap();
+    let e = host.call::<()>(&mut world, "mod", "paths").unwrap_err();
+    assert!(e.message.contains("v[0]"), "{e}");
+    for (function, name) in [("huge", "Big"), ("large", "Large")] {
+        let e = host.call::<()>(&mut world, "mod", function).unwrap_err();
+        assert!(e.message.contains(name) && e.message.contains("at most"), "{e}");
+        assert!(world.component_id_by_name(name).is_none());
+    }
+    assert!(world.component_id_by_name("P").is_none());
+    assert_eq!(host.call::<f64>(&mut world, "mod", "fine").unwrap(), 0.0);
+}
+
+/// The Rust observers that hand events to scripts are entities: a script
+/// that despawns every entity despawns them too, and the next call makes
+/// them again. A host serving two worlds observes each on its own.
+#[test]
+fn script_observers_outlive_a_script_that_despawns_everything() {
+    let mut host = ScriptHost::new().unwrap();
+    host.load(
+        "rules",
+        r#"
+        local rules = { added = 0 }
+        function rules.setup(world)
+            local Hp = world:component("Hp", "i32")
+            world:observe(world.OnAdd, Hp, function() rules.added += 1 end)
+        end
+        function rules.wipe(world)
+            for e in world:query() do world:delete(e) end
+        end
+        function rules.spawn(world)
+            world:set(world:entity(), world:component("Hp"), 1)
+            return rules.added
+        end
+        return rules
+        "#,
+    )
+    .unwrap();
+    let mut world = World::new();
+    host.call::<()>(&mut world, "rules", "setup").unwrap();
+    assert_eq!(host.call::<f64>(&mut world, "rules", "spawn").unwrap(), 1.0);
+    host.call::<()>(&mut world, "rules", "wipe").unwrap();
+    assert_eq!(host.call::<f64>(&mut world, "rules", "spawn").unwrap(), 2.0);
+    // Another world: observed once its own setup ran, and its events stay its own.
+    let mut other = World::new();
+    host.call::<()>(&mut other, "rules", "setup").unwrap();
+    assert_eq!(host.call::<f64>(&mut other, "rules", "spawn").unwrap(), 3.0);
+    assert_eq!(host.call::<f64>(&mut world, "rules", "spawn").unwrap(), 4.0);
+}

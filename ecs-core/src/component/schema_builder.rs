@@ -62,6 +62,15 @@ pub enum SchemaError {
         /// The enum's name.
         schema: String,
     },
+    /// A field's name holds `.`, `[` or `]`, which separate the parts of a
+    /// field path (`pos.x`, `v[0]`): it could not be told from a path into
+    /// another field.
+    FieldName {
+        /// The schema's name.
+        schema: String,
+        /// The field's name.
+        field: String,
+    },
     /// The value would be larger than `isize::MAX` bytes.
     TooLarge {
         /// The schema's name.
@@ -81,6 +90,10 @@ impl fmt::Display for SchemaError {
                 write!(f, "enum `{schema}` has two variants named `{variant}` or with its discriminant")
             }
             SchemaError::NoVariants { schema } => write!(f, "enum `{schema}` has no variants"),
+            SchemaError::FieldName { schema, field } => write!(
+                f,
+                "schema `{schema}` field `{field}`: `.`, `[` and `]` separate the parts of a field path and cannot be in a name"
+            ),
             SchemaError::TooLarge { schema } => write!(f, "a value of schema `{schema}` would be too large"),
         }
     }
@@ -123,6 +136,9 @@ impl SchemaBuilder {
         for (i, (name, kind)) in self.fields.iter().enumerate() {
             if name.is_empty() {
                 return Err(SchemaError::EmptyName { schema: self.name.clone() });
+            }
+            if name.contains(['.', '[', ']']) {
+                return Err(SchemaError::FieldName { schema: self.name.clone(), field: name.clone() });
             }
             if self.fields[..i].iter().any(|(other, _)| other == name) {
                 return Err(SchemaError::DuplicateField { schema: self.name.clone(), field: name.clone() });
@@ -361,6 +377,17 @@ mod tests {
             SchemaBuilder::new("Dup").field("x", FieldKind::I32).field("x", FieldKind::U8).build().err(),
             Some(SchemaError::DuplicateField { schema: "Dup".into(), field: "x".into() })
         );
+        // A name that reads as a path into another field (`v[0]`) is refused.
+        for name in ["v[0]", "pos.x", "a]"] {
+            assert_eq!(
+                SchemaBuilder::new("Paths")
+                    .field("v", FieldKind::array(FieldKind::F32, 3))
+                    .field(name, FieldKind::Bool)
+                    .build()
+                    .err(),
+                Some(SchemaError::FieldName { schema: "Paths".into(), field: name.into() })
+            );
+        }
         assert!(matches!(
             SchemaBuilder::new("Huge").field("a", FieldKind::Array(&FieldKind::U64, usize::MAX / 4)).build(),
             Err(SchemaError::TooLarge { .. })

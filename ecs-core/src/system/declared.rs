@@ -60,6 +60,11 @@ impl<'w> DeclaredWorld<'w> {
         self.world.entity(entity).is_some_and(|e| e.contains_id(id))
     }
 
+    /// The id of the world the system runs in.
+    pub fn world_id(&self) -> crate::world::WorldId {
+        self.world.id()
+    }
+
     /// The world's components: names and schemas.
     pub fn components(&self) -> &'w Components {
         self.world.components()
