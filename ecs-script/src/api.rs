@@ -366,12 +366,25 @@ fn define_newtype(world: &mut World, name: &str, kind: &str) -> mlua::Result<Com
 /// lifecycle event as `f(world, entity, component)`, a script event as
 /// `f(world, value, target)` (`target` nil when it has none); events their
 /// own changes cause are handed out in turn.
+///
+/// Not reentrant: a world function an observer calls leaves the events it
+/// causes to the loop already handing them out, so an observer that keeps
+/// causing its own event runs in turn, not deeper and deeper in the stack,
+/// until the instruction budget stops it.
 pub(crate) fn dispatch(lua: &Lua, shared: &Shared, lent: &Lent<'_, '_, '_>) -> mlua::Result<()> {
     // Most world functions fire nothing: decided before the world object
     // is looked up.
-    if shared.fired.is_empty() {
+    if shared.fired.is_empty() || shared.dispatching.swap(true, std::sync::atomic::Ordering::Acquire) {
         return Ok(());
     }
+    /// Ends the dispatch, by an error or a panic too.
+    struct Dispatching<'s>(&'s Shared);
+    impl Drop for Dispatching<'_> {
+        fn drop(&mut self) {
+            self.0.dispatching.store(false, std::sync::atomic::Ordering::Release);
+        }
+    }
+    let _dispatching = Dispatching(shared);
     // Outside a call there is no world object to hand over: the events wait.
     let Some(world) = shared.current.lock().expect("not poisoned").clone() else { return Ok(()) };
     let here = borrow(lent)?.world_id();

@@ -114,6 +114,9 @@ pub(crate) struct Shared {
     /// Lifecycle events of observed components, waiting to be handed to the
     /// scripts' observers: the event, the component, the entity.
     pub(crate) fired: Arc<FiredQueue>,
+    /// Whether events are being handed to the scripts' observers (see
+    /// `api::dispatch`).
+    pub(crate) dispatching: std::sync::atomic::AtomicBool,
     /// The world object of the call under way, for observers.
     pub(crate) current: Mutex<Option<Table>>,
     /// Each component's codec, by component index.
@@ -251,6 +254,7 @@ impl ScriptHost {
             observers: Mutex::default(),
             bridges: Mutex::default(),
             fired: Arc::default(),
+            dispatching: std::sync::atomic::AtomicBool::new(false),
             current: Mutex::default(),
             codecs: Mutex::default(),
             ids: Mutex::default(),
@@ -373,6 +377,7 @@ impl ScriptHost {
             crate::api::repair_bridges(&self.shared, world).map_err(|e| fail(message(&e)))?;
         }
         let lent = RefCell::new(crate::api::Call::new(backend));
+        let world = lent.borrow().world_id();
         let shared = &self.shared;
         let result = self.lua.scope(|scope| {
             let object = crate::api::world_object(&self.lua, scope, &lent, shared)?;
@@ -384,6 +389,15 @@ impl ScriptHost {
             f.call::<R>(args)
         });
         *shared.current.lock().expect("not poisoned") = None;
+        if result.is_err() {
+            // Events the failed call caused and did not hand out are after
+            // its error: dropped, as its other changes after it are not made
+            // (an observer that keeps causing its own event would otherwise
+            // take every later call down with it).
+            let (_, elsewhere): (Vec<Fired>, Vec<Fired>) =
+                shared.fired.take().into_iter().partition(|fired| fired.world == world);
+            elsewhere.into_iter().for_each(|fired| shared.fired.push(fired));
+        }
         result.map_err(|e| fail(message(&e)))
     }
 

@@ -713,3 +713,40 @@ fn script_observers_outlive_a_script_that_despawns_everything() {
     assert_eq!(host.call::<f64>(&mut other, "rules", "spawn").unwrap(), 3.0);
     assert_eq!(host.call::<f64>(&mut world, "rules", "spawn").unwrap(), 4.0);
 }
+
+/// An observer that keeps causing its own event (re-adding its component,
+/// re-triggering its event) runs in turn, not ever deeper in the stack: the
+/// instruction budget stops it with an error, and the host goes on.
+#[test]
+fn observers_that_cause_their_own_events_are_stopped_by_the_budget() {
+    let mut host = ScriptHost::with_limits(ecs_script::Limits { instructions: 200_000, ..Default::default() }).unwrap();
+    host.load(
+        "loops",
+        r#"
+        local loops = { n = 0 }
+        function loops.readd(world)
+            local P = world:component("P", "f64")
+            world:observe(world.OnAdd, P, function(world, e)
+                loops.n += 1
+                world:remove(e, P)
+                world:set(e, P, 1)
+            end)
+            world:set(world:entity(), P, 1)
+        end
+        function loops.retrigger(world)
+            local E = world:event("E", {})
+            world:observe(E, function(world) loops.n += 1 world:trigger(E) end)
+            world:trigger(E)
+        end
+        function loops.count(world) return loops.n end
+        return loops
+        "#,
+    )
+    .unwrap();
+    let mut world = World::new();
+    for function in ["readd", "retrigger"] {
+        let e = host.call::<()>(&mut world, "loops", function).unwrap_err();
+        assert!(e.message.contains("instruction budget"), "{e}");
+    }
+    assert!(host.call::<f64>(&mut world, "loops", "count").unwrap() > 1000.0);
+}
