@@ -388,40 +388,62 @@ pub(crate) fn dispatch(lua: &Lua, shared: &Shared, lent: &Lent<'_, '_, '_>) -> m
     // Outside a call there is no world object to hand over: the events wait.
     let Some(world) = shared.current.lock().expect("not poisoned").clone() else { return Ok(()) };
     let here = borrow(lent)?.world_id();
+    let mut pending = std::collections::VecDeque::new();
     loop {
         // Events of another world the host serves wait for a call with it.
+        // This world's new ones go first: those the last observers caused
+        // are handed out before older ones, as a nested trigger would be.
         let (fired, elsewhere): (Vec<Fired>, Vec<Fired>) =
             shared.fired.take().into_iter().partition(|f| f.world == here);
         elsewhere.into_iter().for_each(|f| shared.fired.push(f));
-        if fired.is_empty() {
-            return Ok(());
-        }
-        for Fired { event, id, entity, value, .. } in fired {
-            let observers: Vec<mlua::Function> = shared
-                .observers
-                .lock()
-                .expect("not poisoned")
-                .iter()
-                .filter(|(e, c, w, _)| *e == event && *c == id && *w == here)
-                .map(|(.., f)| f.clone())
-                .collect();
-            if observers.is_empty() {
-                continue;
-            }
-            let entity = entity.map_or(Value::Nil, entity_value);
-            let second = match &value {
-                Some(value) => {
-                    let codec = borrow(lent)?.codec(shared, id)?;
-                    codec::to_lua(lua, &value.view(), &codec.root)?
-                }
-                None => entity.clone(),
-            };
-            let third = if value.is_some() { entity } else { Value::Number(id.index() as f64) };
-            for f in observers {
-                f.call::<()>((world.clone(), second.clone(), third.clone()))?;
-            }
+        fired.into_iter().rev().for_each(|f| pending.push_front(f));
+        let Some(Fired { event, id, entity, value, .. }) = pending.pop_front() else { return Ok(()) };
+        let handed = hand_out(lua, shared, lent, &world, here, event, id, entity, value.as_ref());
+        if handed.is_err() {
+            // The ones not handed out wait (the script may catch the error
+            // and go on; if the call fails, they are dropped with it).
+            pending.into_iter().for_each(|f| shared.fired.push(f));
+            return handed;
         }
     }
+}
+
+/// Calls each script observer of one event.
+#[allow(clippy::too_many_arguments, reason = "one event's parts, taken apart by the caller")]
+fn hand_out(
+    lua: &Lua,
+    shared: &Shared,
+    lent: &Lent<'_, '_, '_>,
+    world: &Table,
+    here: ecs_core::world::WorldId,
+    event: &'static str,
+    id: ComponentId,
+    entity: Option<Entity>,
+    value: Option<&DynamicValue>,
+) -> mlua::Result<()> {
+    let observers: Vec<mlua::Function> = shared
+        .observers
+        .lock()
+        .expect("not poisoned")
+        .iter()
+        .filter(|(e, c, w, _)| *e == event && *c == id && *w == here)
+        .map(|(.., f)| f.clone())
+        .collect();
+    if observers.is_empty() {
+        return Ok(());
+    }
+    let entity = entity.map_or(Value::Nil, entity_value);
+    let (second, third) = match value {
+        Some(value) => {
+            let codec = borrow(lent)?.codec(shared, id)?;
+            (codec::to_lua(lua, &value.view(), &codec.root)?, entity)
+        }
+        None => (entity, Value::Number(id.index() as f64)),
+    };
+    for f in observers {
+        f.call::<()>((world.clone(), second.clone(), third.clone()))?;
+    }
+    Ok(())
 }
 
 /// Registers a script observer of a lifecycle event: a Rust observer of the
@@ -477,7 +499,11 @@ fn bridge(shared: &Shared, world: &mut World, event: &'static str, id: Component
         })),
     }
     .map_err(ecs)?;
-    shared.bridges.lock().expect("not poisoned").push((event, id, here, observer));
+    let mut bridges = shared.bridges.lock().expect("not poisoned");
+    // The one it replaces, if it is gone, goes from the list: one bridge per
+    // event, component and world, or each event would be queued twice.
+    bridges.retain(|&(e, c, w, _)| (e, c, w) != (event, id, here));
+    bridges.push((event, id, here, observer));
     Ok(())
 }
 
@@ -489,8 +515,8 @@ pub(crate) fn repair_bridges(shared: &Shared, world: &mut World) -> mlua::Result
     let gone: Vec<(&'static str, ComponentId)> = {
         let mut bridges = shared.bridges.lock().expect("not poisoned");
         let here = world.id();
-        let gone = bridges.iter().filter(|b| b.2 == here && !world.contains(b.3)).map(|b| (b.0, b.1)).collect();
-        bridges.retain(|b| b.2 != here || world.contains(b.3));
+        let gone = bridges.iter().filter(|b| b.2 == here && !live(world, b.3)).map(|b| (b.0, b.1)).collect();
+        bridges.retain(|b| b.2 != here || live(world, b.3));
         gone
     };
     gone.into_iter().try_for_each(|(event, id)| bridge(shared, world, event, id))
@@ -505,7 +531,13 @@ fn file_observer(shared: &Shared, world: &World, event: &'static str, id: Compon
 /// the scripts (a host serving several worlds has one in each).
 fn bridged(shared: &Shared, world: &World, event: &'static str, id: ComponentId) -> bool {
     let bridges = shared.bridges.lock().expect("not poisoned");
-    bridges.iter().any(|&(e, c, w, observer)| e == event && c == id && w == world.id() && world.contains(observer))
+    bridges.iter().any(|&(e, c, w, observer)| e == event && c == id && w == world.id() && live(world, observer))
+}
+
+/// `true` while `observer` is an observer of `world`: alive, and not stripped
+/// of its `Observer` component (a script may do either, as to any entity).
+fn live(world: &World, observer: Entity) -> bool {
+    world.get::<ecs_core::observer::Observer>(observer).is_some()
 }
 
 /// The components named by the arguments from `from` on.
@@ -563,7 +595,8 @@ pub(crate) fn world_object<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
     }
 
     // A function that can change what observers watch: the events it
-    // causes are handed to the scripts' observers once it has let the world go.
+    // causes are handed to the scripts' observers once it has let the world go
+    // (or, called by an observer, once that observer returns).
     macro_rules! changing {
         ($name:literal, |$lua:ident, $args:ident| $body:expr) => {{
             object.raw_set(

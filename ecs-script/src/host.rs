@@ -72,8 +72,8 @@ pub(crate) struct Fired {
 /// The name [`Fired`] and the observer list give script events.
 pub(crate) const EVENT: &str = "event";
 
-/// Lifecycle events waiting for the scripts' observers, and whether there
-/// are any: most world functions fire nothing, and ask without a lock.
+/// Events waiting for the scripts' observers, and whether there are any:
+/// most world functions fire nothing, and ask without a lock.
 #[derive(Default)]
 pub(crate) struct FiredQueue {
     list: Mutex<Vec<Fired>>,
@@ -111,8 +111,8 @@ pub(crate) struct Shared {
     /// component and world: the event, the component, the world, the
     /// observer's entity (made again if a script despawned it).
     pub(crate) bridges: Mutex<Vec<(&'static str, ComponentId, ecs_core::world::WorldId, Entity)>>,
-    /// Lifecycle events of observed components, waiting to be handed to the
-    /// scripts' observers: the event, the component, the entity.
+    /// Events waiting to be handed to the scripts' observers (lifecycle
+    /// events of observed components, script events).
     pub(crate) fired: Arc<FiredQueue>,
     /// Whether events are being handed to the scripts' observers (see
     /// `api::dispatch`).

@@ -750,3 +750,49 @@ fn observers_that_cause_their_own_events_are_stopped_by_the_budget() {
     }
     assert!(host.call::<f64>(&mut world, "loops", "count").unwrap() > 1000.0);
 }
+
+/// A script that wipes the world and sets its observers up again in the
+/// same call gets one delivery per event, not one per bridge made; an
+/// observer's error caught by the script leaves the events not handed out
+/// waiting, not lost.
+#[test]
+fn rebuilt_observers_deliver_once_and_caught_errors_lose_no_events() {
+    let mut host = ScriptHost::new().unwrap();
+    host.load(
+        "level",
+        r#"
+        local level = { seen = 0 }
+        function level.restart(world)
+            for e in world:query() do world:delete(e) end
+            local Hp = world:component("Hp", "i32")
+            world:observe(world.OnAdd, Hp, function() level.seen += 1 end)
+        end
+        function level.spawn(world)
+            level.seen = 0
+            world:set(world:entity(), world:component("Hp"), 1)
+            return level.seen
+        end
+        function level.fragile(world)
+            local Mp = world:component("Mp", "i32")
+            world:observe(world.OnAdd, Mp, function() error("add fails") end)
+            world:observe(world.OnInsert, Mp, function() level.seen += 1 end)
+            level.seen = 0
+            local e = world:entity()
+            -- One insert, two events: the first observer's error is caught.
+            local ok = pcall(function() world:set(e, Mp, 1) end)
+            -- The next world function hands out the insert event that waited.
+            world:set(e, Mp, 2)
+            return ok, level.seen
+        end
+        return level
+        "#,
+    )
+    .unwrap();
+    let mut world = World::new();
+    host.call::<()>(&mut world, "level", "restart").unwrap();
+    host.call::<()>(&mut world, "level", "restart").unwrap();
+    host.call::<()>(&mut world, "level", "restart").unwrap();
+    // Three script observers filed (one per restart), each called once.
+    assert_eq!(host.call::<f64>(&mut world, "level", "spawn").unwrap(), 3.0);
+    assert_eq!(host.call::<(bool, f64)>(&mut world, "level", "fragile").unwrap(), (false, 1.0));
+}

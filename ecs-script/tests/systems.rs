@@ -137,10 +137,10 @@ fn a_script_system_beyond_its_declaration_or_failing_reports_and_the_game_goes_o
     schedule.run(&mut world);
 }
 
-/// A script system's trigger is deferred with its other commands: Rust
-/// observers see it once the schedule applies them.
+/// A script system's trigger goes through its commands: Rust observers see
+/// it once the schedule applies them.
 #[test]
-fn a_script_systems_events_are_deferred_like_its_commands() {
+fn a_script_systems_events_reach_rust_observers() {
     let (mut world, host) = setup();
     let weak = world.spawn(Health { hp: 2 });
     world.spawn(Health { hp: 9 });

@@ -123,7 +123,8 @@ impl SchemaBuilder {
     /// Lays the fields out and interns the schema.
     ///
     /// # Errors
-    /// [`SchemaError::EmptyName`], [`SchemaError::DuplicateField`],
+    /// [`SchemaError::EmptyName`], [`SchemaError::FieldName`] (a `.`, `[` or
+    /// `]` in a field's name), [`SchemaError::DuplicateField`],
     /// [`SchemaError::TooLarge`].
     pub fn build(self) -> Result<&'static Schema, SchemaError> {
         if self.name.is_empty() {
