@@ -165,6 +165,12 @@ enum Op {
     Tag(usize),
     Untag(usize),
     Despawn(usize),
+    /// `hp += v` for tagged entities, through a `for` loop and `set`.
+    HealTagged(i32),
+    /// The same through the batch form (a query that filters rows).
+    BatchTagged(i32),
+    /// `hp += v` for every entity with health, through the batch form.
+    BatchAll(i32),
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -175,6 +181,9 @@ fn op() -> impl Strategy<Value = Op> {
         2 => any::<usize>().prop_map(Op::Tag),
         1 => any::<usize>().prop_map(Op::Untag),
         1 => any::<usize>().prop_map(Op::Despawn),
+        1 => (-100..100i32).prop_map(Op::HealTagged),
+        1 => (-100..100i32).prop_map(Op::BatchTagged),
+        1 => (-100..100i32).prop_map(Op::BatchAll),
     ]
 }
 
@@ -186,7 +195,13 @@ return { apply = function(world, ops)
     for _, op in ops do
         local kind, i, v = op[1], op[2], op[3]
         local e = if #alive > 0 then alive[(i % #alive) + 1] else nil
-        if kind == "spawn" then
+        if kind == "heal_tagged" then
+            for t, h in world:query(Health):with(Tag) do world:set(t, Health, { hp = h.hp + v }) end
+        elseif kind == "batch_tagged" then
+            world:query(Health):with(Tag):batch(function(es, h) for k = 1, #es do h.hp[k] += v end end)
+        elseif kind == "batch_all" then
+            world:query(Health):batch(function(es, h) for k = 1, #es do h.hp[k] += v end end)
+        elseif kind == "spawn" then
             local new = world:entity()
             world:set(new, Health, { hp = v })
             table.insert(alive, new)
@@ -235,6 +250,9 @@ proptest! {
                 Op::Tag(i) => ("tag", i % 1000, 0),
                 Op::Untag(i) => ("untag", i % 1000, 0),
                 Op::Despawn(i) => ("despawn", i % 1000, 0),
+                Op::HealTagged(v) => ("heal_tagged", 0, v),
+                Op::BatchTagged(v) => ("batch_tagged", 0, v),
+                Op::BatchAll(v) => ("batch_all", 0, v),
             };
             list.raw_push(lua.create_sequence_from([
                 ecs_script::mlua::Value::String(lua.create_string(kind).unwrap()),
@@ -266,6 +284,14 @@ proptest! {
                 },
                 Op::Untag(i) => if let Some(k) = pick(i, &alive) { let _ = world.remove_by_id(alive[k], tag); },
                 Op::Despawn(i) => if let Some(k) = pick(i, &alive) { world.despawn(alive.remove(k)).unwrap(); },
+                Op::HealTagged(v) | Op::BatchTagged(v) => {
+                    for &e in &alive {
+                        if world.entity(e).unwrap().contains_id(tag) && let Some(mut h) = world.get_mut::<Health>(e) {
+                            h.hp += v;
+                        }
+                    }
+                }
+                Op::BatchAll(v) => world.query_mut::<&mut Health>().into_iter().for_each(|h| h.hp += v),
             }
         }
         let scripted_tag = scripted.component_id_by_name("Tag").unwrap();
