@@ -291,7 +291,7 @@ proptest! {
                         }
                     }
                 }
-                Op::BatchAll(v) => world.query_mut::<&mut Health>().into_iter().for_each(|h| h.hp += v),
+                Op::BatchAll(v) => world.query_mut::<&mut Health>().for_each(|h| h.hp += v),
             }
         }
         let scripted_tag = scripted.component_id_by_name("Tag").unwrap();
