@@ -258,6 +258,39 @@ fn dynamic_spawn(c: &mut Criterion) {
             criterion::BatchSize::LargeInput,
         )
     });
+    // As ecs-peers' `dynamic_spawn` does: each component added by id, its
+    // field written through a handle resolved once.
+    group.bench_function("builder_by_id", |b| {
+        let vec3 = FieldKind::array(FieldKind::F32, 3);
+        let names = ["DynA", "DynB", "DynC", "DynD"];
+        let schemas: Vec<_> = names.iter().map(|n| SchemaBuilder::new(*n).field("v", vec3).build().unwrap()).collect();
+        let mut builder = EntityBuilder::new();
+        b.iter_batched_ref(
+            || {
+                let mut world = World::new();
+                let ids: Vec<_> = names
+                    .iter()
+                    .zip(&schemas)
+                    .map(|(n, s)| world.register_dynamic(&ComponentDescriptor::new(*n, s)).unwrap())
+                    .collect();
+                let handles: Vec<_> = ids
+                    .iter()
+                    .map(|&id| EntityBuilder::new().add_by_id(&world, id).unwrap().field("v").unwrap())
+                    .collect();
+                (world, ids, handles)
+            },
+            |(world, ids, handles)| {
+                for i in 0..10_000 {
+                    let f = i as f32;
+                    for (&id, handle) in ids.iter().zip(handles.iter()) {
+                        builder.add_by_id(world, id).unwrap().set(handle, [f; 3]).unwrap();
+                    }
+                    builder.spawn(world).unwrap();
+                }
+            },
+            criterion::BatchSize::LargeInput,
+        )
+    });
     group.finish();
 }
 

@@ -655,3 +655,40 @@ fn per_field_components_are_viewed_and_written_by_id() {
     assert_eq!(world.get_by_id(entities[3], spirit).unwrap().get_str("name"), Ok("spirit 3"));
     assert_eq!(world.get_by_id(entities[3], mover).unwrap().get::<f32>("dir[2]"), Ok(3.0));
 }
+
+/// A builder adding one component by id again and again starts each value
+/// at the component's defaults (strings empty, the enum's first variant, the
+/// placeholder entity), however the earlier values were written: the
+/// defaults it copies after the first are never a value it handed out.
+#[test]
+fn a_builder_adding_by_id_starts_every_value_at_the_defaults() {
+    let mut world = World::new();
+    let id = health(&mut world);
+    let target = world.spawn(());
+    let mut builder = EntityBuilder::new();
+    let mut spawned = Vec::new();
+    for i in 0..4 {
+        let mut value = builder.add_by_id(&world, id).unwrap();
+        assert_eq!(value.get::<i32>("hp"), Ok(0));
+        assert_eq!(value.get_str("name"), Ok(""));
+        assert_eq!(value.get_str("tags[1]"), Ok(""));
+        assert_eq!(value.variant("mood"), Ok("Calm"));
+        assert_eq!(value.get::<Entity>("target"), Ok(Entity::PLACEHOLDER));
+        value.set("hp", i).unwrap();
+        value.set_string("name", format!("orc {i}")).unwrap();
+        value.set_string("tags[1]", "loud").unwrap();
+        value.set_variant("mood", "Angry").unwrap();
+        value.set("target", target).unwrap();
+        spawned.push(builder.spawn(&mut world).unwrap());
+    }
+    for (i, &e) in spawned.iter().enumerate() {
+        let view = world.get_by_id(e, id).unwrap();
+        assert_eq!(view.get::<i32>("hp"), Ok(i as i32));
+        assert_eq!(view.get_str("name").unwrap(), format!("orc {i}"));
+        assert_eq!(view.variant("mood"), Ok("Angry"));
+    }
+    // A value added and replaced before spawning is dropped once.
+    builder.add_by_id(&world, id).unwrap().set_string("name", "dropped").unwrap();
+    builder.add_by_id(&world, id).unwrap();
+    drop(builder);
+}

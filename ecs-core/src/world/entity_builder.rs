@@ -118,6 +118,10 @@ pub struct EntityBuilder {
     /// The bundle of the last spawn, by world and (sorted) components: a
     /// builder spawning the same kind of entity again skips the lookup.
     last: Option<LastSpawn>,
+    /// Each component's default value as bytes, by id, made the first time
+    /// [`add_by_id`](Self::add_by_id) adds it: copied after that, not built
+    /// again through the schema.
+    defaults: Vec<Option<Box<[u8]>>>,
 }
 
 // SAFETY: the buffer holds values of components, which are `Send + Sync`;
@@ -199,10 +203,31 @@ impl EntityBuilder {
         let Some(kind) = info.kind() else { return Err(EcsError::NotDescribed { component: info.name() }) };
         let entry = Entry { id, offset: 0, layout: info.layout(), drop: info.drop_glue(), register: None };
         let slot = self.slot(entry);
-        // SAFETY: the slot is room for a value of the component (its layout),
-        // holding nothing; the component's schema is `kind`, and a value whose
-        // fields are all valid is a valid value of it (the schema's contract).
-        unsafe { value::write_default(kind, slot.as_ptr()) };
+        match self.defaults.get(id.index()) {
+            Some(Some(default)) => {
+                // SAFETY: the slot is room for the layout, holding nothing;
+                // `default` is the bytes of a default value of this very
+                // component (ids are process-wide, one component each), all
+                // initialised (below). A default value owns nothing (zeros,
+                // `false`, the placeholder entity, `String::new()`, an enum's
+                // first variant), so its bitwise copy is another valid one.
+                unsafe { crate::storage::copy_item(default.as_ptr(), slot.as_ptr(), default.len()) };
+            }
+            _ => {
+                // SAFETY: the slot is room for a value of the component (its
+                // layout), holding nothing; the component's schema is `kind`,
+                // and a value whose fields are all valid is a valid value of
+                // it (the schema's contract).
+                unsafe { value::write_default(kind, slot.as_ptr()) };
+                // SAFETY: `write_default` wrote every byte of the value
+                // (padding too), which lives in the slot, `size` bytes.
+                let bytes = unsafe { core::slice::from_raw_parts(slot.as_ptr(), info.layout().size()) };
+                if self.defaults.len() <= id.index() {
+                    self.defaults.resize(id.index() + 1, None);
+                }
+                self.defaults[id.index()] = Some(bytes.into());
+            }
+        }
         let view = ComponentRef::whole(info, slot);
         Ok(ComponentMut::untracked(view))
     }
