@@ -213,12 +213,21 @@ impl<'a, 'w, 'c> Call<'a, 'w, 'c> {
 
     /// Component `id`'s codec (see [`Backend::codec`]).
     pub(crate) fn codec(&mut self, shared: &Shared, id: ComponentId) -> mlua::Result<Arc<Codec>> {
-        if let Some(Some(codec)) = self.codecs.get(id.index()) {
-            return Ok(codec.clone());
+        Ok(self.codec_and_backend(shared, id)?.0.clone())
+    }
+
+    /// Component `id`'s codec, borrowed, beside the world to read with it.
+    pub(crate) fn codec_and_backend(
+        &mut self,
+        shared: &Shared,
+        id: ComponentId,
+    ) -> mlua::Result<(&Arc<Codec>, &Backend<'a, 'w, 'c>)> {
+        if !matches!(self.codecs.get(id.index()), Some(Some(_))) {
+            let codec = self.backend.codec(shared, id)?;
+            remember(&mut self.codecs, id.index(), codec);
         }
-        let codec = self.backend.codec(shared, id)?;
-        remember(&mut self.codecs, id.index(), codec.clone());
-        Ok(codec)
+        let codec = self.codecs[id.index()].as_ref().expect("remembered above");
+        Ok((codec, &self.backend))
     }
 }
 
@@ -676,13 +685,18 @@ pub(crate) fn world_object<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
         let rest = (2..count).map(|i| backend.component(shared, arg(&args, i))).collect::<mlua::Result<Vec<_>>>()?;
         let entity = backend.live(arg(&args, 0))?;
         let mut read = |id: ComponentId| -> mlua::Result<Value> {
-            let codec = backend.codec(shared, id)?;
+            // The codec borrowed from the call's cache beside the world, not
+            // cloned: no reference count touched per read.
+            let (codec, backend) = backend.codec_and_backend(shared, id)?;
             match backend.get(entity, id)? {
                 Some(view) => codec::to_lua(lua, &view, &codec.root),
                 None => Ok(Value::Nil),
             }
         };
         let head = first.map_or(Ok(Value::Nil), &mut read)?;
+        if rest.is_empty() {
+            return Ok((head, Variadic::new()));
+        }
         let tail = rest.into_iter().map(read).collect::<mlua::Result<Vec<_>>>()?;
         Ok((head, Variadic::from(tail)))
     });
