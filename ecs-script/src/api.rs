@@ -216,6 +216,17 @@ impl<'a, 'w, 'c> Call<'a, 'w, 'c> {
         Ok(self.codec_and_backend(shared, id)?.0.clone())
     }
 
+    /// [`codec_and_backend`](Self::codec_and_backend), the world writable.
+    pub(crate) fn codec_and_backend_mut(
+        &mut self,
+        shared: &Shared,
+        id: ComponentId,
+    ) -> mlua::Result<(&Arc<Codec>, &mut Backend<'a, 'w, 'c>)> {
+        self.codec_and_backend(shared, id)?;
+        let codec = self.codecs[id.index()].as_ref().expect("remembered by the call above");
+        Ok((codec, &mut self.backend))
+    }
+
     /// Component `id`'s codec, borrowed, beside the world to read with it.
     pub(crate) fn codec_and_backend(
         &mut self,
@@ -656,11 +667,11 @@ pub(crate) fn world_object<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
         let mut backend = borrow(lent)?;
         let id = backend.component(shared, arg(&args, 1))?;
         let entity = backend.live(arg(&args, 0))?;
-        let codec = backend.codec(shared, id)?;
+        let (codec, backend) = backend.codec_and_backend_mut(shared, id)?;
         let mut writes = Vec::new();
         let value = arg(&args, 2);
         if !(value.is_nil() && codec.is_tag()) {
-            codec::from_lua(lua, &codec, value, &mut writes).map_err(error)?;
+            codec::from_lua(lua, codec, value, &mut writes).map_err(error)?;
         }
         backend.set(entity, id, &writes)
     });
