@@ -282,27 +282,91 @@ pub(crate) fn borrow<'l, 'a, 'w, 'c>(
 
 /// A world function's arguments: the world object itself (read as a
 /// boolean: converting the table would take a registry reference on every
-/// call, and it is not needed), then the rest, the first three without an
-/// allocation.
-pub(crate) type Args = (bool, Value, Value, Value, Variadic<Value>);
+/// call, and it is not needed), then up to three (more are ignored, as Luau
+/// ignores extra arguments): a fixed list, nothing collected per call.
+pub(crate) type Args = (bool, Value, Value, Value);
+
+/// The arguments of a function that takes any number of components (`get`,
+/// `has`, `query`): the first three as in [`Args`], the rest in a list.
+pub(crate) type VarArgs = (bool, Value, Value, Value, Variadic<Value>);
+
+/// The arguments of `get` and `has`, called per entity in a game's loops:
+/// an entity and up to [`MANY`] components, a fixed list (a [`VarArgs`]
+/// list costs as much as the rest of a `get`). The slot after the last holds
+/// nothing unless a script passed more, which is then an error, not a
+/// component silently left out.
+pub(crate) type ManyArgs = (bool, Value, Value, Value, Value, Value, Value);
+
+/// How many components `get` and `has` take at once (as jecs's do).
+pub(crate) const MANY: usize = 4;
+
+impl ArgList for ManyArgs {
+    fn get(&self, i: usize) -> &Value {
+        let all = [&self.1, &self.2, &self.3, &self.4, &self.5, &self.6];
+        all.get(i).copied().unwrap_or(&Value::Nil)
+    }
+    fn count(&self) -> usize {
+        let all = [&self.1, &self.2, &self.3, &self.4, &self.5, &self.6];
+        all.iter().rposition(|v| !v.is_nil()).map_or(0, |last| last + 1)
+    }
+}
+
+/// Refuses a call of `get` or `has` with more than [`MANY`] components.
+fn at_most_many(function: &str, args: &ManyArgs) -> mlua::Result<()> {
+    if args.6.is_nil() {
+        return Ok(());
+    }
+    Err(error(format!("{function}: at most {MANY} components at once")))
+}
+
+/// A world function's arguments after the world object.
+pub(crate) trait ArgList {
+    /// The argument at `i`, `nil` past the last.
+    fn get(&self, i: usize) -> &Value;
+    /// How many arguments were passed, up to the last that is not `nil`.
+    fn count(&self) -> usize;
+}
+
+impl ArgList for Args {
+    fn get(&self, i: usize) -> &Value {
+        match i {
+            0 => &self.1,
+            1 => &self.2,
+            2 => &self.3,
+            _ => &Value::Nil,
+        }
+    }
+    fn count(&self) -> usize {
+        [&self.3, &self.2, &self.1].iter().position(|v| !v.is_nil()).map_or(0, |from_end| 3 - from_end)
+    }
+}
+
+impl ArgList for VarArgs {
+    fn get(&self, i: usize) -> &Value {
+        match i {
+            0 => &self.1,
+            1 => &self.2,
+            2 => &self.3,
+            _ => self.4.get(i - 3).unwrap_or(&Value::Nil),
+        }
+    }
+    fn count(&self) -> usize {
+        if !self.4.is_empty() {
+            return 3 + self.4.len();
+        }
+        [&self.3, &self.2, &self.1].iter().position(|v| !v.is_nil()).map_or(0, |from_end| 3 - from_end)
+    }
+}
 
 /// The argument at `i` (after the world object itself).
-pub(crate) fn arg(args: &Args, i: usize) -> &Value {
-    match i {
-        0 => &args.1,
-        1 => &args.2,
-        2 => &args.3,
-        _ => args.4.get(i - 3).unwrap_or(&Value::Nil),
-    }
+pub(crate) fn arg(args: &impl ArgList, i: usize) -> &Value {
+    args.get(i)
 }
 
 /// How many arguments were passed after the world object, up to the last
 /// that is not `nil`.
-fn arg_count(args: &Args) -> usize {
-    if !args.4.is_empty() {
-        return 3 + args.4.len();
-    }
-    [&args.3, &args.2, &args.1].iter().position(|v| !v.is_nil()).map_or(0, |from_end| 3 - from_end)
+fn arg_count(args: &impl ArgList) -> usize {
+    args.count()
 }
 
 /// A primitive kind of a script's schema, by name.
@@ -561,7 +625,7 @@ fn live(world: &World, observer: Entity) -> bool {
 }
 
 /// The components named by the arguments from `from` on.
-fn ids(shared: &Shared, args: &Args, from: usize) -> mlua::Result<Vec<ComponentId>> {
+fn ids(shared: &Shared, args: &impl ArgList, from: usize) -> mlua::Result<Vec<ComponentId>> {
     (from..arg_count(args)).map(|i| shared.component(arg(args, i))).collect()
 }
 
@@ -603,10 +667,13 @@ pub(crate) fn world_object<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
 ) -> mlua::Result<Table> {
     let object = lua.create_table_with_capacity(0, 16)?;
     macro_rules! function {
-        ($name:literal, |$lua:ident, $args:ident| $body:expr) => {{
+        ($name:literal, |$lua:ident, $args:ident| $body:expr) => {
+            function!($name, |$lua, $args: Args| $body)
+        };
+        ($name:literal, |$lua:ident, $args:ident: $ty:ty| $body:expr) => {{
             object.raw_set(
                 $name,
-                scope.create_function(move |$lua: &Lua, $args: Args| {
+                scope.create_function(move |$lua: &Lua, $args: $ty| {
                     let _ = (&$lua, &$args);
                     $body
                 })?,
@@ -688,7 +755,8 @@ pub(crate) fn world_object<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
     });
 
     // world:get(entity, a, b, ...) -> a, b, ... (nil where absent)
-    function!("get", |lua, args| {
+    function!("get", |lua, args: ManyArgs| {
+        at_most_many("get", &args)?;
         // The first component apart: the common `get(e, C)` allocates nothing.
         let count = arg_count(&args);
         let mut backend = borrow(lent)?;
@@ -713,7 +781,8 @@ pub(crate) fn world_object<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
     });
 
     // world:has(entity, a, ...) -> every one there
-    function!("has", |lua, args| {
+    function!("has", |lua, args: ManyArgs| {
+        at_most_many("has", &args)?;
         let ids = ids(shared, &args, 1)?;
         let backend = borrow(lent)?;
         let entity = backend.live(arg(&args, 0))?;
@@ -783,7 +852,7 @@ pub(crate) fn world_object<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
 
     // world:query(a, b, ...) -> query (see `query.rs`)
     let methods = crate::query::methods(lua, scope, lent, shared)?;
-    function!("query", |lua, args| crate::query::new(lua, &methods, ids(shared, &args, 0)?));
+    function!("query", |lua, args: VarArgs| crate::query::new(lua, &methods, ids(shared, &args, 0)?));
 
     Ok(object)
 }

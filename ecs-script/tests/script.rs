@@ -796,3 +796,38 @@ fn rebuilt_observers_deliver_once_and_caught_errors_lose_no_events() {
     assert_eq!(host.call::<f64>(&mut world, "level", "spawn").unwrap(), 3.0);
     assert_eq!(host.call::<(bool, f64)>(&mut world, "level", "fragile").unwrap(), (false, 1.0));
 }
+
+/// `get` and `has` take up to four components, as jecs's do; a fifth is an
+/// error naming the limit, never a component silently left out.
+#[test]
+fn get_and_has_take_up_to_four_components() {
+    let mut world = World::new();
+    let mut host = ScriptHost::new().unwrap();
+    host.load(
+        "many",
+        r#"return {
+        four = function(world)
+            local A, B = world:component("A", "f64"), world:component("B", "f64")
+            local C, D = world:component("C", "f64"), world:component("D", "f64")
+            local e = world:entity()
+            for i, c in { A, B, C, D } do world:set(e, c, i) end
+            local a, b, c, d = world:get(e, A, B, C, D)
+            return a + b + c + d, world:has(e, A, B, C, D)
+        end,
+        five_get = function(world)
+            local A = world:component("A")
+            world:get(world:entity(), A, A, A, A, A)
+        end,
+        five_has = function(world)
+            local A = world:component("A")
+            return world:has(world:entity(), A, A, A, A, A)
+        end,
+    }"#,
+    )
+    .unwrap();
+    assert_eq!(host.call::<(f64, bool)>(&mut world, "many", "four").unwrap(), (10.0, true));
+    for function in ["five_get", "five_has"] {
+        let e = host.call::<()>(&mut world, "many", function).unwrap_err();
+        assert!(e.message.contains("at most 4 components"), "{e}");
+    }
+}
