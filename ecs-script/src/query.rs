@@ -86,6 +86,29 @@ pub(crate) fn new(lua: &Lua, methods: &Table, fetch: Vec<ComponentId>) -> mlua::
 fn rows(lua: &Lua, backend: &mut Backend<'_, '_, '_>, shared: &Shared, spec: &Spec) -> mlua::Result<Vec<Table>> {
     let codecs = spec.fetch.iter().map(|&id| backend.codec(shared, id)).collect::<mlua::Result<Vec<_>>>()?;
     let mut columns: Vec<Vec<Value>> = vec![Vec::new(); spec.fetch.len() + 1];
+    // Newtypes of numbers or booleans, by far the commonest script
+    // components, come out of whole column slices, archetype by archetype.
+    let lanes: Option<Vec<Scalar>> = codecs.iter().map(|c| c.bare.then(|| bare_lane(&c.root)).flatten()).collect();
+    if let Some(lanes) = lanes {
+        let query = match backend {
+            Backend::World(world) => spec.builder(false).build(world),
+            Backend::System { world, .. } => world.build_query(spec.builder(false)),
+        }
+        .map_err(ecs_error)?;
+        if !query.filters_rows() {
+            let mut visit = |archetype: DynamicArchetype<'_, '_>| {
+                columns[0].extend(archetype.entities().iter().map(|&e| entity_value(e)));
+                for ((&id, &lane), column) in spec.fetch.iter().zip(&lanes).zip(&mut columns[1..]) {
+                    copy_lane(&archetype, id, lane, column);
+                }
+            };
+            match backend {
+                Backend::World(world) => query.for_each_archetype(world, &mut visit),
+                Backend::System { world, .. } => world.for_each_archetype(&query, &mut visit).map_err(ecs_error)?,
+            }
+            return columns.into_iter().map(|column| crate::pack::sequence(lua, &shared.pack, column)).collect();
+        }
+    }
     let mut failed = None;
     let mut visit = |row: ecs_core::query::DynamicRow<'_, '_>| {
         if failed.is_some() {
@@ -143,6 +166,44 @@ return function(n, k, es, a, b, c, d, all)
     end
 end
 "#;
+
+/// The lane of a newtype whose one field is a number or a boolean.
+fn bare_lane(root: &codec::Node) -> Option<Scalar> {
+    match root {
+        codec::Node::Scalar(_, Scalar::Entity) => None,
+        codec::Node::Scalar(_, scalar) => Some(*scalar),
+        _ => None,
+    }
+}
+
+/// Appends the archetype's values of newtype `id` (lane `lane`) to `column`.
+fn copy_lane(archetype: &DynamicArchetype<'_, '_>, id: ComponentId, lane: Scalar, column: &mut Vec<Value>) {
+    fn copy<F: Lane>(archetype: &DynamicArchetype<'_, '_>, id: ComponentId, column: &mut Vec<Value>) {
+        if let Some(values) = archetype.field::<F>(id, codec::NEWTYPE_FIELD) {
+            column.extend(values.iter().map(|&v| v.to_lua()));
+        } else if let Some(rows) = archetype.field_rows::<F>(id, codec::NEWTYPE_FIELD) {
+            column.extend(rows.iter().map(Lane::to_lua));
+        } else {
+            // Not reached: a sparse newtype makes a query that filters rows,
+            // and an archetype lacking a fetched component does not match.
+            column.extend((0..archetype.len()).map(|_| Value::Nil));
+        }
+    }
+    match lane {
+        Scalar::Bool => copy::<bool>(archetype, id, column),
+        Scalar::I8 => copy::<i8>(archetype, id, column),
+        Scalar::I16 => copy::<i16>(archetype, id, column),
+        Scalar::I32 => copy::<i32>(archetype, id, column),
+        Scalar::I64 => copy::<i64>(archetype, id, column),
+        Scalar::U8 => copy::<u8>(archetype, id, column),
+        Scalar::U16 => copy::<u16>(archetype, id, column),
+        Scalar::U32 => copy::<u32>(archetype, id, column),
+        Scalar::U64 => copy::<u64>(archetype, id, column),
+        Scalar::F32 => copy::<f32>(archetype, id, column),
+        Scalar::F64 => copy::<f64>(archetype, id, column),
+        Scalar::Entity => unreachable!("not a lane (`bare_lane`)"),
+    }
+}
 
 fn ecs_error(e: EcsError) -> mlua::Error {
     mlua::Error::runtime(e.to_string())
