@@ -272,7 +272,11 @@ impl ScriptHost {
         lua.set_memory_limit(limits.memory).map_err(fail)?;
         let budget = shared.clone();
         lua.set_interrupt(move |_| {
-            let spent = budget.spent.fetch_add(1, Ordering::Relaxed) + 1;
+            // Only the VM's own thread counts (the VM runs on one thread at
+            // a time): a plain load and store, not a locked add, at every
+            // loop step and call of every script.
+            let spent = budget.spent.load(Ordering::Relaxed) + 1;
+            budget.spent.store(spent, Ordering::Relaxed);
             if spent > budget.budget.load(Ordering::Relaxed) {
                 return Err(mlua::Error::runtime("stopped: the call exceeded its instruction budget"));
             }
