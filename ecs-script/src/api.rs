@@ -109,16 +109,32 @@ impl Backend<'_, '_, '_> {
     /// Writes `writes` into component `id` of `entity`: in place when it has
     /// one, else a value built from them inserted (deferred in a system).
     fn set(&mut self, entity: Entity, id: ComponentId, writes: &[Write<'_>]) -> mlua::Result<()> {
-        if self.has(entity, id) {
-            let view = match self {
-                Backend::World(world) => world.get_mut_by_id(entity, id),
-                Backend::System { world, .. } => world.get_mut_by_id(entity, id),
-            };
-            let mut view = view.map_err(ecs)?;
-            for write in writes {
-                view.apply(write);
+        match self {
+            // In place first, the commonest case: one lookup of the entity.
+            Backend::World(world) => match world.get_mut_by_id(entity, id) {
+                Ok(mut view) => {
+                    for write in writes {
+                        view.apply(write);
+                    }
+                    return Ok(());
+                }
+                // The entity lacks the component: inserted below.
+                Err(EcsError::MissingComponent { .. }) => {}
+                Err(e) => return Err(ecs(e)),
+            },
+            // Asked first: a component the entity lacks is inserted through
+            // the commands, declared or not, as a Rust system's would be
+            // (the declared world refuses an undeclared write before it
+            // looks at the entity).
+            Backend::System { world, .. } => {
+                if world.has(entity, id) {
+                    let mut view = world.get_mut_by_id(entity, id).map_err(ecs)?;
+                    for write in writes {
+                        view.apply(write);
+                    }
+                    return Ok(());
+                }
             }
-            return Ok(());
         }
         let mut value = self.value(id).map_err(ecs)?;
         for write in writes {
