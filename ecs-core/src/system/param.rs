@@ -443,7 +443,7 @@ unsafe impl<Q: QueryData + 'static, F: QueryFilter + 'static> SystemParam for Qu
         QueryState::new(world)
     }
 
-    #[inline]
+    #[inline(always)]
     unsafe fn get_param<'w>(state: &'w mut QueryState<Q, F>, meta: &SystemMeta, world: &'w World) -> Query<'w, Q, F> {
         state.update_archetypes(world);
         state.set_last_run(meta.this_run);
@@ -795,7 +795,7 @@ macro_rules! tuple_param {
             fn init_state(world: &mut World) -> Self::State {
                 ($($name::init_state(world),)*)
             }
-            #[inline]
+            #[inline(always)]
             unsafe fn get_param<'w>(state: &'w mut Self::State, meta: &SystemMeta, world: &'w World) -> Self::Item<'w> {
                 // SAFETY: forwarded; each element gets its own part of the state.
                 ($(unsafe { $name::get_param(&mut state.$index, meta, world) },)*)
