@@ -490,13 +490,9 @@ pub(crate) fn dispatch(lua: &Lua, shared: &Shared, lent: &Lent<'_, '_, '_>) -> m
     let here = borrow(lent)?.world_id();
     let mut pending = std::collections::VecDeque::new();
     loop {
-        // Events of another world the host serves wait for a call with it.
-        // This world's new ones go first: those the last observers caused
+        // This world's new events go first: those the last observers caused
         // are handed out before older ones, as a nested trigger would be.
-        let (fired, elsewhere): (Vec<Fired>, Vec<Fired>) =
-            shared.fired.take().into_iter().partition(|f| f.world == here);
-        elsewhere.into_iter().for_each(|f| shared.fired.push(f));
-        fired.into_iter().rev().for_each(|f| pending.push_front(f));
+        shared.fired.take_of(here).into_iter().rev().for_each(|f| pending.push_front(f));
         let Some(Fired { event, id, entity, value, .. }) = pending.pop_front() else { return Ok(()) };
         let handed = hand_out(lua, shared, lent, &world, here, event, id, entity, value.as_ref());
         if handed.is_err() {

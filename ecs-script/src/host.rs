@@ -96,6 +96,14 @@ impl FiredQueue {
         std::mem::take(&mut *list)
     }
 
+    /// The waiting events of `world`, oldest first; another world's stay
+    /// waiting for a call with it.
+    pub(crate) fn take_of(&self, world: ecs_core::world::WorldId) -> Vec<Fired> {
+        let (here, elsewhere): (Vec<Fired>, Vec<Fired>) = self.take().into_iter().partition(|f| f.world == world);
+        elsewhere.into_iter().for_each(|f| self.push(f));
+        here
+    }
+
     pub(crate) fn is_empty(&self) -> bool {
         !self.any.load(Ordering::Acquire)
     }
@@ -398,9 +406,7 @@ impl ScriptHost {
             // its error: dropped, as its other changes after it are not made
             // (an observer that keeps causing its own event would otherwise
             // take every later call down with it).
-            let (_, elsewhere): (Vec<Fired>, Vec<Fired>) =
-                shared.fired.take().into_iter().partition(|fired| fired.world == world);
-            elsewhere.into_iter().for_each(|fired| shared.fired.push(fired));
+            drop(shared.fired.take_of(world));
         }
         result.map_err(|e| fail(message(&e)))
     }

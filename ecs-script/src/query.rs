@@ -86,28 +86,26 @@ pub(crate) fn new(lua: &Lua, methods: &Table, fetch: Vec<ComponentId>) -> mlua::
 fn rows(lua: &Lua, backend: &mut Backend<'_, '_, '_>, shared: &Shared, spec: &Spec) -> mlua::Result<Vec<Table>> {
     let codecs = spec.fetch.iter().map(|&id| backend.codec(shared, id)).collect::<mlua::Result<Vec<_>>>()?;
     let mut columns: Vec<Vec<Value>> = vec![Vec::new(); spec.fetch.len() + 1];
+    let query = match backend {
+        Backend::World(world) => spec.builder(false).build(world),
+        Backend::System { world, .. } => world.build_query(spec.builder(false)),
+    }
+    .map_err(ecs_error)?;
     // Newtypes of numbers or booleans, by far the commonest script
     // components, come out of whole column slices, archetype by archetype.
     let lanes: Option<Vec<Scalar>> = codecs.iter().map(|c| c.bare.then(|| bare_lane(&c.root)).flatten()).collect();
-    if let Some(lanes) = lanes {
-        let query = match backend {
-            Backend::World(world) => spec.builder(false).build(world),
-            Backend::System { world, .. } => world.build_query(spec.builder(false)),
-        }
-        .map_err(ecs_error)?;
-        if !query.filters_rows() {
-            let mut visit = |archetype: DynamicArchetype<'_, '_>| {
-                columns[0].extend(archetype.entities().iter().map(|&e| entity_value(e)));
-                for ((&id, &lane), column) in spec.fetch.iter().zip(&lanes).zip(&mut columns[1..]) {
-                    copy_lane(&archetype, id, lane, column);
-                }
-            };
-            match backend {
-                Backend::World(world) => query.for_each_archetype(world, &mut visit),
-                Backend::System { world, .. } => world.for_each_archetype(&query, &mut visit).map_err(ecs_error)?,
+    if let Some(lanes) = lanes.filter(|_| !query.filters_rows()) {
+        let mut visit = |archetype: DynamicArchetype<'_, '_>| {
+            columns[0].extend(archetype.entities().iter().map(|&e| entity_value(e)));
+            for ((&id, &lane), column) in spec.fetch.iter().zip(&lanes).zip(&mut columns[1..]) {
+                copy_lane(&archetype, id, lane, column);
             }
-            return columns.into_iter().map(|column| crate::pack::sequence(lua, &shared.pack, column)).collect();
+        };
+        match backend {
+            Backend::World(world) => query.for_each_archetype(world, &mut visit),
+            Backend::System { world, .. } => world.for_each_archetype(&query, &mut visit).map_err(ecs_error)?,
         }
+        return columns.into_iter().map(|column| crate::pack::sequence(lua, &shared.pack, column)).collect();
     }
     let mut failed = None;
     let mut visit = |row: ecs_core::query::DynamicRow<'_, '_>| {
@@ -124,14 +122,8 @@ fn rows(lua: &Lua, backend: &mut Backend<'_, '_, '_>, shared: &Shared, spec: &Sp
         }
     };
     match backend {
-        Backend::World(world) => {
-            let query = spec.builder(false).build(world).map_err(ecs_error)?;
-            query.for_each(world, &mut visit);
-        }
-        Backend::System { world, .. } => {
-            let query = world.build_query(spec.builder(false)).map_err(ecs_error)?;
-            world.for_each(&query, &mut visit).map_err(ecs_error)?;
-        }
+        Backend::World(world) => query.for_each(world, &mut visit),
+        Backend::System { world, .. } => world.for_each(&query, &mut visit).map_err(ecs_error)?,
     }
     if let Some(e) = failed {
         return Err(e);
