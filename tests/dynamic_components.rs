@@ -211,6 +211,38 @@ fn entity_builder_spawns_typed_and_dynamic_components_in_one_move() {
     builder.spawn(&mut other).unwrap();
 }
 
+#[derive(Component, Debug, PartialEq, Clone, Copy)]
+struct Byte(u8);
+#[derive(Component, Debug, PartialEq, Clone, Copy)]
+struct Wide([u64; 3]);
+
+/// A builder reused for many entities spawns each with its own values,
+/// whatever order and replacements its adds came in (the layout of its
+/// buffer then differs from one spawn to the next).
+#[test]
+fn a_reused_entity_builder_spawns_each_entity_with_its_own_values() {
+    let mut world = World::new();
+    let mut builder = EntityBuilder::new();
+    let mut spawned = Vec::new();
+    for i in 0..12u8 {
+        let wide = Wide([u64::from(i); 3]);
+        match i % 4 {
+            0 | 1 => builder.add(Byte(i)).add(wide).add(Pos(f32::from(i), 0.0)),
+            // Another order: the same archetype, other offsets.
+            2 => builder.add(Pos(f32::from(i), 0.0)).add(wide).add(Byte(i)),
+            // A replacement: the entry moves to the end, its room stays, so
+            // the order is the last spawn's at other offsets.
+            _ => builder.add(Byte(0)).add(wide).add(Pos(f32::from(i), 0.0)).add(Byte(i)),
+        };
+        spawned.push((builder.spawn(&mut world).unwrap(), i));
+    }
+    for (e, i) in spawned {
+        assert_eq!(world.get::<Byte>(e), Some(&Byte(i)));
+        assert_eq!(world.get::<Wide>(e), Some(&Wide([u64::from(i); 3])));
+        assert_eq!(world.get::<Pos>(e), Some(&Pos(f32::from(i), 0.0)));
+    }
+}
+
 #[test]
 fn entity_builder_clone_spawns_many_copies() {
     let mut world = World::new();

@@ -258,7 +258,7 @@ impl World {
             // `i`, an owned, valid, aligned value of its component, which the
             // column forgets right after (`moved_until`) before anything else
             // can run.
-            let entity = unsafe { self.spawn_raw(bundle, &values) };
+            let entity = unsafe { self.spawn_raw(bundle, |i| values[i]) };
             for column in &mut batch.columns {
                 column.moved_until(row + 1);
             }

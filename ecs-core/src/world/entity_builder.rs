@@ -51,7 +51,7 @@ struct Buffer {
 
 impl Buffer {
     /// Room for a value of `layout` at the end; its offset.
-    #[inline]
+    #[inline(always)]
     fn push(&mut self, layout: Layout) -> usize {
         // An alignment is a power of two: rounding up is a mask, not the
         // division `next_multiple_of` compiles to for a run-time divisor.
@@ -59,24 +59,34 @@ impl Buffer {
         let offset = self.len.checked_add(mask).expect("entity builder overflow") & !mask;
         let end = offset.checked_add(layout.size()).expect("entity builder overflow");
         if end > self.capacity || layout.align() > self.align {
-            let align = self.align.max(layout.align()).max(1);
-            let capacity = end.max(self.capacity * 2).max(64);
-            let layout = Layout::from_size_align(capacity, align).expect("entity builder overflow");
-            let block = Bytes::new(layout);
-            if let Some(old) = &self.block {
-                // SAFETY: both blocks hold at least `len` bytes and do not
-                // overlap; the values move with their bytes, the old block is
-                // freed without dropping them.
-                unsafe { core::ptr::copy_nonoverlapping(old.ptr().as_ptr(), block.ptr().as_ptr(), self.len) };
-            }
-            self.block = Some(block);
-            self.capacity = capacity;
-            self.align = align;
+            self.grow(end, layout.align());
         }
         self.len = end;
         offset
     }
 
+    /// A block of at least `end` bytes aligned for `align`, the values so
+    /// far moved into it. Out of line: a builder reused for many entities
+    /// grows only for the first.
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, end: usize, align: usize) {
+        let align = self.align.max(align).max(1);
+        let capacity = end.max(self.capacity * 2).max(64);
+        let layout = Layout::from_size_align(capacity, align).expect("entity builder overflow");
+        let block = Bytes::new(layout);
+        if let Some(old) = &self.block {
+            // SAFETY: both blocks hold at least `len` bytes and do not
+            // overlap; the values move with their bytes, the old block is
+            // freed without dropping them.
+            unsafe { core::ptr::copy_nonoverlapping(old.ptr().as_ptr(), block.ptr().as_ptr(), self.len) };
+        }
+        self.block = Some(block);
+        self.capacity = capacity;
+        self.align = align;
+    }
+
+    #[inline(always)]
     fn at(&self, offset: usize) -> NonNull<u8> {
         let block = self.block.as_ref().map_or(NonNull::dangling(), Bytes::ptr);
         // SAFETY: `offset` is within the block (handed out by `push`), or 0 for
@@ -112,9 +122,8 @@ impl Buffer {
 pub struct EntityBuilder {
     buffer: Buffer,
     entries: Vec<Entry>,
-    /// Scratch lists reused by every spawn.
+    /// Scratch list reused by every plan of a spawn.
     ids: Vec<ComponentId>,
-    values: Vec<NonNull<u8>>,
     /// The bundle of the last spawn, by world and (sorted) components: a
     /// builder spawning the same kind of entity again skips the lookup.
     last: Option<LastSpawn>,
@@ -138,6 +147,10 @@ impl EntityBuilder {
 
     /// Adds `component`, replacing (and dropping) a value of its type added
     /// before.
+    // Inlined, so the value is written into the buffer from where the caller
+    // made it: passed by pointer, a value the caller just stored piecewise is
+    // read back whole, a store-forwarding stall per `add`.
+    #[inline]
     pub fn add<T: Component>(&mut self, component: T) -> &mut Self {
         let entry = Entry {
             id: component_id::<T>(),
@@ -254,17 +267,27 @@ impl EntityBuilder {
     #[inline(always)]
     fn slot(&mut self, mut entry: Entry) -> NonNull<u8> {
         if let Some(at) = self.entries.iter().position(|e| e.id == entry.id) {
-            // The old entry leaves the list first: a panicking drop then
-            // leaves neither value listed, never dropping one twice.
-            let old = self.entries.swap_remove(at);
-            if let Some(glue) = old.drop {
-                // SAFETY: the entry's value is live in the buffer, dropped once.
-                unsafe { glue.run(OwningPtr::new(self.buffer.at(old.offset))) };
-            }
-            entry.offset = old.offset;
-        } else {
-            entry.offset = self.buffer.push(entry.layout);
+            return self.replace(at, entry);
         }
+        entry.offset = self.buffer.push(entry.layout);
+        let slot = self.buffer.at(entry.offset);
+        self.entries.push(entry);
+        slot
+    }
+
+    /// [`slot`](Self::slot) for a component added before (entry `at`): its
+    /// old value dropped, its room handed out again. Out of line: rare.
+    #[cold]
+    #[inline(never)]
+    fn replace(&mut self, at: usize, mut entry: Entry) -> NonNull<u8> {
+        // The old entry leaves the list first: a panicking drop then leaves
+        // neither value listed, never dropping one twice.
+        let old = self.entries.swap_remove(at);
+        if let Some(glue) = old.drop {
+            // SAFETY: the entry's value is live in the buffer, dropped once.
+            unsafe { glue.run(OwningPtr::new(self.buffer.at(old.offset))) };
+        }
+        entry.offset = old.offset;
         let slot = self.buffer.at(entry.offset);
         self.entries.push(entry);
         slot
@@ -323,7 +346,7 @@ impl EntityBuilder {
         // SAFETY: the entries' values are live in the buffer; on `Ok` they
         // moved into the world and are forgotten here.
         let (entity, bundle) = unsafe {
-            spawn_entries(world, &self.entries, &self.buffer, &mut self.ids, &mut self.values, &mut self.last)?
+            spawn_entries(world, &self.entries, &self.buffer, &mut self.ids, &mut self.last)?
         };
         // The values are the world's now: forgotten before any hook runs, so
         // that one that unwinds leaves nothing for this builder to drop.
@@ -351,34 +374,34 @@ unsafe fn spawn_entries(
     entries: &[Entry],
     buffer: &Buffer,
     ids: &mut Vec<ComponentId>,
-    values: &mut Vec<NonNull<u8>>,
     last: &mut Option<LastSpawn>,
 ) -> Result<(Entity, BundleId), EcsError> {
     let same = last.as_ref().is_some_and(|last| {
         last.world == world.id()
             && last.order.len() == entries.len()
-            && last.order.iter().zip(entries).all(|(&id, e)| id == e.id)
+            && last.order.iter().zip(entries).all(|(&(id, offset), e)| id == e.id && offset == e.offset)
     });
     if !same {
         *last = Some(LastSpawn::plan(world, entries, ids)?);
     }
     let last = last.as_ref().expect("planned above");
-    values.clear();
-    values.extend(last.entry_of.iter().map(|&at| buffer.at(entries[at].offset)));
+    let offsets = &last.offsets;
     // SAFETY: the bundle is of exactly these components in this order (the
-    // plan's, made for entries with these ids in this order), each value a
-    // live one of its component (caller), forgotten by the caller.
-    Ok((unsafe { world.spawn_raw(last.bundle, values) }, last.bundle))
+    // plan's, made for entries with these ids at these offsets, in this
+    // order), so `offsets[i]` is where a live value of the bundle's `i`th
+    // component lies (caller), forgotten by the caller.
+    Ok((unsafe { world.spawn_raw(last.bundle, |i| buffer.at(offsets[i])) }, last.bundle))
 }
 
 /// How the last spawn went, for a builder spawning the same kind of entity
-/// again (the components added in the same order): the world, the ids in the
-/// order added, the bundle, and which entry each bundle position takes.
+/// again (the same components added in the same order, so at the same
+/// offsets of the buffer): the world, each entry's id and offset in the order
+/// added, the bundle, and where each bundle position's value lies.
 struct LastSpawn {
     world: WorldId,
-    order: Vec<ComponentId>,
+    order: Vec<(ComponentId, usize)>,
     bundle: BundleId,
-    entry_of: Vec<usize>,
+    offsets: Vec<usize>,
 }
 
 impl LastSpawn {
@@ -399,9 +422,12 @@ impl LastSpawn {
         ids.extend(entries.iter().map(|e| e.id));
         ids.sort_unstable();
         let bundle = world.bundle_of_ids(ids)?;
-        let entry_of =
-            ids.iter().map(|&id| entries.iter().position(|e| e.id == id).expect("the entries' ids")).collect();
-        Ok(Self { world: world.id(), order: entries.iter().map(|e| e.id).collect(), bundle, entry_of })
+        let offsets = ids
+            .iter()
+            .map(|&id| entries.iter().find(|e| e.id == id).expect("the entries' ids").offset)
+            .collect();
+        let order = entries.iter().map(|e| (e.id, e.offset)).collect();
+        Ok(Self { world: world.id(), order, bundle, offsets })
     }
 }
 

@@ -263,18 +263,22 @@ impl World {
         Ok(self.bundles.insert_ids(BundleInfo { components: components.into(), sparse, spawn: None }))
     }
 
-    /// Spawns an entity holding the values at `values`, one per component of
-    /// `bundle`, in its order, moved into the columns.
+    /// Spawns an entity holding the values at `value_of(i)`, one per
+    /// component of `bundle`, in its order, moved into the columns.
     ///
     /// # Safety
     /// `bundle` is this world's (from [`bundle_of_ids`](Self::bundle_of_ids));
-    /// `values[i]` is an owned, valid value of its `i`th component, aligned,
+    /// `value_of(i)` is an owned, valid value of its `i`th component, aligned,
     /// which the caller forgets (never reads or drops again) once this returns.
     ///
     /// Hooks and observers do not run here: the caller forgets the values
     /// first, then calls [`after_spawn_raw`](Self::after_spawn_raw), so that a
     /// panicking hook finds every value owned by the world alone.
-    pub(crate) unsafe fn spawn_raw(&mut self, bundle: BundleId, values: &[NonNull<u8>]) -> Entity {
+    ///
+    /// Generic over where the values lie (inlined into each caller), so a
+    /// builder hands over its buffer's offsets without listing pointers.
+    #[inline]
+    pub(crate) unsafe fn spawn_raw(&mut self, bundle: BundleId, value_of: impl Fn(usize) -> NonNull<u8>) -> Entity {
         let archetype = self.spawn_archetype(bundle);
         self.archetypes.get_mut(archetype).reserve(1);
         let tick = self.change_tick();
@@ -283,7 +287,8 @@ impl World {
         let archetype = self.archetypes.get_mut(target.archetype);
         let row = archetype.len();
         let entity = self.entities.alloc(EntityLocation { archetype: target.archetype, row: Row::new(row) });
-        for (&column, &value) in target.columns.iter().zip(values) {
+        for (position, &column) in target.columns.iter().enumerate() {
+            let value = value_of(position);
             let size = archetype.columns[column as usize].item_layout().size();
             // SAFETY: the column is the component's (the spawn target's list),
             // with room for a row (reserved above); `push_slot` hands out its
