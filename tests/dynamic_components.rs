@@ -243,6 +243,60 @@ fn a_reused_entity_builder_spawns_each_entity_with_its_own_values() {
     }
 }
 
+/// Lookups by id of many components of every storage kind, whose tables
+/// grow and move as archetypes are made in between: each reads its own
+/// entity's value (the world keeps a small cache of some components' tables
+/// for these lookups, which must follow every table it copies).
+#[test]
+fn lookups_by_id_follow_every_component_through_new_archetypes() {
+    let mut world = World::new();
+    let ids: Vec<ComponentId> = (0..20)
+        .map(|i| {
+            let name = format!("Lookup{i}");
+            let schema = SchemaBuilder::new(&name).field("v", FieldKind::I64).build().unwrap();
+            let descriptor = ComponentDescriptor::new(name, schema);
+            let descriptor = match i % 3 {
+                0 => descriptor,
+                1 => descriptor.sparse(),
+                _ => descriptor.per_field(),
+            };
+            world.register_dynamic(&descriptor).unwrap()
+        })
+        .collect();
+    let mut expected: Vec<(Entity, Vec<(ComponentId, i64)>)> = Vec::new();
+    for round in 0..6i64 {
+        for (n, &id) in ids.iter().enumerate() {
+            // Each entity holds `id` and the next component: one archetype per
+            // pair, made in an order that moves the tables made before.
+            let other = ids[(n + 1 + round as usize) % ids.len()];
+            let e = world.spawn(());
+            let mut values = Vec::new();
+            for (k, &c) in [id, other].iter().enumerate() {
+                let v = round * 1000 + n as i64 * 10 + k as i64;
+                let mut value = DynamicValue::new(&world, c).unwrap();
+                value.set("v", v).unwrap();
+                world.entity_mut(e).unwrap().insert_by_id(c, value).unwrap();
+                values.push((c, v));
+            }
+            expected.push((e, values));
+        }
+        world.check_invariants().unwrap();
+        for (e, values) in &expected {
+            for &(c, v) in values {
+                assert_eq!(world.get_by_id(*e, c).unwrap().get::<i64>("v"), Ok(v));
+            }
+            let missing = ids.iter().find(|id| values.iter().all(|(c, _)| c != *id)).unwrap();
+            assert!(matches!(world.get_by_id(*e, *missing), Err(EcsError::MissingComponent { .. })));
+        }
+    }
+    let (e, values) = expected.swap_remove(3);
+    world.despawn(e).unwrap();
+    assert!(matches!(world.get_by_id(e, values[0].0), Err(EcsError::NoSuchEntity(_))));
+    for (e, values) in &expected {
+        assert_eq!(world.get_by_id(*e, values[1].0).unwrap().get::<i64>("v"), Ok(values[1].1));
+    }
+}
+
 #[test]
 fn entity_builder_clone_spawns_many_copies() {
     let mut world = World::new();

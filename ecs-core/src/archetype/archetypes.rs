@@ -4,7 +4,7 @@ use std::marker::PhantomData;
 use std::ptr::NonNull;
 use std::sync::Mutex;
 
-use super::lookup::{LookupCache, LookupKey};
+use super::lookup::{LookupCache, LookupKey, ViewCache};
 use super::{Archetype, ArchetypeId};
 use crate::component::{Component, ComponentId, ComponentInfo, Components, known_component_index};
 use crate::parallel::annotate;
@@ -39,6 +39,11 @@ pub struct Archetypes {
     /// Copies of a few column tables' headers, inline so that a loop of
     /// lookups may read them once (see `lookup.rs`).
     lookups: LookupCache,
+    /// The same, by component id, for views by id (see `lookup.rs`).
+    views: ViewCache,
+    /// Which components with a column table have a schema, by id: those the
+    /// by-id cache may hold.
+    described: Vec<bool>,
     /// Components some `Changed` query watches; columns made later start tracking.
     tracked: Mutex<Vec<ComponentId>>,
     /// How many columns were added to existing archetypes: each may have moved
@@ -58,6 +63,8 @@ impl Archetypes {
             by_component: Vec::new(),
             column_tables: Vec::new(),
             lookups: LookupCache::new(),
+            views: ViewCache::new(),
+            described: Vec::new(),
             tracked: Mutex::new(Vec::new()),
             column_generation: 0,
         }
@@ -179,34 +186,59 @@ impl Archetypes {
         self.by_component[component.index()].push(ArchetypeColumn { archetype: id, column });
         // The push may have moved every column of the archetype.
         let key = LookupKey::of_info(info);
-        self.index_columns(id, |c| if c == component { key } else { None });
+        let described = info.kind().is_some();
+        self.index_columns(id, |c| if c == component { (key, described) } else { (None, false) });
         column
     }
 
     /// Points the column tables at each column of archetype `id`: after it is
     /// made, and after its table of columns may have moved.
     ///
-    /// `key_of` gives the lookup key of a component whose table this makes;
-    /// a table keeps the key it was made with.
-    fn index_columns(&mut self, id: ArchetypeId, key_of: impl Fn(ComponentId) -> Option<LookupKey>) {
+    /// `key_of` gives the lookup key of a component whose table this makes,
+    /// and whether it has a schema; a table keeps what it was made with.
+    fn index_columns(&mut self, id: ArchetypeId, key_of: impl Fn(ComponentId) -> (Option<LookupKey>, bool)) {
         let archetype = &mut self.archetypes[id.index()];
         for index in 0..archetype.components.len() {
             let component = archetype.components[index];
             if self.column_tables.len() <= component.index() {
                 self.column_tables.resize_with(component.index() + 1, ColumnTable::default);
             }
+            let plain = {
+                let column = &archetype.columns[index];
+                (!column.is_sparse() && !column.is_split()).then(|| column.item_layout().size())
+            };
             let column = archetype.column_ptr_mut(index);
             let table = &mut self.column_tables[component.index()];
             if table.columns.is_empty() {
-                table.lookup = key_of(component);
+                let described;
+                (table.lookup, described) = key_of(component);
+                if described {
+                    if self.described.len() <= component.index() {
+                        self.described.resize(component.index() + 1, false);
+                    }
+                    self.described[component.index()] = true;
+                }
             }
             table.set(id, column);
             // The table's header may have changed (a longer or moved slice, an
-            // earlier first archetype): the cache's copy follows at once.
+            // earlier first archetype): the caches' copies follow at once.
             if let Some(key) = table.lookup {
                 self.lookups.refresh(key, table.first, &table.columns);
             }
+            // Every column of a component is of one kind (its storage and
+            // layout are the component's), so this one speaks for the table.
+            if self.described.get(component.index()).copied().unwrap_or(false) {
+                self.views.refresh(component, table.first, &table.columns, plain);
+            }
         }
+    }
+
+    /// The column table of `component` and the size of its values, when the
+    /// by-id cache holds it: a described component whose columns are all
+    /// table columns of whole values (see `lookup.rs`'s `ViewCache`).
+    #[inline(always)]
+    pub(crate) fn viewable_columns(&self, component: ComponentId) -> Option<(ColumnsOf<'_>, usize)> {
+        self.views.get(component)
     }
 
     /// `T`'s column table: from the lookup cache when `T` has its entry there,
@@ -312,7 +344,10 @@ impl Archetypes {
         }
         self.by_components.insert(components.into(), id);
         self.archetypes.push(archetype);
-        self.index_columns(id, |c| registry.get(c).and_then(LookupKey::of_info));
+        self.index_columns(id, |c| {
+            let info = registry.get(c);
+            (info.and_then(LookupKey::of_info), info.is_some_and(|info| info.kind().is_some()))
+        });
         id
     }
 
@@ -366,6 +401,26 @@ impl Archetypes {
             };
             if cached.first != table.first || !core::ptr::eq(cached.columns, table.columns.as_slice()) || !single_ok {
                 return Err(format!("lookup cache entry of component {index} is stale"));
+            }
+        }
+        for (index, table) in self.column_tables.iter().enumerate() {
+            let Some((cached, size)) = self.views.get(ComponentId::new(index as u32)) else { continue };
+            let plain = table.columns.iter().flatten().all(|c| {
+                // SAFETY: the table's pointers are current (checked above).
+                let column = unsafe { c.0.as_ref() };
+                !column.is_sparse() && !column.is_split() && column.item_layout().size() == size
+            });
+            if !self.described.get(index).copied().unwrap_or(false) || !plain {
+                return Err(format!("by-id cache holds component {index}, which cannot be viewed without asking"));
+            }
+            let single_ok = match (cached.single, table.columns.as_slice()) {
+                (None, [_]) => false,
+                (None, _) => true,
+                (Some(single), [Some(only)]) => single.0 == only.0,
+                (Some(_), _) => false,
+            };
+            if cached.first != table.first || !core::ptr::eq(cached.columns, table.columns.as_slice()) || !single_ok {
+                return Err(format!("by-id cache entry of component {index} is stale"));
             }
         }
         let indexed: usize = self.by_component.iter().map(Vec::len).sum();

@@ -22,7 +22,7 @@ use std::mem::MaybeUninit;
 use std::ptr::NonNull;
 
 use super::archetypes::{ColumnPtr, ColumnsOf};
-use crate::component::{Component, ComponentInfo};
+use crate::component::{Component, ComponentId, ComponentInfo};
 
 /// Entries per world. Small, as the cache is part of every world; types that
 /// collide keep working, through the registry.
@@ -127,6 +127,141 @@ impl LookupCache {
             let header = Header { first, columns: NonNull::from(columns).cast(), len: columns.len(), single };
             self.headers[key.entry] = MaybeUninit::new(header);
             *cell = key.cell;
+        }
+    }
+}
+
+/// Entries of a world's [`ViewCache`].
+const VIEW_ENTRIES: usize = 8;
+
+/// A second cache, keyed by component id: the column tables of a few
+/// components whose values can be viewed by id without asking anything of
+/// their columns (described components stored whole in tables), for
+/// [`World::get_by_id`](crate::World::get_by_id).
+///
+/// The typed cache's entries sit at constant offsets; a lookup by id has only
+/// a run-time id, so here every entry is always initialised (a free one holds
+/// an empty table) and a lookup reads its entry's id and header before
+/// anything branches: reads of one address a loop of lookups of one
+/// component may hoist, with the component's size, out of the loop.
+///
+/// The entries live behind a pointer, to a shared empty set until the first
+/// component is filed: a new world neither allocates nor initialises them.
+#[derive(Debug)]
+pub(crate) struct ViewCache(NonNull<ViewEntries>);
+
+/// Invariant: where `ids[i]` is `index + 1` of a component, `headers[i]` is
+/// the current header of that component's column table (refreshed after
+/// every change to it, as the typed cache's), every column in it is a table
+/// column of whole values (neither sparse nor per-field) of `sizes[i]` bytes,
+/// and the component has a schema. Elsewhere `headers[i]` is empty.
+#[derive(Debug)]
+struct ViewEntries {
+    ids: [usize; VIEW_ENTRIES],
+    headers: [Header; VIEW_ENTRIES],
+    sizes: [usize; VIEW_ENTRIES],
+}
+
+const EMPTY_HEADER: Header = Header { first: 0, columns: NonNull::dangling(), len: 0, single: None };
+
+/// The entries of every cache that has filed nothing. Never written.
+static NO_VIEWS: ViewEntries =
+    ViewEntries { ids: [0; VIEW_ENTRIES], headers: [EMPTY_HEADER; VIEW_ENTRIES], sizes: [0; VIEW_ENTRIES] };
+
+// SAFETY: `NO_VIEWS` holds no pointer to anything (dangling, empty headers)
+// and is never written; other entries are as `ViewCache`'s below.
+unsafe impl Sync for ViewEntries {}
+// SAFETY: as for `LookupCache`: pointers into column tables owned by the same
+// `Archetypes`, read through `&self` and written through `&mut self`; the
+// entries are the cache's own (boxed) or the shared, never written empty set.
+unsafe impl Send for ViewCache {}
+// SAFETY: as for `Send`.
+unsafe impl Sync for ViewCache {}
+
+impl ViewCache {
+    /// An empty cache: no allocation.
+    #[inline]
+    pub(crate) const fn new() -> Self {
+        // SAFETY: a static's address is not null. (Only ever read through.)
+        Self(unsafe { NonNull::new_unchecked((&raw const NO_VIEWS).cast_mut()) })
+    }
+
+    #[inline(always)]
+    fn entries(&self) -> &ViewEntries {
+        // SAFETY: the pointer is to `NO_VIEWS` or to the cache's own box,
+        // written only through `&mut self`.
+        unsafe { self.0.as_ref() }
+    }
+
+    /// The entries, to write: made the cache's own first.
+    fn entries_mut(&mut self) -> &mut ViewEntries {
+        if core::ptr::eq(self.0.as_ptr(), &NO_VIEWS) {
+            let own = Box::new(ViewEntries { ids: NO_VIEWS.ids, headers: NO_VIEWS.headers, sizes: NO_VIEWS.sizes });
+            self.0 = NonNull::from(Box::leak(own));
+        }
+        // SAFETY: the cache's own box (made above if need be), borrowed
+        // through `&mut self`.
+        unsafe { self.0.as_mut() }
+    }
+
+    /// The column table of `component` and the size of its values, if its
+    /// entry holds it.
+    #[inline(always)]
+    pub(crate) fn get(&self, component: ComponentId) -> Option<(ColumnsOf<'_>, usize)> {
+        let entries = self.entries();
+        let entry = component.index() % VIEW_ENTRIES;
+        // Read whether the entry holds the component or not (it is always
+        // initialised): see the type's comment.
+        let (header, size) = (entries.headers[entry], entries.sizes[entry]);
+        // SAFETY: every header is a current table's (invariant) or the empty
+        // one (a dangling, aligned pointer and length 0: an empty slice);
+        // the slice lives, unchanged, while `self` is borrowed shared.
+        let columns = unsafe { core::slice::from_raw_parts(header.columns.as_ptr(), header.len) };
+        let hit = entries.ids[entry] == component.index().wrapping_add(1);
+        hit.then(|| (ColumnsOf::new(header.first, columns, header.single), size))
+    }
+
+    /// Files the current header of `component`'s table (`first`, `columns`)
+    /// unless another component holds the entry. `size` is the size of its
+    /// values when it can be viewed without asking its columns (it has a
+    /// schema, and its columns are table columns of whole values); `None`
+    /// frees the entry if the component held it.
+    pub(crate) fn refresh(
+        &mut self,
+        component: ComponentId,
+        first: usize,
+        columns: &[Option<ColumnPtr>],
+        size: Option<usize>,
+    ) {
+        let entry = component.index() % VIEW_ENTRIES;
+        let id = component.index().wrapping_add(1);
+        let held = self.entries().ids[entry];
+        if held != id && (held != 0 || size.is_none()) {
+            return;
+        }
+        let entries = self.entries_mut();
+        match size {
+            Some(size) => {
+                let single = if let [only] = columns { *only } else { None };
+                entries.headers[entry] =
+                    Header { first, columns: NonNull::from(columns).cast(), len: columns.len(), single };
+                entries.sizes[entry] = size;
+                entries.ids[entry] = id;
+            }
+            None => {
+                entries.headers[entry] = EMPTY_HEADER;
+                entries.ids[entry] = 0;
+            }
+        }
+    }
+}
+
+impl Drop for ViewCache {
+    fn drop(&mut self) {
+        if !core::ptr::eq(self.0.as_ptr(), &NO_VIEWS) {
+            // SAFETY: not the shared set, so the cache's own box, leaked by
+            // `entries_mut` and freed once, here.
+            drop(unsafe { Box::from_raw(self.0.as_ptr()) });
         }
     }
 }

@@ -649,6 +649,30 @@ impl World {
     /// ```
     #[inline(always)]
     pub fn get_by_id(&self, entity: Entity, id: ComponentId) -> Result<ComponentRef<'_>, EcsError> {
+        // A described component stored whole in tables, in the by-id cache:
+        // its table and size are read before anything branches (so a loop of
+        // lookups reads them once), and its columns need no question.
+        if let Some((columns, size)) = self.archetypes.viewable_columns(id)
+            // A dead slot's location names no archetype: the column lookup misses.
+            && let Some(location) = self.entities.get_maybe_dead(entity)
+            && let Some(column) = columns.column(location.archetype)
+            && let Some(info) = self.components.get(id)
+        {
+            // SAFETY: the column exists in the location's archetype, so the
+            // location is a live entity's and its row below the column's
+            // length; the cache holds only table columns of whole values of
+            // `size` bytes (its invariant), where every such row holds one.
+            // Borrowed with the world.
+            let value = unsafe { column.data_ptr().add(location.row.index() * size) };
+            return Ok(ComponentRef::whole(info, value));
+        }
+        self.get_by_id_uncached(entity, id)
+    }
+
+    /// [`get_by_id`](Self::get_by_id) of any component: sparse, per-field,
+    /// or one the by-id cache does not hold.
+    #[inline(always)]
+    fn get_by_id_uncached(&self, entity: Entity, id: ComponentId) -> Result<ComponentRef<'_>, EcsError> {
         // Everything that depends on the component alone first, before any
         // branch on the entity: a loop of lookups of one component reads it
         // once (as `World::get` does).

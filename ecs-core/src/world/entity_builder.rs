@@ -345,9 +345,8 @@ impl EntityBuilder {
     pub fn spawn(&mut self, world: &mut World) -> Result<Entity, EcsError> {
         // SAFETY: the entries' values are live in the buffer; on `Ok` they
         // moved into the world and are forgotten here.
-        let (entity, bundle) = unsafe {
-            spawn_entries(world, &self.entries, &self.buffer, &mut self.ids, &mut self.last)?
-        };
+        let (entity, bundle) =
+            unsafe { spawn_entries(world, &self.entries, &self.buffer, &mut self.ids, &mut self.last)? };
         // The values are the world's now: forgotten before any hook runs, so
         // that one that unwinds leaves nothing for this builder to drop.
         self.entries.clear();
@@ -422,10 +421,8 @@ impl LastSpawn {
         ids.extend(entries.iter().map(|e| e.id));
         ids.sort_unstable();
         let bundle = world.bundle_of_ids(ids)?;
-        let offsets = ids
-            .iter()
-            .map(|&id| entries.iter().find(|e| e.id == id).expect("the entries' ids").offset)
-            .collect();
+        let offsets =
+            ids.iter().map(|&id| entries.iter().find(|e| e.id == id).expect("the entries' ids").offset).collect();
         let order = entries.iter().map(|e| (e.id, e.offset)).collect();
         Ok(Self { world: world.id(), order, bundle, offsets })
     }
