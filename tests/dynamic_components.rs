@@ -243,6 +243,33 @@ fn a_reused_entity_builder_spawns_each_entity_with_its_own_values() {
     }
 }
 
+#[derive(Component, Debug, PartialEq, Clone, Copy)]
+#[repr(align(64))]
+struct Aligned([u8; 3]);
+#[derive(Component, Debug, PartialEq)]
+#[repr(align(32))]
+struct AlignedTag;
+
+/// Values of every alignment sit aligned in a builder (its buffer grows to
+/// the most demanding one), zero-sized ones included, before and after a
+/// spawn empties it.
+#[test]
+fn an_entity_builder_keeps_every_value_aligned() {
+    let mut world = World::new();
+    let mut builder = EntityBuilder::new();
+    for i in 0..3u8 {
+        builder.add(AlignedTag).add(Byte(i)).add(Aligned([i; 3]));
+        let at = builder.get::<Aligned>().unwrap() as *const Aligned as usize;
+        assert_eq!(at % 64, 0, "an align(64) value at {at:#x}");
+        let tag = builder.get::<AlignedTag>().unwrap() as *const AlignedTag as usize;
+        assert_eq!(tag % 32, 0, "an align(32) tag at {tag:#x}");
+        let e = builder.spawn(&mut world).unwrap();
+        assert_eq!(world.get::<Aligned>(e), Some(&Aligned([i; 3])));
+        assert_eq!(world.get::<Byte>(e), Some(&Byte(i)));
+        assert!(world.get::<AlignedTag>(e).is_some());
+    }
+}
+
 /// Lookups by id of many components of every storage kind, whose tables
 /// grow and move as archetypes are made in between: each reads its own
 /// entity's value (the world keeps a small cache of some components' tables

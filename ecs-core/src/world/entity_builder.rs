@@ -41,12 +41,18 @@ enum Cloning {
 /// Values packed one after another, each aligned for itself, in one block
 /// aligned for the most demanding of them. Values are moved by their bytes
 /// (every Rust value can be), so the block may grow by copying.
-#[derive(Default)]
 struct Buffer {
-    block: Option<Bytes>,
+    /// Empty (zero-sized, aligned for 1) until the first value.
+    block: Bytes,
     capacity: usize,
     align: usize,
     len: usize,
+}
+
+impl Default for Buffer {
+    fn default() -> Self {
+        Self { block: Bytes::new(Layout::new::<()>()), capacity: 0, align: 1, len: 0 }
+    }
 }
 
 impl Buffer {
@@ -71,29 +77,27 @@ impl Buffer {
     #[cold]
     #[inline(never)]
     fn grow(&mut self, end: usize, align: usize) {
-        let align = self.align.max(align).max(1);
+        let align = self.align.max(align);
         let capacity = end.max(self.capacity * 2).max(64);
         let layout = Layout::from_size_align(capacity, align).expect("entity builder overflow");
         let block = Bytes::new(layout);
-        if let Some(old) = &self.block {
-            // SAFETY: both blocks hold at least `len` bytes and do not
-            // overlap; the values move with their bytes, the old block is
-            // freed without dropping them.
-            unsafe { core::ptr::copy_nonoverlapping(old.ptr().as_ptr(), block.ptr().as_ptr(), self.len) };
-        }
-        self.block = Some(block);
+        // SAFETY: both blocks hold at least `len` bytes (none for the first,
+        // empty one) and do not overlap; the values move with their bytes,
+        // the old block is freed without dropping them.
+        unsafe { core::ptr::copy_nonoverlapping(self.block.ptr().as_ptr(), block.ptr().as_ptr(), self.len) };
+        self.block = block;
         self.capacity = capacity;
         self.align = align;
     }
 
     #[inline(always)]
     fn at(&self, offset: usize) -> NonNull<u8> {
-        let block = self.block.as_ref().map_or(NonNull::dangling(), Bytes::ptr);
-        // SAFETY: `offset` is within the block (handed out by `push`), or 0 for
-        // a zero-sized value in an empty buffer (a dangling, never-read pointer
-        // then; aligned because zero-sized values are only ever copied as
-        // zero bytes).
-        unsafe { block.add(offset) }
+        // SAFETY: `offset` is within the block (handed out by `push`, which
+        // grew the block to hold the value, aligned for it), or 0 in the
+        // first, empty block for a zero-sized value aligned for 1 (any
+        // greater alignment grew the block): a pointer no byte is read
+        // through.
+        unsafe { self.block.ptr().add(offset) }
     }
 }
 
