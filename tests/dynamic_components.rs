@@ -250,9 +250,10 @@ struct Aligned([u8; 3]);
 #[repr(align(32))]
 struct AlignedTag;
 
-/// Values of every alignment sit aligned in a builder (its buffer grows to
-/// the most demanding one), zero-sized ones included, before and after a
-/// spawn empties it.
+/// Values of large alignment sit aligned in a builder (its buffer grows to
+/// the most demanding one), before and after a spawn empties it, beside a
+/// zero-sized one of large alignment (whose slot a unit test checks: `get`
+/// never hands a zero-sized value's slot out).
 #[test]
 fn an_entity_builder_keeps_every_value_aligned() {
     let mut world = World::new();
@@ -261,8 +262,6 @@ fn an_entity_builder_keeps_every_value_aligned() {
         builder.add(AlignedTag).add(Byte(i)).add(Aligned([i; 3]));
         let at = builder.get::<Aligned>().unwrap() as *const Aligned as usize;
         assert_eq!(at % 64, 0, "an align(64) value at {at:#x}");
-        let tag = builder.get::<AlignedTag>().unwrap() as *const AlignedTag as usize;
-        assert_eq!(tag % 32, 0, "an align(32) tag at {tag:#x}");
         let e = builder.spawn(&mut world).unwrap();
         assert_eq!(world.get::<Aligned>(e), Some(&Aligned([i; 3])));
         assert_eq!(world.get::<Byte>(e), Some(&Byte(i)));

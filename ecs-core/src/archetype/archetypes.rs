@@ -365,7 +365,7 @@ impl Archetypes {
     }
 
     /// Checks each archetype, the archetype index and the component index.
-    pub(crate) fn check_invariants(&self) -> Result<(), String> {
+    pub(crate) fn check_invariants(&self, registry: &Components) -> Result<(), String> {
         if self.by_components.len() + usize::from(!self.archetypes.is_empty()) != self.archetypes.len() {
             return Err("archetype index and archetype list differ in size".into());
         }
@@ -404,23 +404,26 @@ impl Archetypes {
             }
         }
         for (index, table) in self.column_tables.iter().enumerate() {
-            let Some((cached, size)) = self.views.get(ComponentId::new(index as u32)) else { continue };
-            let plain = table.columns.iter().flatten().all(|c| {
-                // SAFETY: the table's pointers are current (checked above).
-                let column = unsafe { c.0.as_ref() };
-                !column.is_sparse() && !column.is_split() && column.item_layout().size() == size
-            });
-            if !self.described.get(index).copied().unwrap_or(false) || !plain {
-                return Err(format!("by-id cache holds component {index}, which cannot be viewed without asking"));
-            }
-            let single_ok = match (cached.single, table.columns.as_slice()) {
+            let component = ComponentId::new(index as u32);
+            // Compared as raw parts before anything is read through them.
+            let Some((first, columns, len, single, size)) = self.views.raw(component) else { continue };
+            let single_ok = match (single, table.columns.as_slice()) {
                 (None, [_]) => false,
                 (None, _) => true,
                 (Some(single), [Some(only)]) => single.0 == only.0,
                 (Some(_), _) => false,
             };
-            if cached.first != table.first || !core::ptr::eq(cached.columns, table.columns.as_slice()) || !single_ok {
+            if first != table.first || columns != table.columns.as_ptr() || len != table.columns.len() || !single_ok {
                 return Err(format!("by-id cache entry of component {index} is stale"));
+            }
+            let described = registry.get(component).is_some_and(|info| info.kind().is_some());
+            let plain = table.columns.iter().flatten().all(|c| {
+                // SAFETY: the table's pointers are current (checked above).
+                let column = unsafe { c.0.as_ref() };
+                !column.is_sparse() && !column.is_split() && column.item_layout().size() == size
+            });
+            if !described || !plain {
+                return Err(format!("by-id cache holds component {index}, which cannot be viewed without asking"));
             }
         }
         let indexed: usize = self.by_component.iter().map(Vec::len).sum();

@@ -221,6 +221,26 @@ impl ViewCache {
         hit.then(|| (ColumnsOf::new(header.first, columns, header.single), size))
     }
 
+    /// What the entry of `component` holds, if it holds it, as raw parts
+    /// (`first`, the column slice's pointer and length, its one column, the
+    /// size of values), for checks that must not trust them.
+    #[allow(clippy::type_complexity, reason = "a header's parts, for one checker")]
+    pub(crate) fn raw(
+        &self,
+        component: ComponentId,
+    ) -> Option<(usize, *const Option<ColumnPtr>, usize, Option<ColumnPtr>, usize)> {
+        let entries = self.entries();
+        let entry = component.index() % VIEW_ENTRIES;
+        let header = entries.headers[entry];
+        (entries.ids[entry] == component.index().wrapping_add(1)).then_some((
+            header.first,
+            header.columns.as_ptr().cast_const(),
+            header.len,
+            header.single,
+            entries.sizes[entry],
+        ))
+    }
+
     /// Files the current header of `component`'s table (`first`, `columns`)
     /// unless another component holds the entry. `size` is the size of its
     /// values when it can be viewed without asking its columns (it has a

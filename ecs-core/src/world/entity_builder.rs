@@ -138,7 +138,7 @@ pub struct EntityBuilder {
 }
 
 // SAFETY: the buffer holds values of components, which are `Send + Sync`;
-// the scratch pointers point into the buffer and are only used by `spawn`.
+// the entries hold only ids, offsets, layouts and `'static` glue.
 unsafe impl Send for EntityBuilder {}
 // SAFETY: as for `Send`; `&EntityBuilder` only reads values.
 unsafe impl Sync for EntityBuilder {}
@@ -543,4 +543,40 @@ impl BuiltEntityClone {
 unsafe fn clone_as<T: Clone>(src: Ptr<'_>, dst: NonNull<u8>, _: *const ()) {
     // SAFETY: the caller's.
     unsafe { dst.cast::<T>().write(src.deref::<T>().clone()) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(crate::Component)]
+    #[repr(align(32))]
+    struct AlignedTag;
+
+    #[derive(crate::Component)]
+    #[repr(align(64))]
+    struct WiderTag;
+
+    #[derive(crate::Component)]
+    struct Byte(#[allow(dead_code)] u8);
+
+    fn assert_aligned(builder: &EntityBuilder) {
+        for entry in &builder.entries {
+            let at = builder.buffer.at(entry.offset).as_ptr() as usize;
+            assert_eq!(at % entry.layout.align(), 0, "component {:?} at {at:#x}", entry.id);
+        }
+    }
+
+    /// `get` hands out a dangling pointer for a zero-sized value, so the
+    /// slot `add` writes it to is checked here: aligned in an empty builder,
+    /// and after a value of smaller alignment.
+    #[test]
+    fn zero_sized_values_are_written_to_aligned_slots() {
+        let mut builder = EntityBuilder::new();
+        builder.add(AlignedTag);
+        assert_aligned(&builder);
+        builder.add(Byte(1)).add(WiderTag);
+        assert_aligned(&builder);
+        assert_eq!(builder.entries.len(), 3);
+    }
 }

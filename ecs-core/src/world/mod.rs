@@ -770,7 +770,7 @@ impl World {
     /// - every cached edge leads to the archetype its bundle implies.
     pub fn check_invariants(&self) -> Result<(), String> {
         self.entities.check_invariants()?;
-        self.archetypes.check_invariants()?;
+        self.archetypes.check_invariants(&self.components)?;
         for (entity, location) in self.entities.iter() {
             let archetype = self
                 .archetypes
