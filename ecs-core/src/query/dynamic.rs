@@ -21,6 +21,7 @@ use core::ptr::NonNull;
 use core::sync::atomic::{AtomicU32, Ordering};
 
 use super::Access;
+use super::ledger::Ledger;
 use crate::archetype::Archetype;
 use crate::component::{ComponentId, ComponentInfo, FieldKind};
 use crate::entity::Entity;
@@ -409,7 +410,7 @@ impl DynamicQuery {
     ) {
         self.check_world(world);
         let write = self.terms.iter().any(|(_, t)| *t == Term::Write).then_some(tick);
-        let lent = RefCell::new(Vec::new());
+        let lent = RefCell::new(Ledger::default());
         for archetype in world.archetypes().iter().filter(|a| !a.is_empty() && self.matches(a)) {
             lent.borrow_mut().clear();
             f(DynamicArchetype { world, archetype, query: self, write, lent: &lent });
@@ -506,7 +507,7 @@ impl DynamicQuery {
     #[track_caller]
     pub fn for_each_archetype<'w>(&self, world: &'w World, mut f: impl FnMut(DynamicArchetype<'w, '_>)) {
         self.check_world(world);
-        let lent = RefCell::new(Vec::new());
+        let lent = RefCell::new(Ledger::default());
         for archetype in world.archetypes().iter().filter(|a| !a.is_empty() && self.matches(a)) {
             lent.borrow_mut().clear();
             f(DynamicArchetype { world, archetype, query: self, write: None, lent: &lent });
@@ -524,7 +525,7 @@ impl DynamicQuery {
         self.check_world(world);
         let tick = world.increment_change_tick_mut();
         let world: &World = world;
-        let lent = RefCell::new(Vec::new());
+        let lent = RefCell::new(Ledger::default());
         for archetype in world.archetypes().iter().filter(|a| !a.is_empty() && self.matches(a)) {
             lent.borrow_mut().clear();
             f(DynamicArchetype { world, archetype, query: self, write: Some(tick), lent: &lent });
@@ -562,7 +563,7 @@ impl DynamicQuery {
     fn par_visit(&self, world: &World, write: Option<Tick>, f: &(dyn Fn(DynamicArchetype<'_, '_>) + Sync)) {
         let matched: Vec<&Archetype> = world.archetypes().iter().filter(|a| !a.is_empty() && self.matches(a)).collect();
         crate::parallel::for_each_index(matched.len(), &|index| {
-            let lent = RefCell::new(Vec::new());
+            let lent = RefCell::new(Ledger::default());
             f(DynamicArchetype { world, archetype: matched[index], query: self, write, lent: &lent });
         });
     }
@@ -707,7 +708,7 @@ pub struct DynamicArchetype<'w, 'q> {
     write: Option<Tick>,
     /// What is lent: (term, lane or [`WHOLE`], mutably). Owned by the visit
     /// and emptied for each archetype, so that views allocate nothing.
-    lent: &'q RefCell<Vec<(usize, usize, bool)>>,
+    lent: &'q RefCell<Ledger>,
 }
 
 /// A column of a component stored whole, read row by row through its schema:

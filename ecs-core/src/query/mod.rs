@@ -31,6 +31,7 @@ pub(crate) mod fetch;
 mod filter;
 mod has;
 mod iter;
+mod ledger;
 mod par;
 pub(crate) mod per_field;
 mod per_field_world;
