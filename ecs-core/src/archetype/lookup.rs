@@ -1,6 +1,7 @@
-//! A world's lookup cache: copies of a few column tables' headers, kept inline
-//! in the [`Archetypes`](super::Archetypes), at entries a component type picks
-//! at compile time.
+//! A world's lookup caches: copies of a few column tables' headers. The first,
+//! `LookupCache`, is kept inline in the [`Archetypes`](super::Archetypes), at
+//! entries a component type picks at compile time; the second, `ViewCache`
+//! (at the end), is keyed by component id for lookups by id.
 //!
 //! Why: a loop of `world.entity(e)?.get::<T>()` first branches on whether `e`
 //! is alive, and only then looks up `T`. The usual path to `T`'s column table

@@ -3,8 +3,10 @@
 //! - [`Archetype`] (`archetype.rs`): the entity column, one [`Column`]
 //!   per component and an O(1) component -> column lookup.
 //! - `edges.rs`: the lazily filled add/remove edges of the archetype graph.
-//! - `lookup.rs`: a small cache of column tables, inline in the world, that
-//!   lets a loop of `EntityRef::get` read `T`'s table once.
+//! - `lookup.rs`: two small caches of column tables: one inline in the world,
+//!   keyed at compile time, that lets a loop of `EntityRef::get` read `T`'s
+//!   table once; one keyed by component id that does the same for a loop of
+//!   `World::get_by_id`.
 //! - [`Archetypes`] (`archetypes.rs`): every archetype, the archetype index (sorted
 //!   component ids -> archetype) and the component index (component -> archetypes
 //!   holding it, with the column), which queries use for matching.
