@@ -41,9 +41,6 @@ pub struct Archetypes {
     lookups: LookupCache,
     /// The same, by component id, for views by id (see `lookup.rs`).
     views: ViewCache,
-    /// Which components with a column table have a schema, by id: those the
-    /// by-id cache may hold.
-    described: Vec<bool>,
     /// Components some `Changed` query watches; columns made later start tracking.
     tracked: Mutex<Vec<ComponentId>>,
     /// How many columns were added to existing archetypes: each may have moved
@@ -64,7 +61,6 @@ impl Archetypes {
             column_tables: Vec::new(),
             lookups: LookupCache::new(),
             views: ViewCache::new(),
-            described: Vec::new(),
             tracked: Mutex::new(Vec::new()),
             column_generation: 0,
         }
@@ -210,14 +206,7 @@ impl Archetypes {
             let column = archetype.column_ptr_mut(index);
             let table = &mut self.column_tables[component.index()];
             if table.columns.is_empty() {
-                let described;
-                (table.lookup, described) = key_of(component);
-                if described {
-                    if self.described.len() <= component.index() {
-                        self.described.resize(component.index() + 1, false);
-                    }
-                    self.described[component.index()] = true;
-                }
+                (table.lookup, table.described) = key_of(component);
             }
             table.set(id, column);
             // The table's header may have changed (a longer or moved slice, an
@@ -227,7 +216,7 @@ impl Archetypes {
             }
             // Every column of a component is of one kind (its storage and
             // layout are the component's), so this one speaks for the table.
-            if self.described.get(component.index()).copied().unwrap_or(false) {
+            if table.described {
                 self.views.refresh(component, table.first, &table.columns, plain);
             }
         }
@@ -447,6 +436,8 @@ struct ColumnTable {
     single: Option<ColumnPtr>,
     /// The component's lookup key, if it has one (see `lookup.rs`).
     lookup: Option<LookupKey>,
+    /// The component has a schema: the by-id cache may hold the table.
+    described: bool,
 }
 
 impl ColumnTable {

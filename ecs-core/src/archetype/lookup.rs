@@ -205,20 +205,26 @@ impl ViewCache {
         unsafe { self.0.as_mut() }
     }
 
+    /// The entry `component` would use: whether it holds it, and its header
+    /// and size, read either way (it is always initialised: see the type's
+    /// comment).
+    #[inline(always)]
+    fn entry(&self, component: ComponentId) -> (bool, Header, usize) {
+        let entries = self.entries();
+        let entry = component.index() % VIEW_ENTRIES;
+        let hit = entries.ids[entry] == component.index().wrapping_add(1);
+        (hit, entries.headers[entry], entries.sizes[entry])
+    }
+
     /// The column table of `component` and the size of its values, if its
     /// entry holds it.
     #[inline(always)]
     pub(crate) fn get(&self, component: ComponentId) -> Option<(ColumnsOf<'_>, usize)> {
-        let entries = self.entries();
-        let entry = component.index() % VIEW_ENTRIES;
-        // Read whether the entry holds the component or not (it is always
-        // initialised): see the type's comment.
-        let (header, size) = (entries.headers[entry], entries.sizes[entry]);
+        let (hit, header, size) = self.entry(component);
         // SAFETY: every header is a current table's (invariant) or the empty
         // one (a dangling, aligned pointer and length 0: an empty slice);
         // the slice lives, unchanged, while `self` is borrowed shared.
         let columns = unsafe { core::slice::from_raw_parts(header.columns.as_ptr(), header.len) };
-        let hit = entries.ids[entry] == component.index().wrapping_add(1);
         hit.then(|| (ColumnsOf::new(header.first, columns, header.single), size))
     }
 
@@ -230,16 +236,8 @@ impl ViewCache {
         &self,
         component: ComponentId,
     ) -> Option<(usize, *const Option<ColumnPtr>, usize, Option<ColumnPtr>, usize)> {
-        let entries = self.entries();
-        let entry = component.index() % VIEW_ENTRIES;
-        let header = entries.headers[entry];
-        (entries.ids[entry] == component.index().wrapping_add(1)).then_some((
-            header.first,
-            header.columns.as_ptr().cast_const(),
-            header.len,
-            header.single,
-            entries.sizes[entry],
-        ))
+        let (hit, header, size) = self.entry(component);
+        hit.then_some((header.first, header.columns.as_ptr().cast_const(), header.len, header.single, size))
     }
 
     /// Files the current header of `component`'s table (`first`, `columns`)

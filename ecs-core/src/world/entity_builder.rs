@@ -126,8 +126,6 @@ impl Buffer {
 pub struct EntityBuilder {
     buffer: Buffer,
     entries: Vec<Entry>,
-    /// Scratch list reused by every plan of a spawn.
-    ids: Vec<ComponentId>,
     /// The bundle of the last spawn, by world and (sorted) components: a
     /// builder spawning the same kind of entity again skips the lookup.
     last: Option<LastSpawn>,
@@ -280,7 +278,8 @@ impl EntityBuilder {
     }
 
     /// [`slot`](Self::slot) for a component added before (entry `at`): its
-    /// old value dropped, its room handed out again. Out of line: rare.
+    /// old value dropped, its room handed out again. Out of line, the whole
+    /// of it: a rare path that rejoins `slot`'s tail costs every `add`.
     #[cold]
     #[inline(never)]
     fn replace(&mut self, at: usize, mut entry: Entry) -> NonNull<u8> {
@@ -349,8 +348,7 @@ impl EntityBuilder {
     pub fn spawn(&mut self, world: &mut World) -> Result<Entity, EcsError> {
         // SAFETY: the entries' values are live in the buffer; on `Ok` they
         // moved into the world and are forgotten here.
-        let (entity, bundle) =
-            unsafe { spawn_entries(world, &self.entries, &self.buffer, &mut self.ids, &mut self.last)? };
+        let (entity, bundle) = unsafe { spawn_entries(world, &self.entries, &self.buffer, &mut self.last)? };
         // The values are the world's now: forgotten before any hook runs, so
         // that one that unwinds leaves nothing for this builder to drop.
         self.entries.clear();
@@ -376,7 +374,6 @@ unsafe fn spawn_entries(
     world: &mut World,
     entries: &[Entry],
     buffer: &Buffer,
-    ids: &mut Vec<ComponentId>,
     last: &mut Option<LastSpawn>,
 ) -> Result<(Entity, BundleId), EcsError> {
     let same = last.as_ref().is_some_and(|last| {
@@ -385,7 +382,7 @@ unsafe fn spawn_entries(
             && last.order.iter().zip(entries).all(|(&(id, offset), e)| id == e.id && offset == e.offset)
     });
     if !same {
-        *last = Some(LastSpawn::plan(world, entries, ids)?);
+        *last = Some(LastSpawn::plan(world, entries)?);
     }
     let last = last.as_ref().expect("planned above");
     let offsets = &last.offsets;
@@ -410,7 +407,7 @@ struct LastSpawn {
 impl LastSpawn {
     /// Registers what needs it and finds the bundle: one per set of
     /// components, whatever the order they were added in.
-    fn plan(world: &mut World, entries: &[Entry], ids: &mut Vec<ComponentId>) -> Result<Self, EcsError> {
+    fn plan(world: &mut World, entries: &[Entry]) -> Result<Self, EcsError> {
         for entry in entries {
             if world.components.get(entry.id).is_none() {
                 match entry.register {
@@ -421,10 +418,9 @@ impl LastSpawn {
                 }
             }
         }
-        ids.clear();
-        ids.extend(entries.iter().map(|e| e.id));
+        let mut ids: Vec<ComponentId> = entries.iter().map(|e| e.id).collect();
         ids.sort_unstable();
-        let bundle = world.bundle_of_ids(ids)?;
+        let bundle = world.bundle_of_ids(&ids)?;
         let offsets =
             ids.iter().map(|&id| entries.iter().find(|e| e.id == id).expect("the entries' ids").offset).collect();
         let order = entries.iter().map(|e| (e.id, e.offset)).collect();
