@@ -225,6 +225,80 @@ fn a_wrong_kind_or_an_unknown_field_is_an_error_naming_them() {
     assert!(matches!(view.get::<f32>(&handle), Err(FieldError::OtherComponent { .. })));
 }
 
+#[derive(Component)]
+#[component(describe)]
+struct Gauges {
+    a: f32,
+    b: [f32; 3],
+    c: [f32; 2],
+    d: [i32; 3],
+    e: [[f32; 2]; 2],
+    f: u32,
+    g: i32,
+    h: Entity,
+}
+
+#[derive(Component)]
+#[component(describe)]
+struct OtherGauges {
+    a: f32,
+    b: [f32; 3],
+}
+
+/// Reading through a handle agrees with reading through its path, for every
+/// field and every kind asked (a handle's check is a stamp of component and
+/// kind: it must refuse exactly what the schema refuses), on a component in
+/// tables (`get_by_id`'s cached path) as on a sparse one.
+#[test]
+fn a_handle_is_refused_exactly_where_its_path_is() {
+    fn agree<T: ecs_core::world::FieldValue + PartialEq + core::fmt::Debug>(
+        view: &ecs_core::world::ComponentRef<'_>,
+        handle: &FieldHandle,
+    ) {
+        let by_handle = view.get::<T>(handle);
+        let by_path = view.get::<T>(handle.path());
+        assert_eq!(by_handle, by_path, "field `{}` read as {}", handle.path(), core::any::type_name::<T>());
+    }
+    let mut world = World::new();
+    let target = world.spawn(());
+    let e = world.spawn((
+        Gauges { a: 1.0, b: [2.0; 3], c: [3.0; 2], d: [4; 3], e: [[5.0; 2]; 2], f: 6, g: -7, h: target },
+        OtherGauges { a: 8.0, b: [9.0; 3] },
+        Creature_default(),
+    ));
+    for name in ["Gauges", "Creature"] {
+        let view = world.get_by_id(e, world.component_id_by_name(name).unwrap()).unwrap();
+        let FieldKind::Struct(schema) = view.kind() else { panic!("a struct") };
+        for field in schema.fields() {
+            let handle = view.field(field.name()).unwrap();
+            agree::<f32>(&view, &handle);
+            agree::<[f32; 3]>(&view, &handle);
+            agree::<[f32; 2]>(&view, &handle);
+            agree::<[i32; 3]>(&view, &handle);
+            agree::<[[f32; 2]; 2]>(&view, &handle);
+            agree::<[[i16; 2]; 3]>(&view, &handle);
+            agree::<u32>(&view, &handle);
+            agree::<i32>(&view, &handle);
+            agree::<u64>(&view, &handle);
+            agree::<u8>(&view, &handle);
+            agree::<i8>(&view, &handle);
+            agree::<bool>(&view, &handle);
+            agree::<Entity>(&view, &handle);
+            assert_eq!(view.get_str(&handle), view.get_str(handle.path()));
+        }
+    }
+    let gauges = world.get_by_id(e, world.component_id_by_name("Gauges").unwrap()).unwrap();
+    assert_eq!(gauges.get::<[f32; 3]>(&gauges.field("b").unwrap()), Ok([2.0; 3]));
+    assert_eq!(gauges.get::<[[f32; 2]; 2]>(&gauges.field("e").unwrap()), Ok([[5.0; 2]; 2]));
+    // Same fields, same kinds, offsets in another component: refused.
+    let other = world.get_by_id(e, world.component_id_by_name("OtherGauges").unwrap()).unwrap();
+    for path in ["a", "b"] {
+        let handle = other.field(path).unwrap();
+        assert!(matches!(gauges.get::<f32>(&handle), Err(FieldError::OtherComponent { .. })), "{path}");
+        assert!(matches!(gauges.get::<[f32; 3]>(&handle), Err(FieldError::OtherComponent { .. })), "{path}");
+    }
+}
+
 #[test]
 fn a_write_view_writes_through_the_schema_and_marks_the_change() {
     let (mut world, e, id) = creature_world();

@@ -155,7 +155,8 @@ pub(crate) struct ViewCache(NonNull<ViewEntries>);
 /// the current header of that component's column table (refreshed after
 /// every change to it, as the typed cache's), every column in it is a table
 /// column of whole values (neither sparse nor per-field) of `sizes[i]` bytes,
-/// and the component has a schema. Elsewhere `headers[i]` is empty.
+/// and the component has a schema and is registered in the world (its
+/// columns were made from its info there). Elsewhere `headers[i]` is empty.
 #[derive(Debug)]
 struct ViewEntries {
     ids: [usize; VIEW_ENTRIES],

@@ -583,6 +583,20 @@ impl Components {
         self.infos.get(id.index()).and_then(Option::as_ref)
     }
 
+    /// The info of a component this world has registered, unchecked: for a
+    /// lookup that already knows it is (a cache of this world's columns),
+    /// where a check would cost a load and a branch per lookup.
+    ///
+    /// # Safety
+    /// `id` is registered here ([`get`](Self::get) is `Some`). A world never
+    /// unregisters a component.
+    #[inline(always)]
+    pub(crate) unsafe fn get_unchecked(&self, id: ComponentId) -> &ComponentInfo {
+        debug_assert!(self.get(id).is_some(), "{id:?} is not registered");
+        // SAFETY: `id` indexes a registered, so present, info (caller).
+        unsafe { self.infos.get_unchecked(id.index()).as_ref().unwrap_unchecked() }
+    }
+
     /// The name of a registered component, or `"<unregistered>"`.
     pub fn name(&self, id: ComponentId) -> &'static str {
         self.get(id).map_or("<unregistered component>", ComponentInfo::name)

@@ -115,6 +115,41 @@ impl FieldKind {
         }
     }
 
+    /// A number naming a primitive kind or an array of primitives, equal for
+    /// two kinds exactly when [`same_as`](Self::same_as) holds; `0` for every
+    /// other kind (nested arrays, structs, enums), which only `same_as` can
+    /// compare. A typed read's kind is a constant, so its code is one too,
+    /// and checking a field handle is one comparison.
+    pub(crate) const fn code(&self) -> u32 {
+        match self {
+            FieldKind::Array(element, len) => {
+                let element = element.primitive_code();
+                if element == 0 || *len >= (1 << 23) { 0 } else { element | ((*len as u32 + 1) << 8) }
+            }
+            other => other.primitive_code(),
+        }
+    }
+
+    /// [`code`](Self::code) of a primitive (`1..=13`); `0` for the others.
+    const fn primitive_code(&self) -> u32 {
+        match self {
+            FieldKind::Bool => 1,
+            FieldKind::I8 => 2,
+            FieldKind::I16 => 3,
+            FieldKind::I32 => 4,
+            FieldKind::I64 => 5,
+            FieldKind::U8 => 6,
+            FieldKind::U16 => 7,
+            FieldKind::U32 => 8,
+            FieldKind::U64 => 9,
+            FieldKind::F32 => 10,
+            FieldKind::F64 => 11,
+            FieldKind::Entity => 12,
+            FieldKind::String => 13,
+            FieldKind::Array(..) | FieldKind::Struct(_) | FieldKind::Enum(_) => 0,
+        }
+    }
+
     /// `true` when the two kinds describe the same data: the same primitive,
     /// arrays of the same kind and length, or structs and enums with equal
     /// schemas (by name, fields and variants, not by Rust type).
@@ -471,4 +506,51 @@ describe_primitive!(
 // SAFETY: an array of `N` values of `T`, each described by `T::KIND`.
 unsafe impl<T: Describe, const N: usize> Describe for [T; N] {
     const KIND: FieldKind = FieldKind::Array(&T::KIND, N);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FieldKind;
+
+    /// Two kinds with a code have equal codes exactly when they are the same
+    /// kind: a handle's stamp may stand in for `same_as`.
+    #[test]
+    fn codes_are_equal_exactly_for_the_same_kind() {
+        const PRIMITIVES: [FieldKind; 13] = [
+            FieldKind::Bool,
+            FieldKind::I8,
+            FieldKind::I16,
+            FieldKind::I32,
+            FieldKind::I64,
+            FieldKind::U8,
+            FieldKind::U16,
+            FieldKind::U32,
+            FieldKind::U64,
+            FieldKind::F32,
+            FieldKind::F64,
+            FieldKind::Entity,
+            FieldKind::String,
+        ];
+        static INNER: FieldKind = FieldKind::Array(&FieldKind::F32, 2);
+        let mut kinds: Vec<FieldKind> = PRIMITIVES.to_vec();
+        for element in &PRIMITIVES {
+            for len in [0, 1, 2, 3, 255, 256, (1 << 23) - 1, 1 << 23, usize::MAX] {
+                kinds.push(FieldKind::Array(element, len));
+            }
+        }
+        kinds.push(FieldKind::Array(&INNER, 2));
+        kinds.push(FieldKind::Array(&INNER, 3));
+        for a in &kinds {
+            for b in &kinds {
+                if a.code() != 0 && b.code() != 0 {
+                    assert_eq!(a.code() == b.code(), a.same_as(b), "{a:?} and {b:?}");
+                }
+            }
+            let coded = match a {
+                FieldKind::Array(element, len) => !matches!(element, FieldKind::Array(..)) && *len < (1 << 23),
+                other => other.code() != 0,
+            };
+            assert!(coded == (a.code() != 0), "{a:?}");
+        }
+    }
 }

@@ -23,8 +23,11 @@ use crate::storage::Tick;
 /// through a handle skips the path's lookup.
 #[derive(Clone, Debug)]
 pub struct FieldHandle {
-    component: ComponentId,
+    /// The component's index and the kind's [`code`](FieldKind::code), in
+    /// one word: a typed read checks both with one comparison.
+    stamp: u64,
     offset: usize,
+    component: ComponentId,
     kind: FieldKind,
     path: Box<str>,
 }
@@ -155,7 +158,7 @@ pub trait FieldPath: sealed::Sealed {
     /// registers: a lookup loop keeps its state there.
     #[doc(hidden)]
     #[inline]
-    fn offset_as(&self, view: &ComponentInfo, asked: &FieldKind) -> Option<usize> {
+    fn offset_as(&self, _id: ComponentId, view: &ComponentInfo, asked: &FieldKind) -> Option<usize> {
         self.locate(view).ok().filter(|handle| handle.kind.same_as(asked)).map(|handle| handle.offset)
     }
 }
@@ -165,11 +168,12 @@ pub trait FieldPath: sealed::Sealed {
 /// caller returns.
 #[inline(always)]
 fn locate_as<T>(
+    id: ComponentId,
     info: &ComponentInfo,
     field: impl FieldPath,
     asked: &FieldKind,
 ) -> Result<usize, Result<T, FieldError>> {
-    match field.offset_as(info, asked) {
+    match field.offset_as(id, info, asked) {
         Some(offset) => Ok(offset),
         None => Err(known_err(locate_error(info, field, asked))),
     }
@@ -240,9 +244,22 @@ impl FieldPath for FieldHandle {
         Ok(Located { offset: self.offset, kind: self.kind, path: &self.path })
     }
     #[inline(always)]
-    fn offset_as(&self, view: &ComponentInfo, asked: &FieldKind) -> Option<usize> {
-        (self.component == view.id() && self.kind.same_as(asked)).then_some(self.offset)
+    fn offset_as(&self, id: ComponentId, _view: &ComponentInfo, asked: &FieldKind) -> Option<usize> {
+        // `asked` is a typed read's constant kind: its code is known when
+        // compiled, and the stamp it must match depends on the view's
+        // component alone (the same for a loop of lookups of one component).
+        let code = asked.code();
+        if code != 0 {
+            return (self.stamp == stamp(id, code)).then_some(self.offset);
+        }
+        (self.component == id && self.kind.same_as(asked)).then_some(self.offset)
     }
+}
+
+/// A [`FieldHandle`]'s stamp: the component's index and a kind's code.
+#[inline(always)]
+fn stamp(component: ComponentId, code: u32) -> u64 {
+    ((component.index() as u64) << 32) | u64::from(code)
 }
 
 impl FieldHandle {
@@ -259,8 +276,8 @@ impl FieldPath for &FieldHandle {
         (**self).locate(view)
     }
     #[inline(always)]
-    fn offset_as(&self, view: &ComponentInfo, asked: &FieldKind) -> Option<usize> {
-        (**self).offset_as(view, asked)
+    fn offset_as(&self, id: ComponentId, view: &ComponentInfo, asked: &FieldKind) -> Option<usize> {
+        (**self).offset_as(id, view, asked)
     }
 }
 
@@ -297,7 +314,8 @@ impl Shape {
     /// the empty path is the whole component.
     fn field(&self, path: &str) -> Result<FieldHandle, FieldError> {
         let (offset, kind) = self.walk(path)?;
-        Ok(FieldHandle { component: self.id, offset, kind, path: path.into() })
+        let stamp = stamp(self.id, kind.code());
+        Ok(FieldHandle { stamp, offset, component: self.id, kind, path: path.into() })
     }
 
     /// The offset and kind of the field at `path`.
@@ -363,6 +381,9 @@ pub struct ComponentRef<'w> {
     /// made). A reference, not a copy of the schema, so that a view is few
     /// words and a lookup returns it in registers.
     pub(crate) info: &'w ComponentInfo,
+    /// The component's id (`info`'s), kept beside it so that checking a
+    /// field handle reads no info.
+    pub(crate) id: ComponentId,
     /// The value, whole; or, for a row of a per-field column, the column's
     /// lane bases (one pointer per top-level field, see `row`).
     pub(crate) ptr: NonNull<u8>,
@@ -379,7 +400,16 @@ impl<'w> ComponentRef<'w> {
     /// A view of the whole value at `ptr`, of a component with a schema.
     #[inline(always)]
     pub(crate) fn whole(info: &'w ComponentInfo, ptr: NonNull<u8>) -> Self {
-        ComponentRef { info, ptr, row: WHOLE, marker: PhantomData }
+        Self::whole_of(info, info.id(), ptr)
+    }
+
+    /// [`whole`](Self::whole) where the caller has the id at hand (a lookup
+    /// by id): a read through the view checks its field handle against
+    /// that, not against a load from the info.
+    #[inline(always)]
+    pub(crate) fn whole_of(info: &'w ComponentInfo, id: ComponentId, ptr: NonNull<u8>) -> Self {
+        debug_assert_eq!(info.id(), id);
+        ComponentRef { info, id, ptr, row: WHOLE, marker: PhantomData }
     }
 
     /// A view of `row` of a per-field column whose lane bases are `bases`
@@ -393,7 +423,9 @@ impl<'w> ComponentRef<'w> {
     ) -> Self {
         match bases {
             None => Self::whole(info, ptr),
-            Some(bases) => ComponentRef { info, ptr: NonNull::from(bases).cast(), row, marker: PhantomData },
+            Some(bases) => {
+                ComponentRef { info, id: info.id(), ptr: NonNull::from(bases).cast(), row, marker: PhantomData }
+            }
         }
     }
 
@@ -448,7 +480,7 @@ impl ComponentRef<'_> {
 
     /// The component's id.
     pub fn id(&self) -> ComponentId {
-        self.info.id()
+        self.id
     }
 
     /// What the component holds: its struct or enum schema.
@@ -472,7 +504,7 @@ impl ComponentRef<'_> {
     /// field holds another kind than `T`.
     #[inline]
     pub fn get<T: FieldValue>(&self, field: impl FieldPath) -> Result<T, FieldError> {
-        let handle = match locate_as(self.info, field, &T::KIND) {
+        let handle = match locate_as(self.id, self.info, field, &T::KIND) {
             Ok(handle) => handle,
             Err(error) => return error,
         };
@@ -486,7 +518,7 @@ impl ComponentRef<'_> {
     /// # Errors
     /// As for [`get`](Self::get).
     pub fn get_str(&self, field: impl FieldPath) -> Result<&str, FieldError> {
-        let handle = match locate_as(self.info, field, &FieldKind::String) {
+        let handle = match locate_as(self.id, self.info, field, &FieldKind::String) {
             Ok(handle) => handle,
             Err(error) => return error,
         };
@@ -562,7 +594,7 @@ impl<'w> ComponentMut<'w> {
     /// As for [`ComponentRef::get`]; nothing is written then.
     #[inline]
     pub fn set<T: FieldValue>(&mut self, field: impl FieldPath, value: T) -> Result<(), FieldError> {
-        let handle = match locate_as(self.view.info, field, &T::KIND) {
+        let handle = match locate_as(self.view.id, self.view.info, field, &T::KIND) {
             Ok(handle) => handle,
             Err(error) => return error,
         };
@@ -578,7 +610,7 @@ impl<'w> ComponentMut<'w> {
     /// # Errors
     /// As for [`ComponentRef::get`]; nothing is written then.
     pub fn set_string(&mut self, field: impl FieldPath, value: impl Into<String>) -> Result<(), FieldError> {
-        let handle = match locate_as(self.view.info, field, &FieldKind::String) {
+        let handle = match locate_as(self.view.id, self.view.info, field, &FieldKind::String) {
             Ok(handle) => handle,
             Err(error) => return error,
         };
@@ -656,15 +688,18 @@ impl World {
             // A dead slot's location names no archetype: the column lookup misses.
             && let Some(location) = self.entities.get_maybe_dead(entity)
             && let Some(column) = columns.column(location.archetype)
-            && let Some(info) = self.components.get(id)
         {
+            // SAFETY: the cache holds only described components, whose
+            // info a table was made from: registered in this world (its
+            // invariant, checked by `check_invariants` against the registry).
+            let info = unsafe { self.components.get_unchecked(id) };
             // SAFETY: the column exists in the location's archetype, so the
             // location is a live entity's and its row below the column's
             // length; the cache holds only table columns of whole values of
             // `size` bytes (its invariant), where every such row holds one.
             // Borrowed with the world.
             let value = unsafe { column.data_ptr().add(location.row.index() * size) };
-            return Ok(ComponentRef::whole(info, value));
+            return Ok(ComponentRef::whole_of(info, id, value));
         }
         self.get_by_id_uncached(entity, id)
     }
