@@ -14,7 +14,9 @@
 //!
 //! `dynamic_get`: 10,000 random-order lookups of one field, typed
 //! `world.get::<Position>(e)` against `world.get_by_id(e, id)` and a field
-//! read through a handle resolved once (the target: within 1.5x).
+//! read through a handle resolved once (the target: within 1.5x);
+//! `get_by_id_field_by_name` reads it by path instead, to show what resolving
+//! a path on every read costs.
 //!
 //! `dynamic_spawn`: 10,000 entities of four components, typed `spawn` of a
 //! tuple against an `EntityBuilder` fed the same four typed values, and one fed
@@ -185,6 +187,12 @@ fn dynamic_get(c: &mut Criterion) {
         let pos = world.component_id_by_name("Position").unwrap();
         let x = world.get_by_id(entities[0], pos).unwrap().field("v[0]").unwrap();
         b.iter(|| entities.iter().map(|&e| world.get_by_id(e, pos).unwrap().get::<f32>(&x).unwrap()).sum::<f32>())
+    });
+    group.bench_function("get_by_id_field_by_name", |b| {
+        let mut world = world();
+        let entities = scrambled(&mut world);
+        let pos = world.component_id_by_name("Position").unwrap();
+        b.iter(|| entities.iter().map(|&e| world.get_by_id(e, pos).unwrap().get::<f32>("v[0]").unwrap()).sum::<f32>())
     });
     group.finish();
 }
