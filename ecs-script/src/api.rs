@@ -747,8 +747,11 @@ pub(crate) fn world_object<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
         let id = backend.component(shared, arg(&args, 1))?;
         let entity = backend.live(arg(&args, 0))?;
         let (codec, backend) = backend.codec_and_backend_mut(shared, id)?;
-        let mut writes = Vec::new();
         let value = arg(&args, 2);
+        if let Some(write) = codec::scalar_write(codec, value) {
+            return backend.set(entity, id, core::slice::from_ref(&write));
+        }
+        let mut writes = Vec::new();
         if !(value.is_nil() && codec.is_tag()) {
             codec::from_lua(lua, codec, value, &mut writes).map_err(error)?;
         }

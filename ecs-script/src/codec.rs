@@ -229,6 +229,15 @@ fn keys_of<'k>(
     Ok(keys.get_or_init(|| made))
 }
 
+/// The one write of a value for a component held as one scalar (a bare
+/// newtype), when the value is of its kind: made without a list, so the
+/// commonest `world:set` allocates nothing. `None` otherwise, for
+/// [`from_lua`] to do (or refuse) the whole value.
+pub(crate) fn scalar_write<'c>(codec: &'c Codec, value: &Value) -> Option<Write<'c>> {
+    let Node::Scalar(handle, kind) = &codec.root else { return None };
+    Some(Write::Scalar(handle, *kind, scalar_of(value, *kind)?))
+}
+
 /// Checks a script's value for a component, field by field, into writes;
 /// a field the table leaves out keeps its value. Errors name the component
 /// and the field.

@@ -131,8 +131,13 @@ pub(crate) struct Shared {
     codecs: Mutex<Vec<Option<Arc<Codec>>>>,
     /// Component ids by index, as scripts hold them (numbers).
     ids: Mutex<Vec<Option<ComponentId>>>,
-    /// The `for` loop's iterator factory (see `query::ROWS`).
+    /// The `for` loop's iterator factory past four components (see
+    /// `query::ROWS`).
     pub(crate) rows: Function,
+    /// The `for` loop's iterator factories for up to four components, by
+    /// count and which come in buffers (see `query::iterator_source`),
+    /// compiled when first used.
+    iterators: Mutex<HashMap<(usize, u8), Function>>,
     /// Fills arrays from Rust (see `pack::PACK`).
     pub(crate) pack: Function,
     /// Interrupts taken by the call under way.
@@ -141,6 +146,19 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
+    /// The `for` loop's iterator factory for `k` components (at most four),
+    /// those in `buffers` read from buffers of numbers.
+    pub(crate) fn iterator(&self, lua: &Lua, k: usize, buffers: u8) -> mlua::Result<Function> {
+        let mut iterators = self.iterators.lock().expect("not poisoned");
+        if let Some(factory) = iterators.get(&(k, buffers)) {
+            return Ok(factory.clone());
+        }
+        let source = crate::query::iterator_source(k, buffers);
+        let factory: Function = lua.load(source).set_name("=ecs-script rows").eval()?;
+        iterators.insert((k, buffers), factory.clone());
+        Ok(factory)
+    }
+
     /// The component a script named by its number.
     pub(crate) fn component(&self, value: &Value) -> mlua::Result<ComponentId> {
         let index = match value {
@@ -258,6 +276,7 @@ impl ScriptHost {
         let pack = lua.load(crate::pack::PACK).set_name("=ecs-script pack").eval().map_err(fail)?;
         let shared = Arc::new(Shared {
             rows,
+            iterators: Mutex::default(),
             pack,
             observers: Mutex::default(),
             bridges: Mutex::default(),

@@ -81,9 +81,34 @@ pub(crate) fn new(lua: &Lua, methods: &Table, fetch: Vec<ComponentId>) -> mlua::
     Ok(query)
 }
 
+/// One column of the rows a `for` loop visits.
+enum Column {
+    /// A Luau array: the entities, or any component's values.
+    Array(Table),
+    /// A numeric newtype's values as a Luau `buffer` of `f64`s (the numbers
+    /// scripts see), filled in one copy: no value goes over one at a time.
+    Numbers(mlua::Buffer),
+}
+
+impl Column {
+    fn value(&self) -> Value {
+        match self {
+            Column::Array(table) => Value::Table(table.clone()),
+            Column::Numbers(buffer) => Value::Buffer(buffer.clone()),
+        }
+    }
+}
+
 /// Every matching row, column by column: the entities, and a copy of each
-/// fetched component's values (`nil` where a row has none), as Luau arrays.
-fn rows(lua: &Lua, backend: &mut Backend<'_, '_, '_>, shared: &Shared, spec: &Spec) -> mlua::Result<Vec<Table>> {
+/// fetched component's values (`nil` where a row has none), as Luau arrays,
+/// or as buffers of numbers for numeric newtypes when `numbers` allows.
+fn rows(
+    lua: &Lua,
+    backend: &mut Backend<'_, '_, '_>,
+    shared: &Shared,
+    spec: &Spec,
+    numbers: bool,
+) -> mlua::Result<Vec<Column>> {
     let codecs = spec.fetch.iter().map(|&id| backend.codec(shared, id)).collect::<mlua::Result<Vec<_>>>()?;
     let mut columns: Vec<Vec<Value>> = vec![Vec::new(); spec.fetch.len() + 1];
     let query = match backend {
@@ -95,17 +120,31 @@ fn rows(lua: &Lua, backend: &mut Backend<'_, '_, '_>, shared: &Shared, spec: &Sp
     // components, come out of whole column slices, archetype by archetype.
     let lanes: Option<Vec<Scalar>> = codecs.iter().map(|c| c.bare.then(|| bare_lane(&c.root)).flatten()).collect();
     if let Some(lanes) = lanes.filter(|_| !query.filters_rows()) {
+        // Numbers go to buffers (bytes, one copy each), the rest to arrays.
+        let in_buffer: Vec<bool> = lanes.iter().map(|&lane| numbers && lane != Scalar::Bool).collect();
+        let mut bytes: Vec<Vec<u8>> = vec![Vec::new(); lanes.len()];
         let mut visit = |archetype: DynamicArchetype<'_, '_>| {
             columns[0].extend(archetype.entities().iter().map(|&e| entity_value(e)));
-            for ((&id, &lane), column) in spec.fetch.iter().zip(&lanes).zip(&mut columns[1..]) {
-                copy_lane(&archetype, id, lane, column);
+            for (i, (&id, &lane)) in spec.fetch.iter().zip(&lanes).enumerate() {
+                if in_buffer[i] {
+                    copy_numbers(&archetype, id, lane, &mut bytes[i]);
+                } else {
+                    copy_lane(&archetype, id, lane, &mut columns[i + 1]);
+                }
             }
         };
         match backend {
             Backend::World(world) => query.for_each_archetype(world, &mut visit),
             Backend::System { world, .. } => world.for_each_archetype(&query, &mut visit).map_err(ecs_error)?,
         }
-        return columns.into_iter().map(|column| crate::pack::sequence(lua, &shared.pack, column)).collect();
+        let mut out = Vec::with_capacity(columns.len());
+        for (i, column) in columns.into_iter().enumerate() {
+            out.push(match i.checked_sub(1) {
+                Some(c) if in_buffer[c] => Column::Numbers(lua.create_buffer(&bytes[c])?),
+                _ => Column::Array(crate::pack::sequence(lua, &shared.pack, column)?),
+            });
+        }
+        return Ok(out);
     }
     let mut failed = None;
     let mut visit = |row: ecs_core::query::DynamicRow<'_, '_>| {
@@ -128,11 +167,13 @@ fn rows(lua: &Lua, backend: &mut Backend<'_, '_, '_>, shared: &Shared, spec: &Sp
     if let Some(e) = failed {
         return Err(e);
     }
-    columns.into_iter().map(|column| crate::pack::sequence(lua, &shared.pack, column)).collect()
+    columns.into_iter().map(|column| Ok(Column::Array(crate::pack::sequence(lua, &shared.pack, column)?))).collect()
 }
 
-/// The `for` loop's iterator over columns [`rows`] filled, written in Luau:
-/// stepping through rows costs no call into Rust.
+/// The `for` loop's iterator over columns [`rows`] filled, written in Luau,
+/// for any number of components, all in arrays (past four components; see
+/// [`iterator_source`] for up to four): stepping through rows costs no call
+/// into Rust.
 /// `rows(n, k, entities, a, b, c, d, all)` with `k` components, the first
 /// four as `a`..`d` and, past four, all of them in `all`.
 pub(crate) const ROWS: &str = r#"
@@ -158,6 +199,57 @@ return function(n, k, es, a, b, c, d, all)
     end
 end
 "#;
+
+/// The `for` loop's iterator over columns [`rows`] filled, for up to four
+/// components each read from an array (`a[i]`) or a buffer of numbers
+/// (`buffer.readf64(a, (i - 1) * 8)`, a built-in the compiler calls
+/// directly): `factory(n, entities, a, b, c, d)`. `buffers` has bit `j` set
+/// where component `j` comes in a buffer.
+pub(crate) fn iterator_source(k: usize, buffers: u8) -> String {
+    let reads: Vec<String> = (0..k)
+        .map(|j| {
+            let name = ["a", "b", "c", "d"][j];
+            if buffers & (1 << j) != 0 { format!("buffer.readf64({name}, o)") } else { format!("{name}[i]") }
+        })
+        .collect();
+    let offset = if buffers != 0 { "local o = (i - 1) * 8 " } else { "" };
+    let returned = std::iter::once("es[i]".to_owned()).chain(reads).collect::<Vec<_>>().join(", ");
+    format!(
+        "return function(n, es, a, b, c, d)\n    local i = 0\n    return function() i += 1 if i <= n then {offset}return {returned} end return nil end\nend\n"
+    )
+}
+
+/// Appends the archetype's values of numeric newtype `id` (lane `lane`) to
+/// `out` as little-endian `f64`s: the numbers scripts would see.
+fn copy_numbers(archetype: &DynamicArchetype<'_, '_>, id: ComponentId, lane: Scalar, out: &mut Vec<u8>) {
+    fn copy<F: Lane>(archetype: &DynamicArchetype<'_, '_>, id: ComponentId, out: &mut Vec<u8>) {
+        let as_f64 = |v: F| match v.to_lua() {
+            Value::Number(n) => n,
+            _ => unreachable!("a numeric lane's value is a number"),
+        };
+        if let Some(values) = archetype.field::<F>(id, codec::NEWTYPE_FIELD) {
+            out.reserve(values.len() * 8);
+            values.iter().for_each(|&v| out.extend_from_slice(&as_f64(v).to_le_bytes()));
+        } else if let Some(rows) = archetype.field_rows::<F>(id, codec::NEWTYPE_FIELD) {
+            rows.iter().for_each(|v| out.extend_from_slice(&as_f64(v).to_le_bytes()));
+        } else {
+            unreachable!("a matched archetype holds every fetched newtype in a table (`copy_lane`)");
+        }
+    }
+    match lane {
+        Scalar::I8 => copy::<i8>(archetype, id, out),
+        Scalar::I16 => copy::<i16>(archetype, id, out),
+        Scalar::I32 => copy::<i32>(archetype, id, out),
+        Scalar::I64 => copy::<i64>(archetype, id, out),
+        Scalar::U8 => copy::<u8>(archetype, id, out),
+        Scalar::U16 => copy::<u16>(archetype, id, out),
+        Scalar::U32 => copy::<u32>(archetype, id, out),
+        Scalar::U64 => copy::<u64>(archetype, id, out),
+        Scalar::F32 => copy::<f32>(archetype, id, out),
+        Scalar::F64 => copy::<f64>(archetype, id, out),
+        Scalar::Bool | Scalar::Entity => unreachable!("not a number"),
+    }
+}
 
 /// The lane of a newtype whose one field is a number or a boolean.
 fn bare_lane(root: &codec::Node) -> Option<Scalar> {
@@ -390,19 +482,34 @@ pub(crate) fn methods<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
     }
     let iterate = scope.create_function(move |lua, query: Table| {
         let spec = spec(shared, &query)?;
-        let columns = rows(lua, &mut *borrow(lent)?, shared, &spec)?;
-        let k = columns.len() - 1;
+        let k = spec.fetch.len();
+        let columns = rows(lua, &mut *borrow(lent)?, shared, &spec, k <= 4)?;
+        let Column::Array(entities) = &columns[0] else { unreachable!("entities come in an array") };
+        let n = Value::Number(entities.raw_len() as f64);
         let mut args = MultiValue::with_capacity(8);
-        args.push_back(Value::Number(columns[0].raw_len() as f64));
+        if k <= 4 {
+            let buffers = columns[1..].iter().enumerate().fold(0u8, |mask, (j, c)| match c {
+                Column::Numbers(_) => mask | (1 << j),
+                Column::Array(_) => mask,
+            });
+            args.push_back(n);
+            args.extend(columns.iter().map(Column::value));
+            return shared.iterator(lua, k, buffers)?.call::<Function>(args);
+        }
+        // Past four components every column is an array (`rows` was told so).
+        let columns: Vec<Table> = columns
+            .into_iter()
+            .map(|c| match c {
+                Column::Array(table) => table,
+                Column::Numbers(_) => unreachable!("no buffers past four components"),
+            })
+            .collect();
+        args.push_back(n);
         args.push_back(Value::Number(k as f64));
         for i in 0..5 {
             args.push_back(columns.get(i).map_or(Value::Nil, |c| Value::Table(c.clone())));
         }
-        args.push_back(if k > 4 {
-            Value::Table(lua.create_sequence_from(columns[1..].iter().cloned())?)
-        } else {
-            Value::Nil
-        });
+        args.push_back(Value::Table(lua.create_sequence_from(columns[1..].iter().cloned())?));
         shared.rows.call::<Function>(args)
     })?;
     index.raw_set("iter", iterate.clone())?;
