@@ -179,6 +179,50 @@ fn entity_observers_go_with_their_entity_and_observers_are_entities() {
     world.check_invariants().unwrap();
 }
 
+/// Several entity observers of one event on one target run in the order
+/// they were added; despawning some leaves the others running, and the
+/// target can be observed again once none is left.
+#[test]
+fn entity_observers_of_one_target_come_and_go_in_order() {
+    let mut world = world_with_log();
+    let target = world.spawn(Name("t"));
+    let other = world.spawn(Name("o"));
+    let before: Vec<Entity> = world.query::<(Entity, &ecs_core::observer::Observer)>().iter().map(|(e, _)| e).collect();
+    for n in 1..=3 {
+        world.entity_mut(target).unwrap().observe(move |_: On<Hit>, mut log: ResMut<Log>| log.0.push(format!("{n}")));
+    }
+    world.entity_mut(other).unwrap().observe(|_: On<Hit>, mut log: ResMut<Log>| log.0.push("other".into()));
+    let mut added: Vec<Entity> = world
+        .query::<(Entity, &ecs_core::observer::Observer)>()
+        .iter()
+        .map(|(e, _)| e)
+        .filter(|e| !before.contains(e))
+        .collect();
+    added.sort_by_key(|e| e.index());
+    assert_eq!(added.len(), 4);
+    world.trigger_targets(Hit(1), target);
+    assert_eq!(take_log(&mut world), ["1", "2", "3"]);
+    world.despawn(added[1]).unwrap();
+    world.trigger_targets(Hit(1), target);
+    assert_eq!(take_log(&mut world), ["1", "3"]);
+    world.despawn(added[0]).unwrap();
+    world.despawn(added[2]).unwrap();
+    world.trigger_targets(Hit(1), [target, other]);
+    assert_eq!(take_log(&mut world), ["other"], "the target's observers are gone, the other's stays");
+    world.entity_mut(target).unwrap().observe(|_: On<Hit>, mut log: ResMut<Log>| log.0.push("again".into()));
+    world.trigger_targets(Hit(1), target);
+    assert_eq!(take_log(&mut world), ["again"]);
+    // The other target's only observer goes; its slot is reused by the next
+    // observer, which must not run for the other target.
+    world.despawn(added[3]).unwrap();
+    world.entity_mut(target).unwrap().observe(|_: On<Hit>, mut log: ResMut<Log>| log.0.push("again 2".into()));
+    world.trigger_targets(Hit(1), other);
+    assert_eq!(take_log(&mut world), Vec::<String>::new());
+    world.trigger_targets(Hit(1), target);
+    assert_eq!(take_log(&mut world), ["again", "again 2"]);
+    world.check_invariants().unwrap();
+}
+
 #[test]
 fn an_entity_observer_of_a_lifecycle_event_sees_only_its_entity() {
     let mut world = world_with_log();

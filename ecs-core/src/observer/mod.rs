@@ -178,7 +178,44 @@ struct EventObservers {
     /// Observers of a lifecycle event for given components, by component index.
     by_component: Vec<Vec<u32>>,
     /// Entity observers, by target.
-    by_target: crate::hashers::EntityMap<Entity, Vec<u32>>,
+    by_target: crate::hashers::EntityMap<Entity, TargetList>,
+}
+
+/// The entity observers of one event on one target. Nearly always one,
+/// kept in the map's own entry: a trigger then reads no list elsewhere in
+/// memory (with an observer on each of many entities, that read is a cache
+/// miss per trigger).
+enum TargetList {
+    One(u32),
+    Many(Vec<u32>),
+}
+
+impl TargetList {
+    #[inline]
+    fn as_slice(&self) -> &[u32] {
+        match self {
+            TargetList::One(index) => core::slice::from_ref(index),
+            TargetList::Many(list) => list,
+        }
+    }
+
+    fn push(&mut self, index: u32) {
+        match self {
+            TargetList::One(first) => *self = TargetList::Many(vec![*first, index]),
+            TargetList::Many(list) => list.push(index),
+        }
+    }
+
+    /// Removes `index`; `true` when the list is empty then.
+    fn forget(&mut self, index: u32) -> bool {
+        match self {
+            TargetList::One(only) => *only == index,
+            TargetList::Many(list) => {
+                list.retain(|&i| i != index);
+                list.is_empty()
+            }
+        }
+    }
 }
 
 /// Which list of an [`EventObservers`] to walk.
@@ -236,7 +273,12 @@ impl Observers {
             }
         };
         match (slot.target, slot.components.is_empty()) {
-            (Some(target), _) => event.by_target.entry(target).or_default().push(index),
+            (Some(target), _) => match event.by_target.entry(target) {
+                std::collections::hash_map::Entry::Occupied(mut list) => list.get_mut().push(index),
+                std::collections::hash_map::Entry::Vacant(slot) => {
+                    slot.insert(TargetList::One(index));
+                }
+            },
             (None, true) => event.global.push(index),
             (None, false) => {
                 for &component in slot.components.iter() {
@@ -264,11 +306,8 @@ impl Observers {
         let forget = |list: &mut Vec<u32>| list.retain(|&i| i != index);
         match slot.target {
             Some(target) => {
-                if let Some(list) = event.by_target.get_mut(&target) {
-                    forget(list);
-                    if list.is_empty() {
-                        event.by_target.remove(&target);
-                    }
+                if event.by_target.get_mut(&target).is_some_and(|list| list.forget(index)) {
+                    event.by_target.remove(&target);
                 }
             }
             None => {
@@ -309,7 +348,7 @@ impl Observers {
             List::Global => &event.global,
             List::Component(c) => event.by_component.get(c.index())?,
             List::Target(_) if event.by_target.is_empty() => return None,
-            List::Target(t) => event.by_target.get(&t)?,
+            List::Target(t) => event.by_target.get(&t)?.as_slice(),
         };
         Some((*list.get(i)?, list.len()))
     }
