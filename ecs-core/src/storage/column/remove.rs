@@ -98,10 +98,18 @@ impl Column {
         // SAFETY: `row < len` (caller).
         let present = unsafe { self.is_present(row) };
         let last = self.len - 1;
+        let drop = self.drop.filter(|_| present);
         if row != last {
             // SAFETY: distinct live rows: in bounds, non-overlapping.
             unsafe {
-                core::ptr::swap_nonoverlapping(self.row_ptr(last), self.row_ptr(row), self.item.size());
+                if drop.is_some() {
+                    // The removed value goes to `last`, to be dropped there.
+                    core::ptr::swap_nonoverlapping(self.row_ptr(last), self.row_ptr(row), self.item.size());
+                } else {
+                    // Nothing to drop: the last value moves over it, a copy
+                    // (a swap reads and writes both rows).
+                    core::ptr::copy_nonoverlapping(self.row_ptr(last), self.row_ptr(row), self.item.size());
+                }
                 if self.keeps_ticks {
                     self.ticks.add(row).write(self.ticks.add(last).read());
                     self.run_follows(last, row);
@@ -109,7 +117,7 @@ impl Column {
             }
         }
         self.len = last;
-        if let Some(drop) = self.drop.filter(|_| present) {
+        if let Some(drop) = drop {
             // SAFETY: slot `last` (now past `len`, still allocated) holds the removed
             // value (present, checked above), which nothing else will read or drop.
             let value = unsafe { OwningPtr::new(NonNull::new_unchecked(self.row_ptr(last))) };
