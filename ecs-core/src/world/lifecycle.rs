@@ -149,12 +149,6 @@ impl World {
         crate::panics::resume_deferred(first_panic);
     }
 
-    /// `true` when none of `components` has a hook, an observer or a log.
-    #[inline]
-    fn unobserved(&self, components: &[ComponentId]) -> bool {
-        components.iter().all(|&c| self.components.lifecycle(c) == 0)
-    }
-
     /// Runs the hooks and observers of one lifecycle event for each component,
     /// in bevy_ecs's order: for `Add` and `Insert` the hooks, then the observers;
     /// for the others the observers, then the hooks. Logs removals on `Remove`.
@@ -167,6 +161,30 @@ impl World {
             }
             return;
         }
+        self.run_lifecycle_flagged(kind, entity, components);
+    }
+
+    /// The lifecycle flags of any of `components`.
+    fn lifecycle_flags(&self, components: &[ComponentId]) -> u8 {
+        components.iter().fold(0, |flags, &c| flags | self.components.lifecycle(c))
+    }
+
+    /// [`run_lifecycle`](Self::run_lifecycle) when `flags` are known: those
+    /// of any of `components` or of a set holding them (as
+    /// [`lifecycle_flags`](Self::lifecycle_flags) gives; hooks and observers
+    /// cannot change them synchronously, they add observers and hooks through
+    /// commands): no second look at each component's. A flag a component of
+    /// the larger set brings costs only a lookup that finds nothing.
+    fn run_lifecycle_with(&mut self, kind: Lifecycle, entity: Entity, components: &[ComponentId], flags: u8) {
+        if flags & kind.flag() != 0 {
+            self.run_lifecycle_flagged(kind, entity, components);
+        } else if kind == Lifecycle::Remove && flags & REMOVED_LOG != 0 {
+            self.log_removals(entity, components);
+        }
+    }
+
+    /// [`run_lifecycle`](Self::run_lifecycle) once some component has `kind`'s flag.
+    fn run_lifecycle_flagged(&mut self, kind: Lifecycle, entity: Entity, components: &[ComponentId]) {
         let hooks_first = matches!(kind, Lifecycle::Add | Lifecycle::Insert);
         if hooks_first {
             self.run_hooks(kind, entity, components);
@@ -229,13 +247,14 @@ impl World {
     /// Runs `Add` and `Insert` for a freshly spawned entity of bundle `B`.
     pub(super) fn after_spawn<B: Bundle>(&mut self, entity: Entity) {
         let bundle = self.bundle_id::<B>();
-        if self.unobserved(&self.bundles.get(bundle).components) {
+        let flags = self.lifecycle_flags(&self.bundles.get(bundle).components);
+        if flags == 0 {
             return;
         }
         let components = HeldIds::new(&self.bundles.get(bundle).components);
         self.with_deferred(|world| {
-            world.run_lifecycle(Lifecycle::Add, entity, &components);
-            world.run_lifecycle(Lifecycle::Insert, entity, &components);
+            world.run_lifecycle_with(Lifecycle::Add, entity, &components, flags);
+            world.run_lifecycle_with(Lifecycle::Insert, entity, &components, flags);
         });
     }
 
@@ -248,7 +267,8 @@ impl World {
             bundle.__check_links(self, Some(entity))?;
         }
         let bundle_id = self.bundle_id::<B>();
-        if self.unobserved(&self.bundles.get(bundle_id).components) {
+        let flags = self.lifecycle_flags(&self.bundles.get(bundle_id).components);
+        if flags == 0 {
             return self.insert_unobserved(entity, bundle);
         }
         let components = HeldIds::new(&self.bundles.get(bundle_id).components);
@@ -256,11 +276,11 @@ impl World {
         let row = location.row.index();
         let split = components.partition(|c| archetype.has_at(c, row));
         self.with_deferred(|world| {
-            world.run_lifecycle(Lifecycle::Discard, entity, split.held());
+            world.run_lifecycle_with(Lifecycle::Discard, entity, split.held(), flags);
             // Hooks cannot despawn or move the entity, so it is where it was.
             world.insert_unobserved(entity, bundle).expect("hooks and observers keep the entity alive");
-            world.run_lifecycle(Lifecycle::Add, entity, split.rest());
-            world.run_lifecycle(Lifecycle::Insert, entity, &components);
+            world.run_lifecycle_with(Lifecycle::Add, entity, split.rest(), flags);
+            world.run_lifecycle_with(Lifecycle::Insert, entity, &components, flags);
         });
         Ok(())
     }
@@ -271,7 +291,8 @@ impl World {
     pub(super) fn remove_observed<B: Bundle>(&mut self, entity: Entity) -> Result<B, EcsError> {
         let location = self.entities.get(entity).ok_or(EcsError::NoSuchEntity(entity))?;
         let bundle_id = self.bundle_id::<B>();
-        if self.unobserved(&self.bundles.get(bundle_id).components) {
+        let flags = self.lifecycle_flags(&self.bundles.get(bundle_id).components);
+        if flags == 0 {
             return self.remove_unobserved(entity);
         }
         let components = HeldIds::new(&self.bundles.get(bundle_id).components);
@@ -281,8 +302,8 @@ impl World {
             return Err(EcsError::MissingComponent { entity, component: self.components.name(missing) });
         }
         self.with_deferred(|world| {
-            world.run_lifecycle(Lifecycle::Discard, entity, &components);
-            world.run_lifecycle(Lifecycle::Remove, entity, &components);
+            world.run_lifecycle_with(Lifecycle::Discard, entity, &components, flags);
+            world.run_lifecycle_with(Lifecycle::Remove, entity, &components, flags);
             world.remove_unobserved(entity)
         })
     }
@@ -295,7 +316,9 @@ impl World {
         // Asked of the archetype's columns first, so that an unobserved despawn
         // allocates nothing.
         let archetype = self.archetypes.get(location.archetype).expect("live archetype");
-        if self.unobserved(archetype.components()) {
+        // Once for the three lifecycle events below (see `run_lifecycle_with`).
+        let flags = self.lifecycle_flags(archetype.components());
+        if flags == 0 {
             return self.despawn_unobserved(entity);
         }
         // The components the entity holds (table ones, and present sparse ones).
@@ -314,9 +337,9 @@ impl World {
         self.with_deferred(|world| {
             let marked = Marked(world);
             marked.0.deferred.despawn_target = Some(entity);
-            marked.0.run_lifecycle(Lifecycle::Despawn, entity, &components);
-            marked.0.run_lifecycle(Lifecycle::Discard, entity, &components);
-            marked.0.run_lifecycle(Lifecycle::Remove, entity, &components);
+            marked.0.run_lifecycle_with(Lifecycle::Despawn, entity, &components, flags);
+            marked.0.run_lifecycle_with(Lifecycle::Discard, entity, &components, flags);
+            marked.0.run_lifecycle_with(Lifecycle::Remove, entity, &components, flags);
             drop(marked);
             // Handed back before the commands the hooks queued run (they
             // despawn descendants, each wanting the list).
