@@ -161,10 +161,13 @@ pub fn target_on_despawn<T: RelationshipTarget>(mut world: DeferredWorld, ctx: H
         });
         // A source whose despawn a hook stopped stays, and loses its link
         // to the dead target (what `target_on_discard` does when the target
-        // is not despawned with its sources).
-        for source in sources {
-            if linked_to::<T::Relationship>(world, source, target) {
-                let _ = world.remove::<T::Relationship>(source);
+        // is not despawned with its sources). Only a panic stops one: without
+        // one every linked source is gone, and nothing is left to look up.
+        if panic.is_some() {
+            for source in sources {
+                if linked_to::<T::Relationship>(world, source, target) {
+                    let _ = world.remove::<T::Relationship>(source);
+                }
             }
         }
         resume_deferred(panic);
