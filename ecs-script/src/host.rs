@@ -135,9 +135,11 @@ pub(crate) struct Shared {
     /// `query::ROWS`).
     pub(crate) rows: Function,
     /// The `for` loop's iterator factories for up to four components, by
-    /// count and which come in buffers (see `query::iterator_source`),
-    /// compiled when first used.
-    iterators: Mutex<HashMap<(usize, u8), Function>>,
+    /// count and which come in buffers (see `query::iterator_source`; index
+    /// `2^k - 1 + buffers`). All compiled with the host, before the sandbox
+    /// is on: a chunk loaded later would resolve `buffer.readf64` through
+    /// globals a script may have shadowed.
+    iterators: Vec<Function>,
     /// Fills arrays from Rust (see `pack::PACK`).
     pub(crate) pack: Function,
     /// Interrupts taken by the call under way.
@@ -148,15 +150,8 @@ pub(crate) struct Shared {
 impl Shared {
     /// The `for` loop's iterator factory for `k` components (at most four),
     /// those in `buffers` read from buffers of numbers.
-    pub(crate) fn iterator(&self, lua: &Lua, k: usize, buffers: u8) -> mlua::Result<Function> {
-        let mut iterators = self.iterators.lock().expect("not poisoned");
-        if let Some(factory) = iterators.get(&(k, buffers)) {
-            return Ok(factory.clone());
-        }
-        let source = crate::query::iterator_source(k, buffers);
-        let factory: Function = lua.load(source).set_name("=ecs-script rows").eval()?;
-        iterators.insert((k, buffers), factory.clone());
-        Ok(factory)
+    pub(crate) fn iterator(&self, k: usize, buffers: u8) -> &Function {
+        &self.iterators[(1 << k) - 1 + usize::from(buffers)]
     }
 
     /// The component a script named by its number.
@@ -273,10 +268,17 @@ impl ScriptHost {
         };
         let lua = Lua::new();
         let rows = lua.load(crate::query::ROWS).set_name("=ecs-script rows").eval().map_err(fail)?;
+        let mut iterators = Vec::new();
+        for k in 0..=4 {
+            for buffers in 0..1u8 << k {
+                let source = crate::query::iterator_source(k, buffers);
+                iterators.push(lua.load(source).set_name("=ecs-script rows").eval().map_err(fail)?);
+            }
+        }
         let pack = lua.load(crate::pack::PACK).set_name("=ecs-script pack").eval().map_err(fail)?;
         let shared = Arc::new(Shared {
             rows,
-            iterators: Mutex::default(),
+            iterators,
             pack,
             observers: Mutex::default(),
             bridges: Mutex::default(),

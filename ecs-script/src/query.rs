@@ -123,11 +123,14 @@ fn rows(
         // Numbers go to buffers (bytes, one copy each), the rest to arrays.
         let in_buffer: Vec<bool> = lanes.iter().map(|&lane| numbers && lane != Scalar::Bool).collect();
         let mut bytes: Vec<Vec<u8>> = vec![Vec::new(); lanes.len()];
+        let mut unread = None;
         let mut visit = |archetype: DynamicArchetype<'_, '_>| {
             columns[0].extend(archetype.entities().iter().map(|&e| entity_value(e)));
             for (i, (&id, &lane)) in spec.fetch.iter().zip(&lanes).enumerate() {
                 if in_buffer[i] {
-                    copy_numbers(&archetype, id, lane, &mut bytes[i]);
+                    if !copy_numbers(&archetype, id, lane, &mut bytes[i]) {
+                        unread = Some(id);
+                    }
                 } else {
                     copy_lane(&archetype, id, lane, &mut columns[i + 1]);
                 }
@@ -136,6 +139,12 @@ fn rows(
         match backend {
             Backend::World(world) => query.for_each_archetype(world, &mut visit),
             Backend::System { world, .. } => world.for_each_archetype(&query, &mut visit).map_err(ecs_error)?,
+        }
+        if let Some(id) = unread {
+            let name = backend.components().get(id).map_or("?", |info| info.short_name());
+            return Err(mlua::Error::runtime(format!(
+                "query: component `{name}` has an archetype whose values cannot be read as numbers"
+            )));
         }
         let mut out = Vec::with_capacity(columns.len());
         for (i, column) in columns.into_iter().enumerate() {
@@ -220,9 +229,12 @@ pub(crate) fn iterator_source(k: usize, buffers: u8) -> String {
 }
 
 /// Appends the archetype's values of numeric newtype `id` (lane `lane`) to
-/// `out` as little-endian `f64`s: the numbers scripts would see.
-fn copy_numbers(archetype: &DynamicArchetype<'_, '_>, id: ComponentId, lane: Scalar, out: &mut Vec<u8>) {
-    fn copy<F: Lane>(archetype: &DynamicArchetype<'_, '_>, id: ComponentId, out: &mut Vec<u8>) {
+/// `out` as little-endian `f64`s: the numbers scripts would see. `false`
+/// when the archetype lends no slice of them (not reached: a query that does
+/// not filter rows matches only archetypes holding each fetched newtype in a
+/// table column).
+fn copy_numbers(archetype: &DynamicArchetype<'_, '_>, id: ComponentId, lane: Scalar, out: &mut Vec<u8>) -> bool {
+    fn copy<F: Lane>(archetype: &DynamicArchetype<'_, '_>, id: ComponentId, out: &mut Vec<u8>) -> bool {
         let as_f64 = |v: F| match v.to_lua() {
             Value::Number(n) => n,
             _ => unreachable!("a numeric lane's value is a number"),
@@ -233,8 +245,9 @@ fn copy_numbers(archetype: &DynamicArchetype<'_, '_>, id: ComponentId, lane: Sca
         } else if let Some(rows) = archetype.field_rows::<F>(id, codec::NEWTYPE_FIELD) {
             rows.iter().for_each(|v| out.extend_from_slice(&as_f64(v).to_le_bytes()));
         } else {
-            unreachable!("a matched archetype holds every fetched newtype in a table (`copy_lane`)");
+            return false;
         }
+        true
     }
     match lane {
         Scalar::I8 => copy::<i8>(archetype, id, out),
@@ -247,7 +260,7 @@ fn copy_numbers(archetype: &DynamicArchetype<'_, '_>, id: ComponentId, lane: Sca
         Scalar::U64 => copy::<u64>(archetype, id, out),
         Scalar::F32 => copy::<f32>(archetype, id, out),
         Scalar::F64 => copy::<f64>(archetype, id, out),
-        Scalar::Bool | Scalar::Entity => unreachable!("not a number"),
+        Scalar::Bool | Scalar::Entity => false,
     }
 }
 
@@ -494,7 +507,7 @@ pub(crate) fn methods<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
             });
             args.push_back(n);
             args.extend(columns.iter().map(Column::value));
-            return shared.iterator(lua, k, buffers)?.call::<Function>(args);
+            return shared.iterator(k, buffers).call::<Function>(args);
         }
         // Past four components every column is an array (`rows` was told so).
         let columns: Vec<Table> = columns

@@ -972,3 +972,29 @@ fn for_loops_give_what_get_reads_for_every_kind_and_mix() {
     let checked = host.call::<f64>(&mut world, "kinds", "run").unwrap();
     assert_eq!(checked, 12.0 * 6.0 * (1.0 + 2.0 + 3.0 + 4.0 + 5.0));
 }
+
+/// A script that shadows the `buffer` library changes nothing about how a
+/// `for` loop reads its columns: the loop's iterators were compiled with the
+/// host, before any script ran.
+#[test]
+fn shadowing_buffer_does_not_reach_the_for_loop() {
+    let mut world = World::new();
+    let mut host = ScriptHost::new().unwrap();
+    host.load(
+        "shadow",
+        r#"return {
+        run = function(world)
+            local A = world:component("ShadowA", "f64")
+            local B = world:component("ShadowB", "i32")
+            for i = 1, 5 do local e = world:entity() world:set(e, A, i * 1.5) world:set(e, B, -i) end
+            buffer = setmetatable({}, { __index = function() for _ in world:query(A) do end return function() return 0 end end })
+            local sum = 0
+            for e, a, b in world:query(A, B) do sum += a * b end
+            return sum
+        end,
+    }"#,
+    )
+    .unwrap();
+    let expected: f64 = (1..=5).map(|i| f64::from(i) * 1.5 * -f64::from(i)).sum();
+    assert_eq!(host.call::<f64>(&mut world, "shadow", "run").unwrap(), expected);
+}

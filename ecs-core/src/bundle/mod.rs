@@ -47,6 +47,9 @@ use crate::storage::OwningPtr;
 /// [`register`](Self::register), [`take`](Self::take), [`write`](Self::write) and
 /// [`from_components`](Self::from_components), and each pointer handed to `take`'s
 /// callback must own a valid value of the component type registered at that position.
+/// `register` only adds registrations (through [`Components::register`] and the
+/// like): it never replaces, clears or removes what `components` holds, which the
+/// world's caches of its columns rely on.
 /// `__SPARSE` may be `true` only for the implementation for a single sparse component.
 /// The derive upholds this; implement it by hand only with great care.
 #[diagnostic::on_unimplemented(

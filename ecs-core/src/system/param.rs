@@ -58,6 +58,14 @@ pub unsafe trait SystemParam: Sized {
     const DEFERRED: bool = true;
 
     /// Applies deferred work (commands) at a sync point.
+    ///
+    /// An observer's parameters are applied as soon as it has run, which may
+    /// be in the middle of the spawn, insert, remove or despawn that triggered
+    /// it, while that operation's hooks and observers are still running: there
+    /// `apply` should queue structural changes and new hooks, observers or
+    /// removal logs as commands (as [`Commands`](crate::command::Commands) does
+    /// while the world defers them) rather than make them on the spot, or the
+    /// operation under way may not see them.
     fn apply(_state: &mut Self::State, _world: &mut World) {}
 
     /// Whether [`check_run`](Self::check_run) may skip the system. `false`

@@ -172,8 +172,8 @@ impl World {
     /// [`run_lifecycle`](Self::run_lifecycle) when `flags` are known: those
     /// of any of `components` or of a set holding them (as
     /// [`lifecycle_flags`](Self::lifecycle_flags) gives; hooks and observers
-    /// cannot change them synchronously, they add observers and hooks through
-    /// commands): no second look at each component's. A flag a component of
+    /// do not change them synchronously, they add observers and hooks through
+    /// commands, see `SystemParam::apply`): no second look at each component's. A flag a component of
     /// the larger set brings costs only a lookup that finds nothing.
     fn run_lifecycle_with(&mut self, kind: Lifecycle, entity: Entity, components: &[ComponentId], flags: u8) {
         if flags & kind.flag() != 0 {
