@@ -173,8 +173,9 @@ impl World {
     /// of any of `components` or of a set holding them (as
     /// [`lifecycle_flags`](Self::lifecycle_flags) gives; hooks and observers
     /// do not change them synchronously, they add observers and hooks through
-    /// commands, see `SystemParam::apply`): no second look at each component's. A flag a component of
-    /// the larger set brings costs only a lookup that finds nothing.
+    /// commands, see `SystemParam::apply`): no second look at each
+    /// component's. A flag a component of the larger set brings costs only a
+    /// lookup that finds nothing.
     fn run_lifecycle_with(&mut self, kind: Lifecycle, entity: Entity, components: &[ComponentId], flags: u8) {
         if flags & kind.flag() != 0 {
             self.run_lifecycle_flagged(kind, entity, components);
