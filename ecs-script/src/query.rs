@@ -127,12 +127,10 @@ fn rows(
         let mut visit = |archetype: DynamicArchetype<'_, '_>| {
             columns[0].extend(archetype.entities().iter().map(|&e| entity_value(e)));
             for (i, (&id, &lane)) in spec.fetch.iter().zip(&lanes).enumerate() {
-                if in_buffer[i] {
-                    if !copy_numbers(&archetype, id, lane, &mut bytes[i]) {
-                        unread = Some(id);
-                    }
-                } else {
-                    copy_lane(&archetype, id, lane, &mut columns[i + 1]);
+                let out =
+                    if in_buffer[i] { LaneOut::Numbers(&mut bytes[i]) } else { LaneOut::Values(&mut columns[i + 1]) };
+                if !copy_lane(&archetype, id, lane, out) {
+                    unread = Some(id);
                 }
             }
         };
@@ -143,7 +141,7 @@ fn rows(
         if let Some(id) = unread {
             let name = backend.components().get(id).map_or("?", |info| info.short_name());
             return Err(mlua::Error::runtime(format!(
-                "query: component `{name}` has an archetype whose values cannot be read as numbers"
+                "query: component `{name}` has an archetype whose values cannot be read"
             )));
         }
         let mut out = Vec::with_capacity(columns.len());
@@ -228,28 +226,57 @@ pub(crate) fn iterator_source(k: usize, buffers: u8) -> String {
     )
 }
 
-/// Appends the archetype's values of numeric newtype `id` (lane `lane`) to
-/// `out` as little-endian `f64`s: the numbers scripts would see. `false`
-/// when the archetype lends no slice of them (not reached: a query that does
-/// not filter rows matches only archetypes holding each fetched newtype in a
-/// table column).
-fn copy_numbers(archetype: &DynamicArchetype<'_, '_>, id: ComponentId, lane: Scalar, out: &mut Vec<u8>) -> bool {
-    fn copy<F: Lane>(archetype: &DynamicArchetype<'_, '_>, id: ComponentId, out: &mut Vec<u8>) -> bool {
-        let as_f64 = |v: F| match v.to_lua() {
-            Value::Number(n) => n,
-            _ => unreachable!("a numeric lane's value is a number"),
-        };
+/// The lane of a newtype whose one field is a number or a boolean.
+fn bare_lane(root: &codec::Node) -> Option<Scalar> {
+    match root {
+        codec::Node::Scalar(_, Scalar::Entity) => None,
+        codec::Node::Scalar(_, scalar) => Some(*scalar),
+        _ => None,
+    }
+}
+
+/// Where [`copy_lane`] appends a newtype's values: as Luau values (an array
+/// to be), or as the little-endian `f64`s scripts would see (a buffer to be;
+/// numbers only).
+enum LaneOut<'a> {
+    Values(&'a mut Vec<Value>),
+    Numbers(&'a mut Vec<u8>),
+}
+
+/// Appends the archetype's values of newtype `id` (lane `lane`) to `out`.
+/// `false` when the archetype lends them neither as a slice nor row by row
+/// (not reached: a query that does not filter rows matches only archetypes
+/// holding each fetched newtype in a table column).
+fn copy_lane(archetype: &DynamicArchetype<'_, '_>, id: ComponentId, lane: Scalar, out: LaneOut<'_>) -> bool {
+    /// Calls `f` with each value in row order, from the column's slice or
+    /// row by row.
+    fn each<F: Lane>(archetype: &DynamicArchetype<'_, '_>, id: ComponentId, mut f: impl FnMut(F)) -> bool {
         if let Some(values) = archetype.field::<F>(id, codec::NEWTYPE_FIELD) {
-            out.reserve(values.len() * 8);
-            values.iter().for_each(|&v| out.extend_from_slice(&as_f64(v).to_le_bytes()));
+            values.iter().for_each(|&v| f(v));
         } else if let Some(rows) = archetype.field_rows::<F>(id, codec::NEWTYPE_FIELD) {
-            rows.iter().for_each(|v| out.extend_from_slice(&as_f64(v).to_le_bytes()));
+            rows.iter().for_each(f);
         } else {
             return false;
         }
         true
     }
+    fn copy<F: Lane>(archetype: &DynamicArchetype<'_, '_>, id: ComponentId, out: LaneOut<'_>) -> bool {
+        match out {
+            LaneOut::Values(column) => {
+                column.reserve(archetype.len());
+                each::<F>(archetype, id, |v| column.push(v.to_lua()))
+            }
+            LaneOut::Numbers(bytes) => {
+                bytes.reserve(archetype.len() * 8);
+                each::<F>(archetype, id, |v| match v.to_lua() {
+                    Value::Number(n) => bytes.extend_from_slice(&n.to_le_bytes()),
+                    _ => unreachable!("only numeric lanes go to buffers (`rows`)"),
+                })
+            }
+        }
+    }
     match lane {
+        Scalar::Bool => copy::<bool>(archetype, id, out),
         Scalar::I8 => copy::<i8>(archetype, id, out),
         Scalar::I16 => copy::<i16>(archetype, id, out),
         Scalar::I32 => copy::<i32>(archetype, id, out),
@@ -260,45 +287,7 @@ fn copy_numbers(archetype: &DynamicArchetype<'_, '_>, id: ComponentId, lane: Sca
         Scalar::U64 => copy::<u64>(archetype, id, out),
         Scalar::F32 => copy::<f32>(archetype, id, out),
         Scalar::F64 => copy::<f64>(archetype, id, out),
-        Scalar::Bool | Scalar::Entity => false,
-    }
-}
-
-/// The lane of a newtype whose one field is a number or a boolean.
-fn bare_lane(root: &codec::Node) -> Option<Scalar> {
-    match root {
-        codec::Node::Scalar(_, Scalar::Entity) => None,
-        codec::Node::Scalar(_, scalar) => Some(*scalar),
-        _ => None,
-    }
-}
-
-/// Appends the archetype's values of newtype `id` (lane `lane`) to `column`.
-fn copy_lane(archetype: &DynamicArchetype<'_, '_>, id: ComponentId, lane: Scalar, column: &mut Vec<Value>) {
-    fn copy<F: Lane>(archetype: &DynamicArchetype<'_, '_>, id: ComponentId, column: &mut Vec<Value>) {
-        if let Some(values) = archetype.field::<F>(id, codec::NEWTYPE_FIELD) {
-            column.extend(values.iter().map(|&v| v.to_lua()));
-        } else if let Some(rows) = archetype.field_rows::<F>(id, codec::NEWTYPE_FIELD) {
-            column.extend(rows.iter().map(Lane::to_lua));
-        } else {
-            // Not reached: a sparse newtype makes a query that filters rows,
-            // and an archetype lacking a fetched component does not match.
-            column.extend((0..archetype.len()).map(|_| Value::Nil));
-        }
-    }
-    match lane {
-        Scalar::Bool => copy::<bool>(archetype, id, column),
-        Scalar::I8 => copy::<i8>(archetype, id, column),
-        Scalar::I16 => copy::<i16>(archetype, id, column),
-        Scalar::I32 => copy::<i32>(archetype, id, column),
-        Scalar::I64 => copy::<i64>(archetype, id, column),
-        Scalar::U8 => copy::<u8>(archetype, id, column),
-        Scalar::U16 => copy::<u16>(archetype, id, column),
-        Scalar::U32 => copy::<u32>(archetype, id, column),
-        Scalar::U64 => copy::<u64>(archetype, id, column),
-        Scalar::F32 => copy::<f32>(archetype, id, column),
-        Scalar::F64 => copy::<f64>(archetype, id, column),
-        Scalar::Entity => unreachable!("not a lane (`bare_lane`)"),
+        Scalar::Entity => false,
     }
 }
 

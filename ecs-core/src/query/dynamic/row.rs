@@ -73,32 +73,25 @@ impl DynamicRowMut<'_, '_> {
         self.archetype.entities()[self.row]
     }
 
+    /// The row read-only, for as long as `self` is borrowed: reads go through
+    /// it, so no writable view of the row is out meanwhile.
+    fn read(&self) -> DynamicRow<'_, '_> {
+        DynamicRow { world: self.world, archetype: self.archetype, row: self.row, query: self.query }
+    }
+
     /// Component `id` through its schema, read-only.
     ///
     /// # Panics
     /// As for [`DynamicRow::get`].
     #[track_caller]
     pub fn get(&self, id: ComponentId) -> Option<ComponentRef<'_>> {
-        assert!(
-            self.query.term(id).is_some(),
-            "the query does not fetch component {}",
-            self.world.components().name(id)
-        );
-        match self.world.get_by_id(self.entity(), id) {
-            Ok(view) => Some(view),
-            Err(EcsError::MissingComponent { .. }) => None,
-            Err(error) => panic!("{error}"),
-        }
+        self.read().get(id)
     }
 
     /// Component `id` as its Rust type `T`, read-only; `None` as for
     /// [`DynamicRow::get_typed`].
     pub fn get_typed<T: crate::Component + crate::component::WholeComponent>(&self, id: ComponentId) -> Option<&T> {
-        self.query.term(id)?;
-        if crate::component::component_id::<T>() != id {
-            return None;
-        }
-        self.world.get::<T>(self.entity())
+        self.read().get_typed(id)
     }
 
     /// Component `id` through its schema, writable; each write marks it
