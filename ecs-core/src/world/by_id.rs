@@ -27,7 +27,6 @@ pub struct FieldHandle {
     /// one word: a typed read checks both with one comparison.
     stamp: u64,
     offset: usize,
-    component: ComponentId,
     kind: FieldKind,
     path: Box<str>,
 }
@@ -43,9 +42,10 @@ impl FieldHandle {
         &self.path
     }
 
-    /// The component it is a field of.
+    /// The component it is a field of (the stamp's high half).
+    #[inline]
     pub fn component(&self) -> ComponentId {
-        self.component
+        ComponentId::new((self.stamp >> 32) as u32)
     }
 }
 
@@ -238,7 +238,7 @@ impl FieldPath for FieldHandle {
     #[inline(always)]
     fn locate(&self, view: &ComponentInfo) -> Result<Located<'_>, FieldError> {
         // Offsets are trusted only within the component they were resolved for.
-        if self.component != view.id() {
+        if self.component() != view.id() {
             return Err(self.other_component(view));
         }
         Ok(Located { offset: self.offset, kind: self.kind, path: &self.path })
@@ -252,7 +252,7 @@ impl FieldPath for FieldHandle {
         if code != 0 {
             return (self.stamp == stamp(id, code)).then_some(self.offset);
         }
-        (self.component == id && self.kind.same_as(asked)).then_some(self.offset)
+        (self.component() == id && self.kind.same_as(asked)).then_some(self.offset)
     }
 }
 
@@ -315,7 +315,7 @@ impl Shape {
     fn field(&self, path: &str) -> Result<FieldHandle, FieldError> {
         let (offset, kind) = self.walk(path)?;
         let stamp = stamp(self.id, kind.code());
-        Ok(FieldHandle { stamp, offset, component: self.id, kind, path: path.into() })
+        Ok(FieldHandle { stamp, offset, kind, path: path.into() })
     }
 
     /// The offset and kind of the field at `path`.
