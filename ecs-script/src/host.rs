@@ -132,10 +132,10 @@ pub(crate) struct Shared {
     /// Component ids by index, as scripts hold them (numbers).
     ids: Mutex<Vec<Option<ComponentId>>>,
     /// The `for` loop's iterator factory past four components (see
-    /// `query::ROWS`).
+    /// `for_loop::ROWS`).
     pub(crate) rows: Function,
     /// The `for` loop's iterator factories for up to four components, by
-    /// count and which come in buffers (see `query::iterator_source`; index
+    /// count and which come in buffers (see `for_loop::iterator_source`; index
     /// `2^k - 1 + buffers`). All compiled with the host, before the sandbox
     /// is on: a chunk loaded later would resolve `buffer.readf64` through
     /// globals a script may have shadowed.
@@ -267,11 +267,11 @@ impl ScriptHost {
             message: e.to_string(),
         };
         let lua = Lua::new();
-        let rows = lua.load(crate::query::ROWS).set_name("=ecs-script rows").eval().map_err(fail)?;
+        let rows = lua.load(crate::for_loop::ROWS).set_name("=ecs-script rows").eval().map_err(fail)?;
         let mut iterators = Vec::new();
         for k in 0..=4 {
             for buffers in 0..1u8 << k {
-                let source = crate::query::iterator_source(k, buffers);
+                let source = crate::for_loop::iterator_source(k, buffers);
                 iterators.push(lua.load(source).set_name("=ecs-script rows").eval().map_err(fail)?);
             }
         }

@@ -33,8 +33,10 @@
 mod api;
 mod codec;
 mod event;
+mod for_loop;
 mod host;
 mod kernels;
+mod lane;
 mod pack;
 mod query;
 mod system;

@@ -23,16 +23,16 @@ use std::sync::Arc;
 use ecs_core::component::ComponentId;
 use ecs_core::prelude::*;
 use ecs_core::query::DynamicArchetype;
-use ecs_core::world::FieldValue;
 use mlua::{Function, Lua, MultiValue, Scope, Table, Value};
 
 use crate::api::{Backend, Lent, borrow};
 use crate::codec::{self, Scalar, entity_value};
 use crate::host::Shared;
+use crate::lane::Lane;
 
 /// A query's components, read back from its table.
-struct Spec {
-    fetch: Vec<ComponentId>,
+pub(crate) struct Spec {
+    pub(crate) fetch: Vec<ComponentId>,
     with: Vec<ComponentId>,
     without: Vec<ComponentId>,
 }
@@ -52,7 +52,7 @@ fn spec(shared: &Shared, query: &Table) -> mlua::Result<Spec> {
 
 impl Spec {
     /// The query these components make; `write` fetches them writable.
-    fn builder(&self, write: bool) -> ecs_core::query::DynamicQueryBuilder {
+    pub(crate) fn builder(&self, write: bool) -> ecs_core::query::DynamicQueryBuilder {
         let mut builder = ecs_core::query::DynamicQueryBuilder::default();
         for &id in &self.fetch {
             builder = if write { builder.write(id) } else { builder.read(id) };
@@ -81,217 +81,7 @@ pub(crate) fn new(lua: &Lua, methods: &Table, fetch: Vec<ComponentId>) -> mlua::
     Ok(query)
 }
 
-/// One column of the rows a `for` loop visits.
-enum Column {
-    /// A Luau array: the entities, or any component's values.
-    Array(Table),
-    /// A numeric newtype's values as a Luau `buffer` of `f64`s (the numbers
-    /// scripts see), filled in one copy: no value goes over one at a time.
-    Numbers(mlua::Buffer),
-}
-
-impl Column {
-    fn value(&self) -> Value {
-        match self {
-            Column::Array(table) => Value::Table(table.clone()),
-            Column::Numbers(buffer) => Value::Buffer(buffer.clone()),
-        }
-    }
-}
-
-/// Every matching row, column by column: the entities, and a copy of each
-/// fetched component's values (`nil` where a row has none), as Luau arrays,
-/// or as buffers of numbers for numeric newtypes when `numbers` allows.
-fn rows(
-    lua: &Lua,
-    backend: &mut Backend<'_, '_, '_>,
-    shared: &Shared,
-    spec: &Spec,
-    numbers: bool,
-) -> mlua::Result<Vec<Column>> {
-    let codecs = spec.fetch.iter().map(|&id| backend.codec(shared, id)).collect::<mlua::Result<Vec<_>>>()?;
-    let mut columns: Vec<Vec<Value>> = vec![Vec::new(); spec.fetch.len() + 1];
-    let query = match backend {
-        Backend::World(world) => spec.builder(false).build(world),
-        Backend::System { world, .. } => world.build_query(spec.builder(false)),
-    }
-    .map_err(ecs_error)?;
-    // Newtypes of numbers or booleans, by far the commonest script
-    // components, come out of whole column slices, archetype by archetype.
-    let lanes: Option<Vec<Scalar>> = codecs.iter().map(|c| c.bare.then(|| bare_lane(&c.root)).flatten()).collect();
-    if let Some(lanes) = lanes.filter(|_| !query.filters_rows()) {
-        // Numbers go to buffers (bytes, one copy each), the rest to arrays.
-        let in_buffer: Vec<bool> = lanes.iter().map(|&lane| numbers && lane != Scalar::Bool).collect();
-        let mut bytes: Vec<Vec<u8>> = vec![Vec::new(); lanes.len()];
-        let mut unread = None;
-        let mut visit = |archetype: DynamicArchetype<'_, '_>| {
-            columns[0].extend(archetype.entities().iter().map(|&e| entity_value(e)));
-            for (i, (&id, &lane)) in spec.fetch.iter().zip(&lanes).enumerate() {
-                let out =
-                    if in_buffer[i] { LaneOut::Numbers(&mut bytes[i]) } else { LaneOut::Values(&mut columns[i + 1]) };
-                if !copy_lane(&archetype, id, lane, out) {
-                    unread = Some(id);
-                }
-            }
-        };
-        match backend {
-            Backend::World(world) => query.for_each_archetype(world, &mut visit),
-            Backend::System { world, .. } => world.for_each_archetype(&query, &mut visit).map_err(ecs_error)?,
-        }
-        if let Some(id) = unread {
-            let name = backend.components().get(id).map_or("?", |info| info.short_name());
-            return Err(mlua::Error::runtime(format!(
-                "query: component `{name}` has an archetype whose values cannot be read"
-            )));
-        }
-        let mut out = Vec::with_capacity(columns.len());
-        for (i, column) in columns.into_iter().enumerate() {
-            out.push(match i.checked_sub(1) {
-                Some(c) if in_buffer[c] => Column::Numbers(lua.create_buffer(&bytes[c])?),
-                _ => Column::Array(crate::pack::sequence(lua, &shared.pack, column)?),
-            });
-        }
-        return Ok(out);
-    }
-    let mut failed = None;
-    let mut visit = |row: ecs_core::query::DynamicRow<'_, '_>| {
-        if failed.is_some() {
-            return;
-        }
-        columns[0].push(entity_value(row.entity()));
-        for ((&id, codec), column) in spec.fetch.iter().zip(&codecs).zip(&mut columns[1..]) {
-            match row.get(id).map(|view| codec::to_lua(lua, &view, &codec.root)) {
-                Some(Ok(value)) => column.push(value),
-                Some(Err(e)) => failed = Some(e),
-                None => column.push(Value::Nil),
-            }
-        }
-    };
-    match backend {
-        Backend::World(world) => query.for_each(world, &mut visit),
-        Backend::System { world, .. } => world.for_each(&query, &mut visit).map_err(ecs_error)?,
-    }
-    if let Some(e) = failed {
-        return Err(e);
-    }
-    columns.into_iter().map(|column| Ok(Column::Array(crate::pack::sequence(lua, &shared.pack, column)?))).collect()
-}
-
-/// The `for` loop's iterator over columns [`rows`] filled, written in Luau,
-/// for any number of components, all in arrays (past four components; see
-/// [`iterator_source`] for up to four): stepping through rows costs no call
-/// into Rust.
-/// `rows(n, k, entities, a, b, c, d, all)` with `k` components, the first
-/// four as `a`..`d` and, past four, all of them in `all`.
-pub(crate) const ROWS: &str = r#"
-return function(n, k, es, a, b, c, d, all)
-    local i = 0
-    if k == 0 then
-        return function() i += 1 if i <= n then return es[i] end return nil end
-    elseif k == 1 then
-        return function() i += 1 if i <= n then return es[i], a[i] end return nil end
-    elseif k == 2 then
-        return function() i += 1 if i <= n then return es[i], a[i], b[i] end return nil end
-    elseif k == 3 then
-        return function() i += 1 if i <= n then return es[i], a[i], b[i], c[i] end return nil end
-    elseif k == 4 then
-        return function() i += 1 if i <= n then return es[i], a[i], b[i], c[i], d[i] end return nil end
-    end
-    return function()
-        i += 1
-        if i > n then return nil end
-        local row = table.create(k)
-        for j = 1, k do row[j] = all[j][i] end
-        return es[i], table.unpack(row, 1, k)
-    end
-end
-"#;
-
-/// The `for` loop's iterator over columns [`rows`] filled, for up to four
-/// components each read from an array (`a[i]`) or a buffer of numbers
-/// (`buffer.readf64(a, (i - 1) * 8)`, a built-in the compiler calls
-/// directly): `factory(n, entities, a, b, c, d)`. `buffers` has bit `j` set
-/// where component `j` comes in a buffer.
-pub(crate) fn iterator_source(k: usize, buffers: u8) -> String {
-    let reads: Vec<String> = (0..k)
-        .map(|j| {
-            let name = ["a", "b", "c", "d"][j];
-            if buffers & (1 << j) != 0 { format!("buffer.readf64({name}, o)") } else { format!("{name}[i]") }
-        })
-        .collect();
-    let offset = if buffers != 0 { "local o = (i - 1) * 8 " } else { "" };
-    let returned = std::iter::once("es[i]".to_owned()).chain(reads).collect::<Vec<_>>().join(", ");
-    format!(
-        "return function(n, es, a, b, c, d)\n    local i = 0\n    return function() i += 1 if i <= n then {offset}return {returned} end return nil end\nend\n"
-    )
-}
-
-/// The lane of a newtype whose one field is a number or a boolean.
-fn bare_lane(root: &codec::Node) -> Option<Scalar> {
-    match root {
-        codec::Node::Scalar(_, Scalar::Entity) => None,
-        codec::Node::Scalar(_, scalar) => Some(*scalar),
-        _ => None,
-    }
-}
-
-/// Where [`copy_lane`] appends a newtype's values: as Luau values (an array
-/// to be), or as the little-endian `f64`s scripts would see (a buffer to be;
-/// numbers only).
-enum LaneOut<'a> {
-    Values(&'a mut Vec<Value>),
-    Numbers(&'a mut Vec<u8>),
-}
-
-/// Appends the archetype's values of newtype `id` (lane `lane`) to `out`.
-/// `false` when the archetype lends them neither as a slice nor row by row
-/// (not reached: a query that does not filter rows matches only archetypes
-/// holding each fetched newtype in a table column).
-fn copy_lane(archetype: &DynamicArchetype<'_, '_>, id: ComponentId, lane: Scalar, out: LaneOut<'_>) -> bool {
-    /// Calls `f` with each value in row order, from the column's slice or
-    /// row by row.
-    fn each<F: Lane>(archetype: &DynamicArchetype<'_, '_>, id: ComponentId, mut f: impl FnMut(F)) -> bool {
-        if let Some(values) = archetype.field::<F>(id, codec::NEWTYPE_FIELD) {
-            values.iter().for_each(|&v| f(v));
-        } else if let Some(rows) = archetype.field_rows::<F>(id, codec::NEWTYPE_FIELD) {
-            rows.iter().for_each(f);
-        } else {
-            return false;
-        }
-        true
-    }
-    fn copy<F: Lane>(archetype: &DynamicArchetype<'_, '_>, id: ComponentId, out: LaneOut<'_>) -> bool {
-        match out {
-            LaneOut::Values(column) => {
-                column.reserve(archetype.len());
-                each::<F>(archetype, id, |v| column.push(v.to_lua()))
-            }
-            LaneOut::Numbers(bytes) => {
-                bytes.reserve(archetype.len() * 8);
-                each::<F>(archetype, id, |v| match v.to_lua() {
-                    Value::Number(n) => bytes.extend_from_slice(&n.to_le_bytes()),
-                    _ => unreachable!("only numeric lanes go to buffers (`rows`)"),
-                })
-            }
-        }
-    }
-    match lane {
-        Scalar::Bool => copy::<bool>(archetype, id, out),
-        Scalar::I8 => copy::<i8>(archetype, id, out),
-        Scalar::I16 => copy::<i16>(archetype, id, out),
-        Scalar::I32 => copy::<i32>(archetype, id, out),
-        Scalar::I64 => copy::<i64>(archetype, id, out),
-        Scalar::U8 => copy::<u8>(archetype, id, out),
-        Scalar::U16 => copy::<u16>(archetype, id, out),
-        Scalar::U32 => copy::<u32>(archetype, id, out),
-        Scalar::U64 => copy::<u64>(archetype, id, out),
-        Scalar::F32 => copy::<f32>(archetype, id, out),
-        Scalar::F64 => copy::<f64>(archetype, id, out),
-        Scalar::Entity => false,
-    }
-}
-
-fn ecs_error(e: EcsError) -> mlua::Error {
+pub(crate) fn ecs_error(e: EcsError) -> mlua::Error {
     mlua::Error::runtime(e.to_string())
 }
 
@@ -484,35 +274,7 @@ pub(crate) fn methods<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
     }
     let iterate = scope.create_function(move |lua, query: Table| {
         let spec = spec(shared, &query)?;
-        let k = spec.fetch.len();
-        let columns = rows(lua, &mut *borrow(lent)?, shared, &spec, k <= 4)?;
-        let Column::Array(entities) = &columns[0] else { unreachable!("entities come in an array") };
-        let n = Value::Number(entities.raw_len() as f64);
-        let mut args = MultiValue::with_capacity(8);
-        if k <= 4 {
-            let buffers = columns[1..].iter().enumerate().fold(0u8, |mask, (j, c)| match c {
-                Column::Numbers(_) => mask | (1 << j),
-                Column::Array(_) => mask,
-            });
-            args.push_back(n);
-            args.extend(columns.iter().map(Column::value));
-            return shared.iterator(k, buffers).call::<Function>(args);
-        }
-        // Past four components every column is an array (`rows` was told so).
-        let columns: Vec<Table> = columns
-            .into_iter()
-            .map(|c| match c {
-                Column::Array(table) => table,
-                Column::Numbers(_) => unreachable!("no buffers past four components"),
-            })
-            .collect();
-        args.push_back(n);
-        args.push_back(Value::Number(k as f64));
-        for i in 0..5 {
-            args.push_back(columns.get(i).map_or(Value::Nil, |c| Value::Table(c.clone())));
-        }
-        args.push_back(Value::Table(lua.create_sequence_from(columns[1..].iter().cloned())?));
-        shared.rows.call::<Function>(args)
+        crate::for_loop::start(lua, &mut *borrow(lent)?, shared, &spec)
     })?;
     index.raw_set("iter", iterate.clone())?;
     methods.raw_set("__index", index)?;
@@ -539,134 +301,6 @@ trait FieldBuf {
     /// Checks every element of `table` (nothing written on an error).
     fn check(&self, table: &Table) -> mlua::Result<()>;
     fn write(&mut self, table: &Table) -> mlua::Result<()>;
-}
-
-/// A field kind the batch forms hand out: numbers and booleans.
-trait Lane: FieldValue + Copy + 'static {
-    /// Bytes per element in a buffer.
-    const SIZE: usize;
-    fn to_lua(self) -> Value;
-    fn from_lua(value: &Value) -> Option<Self>;
-    /// Appends the value's little-endian bytes.
-    fn put(self, out: &mut Vec<u8>);
-    /// The value in `bytes` (`SIZE` of them); `None` for bytes that are no
-    /// value of the kind (a `bool` other than 0 or 1).
-    fn take(bytes: &[u8]) -> Option<Self>;
-    /// Whether any `SIZE` bytes are a value (nothing to check in a buffer).
-    const ANY_BYTES: bool;
-    /// Appends every value's little-endian bytes.
-    fn put_all(values: &[Self], out: &mut Vec<u8>) {
-        values.iter().for_each(|v| v.put(out));
-    }
-    /// Writes the values `bytes` holds (checked already) over `values`.
-    fn take_all(bytes: &[u8], values: &mut [Self]) {
-        for (v, b) in values.iter_mut().zip(bytes.chunks_exact(Self::SIZE)) {
-            *v = Self::take(b).expect("checked");
-        }
-    }
-}
-
-/// `put_all` and `take_all` as one copy, where a value's memory is its
-/// little-endian bytes.
-macro_rules! bulk_copy {
-    () => {
-        const ANY_BYTES: bool = true;
-        fn put_all(values: &[Self], out: &mut Vec<u8>) {
-            if cfg!(target_endian = "little") {
-                out.extend_from_slice(bytemuck::cast_slice(values));
-            } else {
-                values.iter().for_each(|v| v.put(out));
-            }
-        }
-        fn take_all(bytes: &[u8], values: &mut [Self]) {
-            if cfg!(target_endian = "little") {
-                bytemuck::cast_slice_mut::<Self, u8>(values).copy_from_slice(bytes);
-            } else {
-                for (v, b) in values.iter_mut().zip(bytes.chunks_exact(Self::SIZE)) {
-                    *v = Self::take(b).expect("checked");
-                }
-            }
-        }
-    };
-}
-
-/// A script's number as a Luau value holds it.
-fn number(value: &Value) -> Option<f64> {
-    match value {
-        Value::Integer(i) => Some(*i as f64),
-        Value::Number(n) => Some(*n),
-        _ => None,
-    }
-}
-
-macro_rules! int_lane {
-    ($($t:ty),*) => {$(
-        impl Lane for $t {
-            const SIZE: usize = size_of::<$t>();
-            bulk_copy!();
-            fn put(self, out: &mut Vec<u8>) {
-                out.extend_from_slice(&self.to_le_bytes());
-            }
-            fn take(bytes: &[u8]) -> Option<Self> {
-                Some(<$t>::from_le_bytes(bytes.try_into().ok()?))
-            }
-            fn to_lua(self) -> Value {
-                Value::Number(self as f64)
-            }
-            fn from_lua(value: &Value) -> Option<Self> {
-                // Whole and in range, or refused (never wrapped).
-                number(value).filter(|n| n.fract() == 0.0 && *n >= <$t>::MIN as f64 && *n <= <$t>::MAX as f64).map(|n| n as $t)
-            }
-        }
-    )*};
-}
-
-macro_rules! float_lane {
-    ($($t:ty),*) => {$(
-        impl Lane for $t {
-            const SIZE: usize = size_of::<$t>();
-            bulk_copy!();
-            fn put(self, out: &mut Vec<u8>) {
-                out.extend_from_slice(&self.to_le_bytes());
-            }
-            fn take(bytes: &[u8]) -> Option<Self> {
-                Some(<$t>::from_le_bytes(bytes.try_into().ok()?))
-            }
-            fn to_lua(self) -> Value {
-                Value::Number(f64::from(self))
-            }
-            fn from_lua(value: &Value) -> Option<Self> {
-                number(value).map(|n| n as $t)
-            }
-        }
-    )*};
-}
-
-int_lane!(i8, i16, i32, i64, u8, u16, u32, u64);
-float_lane!(f32, f64);
-
-impl Lane for bool {
-    const SIZE: usize = 1;
-    const ANY_BYTES: bool = false;
-    fn put(self, out: &mut Vec<u8>) {
-        out.push(u8::from(self));
-    }
-    fn take(bytes: &[u8]) -> Option<Self> {
-        match bytes {
-            [0] => Some(false),
-            [1] => Some(true),
-            _ => None,
-        }
-    }
-    fn to_lua(self) -> Value {
-        Value::Boolean(self)
-    }
-    fn from_lua(value: &Value) -> Option<Self> {
-        match value {
-            Value::Boolean(b) => Some(*b),
-            _ => None,
-        }
-    }
 }
 
 /// The rows of one field: a per-field component's slice, or a strided view
