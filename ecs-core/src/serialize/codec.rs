@@ -37,7 +37,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use crate::component::Component;
 use crate::entity::Entity;
 use crate::relationship::RelationshipTarget;
-use crate::storage::{Column, OwningPtr, Tick};
+use crate::storage::{Column, ComponentTicks, OwningPtr, Tick};
 
 /// The kind of a column whose values are in the postcard encoding.
 pub(crate) const ENCODED: u8 = 0;
@@ -144,6 +144,16 @@ impl postcard::ser_flavors::Flavor for Appended<'_> {
 /// `column` holds values of `F::Component`.
 pub(crate) unsafe fn encode<F: Form>(column: &Column, rows: Range<usize>, out: &mut Vec<u8>) -> Result<(), String> {
     let mut serializer = postcard::Serializer { output: Appended(out) };
+    // SAFETY: the column holds `F::Component`s (caller).
+    if let Some(values) = unsafe { column.values::<F::Component>() } {
+        // A table column: its values side by side, no per-row lookup.
+        let values = &values[rows];
+        (values.len() as u32).serialize(&mut serializer).map_err(|e| e.to_string())?;
+        for value in values {
+            Written::<F>(value).serialize(&mut serializer).map_err(|e| e.to_string())?;
+        }
+        return Ok(());
+    }
     let sparse = column.is_sparse();
     let count = if sparse { rows.clone().filter(|&row| column.holds(row)).count() } else { rows.len() };
     (count as u32).serialize(&mut serializer).map_err(|e| e.to_string())?;
@@ -240,8 +250,13 @@ pub(crate) fn decode_raw(values: &[u8], column: &mut Column, rows: usize, pod: b
 
 /// The change ticks of `column`'s values as runs of equal pairs:
 /// `(length, added, changed)`, in row order.
-pub(crate) fn tick_runs(column: &Column) -> impl Iterator<Item = (u32, u32, u32)> + '_ {
+pub(crate) fn tick_runs(column: &Column) -> Vec<(u32, u32, u32)> {
     let ticks = column.ticks();
+    let run = |pairs: &[ComponentTicks]| (pairs.len() as u32, pairs[0].added.get(), pairs[0].changed.get());
+    if !column.is_sparse() {
+        // Every row holds a value: runs of equal neighbours, compared in place.
+        return ticks.chunk_by(|a, b| a == b).map(run).collect();
+    }
     let mut pairs = (0..ticks.len()).filter(|&row| column.holds(row)).map(|row| ticks[row]).peekable();
     core::iter::from_fn(move || {
         let pair = pairs.next()?;
@@ -251,6 +266,7 @@ pub(crate) fn tick_runs(column: &Column) -> impl Iterator<Item = (u32, u32, u32)
         }
         Some((length, pair.added.get(), pair.changed.get()))
     })
+    .collect()
 }
 
 /// Pushes `value` onto `column`.

@@ -151,8 +151,7 @@ impl Serialize for ColumnOut<'_> {
                 out.serialize_element(&codec::ENCODED)?;
                 out.serialize_element(&Chunks { entry, column })?;
             }
-            let runs = codec::tick_runs(column).count();
-            out.serialize_element(&SeqOf(runs, || codec::tick_runs(column)))?;
+            out.serialize_element(&codec::tick_runs(column))?;
             return out.end();
         }
         let present = (0..column.len()).filter(|&row| column.holds(row)).count();

@@ -97,6 +97,25 @@ impl Column {
         unsafe { core::slice::from_raw_parts(self.data.as_ptr(), self.len * self.item.size()) }
     }
 
+    /// Every row's value, in row order, when they lie side by side: a table
+    /// column (every row holds a value) that stores values whole. `None` for
+    /// a sparse or per-field column.
+    ///
+    /// # Safety
+    /// The column holds values of type `T`.
+    #[cfg(feature = "serde")]
+    pub(crate) unsafe fn values<T>(&self) -> Option<&[T]> {
+        debug_assert_eq!(self.item, core::alloc::Layout::new::<T>());
+        if self.is_sparse() || self.split {
+            return None;
+        }
+        // SAFETY: a table column stores whole values (not split) in `data`,
+        // `len` initialised ones in a row, every row holding one (not
+        // sparse), of type `T` (caller); for zero-sized `T` or no rows a
+        // dangling, aligned pointer is a valid empty or ZST slice.
+        Some(unsafe { core::slice::from_raw_parts(self.data.as_ptr().cast::<T>(), self.len) })
+    }
+
     /// Appends `rows` rows whose values are `bytes`, in order, stamped `tick`.
     ///
     /// # Safety
