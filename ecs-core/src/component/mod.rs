@@ -517,12 +517,22 @@ pub struct Components {
 
 impl Components {
     /// Registers `T` in this world (once) and returns its id.
+    #[inline]
     pub fn register<T: Component>(&mut self) -> ComponentId {
         let id = component_id::<T>();
         if self.get(id).is_none() {
-            self.register_info(&ComponentInfo::of::<T>());
+            self.register_new::<T>();
         }
         id
+    }
+
+    /// The first registration of `T`: out of line, so that each place that
+    /// registers a component (every bundle and query naming it) carries a
+    /// call, not a copy of the component's info.
+    #[cold]
+    #[inline(never)]
+    fn register_new<T: Component>(&mut self) {
+        self.register_info(&ComponentInfo::of::<T>());
     }
 
     /// Registers a component from its info (a snapshot restored into a world

@@ -123,12 +123,8 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         let mut access = Access::default();
         Q::access(&data, &mut access);
         F::access(&filter, &mut access);
-        if let Some(conflict) = access.conflicts().first() {
-            panic!(
-                "query `{}` is refused: {conflict}; a query may borrow a component mutably only once \
-                 and not also share it — split it into two queries",
-                crate::names::query_name::<Q, F>()
-            );
+        if !access.conflicts().is_empty() {
+            refuse_aliasing(&access, crate::names::query_name::<Q, F>);
         }
         (data, filter, access)
     }
@@ -335,4 +331,19 @@ impl<Q: QueryData, F: QueryFilter> core::fmt::Debug for QueryState<Q, F> {
             .field("matched_archetypes", &self.matched.len())
             .finish_non_exhaustive()
     }
+}
+
+/// The panic of a query type that borrows a component mutably and also
+/// otherwise: out of line and untyped, so that each query type of a program
+/// carries a call, not the message's formatting.
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn refuse_aliasing(access: &Access, name: fn() -> &'static str) -> ! {
+    panic!(
+        "query `{}` is refused: {}; a query may borrow a component mutably only once \
+         and not also share it — split it into two queries",
+        name(),
+        access.conflicts()[0]
+    );
 }

@@ -248,6 +248,13 @@ impl World {
     /// Runs `Add` and `Insert` for a freshly spawned entity of bundle `B`.
     pub(super) fn after_spawn<B: Bundle>(&mut self, entity: Entity) {
         let bundle = self.bundle_id::<B>();
+        self.after_spawn_of(entity, bundle);
+    }
+
+    /// [`after_spawn`](Self::after_spawn) past the bundle's id: compiled
+    /// once, not once per bundle type.
+    #[inline(never)]
+    fn after_spawn_of(&mut self, entity: Entity, bundle: crate::bundle::BundleId) {
         let flags = self.lifecycle_flags(&self.bundles.get(bundle).components);
         if flags == 0 {
             return;

@@ -706,13 +706,30 @@ impl World {
     fn register_bundle<B: Bundle>(&mut self, key: BundleKey) -> BundleId {
         let mut components = Vec::new();
         B::register(&mut self.components, &mut |id| components.push(id));
+        self.add_bundle(key, components, crate::names::type_name::<B>)
+    }
+
+    /// The part of [`register_bundle`](Self::register_bundle) that does not
+    /// depend on the bundle's type: compiled once, not once per bundle type
+    /// of the user's program.
+    ///
+    /// # Panics
+    /// When `components` holds a component more than once (`name` names the
+    /// bundle then).
+    #[inline(never)]
+    fn add_bundle(
+        &mut self,
+        key: BundleKey,
+        components: Vec<crate::component::ComponentId>,
+        name: fn() -> &'static str,
+    ) -> BundleId {
         let mut sorted = components.clone();
         sorted.sort_unstable();
         if let Some(pair) = sorted.windows(2).find(|w| w[0] == w[1]) {
             panic!(
                 "bundle `{}` contains the component `{}` more than once; \
                  an entity can hold only one value of each component type",
-                crate::names::type_name::<B>(),
+                name(),
                 self.components.name(pair[0])
             );
         }
