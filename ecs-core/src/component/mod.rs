@@ -527,8 +527,8 @@ impl Components {
     }
 
     /// The first registration of `T`: out of line, so that each place that
-    /// registers a component (every bundle and query naming it) carries a
-    /// call, not a copy of the component's info.
+    /// registers a component (every bundle type naming it) carries a call,
+    /// not a copy of the component's info.
     #[cold]
     #[inline(never)]
     fn register_new<T: Component>(&mut self) {
