@@ -29,11 +29,18 @@ pub(crate) trait Lane: FieldValue + Copy + 'static {
     }
 }
 
-/// `put_all` and `take_all` as one copy, where a value's memory is its
-/// little-endian bytes.
-macro_rules! bulk_copy {
-    () => {
+/// The byte side of a number lane: a value is its little-endian bytes, so
+/// `put_all` and `take_all` are one copy.
+macro_rules! le_bytes {
+    ($t:ty) => {
+        const SIZE: usize = size_of::<$t>();
         const ANY_BYTES: bool = true;
+        fn put(self, out: &mut Vec<u8>) {
+            out.extend_from_slice(&self.to_le_bytes());
+        }
+        fn take(bytes: &[u8]) -> Option<Self> {
+            Some(<$t>::from_le_bytes(bytes.try_into().ok()?))
+        }
         fn put_all(values: &[Self], out: &mut Vec<u8>) {
             if cfg!(target_endian = "little") {
                 out.extend_from_slice(bytemuck::cast_slice(values));
@@ -65,14 +72,7 @@ fn number(value: &Value) -> Option<f64> {
 macro_rules! int_lane {
     ($($t:ty),*) => {$(
         impl Lane for $t {
-            const SIZE: usize = size_of::<$t>();
-            bulk_copy!();
-            fn put(self, out: &mut Vec<u8>) {
-                out.extend_from_slice(&self.to_le_bytes());
-            }
-            fn take(bytes: &[u8]) -> Option<Self> {
-                Some(<$t>::from_le_bytes(bytes.try_into().ok()?))
-            }
+            le_bytes!($t);
             fn to_lua(self) -> Value {
                 Value::Number(self as f64)
             }
@@ -87,14 +87,7 @@ macro_rules! int_lane {
 macro_rules! float_lane {
     ($($t:ty),*) => {$(
         impl Lane for $t {
-            const SIZE: usize = size_of::<$t>();
-            bulk_copy!();
-            fn put(self, out: &mut Vec<u8>) {
-                out.extend_from_slice(&self.to_le_bytes());
-            }
-            fn take(bytes: &[u8]) -> Option<Self> {
-                Some(<$t>::from_le_bytes(bytes.try_into().ok()?))
-            }
+            le_bytes!($t);
             fn to_lua(self) -> Value {
                 Value::Number(f64::from(self))
             }
