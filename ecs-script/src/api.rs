@@ -522,8 +522,8 @@ fn hand_out(
         .lock()
         .expect("not poisoned")
         .iter()
-        .filter(|(e, c, w, _)| *e == event && *c == id && *w == here)
-        .map(|(.., f)| f.clone())
+        .filter(|o| o.event == event && o.id == id && o.world == here)
+        .map(|o| o.f.clone())
         .collect();
     if observers.is_empty() {
         return Ok(());
@@ -620,7 +620,10 @@ pub(crate) fn repair_bridges(shared: &Shared, world: &mut World) -> mlua::Result
 
 /// Files `f` as a script observer of `event` on `id` in `world`.
 fn file_observer(shared: &Shared, world: &World, event: &'static str, id: ComponentId, f: mlua::Function) {
-    shared.observers.lock().expect("not poisoned").push((event, id, world.id(), f));
+    // Luau names a function's chunk `=name` for a script loaded as `name`.
+    let script = f.info().source.map(|source| source.strip_prefix('=').unwrap_or(&source).to_owned());
+    let observer = crate::host::ScriptObserver { event, id, world: world.id(), script, f };
+    shared.observers.lock().expect("not poisoned").push(observer);
 }
 
 /// `true` when `world` has a live Rust observer queueing `event` on `id` for

@@ -109,12 +109,25 @@ impl FiredQueue {
     }
 }
 
+/// A script's observer (`world:observe`): what it watches, in which world,
+/// and the function, filed under the script whose chunk defined it.
+pub(crate) struct ScriptObserver {
+    /// `OnAdd`, `OnInsert`, `OnRemove`, or [`EVENT`].
+    pub(crate) event: &'static str,
+    /// The component, or the script event's declared id.
+    pub(crate) id: ComponentId,
+    pub(crate) world: ecs_core::world::WorldId,
+    /// The script the function comes from: reloading it drops the observer
+    /// (the new version adds its own when its setup runs again).
+    pub(crate) script: Option<String>,
+    pub(crate) f: Function,
+}
+
 /// What the world functions share across calls: each component's codec, and
 /// the components scripts have named.
 pub(crate) struct Shared {
-    /// Script observers: the event, the component, the world they observe,
-    /// the function.
-    pub(crate) observers: Mutex<Vec<(&'static str, ComponentId, ecs_core::world::WorldId, Function)>>,
+    /// Script observers, in the order they were added.
+    pub(crate) observers: Mutex<Vec<ScriptObserver>>,
     /// The Rust observers that queue events for them, one per event,
     /// component and world: the event, the component, the world, the
     /// observer's entity (made again if a script despawned it).
@@ -204,9 +217,10 @@ impl Shared {
 ///
 /// Scripts have no file or OS access: Luau's standard library (no `io`;
 /// `os` has only time functions), without `require`, `loadstring`,
-/// `getfenv` and `setfenv`, in Luau's sandbox (globals read-only, each
-/// script's globals its own). The VM's memory is bounded, and each call from Rust
-/// stops after [`Limits::instructions`] interrupt checks; both are errors
+/// `getfenv` and `setfenv`, in Luau's sandbox (the libraries read-only,
+/// each script's globals its own, a reload starting from none). The VM's
+/// memory is bounded, and each call from Rust stops after
+/// [`Limits::instructions`] interrupt checks; both are errors
 /// naming the script and function, and the world stays consistent: every
 /// world function a script called before the error took effect whole, none
 /// after it.
@@ -329,7 +343,19 @@ impl ScriptHost {
             message: message(&e),
         };
         self.shared.spent.store(0, Ordering::Relaxed);
-        let exports: Value = self.lua.load(source).set_name(format!("={name}")).eval().map_err(fail)?;
+        // Each script runs in a thread of its own in Luau's sandbox, whose
+        // globals are a fresh table reading through to the read-only
+        // libraries: a chunk loaded there keeps that table as its globals
+        // (its functions too, whichever thread calls them), so one script's
+        // globals never reach another, a reload starts from none, and the
+        // libraries' built-ins stay fast (the table is a safe environment).
+        let loader = self.lua.create_function(|lua, (source, chunk): (mlua::String, String)| {
+            lua.load(&*source.as_bytes()).set_name(chunk).eval::<Value>()
+        });
+        let thread = loader.and_then(|loader| self.lua.create_thread(loader)).map_err(fail)?;
+        thread.sandbox().map_err(fail)?;
+        let source = self.lua.create_string(source).map_err(fail)?;
+        let exports: Value = thread.resume((source, format!("={name}"))).map_err(fail)?;
         let Value::Table(exports) = exports else {
             return Err(ScriptError {
                 script: name.into(),
@@ -339,6 +365,8 @@ impl ScriptHost {
             });
         };
         self.scripts.insert(name.to_owned(), exports);
+        // The old version's observers go with it.
+        self.shared.observers.lock().expect("not poisoned").retain(|o| o.script.as_deref() != Some(name));
         Ok(())
     }
 

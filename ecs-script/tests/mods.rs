@@ -1,0 +1,148 @@
+//! What one script (a mod) can do to others and to the game: nothing through
+//! globals, nothing left behind by a reload, and every stop told apart.
+
+use ecs_core::prelude::*;
+use ecs_script::{Limits, ScriptHost};
+
+#[test]
+fn each_script_has_globals_of_its_own() {
+    let mut world = World::new();
+    let mut host = ScriptHost::new().unwrap();
+    host.load(
+        "a",
+        r#"
+        secret = 42
+        math = { floor = function() return -1 end }
+        return { get = function() return secret, math.floor(2.5) end }
+        "#,
+    )
+    .unwrap();
+    host.load("b", "return { peek = function() return secret, math.floor(2.5), buffer ~= nil end }").unwrap();
+    let (secret, floor, buffer): (Option<f64>, f64, bool) = host.call(&mut world, "b", "peek").unwrap();
+    assert_eq!((secret, floor, buffer), (None, 2.0, true), "b sees neither a's global nor a's `math`");
+    let (secret, floor): (f64, f64) = host.call(&mut world, "a", "get").unwrap();
+    assert_eq!((secret, floor), (42.0, -1.0), "a keeps its own");
+    // A global written during a call stays the script's own too.
+    host.load("c", "return { put = function() leaked = true end, get = function() return leaked end }").unwrap();
+    host.call::<()>(&mut world, "c", "put").unwrap();
+    assert_eq!(host.call::<Option<bool>>(&mut world, "c", "get").unwrap(), Some(true));
+    host.load("d", "return { get = function() return leaked end }").unwrap();
+    assert_eq!(host.call::<Option<bool>>(&mut world, "d", "get").unwrap(), None);
+}
+
+#[test]
+fn a_reload_starts_with_fresh_globals_and_drops_the_old_versions_observers() {
+    let mut world = World::new();
+    let mut host = ScriptHost::new().unwrap();
+    let v1 = r#"
+        loads = (loads or 0) + 1
+        local rules = {}
+        function rules.setup(world)
+            local Marked = world:component("Marked", {})
+            local Hits = world:component("Hits", "u32")
+            world:observe(world.OnAdd, Marked, function(world, e)
+                world:set(e, Hits, (world:get(e, Hits) or 0) + STEP)
+            end)
+        end
+        function rules.mark(world)
+            local e = world:entity()
+            world:add(e, world:component("Marked"))
+            return world:get(e, world:component("Hits"))
+        end
+        function rules.loads() return loads end
+        return rules
+    "#;
+    host.load("rules", &v1.replace("STEP", "1")).unwrap();
+    host.call::<()>(&mut world, "rules", "setup").unwrap();
+    assert_eq!(host.call::<u32>(&mut world, "rules", "mark").unwrap(), 1);
+
+    host.load("rules", &v1.replace("STEP", "100")).unwrap();
+    assert_eq!(host.call::<f64>(&mut world, "rules", "loads").unwrap(), 1.0, "the reload's globals are fresh");
+    // Until the new version's setup runs, no observer of the script is left.
+    assert_eq!(host.call::<Option<u32>>(&mut world, "rules", "mark").unwrap(), None);
+    host.call::<()>(&mut world, "rules", "setup").unwrap();
+    assert_eq!(host.call::<u32>(&mut world, "rules", "mark").unwrap(), 100, "only the new version's observer");
+
+    // Another script's observers stay through this one's reload, and a
+    // reload that fails drops nothing.
+    host.load(
+        "other",
+        r#"return { setup = function(world)
+            world:observe(world.OnAdd, world:component("Marked"), function(world, e)
+                local Hits = world:component("Hits")
+                world:set(e, Hits, (world:get(e, Hits) or 0) + 10000)
+            end)
+        end }"#,
+    )
+    .unwrap();
+    host.call::<()>(&mut world, "other", "setup").unwrap();
+    assert!(host.load("rules", "return {").is_err());
+    assert_eq!(host.call::<u32>(&mut world, "rules", "mark").unwrap(), 10100);
+    host.load("rules", &v1.replace("STEP", "1")).unwrap();
+    assert_eq!(host.call::<u32>(&mut world, "rules", "mark").unwrap(), 10000);
+}
+
+#[test]
+fn memory_and_budget_stops_are_told_apart() {
+    let mut world = World::new();
+    let source = r#"return {
+        spin = function(world) while true do end end,
+        hog = function(world) local t = {} for i = 1, 1e9 do t[i] = string.rep("x", 1000) end end,
+    }"#;
+    let mut host = ScriptHost::with_limits(Limits { memory: 8 << 20, instructions: u64::MAX }).unwrap();
+    host.load("mod", source).unwrap();
+    let e = host.call::<()>(&mut world, "mod", "hog").unwrap_err();
+    assert!(e.message.contains("out of script memory") && (e.script.as_str(), e.function.as_str()) == ("mod", "hog"));
+    let mut host = ScriptHost::with_limits(Limits { memory: 1 << 30, instructions: 100_000 }).unwrap();
+    host.load("mod", source).unwrap();
+    let e = host.call::<()>(&mut world, "mod", "spin").unwrap_err();
+    assert!(e.message.contains("instruction budget") && (e.script.as_str(), e.function.as_str()) == ("mod", "spin"));
+    // The host goes on after either.
+    host.load("ok", "return { run = function(world) return world:contains(world:entity()) end }").unwrap();
+    assert!(host.call::<bool>(&mut world, "ok", "run").unwrap());
+}
+
+#[test]
+fn every_function_refuses_a_stale_entity_naming_it_and_changes_nothing() {
+    let mut world = World::new();
+    let mut host = ScriptHost::new().unwrap();
+    host.load(
+        "setup",
+        r#"return { run = function(world)
+            local Hp = world:component("Hp", "i32")
+            world:component("Tag", {})
+            local e = world:entity()
+            world:set(e, Hp, 7)
+            world:delete(e)
+            return e
+        end }"#,
+    )
+    .unwrap();
+    let stale: ecs_script::mlua::LightUserData = host.call(&mut world, "setup", "run").unwrap();
+    let bits = stale.0 as usize as u64;
+    for body in [
+        "world:get(e, Hp)",
+        "world:has(e, Hp)",
+        "world:set(e, Hp, 1)",
+        "world:add(e, Tag)",
+        "world:remove(e, Hp)",
+        "world:despawn(e)",
+    ] {
+        let len = world.len();
+        host.load(
+            "probe",
+            &format!(
+                r#"return {{ run = function(world, e)
+                    local Hp, Tag = world:component("Hp"), world:component("Tag")
+                    {body}
+                end }}"#
+            ),
+        )
+        .unwrap();
+        let error = host.call_with::<()>(&mut world, "probe", "run", stale).unwrap_err();
+        assert!(error.message.contains("not alive"), "{body}: {error}");
+        let named = format!("{}", Entity::from_bits(bits).unwrap());
+        assert!(error.message.contains(&named), "{body} names the entity {named}: {error}");
+        assert_eq!(world.len(), len, "{body} changed nothing");
+    }
+}
