@@ -183,6 +183,30 @@ impl Backend<'_, '_, '_> {
         }
     }
 
+    /// An entity holding `values`, placed in its archetype at once (in a
+    /// system, deferred as any spawn is: the entity is reserved now).
+    fn spawn_with(&mut self, values: Vec<DynamicValue>) -> mlua::Result<Entity> {
+        match self {
+            Backend::World(world) => {
+                let mut builder = ecs_core::world::EntityBuilder::new();
+                for value in values {
+                    builder.add_dynamic(value);
+                }
+                builder.spawn(world).map_err(ecs)
+            }
+            Backend::System { commands, reserved, .. } => {
+                let entity = commands.spawn(()).id();
+                reserved.insert(entity);
+                if !values.is_empty() {
+                    commands.add(move |world: &mut World| {
+                        values.into_iter().try_for_each(|value| world.insert_by_id(entity, value.id(), value))
+                    });
+                }
+                Ok(entity)
+            }
+        }
+    }
+
     fn spawn(&mut self) -> Entity {
         match self {
             Backend::World(world) => world.spawn_empty().id(),
@@ -673,6 +697,42 @@ fn component(lent: &Lent<'_, '_, '_>, shared: &Shared, args: &Args) -> mlua::Res
     Ok(shared.remember(id))
 }
 
+/// `world:spawn({ [C] = value, … })`: an entity with these components (a
+/// tag's value is `true`), every value checked before anything is spawned.
+fn spawn(lua: &Lua, lent: &Lent<'_, '_, '_>, shared: &Shared, values: &Value) -> mlua::Result<Value> {
+    let mut call = borrow(lent)?;
+    let mut parts: Vec<(ComponentId, Arc<Codec>, Value)> = Vec::new();
+    match values {
+        Value::Table(values) => {
+            for pair in values.pairs::<Value, Value>() {
+                let (component, value) = pair?;
+                let id = call.component(shared, &component)?;
+                parts.push((id, call.codec(shared, id)?, value));
+            }
+        }
+        Value::Nil => {}
+        other => {
+            return Err(error(format!("spawn: expected a table of values by component, got {}", other.type_name())));
+        }
+    }
+    // A table's pairs come in no set order: components go in by id, so that
+    // hooks and observers run in the same order every time.
+    parts.sort_by_key(|(id, ..)| id.index());
+    let mut built = Vec::with_capacity(parts.len());
+    for (id, codec, value) in &parts {
+        let mut writes = Vec::new();
+        if !(codec.is_tag() && matches!(value, Value::Boolean(true))) {
+            codec::from_lua(lua, codec, value, &mut writes).map_err(error)?;
+        }
+        let mut built_value = call.backend.value(*id).map_err(ecs)?;
+        for write in &writes {
+            built_value.apply(write);
+        }
+        built.push(built_value);
+    }
+    Ok(entity_value(call.backend.spawn_with(built)?))
+}
+
 /// The `world` object for one call: a table of functions called as methods.
 pub(crate) fn world_object<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
     lua: &Lua,
@@ -743,6 +803,12 @@ pub(crate) fn world_object<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
 
     // world:entity() -> entity
     function!("entity", |lua, args| Ok(entity_value(borrow(lent)?.spawn())));
+
+    // world:spawn({ [C] = value, … }) -> entity
+    changing!("spawn", |lua, args| {
+        let entity = spawn(lua, lent, shared, arg(&args, 0))?;
+        Ok(entity)
+    });
 
     // world:set(entity, component, value)
     changing!("set", |lua, args| {

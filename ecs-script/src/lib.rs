@@ -12,7 +12,7 @@
 //! | jecs | here |
 //! |---|---|
 //! | `world:component()` | `world:component(name, { field = "kind" })` (kinds: `bool`, `i8`…`u64`, `f32`, `f64`, `entity`, `string`, `f32[3]`); `world:component(name, "kind")`, a newtype whose values are bare numbers (as jecs's); without a schema, the component of that name |
-//! | `world:entity()` | `world:entity()` |
+//! | `world:entity()` | `world:entity()`; `world:spawn({ [A] = a, [Tag] = true })` spawns with initial values, placed at once |
 //! | `world:set(e, C, v)` | `world:set(e, C, { field = value })`: in place when `e` has `C` (stamped changed), else inserted |
 //! | `world:get(e, A, B, …)` | the same (up to four components); copies of the values, `nil` where absent |
 //! | `world:has(e, A, …)` | the same (up to four) |

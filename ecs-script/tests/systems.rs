@@ -54,8 +54,15 @@ function game.regen(world)
 end
 
 function game.snoop(world)
-    local Score = world:component("Body")
-    return world:get(next_entity, Score)
+    local Body = world:component("Body")
+    for e in world:query() do return world:get(e, Body) end
+end
+
+function game.stuck(world)
+    local Health = world:component("Health")
+    for e, h in world:query(Health) do world:set(e, Health, { hp = h.hp + 1 }) end
+    world:spawn({ [world:component("Spawned")] = { by = "stuck" } })
+    while true do end
 end
 
 function game.alarm(world)
@@ -126,6 +133,8 @@ fn a_script_system_beyond_its_declaration_or_failing_reports_and_the_game_goes_o
     schedule.run(&mut world);
     let errors = host.lock().unwrap().take_errors();
     assert_eq!(errors.len(), 2, "{errors:?}");
+    let snoop = errors.iter().find(|e| e.system.as_deref() == Some("snoop")).unwrap();
+    assert!(snoop.message.contains("Body` is not declared read"), "{snoop}");
     let cheat = errors.iter().find(|e| e.system.as_deref() == Some("cheat")).unwrap();
     assert!(cheat.message.contains("Health") && cheat.message.contains("not declared written"), "{cheat}");
     assert!(cheat.to_string().contains("system `cheat`") && cheat.to_string().contains("(at game:"), "{cheat}");
@@ -135,6 +144,36 @@ fn a_script_system_beyond_its_declaration_or_failing_reports_and_the_game_goes_o
     );
     // The schedule still runs.
     schedule.run(&mut world);
+}
+
+/// A script system stopped by its instruction budget is reported naming the
+/// script, function and system; what it did before stands (its writes, and
+/// its deferred changes, applied at the sync point), and the schedule goes on.
+#[test]
+fn a_script_system_stopped_by_its_budget_keeps_what_it_did_before() {
+    let mut world = World::new();
+    world.register_component::<Health>();
+    let mut host = ScriptHost::with_limits(ecs_script::Limits { instructions: 100_000, ..Default::default() }).unwrap();
+    host.load("game", GAME).unwrap();
+    host.call::<()>(&mut world, "game", "setup").unwrap();
+    let host = Arc::new(Mutex::new(host));
+    let e = world.spawn(Health { hp: 1 });
+    let stuck = script_system(&host, &world, "stuck", "game", "stuck", &[], &["Health"]).unwrap();
+    let mut schedule = Schedule::new();
+    schedule.add_systems(stuck);
+    schedule.run(&mut world);
+    let errors = host.lock().unwrap().take_errors();
+    let [error] = errors.as_slice() else { panic!("one error: {errors:?}") };
+    assert_eq!(
+        (error.script.as_str(), error.function.as_str(), error.system.as_deref()),
+        ("game", "stuck", Some("stuck"))
+    );
+    assert!(error.message.contains("instruction budget"), "{error}");
+    assert_eq!(world.get::<Health>(e), Some(&Health { hp: 2 }), "the write before the stop stands");
+    let spawned = world.component_id_by_name("Spawned").unwrap();
+    assert_eq!(world.query::<Entity>().iter().filter(|&x| world.get_by_id(x, spawned).is_ok()).count(), 1);
+    schedule.run(&mut world);
+    assert_eq!(world.get::<Health>(e), Some(&Health { hp: 3 }), "the schedule goes on");
 }
 
 /// A script system's trigger goes through its commands: Rust observers see
