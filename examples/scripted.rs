@@ -1,7 +1,8 @@
 //! A small shooter whose game rules are a Luau script (`examples/data/waves.luau`):
-//! the wave spawner and the turrets' cooling run as script systems beside the
-//! Rust systems that move bodies and resolve hits, in one schedule, on one
-//! world.
+//! the wave spawner and the turrets' cooling run as script systems (declared
+//! by the script itself) beside the Rust systems that move bodies and resolve
+//! hits, in one schedule, on one world. Halfway through, the script is
+//! reloaded from its file without restarting the world.
 //!
 //! ```text
 //! cargo run --release --example scripted
@@ -11,7 +12,7 @@ use std::sync::{Arc, Mutex};
 
 use ecs_core::prelude::*;
 use ecs_core::system::Schedule;
-use ecs_script::{ScriptHost, script_system};
+use ecs_script::{ScriptHost, script_systems};
 
 #[derive(Component, Clone, Copy, Debug)]
 #[component(describe, layout = "soa")]
@@ -63,8 +64,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     world.register_component::<Body>();
     world.register_component::<Enemy>();
 
+    let rules = concat!(env!("CARGO_MANIFEST_DIR"), "/data/waves.luau");
     let mut host = ScriptHost::new()?;
-    host.load_file(concat!(env!("CARGO_MANIFEST_DIR"), "/data/waves.luau"))?;
+    host.load_file(rules)?;
     host.call::<()>(&mut world, "waves", "setup")?;
     let turret_heat = world.component_id_by_name("Heat").expect("defined by the script");
     let heat = world.spawn_empty().id();
@@ -74,13 +76,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let host = Arc::new(Mutex::new(host));
 
     let mut schedule = Schedule::new();
-    schedule.add_systems((
-        script_system(&host, &world, "spawn_waves", "waves", "spawn_waves", &[], &["Wave"])?,
-        script_system(&host, &world, "cool", "waves", "cool", &[], &["Heat"])?,
-        movement,
-        turret,
-    ));
-    for _ in 0..60 {
+    // `waves.cool` and `waves.spawn_waves`, with the access the script declares.
+    for system in script_systems(&host, &world, "waves")? {
+        schedule.add_systems(system);
+    }
+    schedule.add_systems((movement, turret));
+    for frame in 0..60 {
+        if frame == 30 {
+            // A reload (an edited file would be read the same way): the
+            // systems run the new functions; the waves go on from the world.
+            host.lock().map_err(|_| "host poisoned")?.load_file(rules)?;
+        }
         schedule.run(&mut world);
     }
     let errors = host.lock().map_err(|_| "host poisoned")?.take_errors();

@@ -109,6 +109,14 @@ impl FiredQueue {
     }
 }
 
+/// A system a script declares: its function, and the components it reads
+/// and writes, by name.
+pub(crate) struct DeclaredAccess {
+    pub(crate) function: String,
+    pub(crate) reads: Vec<String>,
+    pub(crate) writes: Vec<String>,
+}
+
 /// A script's observer (`world:observe`): what it watches, in which world,
 /// and the function, filed under the script whose chunk defined it.
 pub(crate) struct ScriptObserver {
@@ -458,6 +466,75 @@ impl ScriptHost {
             drop(shared.fired.take_of(world));
         }
         result.map_err(|e| fail(message(&e)))
+    }
+
+    /// The systems script `script` declares in the `systems` table of its
+    /// exports (see [`script_systems`](crate::script_systems)): each
+    /// function's name and the components it reads and writes, by name, in
+    /// name order; none without the table.
+    pub(crate) fn declared_systems(&self, script: &str) -> Result<Vec<DeclaredAccess>, ScriptError> {
+        let fail = |function: &str, message: String| ScriptError {
+            script: script.into(),
+            function: function.into(),
+            system: None,
+            message,
+        };
+        let exports =
+            self.scripts.get(script).ok_or_else(|| fail("systems", "no script loaded under this name".into()))?;
+        let systems = match exports.raw_get::<Value>("systems") {
+            Ok(Value::Table(systems)) => systems,
+            Ok(Value::Nil) => return Ok(Vec::new()),
+            Ok(other) => {
+                return Err(fail("systems", format!("`systems` is a {}, not a table of systems", other.type_name())));
+            }
+            Err(e) => return Err(fail("systems", message(&e))),
+        };
+        let names = |function: &str, list: Value, key: &str| -> Result<Vec<String>, ScriptError> {
+            let wrong = || fail(function, format!("system `{function}`: `{key}` is a list of component names"));
+            match list {
+                Value::Nil => Ok(Vec::new()),
+                Value::Table(list) => list
+                    .sequence_values::<Value>()
+                    .map(|name| match name {
+                        Ok(Value::String(name)) => name.to_str().map(|n| n.to_owned()).map_err(|_| wrong()),
+                        _ => Err(wrong()),
+                    })
+                    .collect(),
+                _ => Err(wrong()),
+            }
+        };
+        let mut declared = Vec::new();
+        for pair in systems.pairs::<Value, Value>() {
+            let (key, entry) = pair.map_err(|e| fail("systems", message(&e)))?;
+            let Value::String(function) = key else {
+                return Err(fail(
+                    "systems",
+                    format!("`systems` is keyed by function name, not by {}", key.type_name()),
+                ));
+            };
+            let function = function.to_string_lossy();
+            let Value::Table(entry) = entry else {
+                return Err(fail(
+                    &function,
+                    format!("system `{function}`: expected {{ reads = {{…}}, writes = {{…}} }}"),
+                ));
+            };
+            for pair in entry.pairs::<Value, Value>() {
+                let (key, _) = pair.map_err(|e| fail(&function, message(&e)))?;
+                if !matches!(&key, Value::String(k) if k == "reads" || k == "writes") {
+                    let key = key.to_string().unwrap_or_else(|_| key.type_name().to_owned());
+                    return Err(fail(&function, format!("system `{function}`: unknown key `{key}` (reads, writes)")));
+                }
+            }
+            if !matches!(exports.raw_get::<Value>(function.as_str()), Ok(Value::Function(_))) {
+                return Err(fail(&function, format!("system `{function}`: the script has no function `{function}`")));
+            }
+            let reads = names(&function, entry.raw_get("reads").unwrap_or(Value::Nil), "reads")?;
+            let writes = names(&function, entry.raw_get("writes").unwrap_or(Value::Nil), "writes")?;
+            declared.push(DeclaredAccess { function, reads, writes });
+        }
+        declared.sort_by(|a, b| a.function.cmp(&b.function));
+        Ok(declared)
     }
 
     /// Errors of script systems since the last call, oldest first.

@@ -44,7 +44,7 @@ mod system;
 pub use event::ScriptEvent;
 pub use host::{Limits, ScriptError, ScriptHost};
 pub use mlua;
-pub use system::{ScriptRun, ScriptSystem, script_system};
+pub use system::{ScriptRun, ScriptSystem, script_system, script_systems};
 
 /// An entity as scripts hold it (light userdata holding its bits), to pass
 /// to a script function: `host.call_with(&mut world, "combat", "hit", entity(goblin))`.

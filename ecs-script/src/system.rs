@@ -101,3 +101,72 @@ pub fn script_system(
     });
     Ok(DeclaredSystem::new(name, world, &read_ids, &write_ids, run))
 }
+
+/// The systems script `script` declares, so that a mod adds systems without
+/// a change on the Rust side: the `systems` table of its exports names
+/// functions of the script and the components each reads and writes.
+///
+/// ```lua
+/// return {
+///     systems = { regen = { reads = { "Armor" }, writes = { "Health" } } },
+///     regen = function(world) … end,
+/// }
+/// ```
+///
+/// Each becomes a [`ScriptSystem`] named `script.function` (as
+/// [`script_system`] makes it), in name order; none when the script has no
+/// `systems` table. A reload changes what the systems run (they call their
+/// function by name), not their declarations: call this again to pick up
+/// new ones.
+///
+/// # Errors
+/// No script of that name; a `systems` entry that is not a table of `reads`
+/// and `writes` lists of names (or has another key); a function the script
+/// lacks; a component name `world` does not know. Each names it.
+///
+/// # Example
+/// ```
+/// use std::sync::{Arc, Mutex};
+/// use ecs_core::prelude::*;
+/// use ecs_core::system::Schedule;
+/// use ecs_script::{ScriptHost, script_systems};
+///
+/// #[derive(Component)]
+/// #[component(describe)]
+/// struct Health { hp: i32 }
+///
+/// let mut world = World::new();
+/// let e = world.spawn(Health { hp: 1 });
+/// let mut host = ScriptHost::new()?;
+/// host.load("mod", r#"return {
+///     systems = { regen = { writes = { "Health" } } },
+///     regen = function(world)
+///         local Health = world:component("Health")
+///         for e, h in world:query(Health) do world:set(e, Health, { hp = h.hp + 1 }) end
+///     end,
+/// }"#)?;
+/// let host = Arc::new(Mutex::new(host));
+/// let mut schedule = Schedule::new();
+/// for system in script_systems(&host, &world, "mod")? {
+///     schedule.add_systems(system);
+/// }
+/// schedule.run(&mut world);
+/// assert_eq!(world.get::<Health>(e).map(|h| h.hp), Some(2));
+/// # Ok::<(), ecs_script::ScriptError>(())
+/// ```
+pub fn script_systems(
+    host: &Arc<Mutex<ScriptHost>>,
+    world: &World,
+    script: &str,
+) -> Result<Vec<ScriptSystem>, ScriptError> {
+    let declared = host.lock().unwrap_or_else(PoisonError::into_inner).declared_systems(script)?;
+    declared
+        .iter()
+        .map(|d| {
+            let reads: Vec<&str> = d.reads.iter().map(String::as_str).collect();
+            let writes: Vec<&str> = d.writes.iter().map(String::as_str).collect();
+            let name = format!("{script}.{}", d.function);
+            script_system(host, world, &name, script, &d.function, &reads, &writes)
+        })
+        .collect()
+}

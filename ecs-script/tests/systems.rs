@@ -9,7 +9,7 @@ use ecs_core::component::{ComponentDescriptor, SchemaBuilder};
 use ecs_core::prelude::*;
 use ecs_core::system::{IntoSystem, Schedule, System};
 use ecs_core::world::DynamicValue;
-use ecs_script::{ScriptHost, script_system};
+use ecs_script::{ScriptHost, script_system, script_systems};
 use proptest::prelude::*;
 
 #[derive(Component, Clone, Copy, Debug, PartialEq)]
@@ -174,6 +174,66 @@ fn a_script_system_stopped_by_its_budget_keeps_what_it_did_before() {
     assert_eq!(world.query::<Entity>().iter().filter(|&x| world.get_by_id(x, spawned).is_ok()).count(), 1);
     schedule.run(&mut world);
     assert_eq!(world.get::<Health>(e), Some(&Health { hp: 3 }), "the schedule goes on");
+}
+
+/// A mod declares its systems in its own source: the schedule checks their
+/// access as any system's, and a reload changes what they run.
+#[test]
+fn a_script_declares_its_systems_and_their_access() {
+    let (mut world, host) = setup();
+    let e = world.spawn((Body { x: 0.0, vx: 1.0 }, Health { hp: 1 }));
+    let source = r#"return {
+        systems = {
+            heal = { reads = { "Body" }, writes = { "Health" } },
+            drift = { writes = { "Body" } },
+        },
+        heal = function(world)
+            local Health = world:component("Health")
+            for e, h in world:query(Health) do world:set(e, Health, { hp = h.hp + STEP }) end
+        end,
+        drift = function(world)
+            local Body = world:component("Body")
+            for e, b in world:query(Body) do world:set(e, Body, { x = b.x + b.vx }) end
+        end,
+    }"#;
+    host.lock().unwrap().load("mod", &source.replace("STEP", "1")).unwrap();
+    let systems = script_systems(&host, &world, "mod").unwrap();
+    let names: Vec<&str> = systems.iter().map(|s| s.name()).collect();
+    assert_eq!(names, ["mod.drift", "mod.heal"]);
+    let body_reader = IntoSystem::into_system(|q: Query<&Body>| assert!(q.iter().count() > 0));
+    assert!(systems[0].access().conflict(body_reader.access()).is_some_and(|m| m.contains("Body")));
+    assert!(systems[1].access().conflict(body_reader.access()).is_none(), "heal only reads Body");
+    assert!(systems[0].access().conflict(systems[1].access()).is_some(), "drift writes what heal reads");
+    let mut schedule = Schedule::new();
+    for system in systems {
+        schedule.add_systems(system);
+    }
+    schedule.run(&mut world);
+    assert!(host.lock().unwrap().take_errors().is_empty());
+    assert_eq!(world.get::<Health>(e), Some(&Health { hp: 2 }));
+    assert_eq!(world.query::<&Body>().iter().next().map(|b| *b.x), Some(1.0));
+    host.lock().unwrap().load("mod", &source.replace("STEP", "10")).unwrap();
+    schedule.run(&mut world);
+    assert_eq!(world.get::<Health>(e), Some(&Health { hp: 12 }), "the reloaded function runs");
+
+    // Declarations that are wrong are refused, naming what is wrong.
+    let refused = |declaration: &str| {
+        let source = format!("return {{ systems = {declaration}, heal = function() end }}");
+        host.lock().unwrap().load("bad", &source).unwrap();
+        match script_systems(&host, &world, "bad") {
+            Ok(_) => panic!("{declaration} accepted"),
+            Err(e) => e.message,
+        }
+    };
+    assert!(refused(r#"{ heal = { writes = { "Nope" } } }"#).contains("unknown component `Nope`"));
+    assert!(refused(r#"{ heal = { writes = "Health" } }"#).contains("`writes` is a list of component names"));
+    assert!(refused(r#"{ heal = { write = { "Health" } } }"#).contains("unknown key `write`"));
+    assert!(refused(r#"{ fly = { reads = {} } }"#).contains("no function `fly`"));
+    assert!(refused(r#"{ heal = true }"#).contains("system `heal`"));
+    assert!(refused("7").contains("not a table of systems"));
+    assert!(script_systems(&host, &world, "missing").is_err());
+    host.lock().unwrap().load("none", "return { heal = function() end }").unwrap();
+    assert!(script_systems(&host, &world, "none").unwrap().is_empty());
 }
 
 /// A script system's trigger goes through its commands: Rust observers see
