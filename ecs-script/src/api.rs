@@ -108,7 +108,7 @@ impl Backend<'_, '_, '_> {
 
     /// Writes `writes` into component `id` of `entity`: in place when it has
     /// one, else a value built from them inserted (deferred in a system).
-    fn set(&mut self, entity: Entity, id: ComponentId, writes: &[Write<'_>]) -> mlua::Result<()> {
+    fn set(&mut self, shared: &Shared, entity: Entity, id: ComponentId, writes: &[Write<'_>]) -> mlua::Result<()> {
         match self {
             // In place first, the commonest case: one lookup of the entity.
             Backend::World(world) => match world.get_mut_by_id(entity, id) {
@@ -136,6 +136,7 @@ impl Backend<'_, '_, '_> {
                 }
             }
         }
+        shared.charge(self.size_of(id))?;
         let mut value = self.value(id).map_err(ecs)?;
         for write in writes {
             value.apply(write);
@@ -181,6 +182,11 @@ impl Backend<'_, '_, '_> {
                 Ok(())
             }
         }
+    }
+
+    /// The bytes a value of component `id` takes in the world.
+    fn size_of(&self, id: ComponentId) -> usize {
+        self.components().get(id).map_or(0, |info| info.layout().size())
     }
 
     /// An entity holding `values`, placed in its archetype at once (in a
@@ -697,6 +703,10 @@ fn component(lent: &Lent<'_, '_, '_>, shared: &Shared, args: &Args) -> mlua::Res
     Ok(shared.remember(id))
 }
 
+/// What a new entity is counted as adding to the world (its slot in the
+/// entity index and in its archetype), for [`Shared::charge`].
+const ENTITY_BYTES: usize = 16;
+
 /// `world:spawn({ [C] = value, … })`: an entity with these components (a
 /// tag's value is `true`), every value checked before anything is spawned.
 fn spawn(lua: &Lua, lent: &Lent<'_, '_, '_>, shared: &Shared, values: &Value) -> mlua::Result<Value> {
@@ -719,17 +729,20 @@ fn spawn(lua: &Lua, lent: &Lent<'_, '_, '_>, shared: &Shared, values: &Value) ->
     // hooks and observers run in the same order every time.
     parts.sort_by_key(|(id, ..)| id.index());
     let mut built = Vec::with_capacity(parts.len());
+    let mut bytes = ENTITY_BYTES;
     for (id, codec, value) in &parts {
         let mut writes = Vec::new();
         if !(codec.is_tag() && matches!(value, Value::Boolean(true))) {
             codec::from_lua(lua, codec, value, &mut writes).map_err(error)?;
         }
+        bytes += call.backend.size_of(*id) + codec::string_bytes(&writes);
         let mut built_value = call.backend.value(*id).map_err(ecs)?;
         for write in &writes {
             built_value.apply(write);
         }
         built.push(built_value);
     }
+    shared.charge(bytes)?;
     Ok(entity_value(call.backend.spawn_with(built)?))
 }
 
@@ -793,6 +806,7 @@ pub(crate) fn world_object<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
         if !(value.is_nil() && codec.is_tag()) {
             codec::from_lua(lua, &codec, value, &mut writes).map_err(error)?;
         }
+        shared.charge(backend.size_of(id) + codec::string_bytes(&writes))?;
         let mut payload = backend.value(id).map_err(ecs)?;
         for write in &writes {
             payload.apply(write);
@@ -802,7 +816,10 @@ pub(crate) fn world_object<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
     });
 
     // world:entity() -> entity
-    function!("entity", |lua, args| Ok(entity_value(borrow(lent)?.spawn())));
+    function!("entity", |lua, args| {
+        shared.charge(ENTITY_BYTES)?;
+        Ok(entity_value(borrow(lent)?.spawn()))
+    });
 
     // world:spawn({ [C] = value, … }) -> entity
     changing!("spawn", |lua, args| {
@@ -818,13 +835,14 @@ pub(crate) fn world_object<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
         let (codec, backend) = backend.codec_and_backend_mut(shared, id)?;
         let value = arg(&args, 2);
         if let Some(write) = codec::scalar_write(codec, value) {
-            return backend.set(entity, id, core::slice::from_ref(&write));
+            return backend.set(shared, entity, id, core::slice::from_ref(&write));
         }
         let mut writes = Vec::new();
         if !(value.is_nil() && codec.is_tag()) {
             codec::from_lua(lua, codec, value, &mut writes).map_err(error)?;
         }
-        backend.set(entity, id, &writes)
+        shared.charge(codec::string_bytes(&writes))?;
+        backend.set(shared, entity, id, &writes)
     });
 
     // world:add(entity, component): its default value, where absent.
@@ -835,7 +853,7 @@ pub(crate) fn world_object<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
         if backend.has(entity, id) {
             return Ok(());
         }
-        backend.set(entity, id, &[])
+        backend.set(shared, entity, id, &[])
     });
 
     // world:get(entity, a, b, ...) -> a, b, ... (nil where absent)

@@ -238,6 +238,19 @@ pub(crate) fn scalar_write<'c>(codec: &'c Codec, value: &Value) -> Option<Write<
     Some(Write::Scalar(handle, *kind, scalar_of(value, *kind)?))
 }
 
+/// The bytes of text `writes` put in the world (counted against the memory
+/// limit: a string field's length is the script's to choose).
+pub(crate) fn string_bytes(writes: &[Write<'_>]) -> usize {
+    writes
+        .iter()
+        .map(|write| match write {
+            Write::Str(_, text) => text.len(),
+            // A variant is stored as its index, whatever its name's length.
+            Write::Variant(..) | Write::Scalar(..) => 0,
+        })
+        .sum()
+}
+
 /// Checks a script's value for a component, field by field, into writes;
 /// a field the table leaves out keeps its value. Errors name the component
 /// and the field.

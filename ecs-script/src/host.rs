@@ -13,10 +13,14 @@ use mlua::{Function, Lua, Table, Value, VmState};
 use crate::api::Backend;
 use crate::codec::Codec;
 
-/// How much a script may take: memory for the whole VM, and work per call.
+/// How much a script may take: memory for the whole VM (and for what one
+/// call adds to the world), and work per call.
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
-    /// Bytes the VM may hold, scripts' values and tables included.
+    /// Bytes the VM may hold, scripts' values and tables included; also
+    /// the most one call may add to the world (values inserted or spawned,
+    /// strings written, events triggered), so that a script cannot grow the
+    /// game's memory without end either.
     pub memory: usize,
     /// Interrupts (Luau checks at every loop iteration and call) one call
     /// from Rust may take before it is stopped.
@@ -166,9 +170,37 @@ pub(crate) struct Shared {
     /// Interrupts taken by the call under way.
     spent: AtomicU64,
     budget: AtomicU64,
+    /// Bytes the call under way has added to the world (see [`charge`](Self::charge)).
+    added: AtomicU64,
+    /// [`Limits::memory`].
+    memory: u64,
 }
 
 impl Shared {
+    /// Counts `bytes` the call under way is about to add to the world
+    /// (values inserted or spawned, strings written, events queued) against
+    /// the memory limit, which bounds what one call puts in the world as it
+    /// bounds the VM's own memory (per call: the world keeps what the game
+    /// needs). Over it, an error, and the change is not made.
+    pub(crate) fn charge(&self, bytes: usize) -> mlua::Result<()> {
+        let added = self.added.load(Ordering::Relaxed).saturating_add(bytes as u64);
+        if added > self.memory {
+            return Err(mlua::Error::runtime(format!(
+                "stopped: the call would add more than its memory limit ({} bytes) to the world",
+                self.memory
+            )));
+        }
+        self.added.store(added, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Starts a call from Rust: its interrupts and what it adds to the world
+    /// count from zero.
+    fn start_call(&self) {
+        self.spent.store(0, Ordering::Relaxed);
+        self.added.store(0, Ordering::Relaxed);
+    }
+
     /// The `for` loop's iterator factory for `k` components (at most four),
     /// those in `buffers` read from buffers of numbers.
     pub(crate) fn iterator(&self, k: usize, buffers: u8) -> &Function {
@@ -311,6 +343,8 @@ impl ScriptHost {
             ids: Mutex::default(),
             spent: AtomicU64::new(0),
             budget: AtomicU64::new(limits.instructions),
+            added: AtomicU64::new(0),
+            memory: limits.memory as u64,
         });
         // No file access (`require` reads modules from disk), and no code
         // from strings or environments swapped behind the sandbox's back.
@@ -350,7 +384,7 @@ impl ScriptHost {
             system: None,
             message: message(&e),
         };
-        self.shared.spent.store(0, Ordering::Relaxed);
+        self.shared.start_call();
         // Each script runs in a thread of its own in Luau's sandbox, whose
         // globals are a fresh table reading through to the read-only
         // libraries: a chunk loaded there keeps that table as its globals
@@ -440,7 +474,7 @@ impl ScriptHost {
             _ => return Err(fail("the script has no such function".into())),
         };
         let mut args = args.into_lua_multi(&self.lua).map_err(|e| fail(message(&e)))?;
-        self.shared.spent.store(0, Ordering::Relaxed);
+        self.shared.start_call();
         let mut backend = backend;
         if let Backend::World(world) = &mut backend {
             crate::api::repair_bridges(&self.shared, world).map_err(|e| fail(message(&e)))?;

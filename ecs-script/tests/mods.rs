@@ -146,3 +146,44 @@ fn every_function_refuses_a_stale_entity_naming_it_and_changes_nothing() {
         assert_eq!(world.len(), len, "{body} changed nothing");
     }
 }
+
+/// What a call puts in the world counts against the memory limit too: a
+/// script cannot grow the game's memory without end through the world
+/// (the VM's own limit never sees those bytes).
+#[test]
+fn a_call_cannot_fill_the_world_past_the_memory_limit() {
+    let mut world = World::new();
+    let mut host = ScriptHost::with_limits(Limits { memory: 4 << 20, instructions: u64::MAX }).unwrap();
+    host.load(
+        "mod",
+        r#"return {
+        setup = function(world) world:component("Note", { text = "string" }) end,
+        flood = function(world)
+            local Note = world:component("Note")
+            while true do world:spawn({ [Note] = { text = string.rep("x", 10000) } }) end
+        end,
+        grow = function(world)
+            local Note = world:component("Note")
+            local e = world:entity()
+            while true do world:set(e, Note, { text = string.rep("y", 10000) }) end
+        end,
+        spawn_empty = function(world) while true do world:entity() end end,
+        some = function(world)
+            local Note = world:component("Note")
+            for i = 1, 100 do world:spawn({ [Note] = { text = string.rep("z", 10000) } }) end
+        end,
+    }"#,
+    )
+    .unwrap();
+    host.call::<()>(&mut world, "mod", "setup").unwrap();
+    for function in ["flood", "grow", "spawn_empty"] {
+        let before = world.len();
+        let e = host.call::<()>(&mut world, "mod", function).unwrap_err();
+        assert!(e.message.contains("memory limit") && e.function == function, "{e}");
+        assert!(world.len() - before <= (4 << 20) / 16, "{function} stopped within the limit");
+    }
+    // A call well within the limit goes through, as often as the game makes it.
+    for _ in 0..5 {
+        host.call::<()>(&mut world, "mod", "some").unwrap();
+    }
+}
