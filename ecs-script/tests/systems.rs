@@ -270,6 +270,13 @@ enum Op {
     BatchTagged(i32),
     /// `hp += v` for every entity with health, through the batch form.
     BatchAll(i32),
+    /// Reads health (`world:get`), and whether health and the tag are there
+    /// (`world:has`).
+    Read(usize),
+    /// A `set` of the wrong kind, caught by `pcall`: changes nothing.
+    BadSet(usize),
+    /// A `set` on the last despawned entity, caught by `pcall`: changes nothing.
+    StaleSet(i32),
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -283,6 +290,9 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (-100..100i32).prop_map(Op::HealTagged),
         1 => (-100..100i32).prop_map(Op::BatchTagged),
         1 => (-100..100i32).prop_map(Op::BatchAll),
+        2 => any::<usize>().prop_map(Op::Read),
+        1 => any::<usize>().prop_map(Op::BadSet),
+        1 => (-100..100i32).prop_map(Op::StaleSet),
     ]
 }
 
@@ -290,11 +300,16 @@ const OPS: &str = r#"
 return { apply = function(world, ops)
     local Health = world:component("Health")
     local Tag = world:component("Tag", {})
-    local alive = {}
+    local alive, reads, dead = {}, {}, nil
     for _, op in ops do
         local kind, i, v = op[1], op[2], op[3]
         local e = if #alive > 0 then alive[(i % #alive) + 1] else nil
-        if kind == "heal_tagged" then
+        if kind == "stale_set" then
+            if dead ~= nil then
+                local ok = pcall(function() world:set(dead, Health, { hp = v }) end)
+                assert(not ok, "a stale entity is refused")
+            end
+        elseif kind == "heal_tagged" then
             for t, h in world:query(Health):with(Tag) do world:set(t, Health, { hp = h.hp + v }) end
         elseif kind == "batch_tagged" then
             world:query(Health):with(Tag):batch(function(es, h) for k = 1, #es do h.hp[k] += v end end)
@@ -313,8 +328,18 @@ return { apply = function(world, ops)
         elseif kind == "despawn" then
             world:despawn(e)
             table.remove(alive, (i % #alive) + 1)
+            dead = e
+        elseif kind == "read" then
+            local h = world:get(e, Health)
+            table.insert(reads, if h == nil then "none" else tostring(h.hp))
+            local has_health, has_both = world:has(e, Health), world:has(e, Health, Tag)
+            table.insert(reads, tostring(has_health) .. "/" .. tostring(has_both))
+        elseif kind == "bad_set" then
+            local ok = pcall(function() world:set(e, Health, { hp = "lots" }) end)
+            assert(not ok, "a string is refused for an i32")
         end
     end
+    return reads
 end }
 "#;
 
@@ -352,6 +377,9 @@ proptest! {
                 Op::HealTagged(v) => ("heal_tagged", 0, v),
                 Op::BatchTagged(v) => ("batch_tagged", 0, v),
                 Op::BatchAll(v) => ("batch_all", 0, v),
+                Op::Read(i) => ("read", i % 1000, 0),
+                Op::BadSet(i) => ("bad_set", i % 1000, 0),
+                Op::StaleSet(v) => ("stale_set", 0, v),
             };
             list.raw_push(lua.create_sequence_from([
                 ecs_script::mlua::Value::String(lua.create_string(kind).unwrap()),
@@ -359,13 +387,14 @@ proptest! {
                 ecs_script::mlua::Value::Number(f64::from(v)),
             ]).unwrap()).unwrap();
         }
-        host.call_with::<()>(&mut scripted, "ops", "apply", list).unwrap();
+        let scripted_reads: Vec<String> = host.call_with(&mut scripted, "ops", "apply", list).unwrap();
 
         // Through Rust.
         let mut world = World::new();
         world.register_component::<Health>();
         let tag = world.register_dynamic(&ComponentDescriptor::new("Tag", SchemaBuilder::new("Tag").build().unwrap())).unwrap();
         let mut alive: Vec<Entity> = Vec::new();
+        let mut reads: Vec<String> = Vec::new();
         for op in &ops {
             let pick = |i: usize, alive: &[Entity]| (!alive.is_empty()).then(|| (i % 1000) % alive.len());
             match *op {
@@ -391,8 +420,16 @@ proptest! {
                     }
                 }
                 Op::BatchAll(v) => world.query_mut::<&mut Health>().for_each(|h| h.hp += v),
+                Op::Read(i) => if let Some(k) = pick(i, &alive) {
+                    let health = world.get::<Health>(alive[k]).map(|h| h.hp);
+                    reads.push(health.map_or_else(|| "none".to_owned(), |hp| hp.to_string()));
+                    let tagged = world.entity(alive[k]).unwrap().contains_id(tag);
+                    reads.push(format!("{}/{}", health.is_some(), health.is_some() && tagged));
+                },
+                Op::BadSet(_) | Op::StaleSet(_) => {}
             }
         }
+        prop_assert_eq!(scripted_reads, reads);
         let scripted_tag = scripted.component_id_by_name("Tag").unwrap();
         prop_assert_eq!(contents(&scripted, scripted_tag), contents(&world, tag));
     }
