@@ -392,7 +392,10 @@ impl ScriptHost {
         // globals never reach another, a reload starts from none, and the
         // libraries' built-ins stay fast (the table is a safe environment).
         let loader = self.lua.create_function(|lua, (source, chunk): (mlua::String, String)| {
-            lua.load(&*source.as_bytes()).set_name(chunk).eval::<Value>()
+            // Text only: bytes that look like compiled bytecode would go to
+            // Luau's loader unchecked, which trusts bytecode to be its
+            // compiler's (crafted bytecode could break the host).
+            lua.load(&*source.as_bytes()).set_name(chunk).set_mode(mlua::ChunkMode::Text).eval::<Value>()
         });
         let thread = loader.and_then(|loader| self.lua.create_thread(loader)).map_err(fail)?;
         thread.sandbox().map_err(fail)?;

@@ -187,3 +187,17 @@ fn a_call_cannot_fill_the_world_past_the_memory_limit() {
         host.call::<()>(&mut world, "mod", "some").unwrap();
     }
 }
+
+/// A mod is source text: bytes that look like compiled Luau bytecode (which
+/// Luau does not check, and crafted, could break the host) are refused.
+#[test]
+fn a_script_cannot_be_bytecode() {
+    let mut world = World::new();
+    let mut host = ScriptHost::new().unwrap();
+    // Read as text, these are no script (before, the first crashed the host).
+    for source in ["\u{6}\u{3}\u{0}\u{0}", "\u{0}", "\u{1}return {}"] {
+        assert!(host.load("mod", source).is_err(), "{source:?}");
+    }
+    host.load("mod", "return { ok = function() return true end }").unwrap();
+    assert!(host.call::<bool>(&mut world, "mod", "ok").unwrap());
+}
