@@ -559,15 +559,18 @@ fn hand_out(
         return Ok(());
     }
     let entity = entity.map_or(Value::Nil, entity_value);
-    let (second, third) = match value {
-        Some(value) => {
-            let codec = borrow(lent)?.codec(shared, id)?;
-            (codec::to_lua(lua, &value.view(), &codec.root)?, entity)
-        }
-        None => (entity, Value::Number(id.index() as f64)),
+    let codec = match value {
+        Some(_) => Some(borrow(lent)?.codec(shared, id)?),
+        None => None,
     };
     for f in observers {
-        f.call::<()>((world.clone(), second.clone(), third.clone()))?;
+        let (second, third) = match (value, &codec) {
+            // Each observer gets its own copy of the payload: one that
+            // changes it (another mod's, maybe) changes nothing for the next.
+            (Some(value), Some(codec)) => (codec::to_lua(lua, &value.view(), &codec.root)?, entity.clone()),
+            _ => (entity.clone(), Value::Number(id.index() as f64)),
+        };
+        f.call::<()>((world.clone(), second, third))?;
     }
     Ok(())
 }
@@ -956,5 +959,8 @@ pub(crate) fn world_object<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
     let methods = crate::query::methods(lua, scope, lent, shared)?;
     function!("query", |lua, args: VarArgs| crate::query::new(lua, &methods, ids(shared, &args, 0)?));
 
+    // The call's observers get the same object, whichever script they come
+    // from: read-only, so that one mod cannot replace `world:set` for another.
+    object.set_readonly(true);
     Ok(object)
 }

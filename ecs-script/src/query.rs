@@ -277,8 +277,13 @@ pub(crate) fn methods<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
         crate::for_loop::start(lua, &mut *borrow(lent)?, shared, &spec)
     })?;
     index.raw_set("iter", iterate.clone())?;
+    // Shared by every query of the call, whichever script makes it: neither
+    // changed nor reached through `getmetatable`.
+    index.set_readonly(true);
     methods.raw_set("__index", index)?;
     methods.raw_set("__iter", iterate)?;
+    methods.raw_set("__metatable", false)?;
+    methods.set_readonly(true);
     Ok(methods)
 }
 

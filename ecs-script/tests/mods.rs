@@ -201,3 +201,54 @@ fn a_script_cannot_be_bytecode() {
     host.load("mod", "return { ok = function() return true end }").unwrap();
     assert!(host.call::<bool>(&mut world, "mod", "ok").unwrap());
 }
+
+/// The world object, the queries' methods and an event's payload are shared
+/// by every script a call reaches (observers included): one mod cannot
+/// replace them for another, nor change what the next observer is given.
+#[test]
+fn one_mod_cannot_rewire_the_world_object_for_another() {
+    let mut world = World::new();
+    let mut host = ScriptHost::new().unwrap();
+    host.load(
+        "evil",
+        r#"return { setup = function(world)
+            local Hp = world:component("Hp", "i32")
+            local Hit = world:event("Hit", { amount = "i32" })
+            world:observe(world.OnAdd, Hp, function(w, e)
+                local tries = {
+                    function() w.set = function() end end,
+                    function() rawset(w, "get", function() return 0 end) end,
+                    function() setmetatable(w, { __index = function() return nil end }) end,
+                    function() getmetatable(w:query(Hp)).__index.iter = nil end,
+                    function() setmetatable(w:query(Hp), {}) end,
+                }
+                for _, try in tries do assert(not pcall(try), "a shared table changed") end
+            end)
+            world:observe(Hit, function(w, value) value.amount = 999 end)
+        end }"#,
+    )
+    .unwrap();
+    host.load(
+        "good",
+        r#"return {
+        setup = function(world)
+            world:observe(world:component("Hit"), function(w, value)
+                local Hp = w:component("Hp")
+                for e in w:query(Hp) do w:set(e, Hp, value.amount) end
+            end)
+        end,
+        run = function(world)
+            local Hp = world:component("Hp")
+            local e = world:entity()
+            world:set(e, Hp, 5)
+            world:set(e, Hp, world:get(e, Hp) + 1)
+            world:trigger(world:component("Hit"), { amount = 3 })
+            return world:get(e, Hp)
+        end,
+    }"#,
+    )
+    .unwrap();
+    host.call::<()>(&mut world, "evil", "setup").unwrap();
+    host.call::<()>(&mut world, "good", "setup").unwrap();
+    assert_eq!(host.call::<i32>(&mut world, "good", "run").unwrap(), 3, "good's own set, get and payload");
+}
