@@ -589,21 +589,36 @@ fn observe(shared: &Shared, world: &mut World, event: &str, id: ComponentId, f: 
         }
     };
     // Checked before the script's function is filed.
+    let script = origin(shared, &f)?;
     if !bridged(shared, world, event, id) {
         bridge(shared, world, event, id)?;
     }
-    file_observer(shared, world, event, id, f);
+    file_observer(shared, world, event, id, script, f);
     Ok(())
 }
 
 /// Registers a script observer of script event `id`: a Rust observer of
 /// [`ScriptEvent`] queues each of that id for [`dispatch`].
 fn observe_event(shared: &Shared, world: &mut World, id: ComponentId, f: mlua::Function) -> mlua::Result<()> {
+    let script = origin(shared, &f)?;
     if !bridged(shared, world, EVENT, id) {
         bridge(shared, world, EVENT, id)?;
     }
-    file_observer(shared, world, EVENT, id, f);
+    file_observer(shared, world, EVENT, id, script, f);
     Ok(())
+}
+
+/// The loaded script an observer's function comes from (its chunk is named
+/// `=name`): the script whose reload drops the observer. A built-in, or a
+/// function of no loaded script, is refused: nothing would ever drop it.
+fn origin(shared: &Shared, f: &mlua::Function) -> mlua::Result<String> {
+    let info = f.info();
+    let script = (info.what == "Lua")
+        .then_some(info.source)
+        .flatten()
+        .and_then(|source| source.strip_prefix('=').map(str::to_owned))
+        .filter(|script| shared.is_loaded(script));
+    script.ok_or_else(|| error("observe: the observer must be a function of a loaded script, not a built-in"))
 }
 
 /// Adds the Rust observer that queues `event` on `id` in `world` for the
@@ -652,9 +667,14 @@ pub(crate) fn repair_bridges(shared: &Shared, world: &mut World) -> mlua::Result
 }
 
 /// Files `f` as a script observer of `event` on `id` in `world`.
-fn file_observer(shared: &Shared, world: &World, event: &'static str, id: ComponentId, f: mlua::Function) {
-    // Luau names a function's chunk `=name` for a script loaded as `name`.
-    let script = f.info().source.map(|source| source.strip_prefix('=').unwrap_or(&source).to_owned());
+fn file_observer(
+    shared: &Shared,
+    world: &World,
+    event: &'static str,
+    id: ComponentId,
+    script: String,
+    f: mlua::Function,
+) {
     let observer = crate::host::ScriptObserver { event, id, world: world.id(), script, f };
     shared.observers.lock().expect("not poisoned").push(observer);
 }

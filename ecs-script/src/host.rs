@@ -131,13 +131,15 @@ pub(crate) struct ScriptObserver {
     pub(crate) world: ecs_core::world::WorldId,
     /// The script the function comes from: reloading it drops the observer
     /// (the new version adds its own when its setup runs again).
-    pub(crate) script: Option<String>,
+    pub(crate) script: String,
     pub(crate) f: Function,
 }
 
 /// What the world functions share across calls: each component's codec, and
 /// the components scripts have named.
 pub(crate) struct Shared {
+    /// The names scripts were loaded under.
+    loaded: Mutex<std::collections::HashSet<String>>,
     /// Script observers, in the order they were added.
     pub(crate) observers: Mutex<Vec<ScriptObserver>>,
     /// The Rust observers that queue events for them, one per event,
@@ -192,6 +194,11 @@ impl Shared {
         }
         self.added.store(added, Ordering::Relaxed);
         Ok(())
+    }
+
+    /// Whether a script was loaded under `name`.
+    pub(crate) fn is_loaded(&self, name: &str) -> bool {
+        self.loaded.lock().expect("not poisoned").contains(name)
     }
 
     /// Starts a call from Rust: its interrupts and what it adds to the world
@@ -334,6 +341,7 @@ impl ScriptHost {
             rows,
             iterators,
             pack,
+            loaded: Mutex::default(),
             observers: Mutex::default(),
             bridges: Mutex::default(),
             fired: Arc::default(),
@@ -411,7 +419,8 @@ impl ScriptHost {
         };
         self.scripts.insert(name.to_owned(), exports);
         // The old version's observers go with it.
-        self.shared.observers.lock().expect("not poisoned").retain(|o| o.script.as_deref() != Some(name));
+        self.shared.observers.lock().expect("not poisoned").retain(|o| o.script != name);
+        self.shared.loaded.lock().expect("not poisoned").insert(name.to_owned());
         Ok(())
     }
 

@@ -80,6 +80,21 @@ fn a_reload_starts_with_fresh_globals_and_drops_the_old_versions_observers() {
     assert_eq!(host.call::<u32>(&mut world, "rules", "mark").unwrap(), 10100);
     host.load("rules", &v1.replace("STEP", "1")).unwrap();
     assert_eq!(host.call::<u32>(&mut world, "rules", "mark").unwrap(), 10000);
+
+    // A function no reload would ever drop is refused as an observer: a
+    // built-in, or one of the binding's own (a `for` loop's iterator).
+    for observer in ["error", "print", "world:query(world:component(\"Marked\")):iter()"] {
+        host.load(
+            "sneaky",
+            &format!(
+                "return {{ run = function(world) world:observe(world.OnAdd, world:component(\"Marked\"), {observer}) end }}"
+            ),
+        )
+        .unwrap();
+        let e = host.call::<()>(&mut world, "sneaky", "run").unwrap_err();
+        assert!(e.message.contains("function of a loaded script"), "{observer}: {e}");
+    }
+    assert_eq!(host.call::<u32>(&mut world, "rules", "mark").unwrap(), 10000, "nothing was filed");
 }
 
 #[test]
