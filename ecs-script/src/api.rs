@@ -136,7 +136,8 @@ impl Backend<'_, '_, '_> {
                 }
             }
         }
-        shared.charge(self.size_of(id))?;
+        let deferred = if matches!(self, Backend::System { .. }) { COMMAND_BYTES } else { 0 };
+        shared.charge(self.size_of(id) + deferred)?;
         let mut value = self.value(id).map_err(ecs)?;
         for write in writes {
             value.apply(write);
@@ -160,7 +161,7 @@ impl Backend<'_, '_, '_> {
         }
     }
 
-    fn remove(&mut self, entity: Entity, id: ComponentId) -> mlua::Result<()> {
+    fn remove(&mut self, shared: &Shared, entity: Entity, id: ComponentId) -> mlua::Result<()> {
         let remove = move |world: &mut World| match world.remove_by_id(entity, id) {
             Ok(()) | Err(EcsError::MissingComponent { .. }) => Ok(()),
             Err(e) => Err(e),
@@ -168,16 +169,18 @@ impl Backend<'_, '_, '_> {
         match self {
             Backend::World(world) => remove(world).map_err(ecs),
             Backend::System { commands, .. } => {
+                shared.charge(COMMAND_BYTES)?;
                 commands.add(remove);
                 Ok(())
             }
         }
     }
 
-    fn despawn(&mut self, entity: Entity) -> mlua::Result<()> {
+    fn despawn(&mut self, shared: &Shared, entity: Entity) -> mlua::Result<()> {
         match self {
             Backend::World(world) => world.despawn(entity).map_err(ecs),
             Backend::System { commands, .. } => {
+                shared.charge(COMMAND_BYTES)?;
                 commands.despawn(entity);
                 Ok(())
             }
@@ -590,6 +593,7 @@ fn observe(shared: &Shared, world: &mut World, event: &str, id: ComponentId, f: 
     };
     // Checked before the script's function is filed.
     let script = origin(shared, &f)?;
+    shared.charge(OBSERVER_BYTES)?;
     if !bridged(shared, world, event, id) {
         bridge(shared, world, event, id)?;
     }
@@ -601,6 +605,7 @@ fn observe(shared: &Shared, world: &mut World, event: &str, id: ComponentId, f: 
 /// [`ScriptEvent`] queues each of that id for [`dispatch`].
 fn observe_event(shared: &Shared, world: &mut World, id: ComponentId, f: mlua::Function) -> mlua::Result<()> {
     let script = origin(shared, &f)?;
+    shared.charge(OBSERVER_BYTES)?;
     if !bridged(shared, world, EVENT, id) {
         bridge(shared, world, EVENT, id)?;
     }
@@ -705,6 +710,9 @@ fn component(lent: &Lent<'_, '_, '_>, shared: &Shared, args: &Args) -> mlua::Res
         other => return Err(error(format!("component: expected a name, got {}", other.type_name()))),
     };
     let mut backend = borrow(lent)?;
+    if !arg(args, 1).is_nil() && backend.components().id_by_name(&name).is_none() {
+        shared.charge(DEFINITION_BYTES + name.len())?;
+    }
     let id = match (arg(args, 1), &mut backend.backend) {
         (Value::Table(schema), Backend::World(world)) => define(world, &name, schema)?,
         (Value::String(kind), Backend::World(world)) => define_newtype(world, &name, &kind.to_str()?)?,
@@ -729,6 +737,17 @@ fn component(lent: &Lent<'_, '_, '_>, shared: &Shared, args: &Args) -> mlua::Res
 /// What a new entity is counted as adding to the world (its slot in the
 /// entity index and in its archetype), for [`Shared::charge`].
 const ENTITY_BYTES: usize = 16;
+
+/// What a change deferred by a script system is counted as (its command in
+/// the system's queue), beside the value it carries.
+const COMMAND_BYTES: usize = 32;
+
+/// What a script observer is counted as (its entry in the host's list).
+const OBSERVER_BYTES: usize = 64;
+
+/// What a new component's (or event's) definition is counted as, beside
+/// its name: its registration and schema live as long as the world.
+const DEFINITION_BYTES: usize = 1024;
 
 /// `world:spawn({ [C] = value, … })`: an entity with these components (a
 /// tag's value is `true`), every value checked before anything is spawned.
@@ -829,7 +848,8 @@ pub(crate) fn world_object<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
         if !(value.is_nil() && codec.is_tag()) {
             codec::from_lua(lua, &codec, value, &mut writes).map_err(error)?;
         }
-        shared.charge(backend.size_of(id) + codec::string_bytes(&writes))?;
+        let deferred = if matches!(backend.backend, Backend::System { .. }) { COMMAND_BYTES } else { 0 };
+        shared.charge(backend.size_of(id) + codec::string_bytes(&writes) + deferred)?;
         let mut payload = backend.value(id).map_err(ecs)?;
         for write in &writes {
             payload.apply(write);
@@ -919,19 +939,19 @@ pub(crate) fn world_object<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
         let mut backend = borrow(lent)?;
         let id = backend.component(shared, arg(&args, 1))?;
         let entity = backend.live(arg(&args, 0))?;
-        backend.remove(entity, id)
+        backend.remove(shared, entity, id)
     });
 
     // world:despawn(entity), or jecs's world:delete(entity)
     changing!("despawn", |lua, args| {
         let mut backend = borrow(lent)?;
         let entity = backend.live(arg(&args, 0))?;
-        backend.despawn(entity)
+        backend.despawn(shared, entity)
     });
     changing!("delete", |lua, args| {
         let mut backend = borrow(lent)?;
         let entity = backend.live(arg(&args, 0))?;
-        backend.despawn(entity)
+        backend.despawn(shared, entity)
     });
 
     // world:contains(entity) -> alive

@@ -18,9 +18,10 @@ use crate::codec::Codec;
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
     /// Bytes the VM may hold, scripts' values and tables included; also
-    /// the most one call may add to the world (values inserted or spawned,
-    /// strings written, events triggered), so that a script cannot grow the
-    /// game's memory without end either.
+    /// the most one call may add to the world (entities, values inserted,
+    /// spawned or triggered, strings written, a system's deferred changes,
+    /// observers, definitions), so that one call cannot grow the game's
+    /// memory without end either.
     pub memory: usize,
     /// Interrupts (Luau checks at every loop iteration and call) one call
     /// from Rust may take before it is stopped.

