@@ -804,3 +804,75 @@ fn a_builder_adding_by_id_starts_every_value_at_the_defaults() {
     builder.add_by_id(&world, id).unwrap();
     drop(builder);
 }
+
+static SAW_BOTH: AtomicUsize = AtomicUsize::new(0);
+
+#[derive(Component, Debug, PartialEq)]
+#[component(describe)]
+struct Armor {
+    points: u8,
+}
+
+fn count_if_armored(world: ecs_core::world::DeferredWorld, ctx: HookContext) {
+    if world.get::<Armor>(ctx.entity).is_some() {
+        SAW_BOTH.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// Several values by id go in with one move: a hook of one sees the others;
+/// a refused insert changes nothing and drops each value once (strings in
+/// them, under valgrind); a panicking hook leaves the values to the world.
+#[test]
+fn insert_by_ids_places_every_value_at_once() {
+    let mut world = World::new();
+    let id = health(&mut world);
+    let armor = world.register_component::<Armor>();
+    world
+        .set_component_hooks_by_id(
+            id,
+            ecs_core::component::ComponentHooks { on_add: Some(count_if_armored), ..Default::default() },
+        )
+        .unwrap();
+    let e = world.spawn(());
+    let mut value = DynamicValue::new(&world, id).unwrap();
+    value.set_string("name", "both at once").unwrap();
+    let mut plate = DynamicValue::new(&world, armor).unwrap();
+    plate.set("points", 7u8).unwrap();
+    world.insert_by_ids(e, vec![value, plate]).unwrap();
+    assert_eq!(SAW_BOTH.load(Ordering::Relaxed), 1, "Health's on_add saw Armor there");
+    assert_eq!(world.get_by_id(e, id).unwrap().get_str("name"), Ok("both at once"));
+    assert_eq!(world.get::<Armor>(e), Some(&Armor { points: 7 }));
+
+    // Refused: two values of one component, an unknown id, a dead entity.
+    let named = |world: &World, name: &str| {
+        let mut value = DynamicValue::new(world, id).unwrap();
+        value.set_string("name", name).unwrap();
+        value
+    };
+    let f = world.spawn(());
+    let twice = vec![named(&world, "one"), named(&world, "two")];
+    assert!(matches!(world.insert_by_ids(f, twice), Err(EcsError::DuplicateComponent { .. })));
+    let mut other = World::new();
+    let elsewhere = other.register_dynamic(&ComponentDescriptor::new("Elsewhere", health_schema())).unwrap();
+    let foreign = DynamicValue::new(&other, elsewhere).unwrap();
+    assert!(matches!(
+        world.insert_by_ids(f, vec![named(&world, "x"), foreign]),
+        Err(EcsError::UnknownComponent { .. })
+    ));
+    assert!(world.entity(f).unwrap().components().next().is_none(), "nothing inserted");
+    world.despawn(f).unwrap();
+    assert!(matches!(world.insert_by_ids(f, vec![named(&world, "gone")]), Err(EcsError::NoSuchEntity(_))));
+
+    // A hook that panics after the move: the values are the world's alone.
+    world
+        .set_component_hooks_by_id(
+            id,
+            ecs_core::component::ComponentHooks { on_insert: Some(panic_on_insert), ..Default::default() },
+        )
+        .unwrap();
+    let g = world.spawn(());
+    let result =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| world.insert_by_ids(g, vec![named(&world, "kept")])));
+    assert!(result.is_err(), "the hook panics");
+    assert_eq!(world.get_by_id(g, id).unwrap().get_str("name"), Ok("kept"));
+}

@@ -207,9 +207,7 @@ impl Backend<'_, '_, '_> {
                 let entity = commands.spawn(()).id();
                 reserved.insert(entity);
                 if !values.is_empty() {
-                    commands.add(move |world: &mut World| {
-                        values.into_iter().try_for_each(|value| world.insert_by_id(entity, value.id(), value))
-                    });
+                    commands.add(move |world: &mut World| world.insert_by_ids(entity, values));
                 }
                 Ok(entity)
             }

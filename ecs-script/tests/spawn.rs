@@ -1,8 +1,10 @@
 //! `world:spawn(values)`: an entity with initial values, checked first and
 //! placed at once, from a call and from a script system.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+use ecs_core::event::Add;
 use ecs_core::prelude::*;
 use ecs_core::system::Schedule;
 use ecs_script::{ScriptHost, script_system};
@@ -17,13 +19,8 @@ const RULES: &str = r#"
 local rules = {}
 
 function rules.setup(world)
-    local Speed = world:component("Speed", "f32")
-    local Enemy = world:component("Enemy", {})
-    local Health = world:component("Health")
-    -- Placed at once: an observer of one component sees the others there.
-    world:observe(world.OnAdd, Enemy, function(world, e)
-        world:set(e, Speed, if world:has(e, Health) then 2 else -1)
-    end)
+    world:component("Speed", "f32")
+    world:component("Enemy", {})
 end
 
 function rules.spawn(world)
@@ -32,8 +29,9 @@ function rules.spawn(world)
 end
 
 function rules.bad(world)
+    -- The bad value is the last component's (by id): nothing before it goes in.
     local Health, Speed = world:component("Health"), world:component("Speed")
-    return world:spawn({ [Speed] = 1, [Health] = { hp = "lots" } })
+    return world:spawn({ [Health] = { hp = 3 }, [Speed] = "fast" })
 end
 
 function rules.empty(world)
@@ -41,8 +39,8 @@ function rules.empty(world)
 end
 
 function rules.wave(world)
-    local Health, Enemy = world:component("Health"), world:component("Enemy")
-    local e = world:spawn({ [Health] = { hp = 5 }, [Enemy] = true })
+    local Health, Enemy, Speed = world:component("Health"), world:component("Enemy"), world:component("Speed")
+    local e = world:spawn({ [Health] = { hp = 5 }, [Enemy] = true, [Speed] = 1 })
     -- Deferred in a system, but the entity is the script's to use now.
     world:set(e, world:component("Speed"), 4)
 end
@@ -50,13 +48,28 @@ end
 return rules
 "#;
 
-fn setup() -> (World, ScriptHost) {
+/// A world with the script's components, and a Rust observer counting the
+/// `Health`s added to an entity that has its `Speed` already: `Health` has
+/// the lower id, so only a spawn that places every value at once is seen
+/// with both (one by one in id order, `Speed` would come after).
+fn setup() -> (World, ScriptHost, Arc<AtomicUsize>) {
     let mut world = World::new();
     world.register_component::<Health>();
     let mut host = ScriptHost::new().unwrap();
     host.load("rules", RULES).unwrap();
     host.call::<()>(&mut world, "rules", "setup").unwrap();
-    (world, host)
+    assert!(
+        world.component_id_by_name("Health").unwrap().index() < world.component_id_by_name("Speed").unwrap().index()
+    );
+    let speed = world.component_id_by_name("Speed").unwrap();
+    let together = Arc::new(AtomicUsize::new(0));
+    let count = together.clone();
+    world.add_observer(move |added: On<Add, Health>, world: &World| {
+        if world.entity(added.target()).is_some_and(|e| e.contains_id(speed)) {
+            count.fetch_add(1, Ordering::Relaxed);
+        }
+    });
+    (world, host, together)
 }
 
 fn speed(world: &World, e: Entity) -> Option<f32> {
@@ -66,23 +79,23 @@ fn speed(world: &World, e: Entity) -> Option<f32> {
 
 #[test]
 fn spawn_places_every_value_at_once() {
-    let (mut world, mut host) = setup();
+    let (mut world, mut host, together) = setup();
     let e: ecs_script::mlua::LightUserData = host.call(&mut world, "rules", "spawn").unwrap();
     let e = Entity::from_bits(e.0 as usize as u64).unwrap();
     assert_eq!(world.get::<Health>(e), Some(&Health { hp: 30 }));
     let enemy = world.component_id_by_name("Enemy").unwrap();
     assert!(world.entity(e).unwrap().contains_id(enemy));
-    // The observer of `Enemy` saw `Health` there and set `Speed` after the spawn's 1.5.
-    assert_eq!(speed(&world, e), Some(2.0));
+    assert_eq!(speed(&world, e), Some(1.5));
+    assert_eq!(together.load(Ordering::Relaxed), 1, "Health arrived with Speed already there");
     assert!(host.call::<bool>(&mut world, "rules", "empty").unwrap());
 }
 
 #[test]
 fn a_bad_value_spawns_nothing_and_names_it() {
-    let (mut world, mut host) = setup();
+    let (mut world, mut host, _) = setup();
     let before = world.len();
     let error = host.call::<()>(&mut world, "rules", "bad").unwrap_err();
-    assert!(error.message.contains("Health") && error.message.contains("hp"), "{error}");
+    assert!(error.message.contains("Speed") && error.message.contains("string"), "{error}");
     assert_eq!(world.len(), before, "nothing spawned");
     host.load("probe", r#"return { run = function(world) world:spawn(3) end }"#).unwrap();
     let error = host.call::<()>(&mut world, "probe", "run").unwrap_err();
@@ -95,7 +108,7 @@ fn a_bad_value_spawns_nothing_and_names_it() {
 
 #[test]
 fn a_script_systems_spawn_is_deferred_to_the_sync_point() {
-    let (mut world, host) = setup();
+    let (mut world, host, together) = setup();
     let host = Arc::new(Mutex::new(host));
     let wave = script_system(&host, &world, "wave", "rules", "wave", &[], &[]).unwrap();
     let mut schedule = Schedule::new();
@@ -106,4 +119,5 @@ fn a_script_systems_spawn_is_deferred_to_the_sync_point() {
     assert_eq!(spawned.len(), 1);
     assert_eq!(world.get::<Health>(spawned[0]), Some(&Health { hp: 5 }));
     assert_eq!(speed(&world, spawned[0]), Some(4.0), "the set after the spawn, applied after it");
+    assert_eq!(together.load(Ordering::Relaxed), 1, "deferred, the values still went in at once");
 }

@@ -228,6 +228,80 @@ impl World {
         unsafe { self.insert_raw(entity, bundle, &[ptr], &mut pending.moved) }
     }
 
+    /// Inserts several values into `entity` at once, each as the component
+    /// it was made for: one move to the archetype that holds them all, so a
+    /// hook or observer of one already sees the others there, as with a
+    /// typed bundle. A component the entity has is replaced.
+    ///
+    /// # Errors
+    /// [`EcsError::UnknownComponent`], [`EcsError::DuplicateComponent`] (two
+    /// values of one component), [`EcsError::RelationshipById`],
+    /// [`EcsError::NoSuchEntity`]; nothing changes then and the values are
+    /// dropped.
+    ///
+    /// # Example
+    /// ```
+    /// use ecs_core::prelude::*;
+    /// use ecs_core::world::DynamicValue;
+    /// #[derive(Component, Default)]
+    /// #[component(describe)]
+    /// struct Hp { hp: i32 }
+    /// #[derive(Component, Default)]
+    /// #[component(describe)]
+    /// struct Armor { points: u8 }
+    ///
+    /// let mut world = World::new();
+    /// let (hp, armor) = (world.register_component::<Hp>(), world.register_component::<Armor>());
+    /// let e = world.spawn_empty().id();
+    /// let mut a = DynamicValue::new(&world, hp)?;
+    /// a.set("hp", 30i32)?;
+    /// let b = DynamicValue::new(&world, armor)?;
+    /// world.insert_by_ids(e, vec![a, b])?;
+    /// assert_eq!(world.get::<Hp>(e).map(|h| h.hp), Some(30));
+    /// assert!(world.get::<Armor>(e).is_some());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn insert_by_ids(&mut self, entity: Entity, values: Vec<DynamicValue>) -> Result<(), EcsError> {
+        let ids: Vec<ComponentId> = values.iter().map(DynamicValue::id).collect();
+        // Its components in the order of `ids` (bundles found by id list are
+        // kept by that exact list), so the values below line up with them.
+        let bundle = self.bundle_of_ids(&ids)?;
+        /// Owns the values until they move into the world: dropped by their
+        /// glue if the insert stops (or a hook unwinds) before that.
+        struct Pending {
+            values: Vec<(Bytes, Option<&'static crate::storage::DropGlue>)>,
+            moved: bool,
+        }
+        impl Drop for Pending {
+            fn drop(&mut self) {
+                if self.moved {
+                    return;
+                }
+                for (bytes, glue) in &self.values {
+                    if let Some(glue) = glue {
+                        // SAFETY: not moved: each block still holds its owned,
+                        // valid value, dropped once, here.
+                        unsafe { glue.run(OwningPtr::new(bytes.ptr())) };
+                    }
+                }
+            }
+        }
+        let values = values
+            .into_iter()
+            .map(|value| {
+                let glue = value.info().drop_glue();
+                (value.forget_value(), glue)
+            })
+            .collect();
+        let mut pending = Pending { values, moved: false };
+        let ptrs: Vec<NonNull<u8>> = pending.values.iter().map(|(bytes, _)| bytes.ptr()).collect();
+        // SAFETY: the bundle is this world's, of the values' components in
+        // their order (found or made from their ids above; a value of an id
+        // holds that component, laid out by its info, the same in every
+        // world); `pending.moved` says who owns the values, whatever unwinds.
+        unsafe { self.insert_raw(entity, bundle, &ptrs, &mut pending.moved) }
+    }
+
     /// Removes component `id` from `entity` and drops its value, with hooks,
     /// observers and removal logs, as a typed remove does.
     ///
