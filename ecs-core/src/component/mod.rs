@@ -513,6 +513,31 @@ pub struct Components {
     lifecycle_global: u8,
     /// Some component has a lifecycle flag: structural changes must look.
     lifecycle_active: bool,
+    /// The components by name, made on the first lookup by name (a world
+    /// that never asks builds none), kept up to date from then on. Boxed: a
+    /// new world stays small.
+    names: std::sync::OnceLock<Box<NameIndex>>,
+}
+
+/// Registered components by full name and by short name, so that a lookup
+/// by name (a script's `world:component("Health")`, a definition checking
+/// its name is free) does not walk every component. Names can come from
+/// scripts (mods): std's keyed hashing, not the crate's id hashers.
+#[derive(Debug, Default)]
+struct NameIndex {
+    full: std::collections::HashMap<&'static str, ComponentId>,
+    /// The first component of each short name, and whether another shares it.
+    short: std::collections::HashMap<&'static str, (ComponentId, bool)>,
+}
+
+impl NameIndex {
+    fn add(&mut self, info: &ComponentInfo) {
+        self.full.entry(info.name()).or_insert(info.id());
+        self.short
+            .entry(info.short_name())
+            .and_modify(|(first, shared)| *shared |= *first != info.id())
+            .or_insert((info.id(), false));
+    }
 }
 
 impl Components {
@@ -545,6 +570,9 @@ impl Components {
             }
             self.add_lifecycle(id, info.hooks.flags());
             self.infos[id.index()] = Some(*info);
+            if let Some(names) = self.names.get_mut() {
+                names.add(info);
+            }
         }
     }
 
@@ -622,11 +650,26 @@ impl Components {
     /// (`Health`, or its schema's name). `None` when none is, or when the short
     /// name is shared by several components (ask by full name then).
     pub fn id_by_name(&self, name: &str) -> Option<ComponentId> {
-        if let Some(info) = self.iter().find(|info| info.name() == name) {
-            return Some(info.id());
+        let names = self.names();
+        if let Some(&id) = names.full.get(name) {
+            return Some(id);
         }
-        let mut found = self.iter().filter(|info| info.short_name() == name);
-        let first = found.next()?;
-        found.next().is_none().then_some(first.id())
+        names.short.get(name).and_then(|&(id, shared)| (!shared).then_some(id))
+    }
+
+    /// A registered component whose full or short name is `name`, if any
+    /// (several may share a short name: one of them).
+    pub(crate) fn named(&self, name: &str) -> Option<&ComponentInfo> {
+        let names = self.names();
+        let id = names.full.get(name).copied().or_else(|| names.short.get(name).map(|&(id, _)| id))?;
+        self.get(id)
+    }
+
+    fn names(&self) -> &NameIndex {
+        self.names.get_or_init(|| {
+            let mut names = Box::<NameIndex>::default();
+            self.iter().for_each(|info| names.add(info));
+            names
+        })
     }
 }

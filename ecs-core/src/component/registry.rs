@@ -38,14 +38,14 @@ struct Registry {
     by_type: HashMap<TypeId, ComponentId>,
     /// Components defined at run time, by what defines them: the same
     /// definition gets the same id in every world of the process.
-    dynamic: Vec<(DynamicKey, ComponentInfo)>,
+    dynamic: HashMap<DynamicKey, ComponentInfo>,
     /// Ids handed out so far, typed and dynamic: one id space.
     assigned: u32,
 }
 
 /// What makes two runtime components the same: name, storage and schema (an
 /// interned schema, so compared by address).
-#[derive(PartialEq, Eq)]
+#[derive(PartialEq, Eq, Hash)]
 pub(crate) struct DynamicKey {
     pub(crate) name: String,
     pub(crate) sparse: bool,
@@ -67,11 +67,11 @@ impl Registry {
 /// id the first time the process meets it.
 pub(crate) fn dynamic_info(key: DynamicKey, make: impl FnOnce(ComponentId) -> ComponentInfo) -> ComponentInfo {
     let mut registry = annotate::write(registry());
-    if let Some((_, info)) = registry.dynamic.iter().find(|(k, _)| *k == key) {
+    if let Some(info) = registry.dynamic.get(&key) {
         return *info;
     }
     let info = make(registry.assign());
-    registry.dynamic.push((key, info));
+    registry.dynamic.insert(key, info);
     info
 }
 

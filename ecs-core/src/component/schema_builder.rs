@@ -25,6 +25,7 @@
 //! ```
 
 use core::fmt;
+use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 use super::schema::{EnumSchema, Field, FieldKind, Schema, Variant};
@@ -246,12 +247,15 @@ fn identical(a: &FieldKind, b: &FieldKind) -> bool {
     }
 }
 
-/// Every runtime schema made so far (leaked: schemas are `'static`).
-static STRUCTS: Mutex<Vec<&'static Schema>> = Mutex::new(Vec::new());
-static ENUMS: Mutex<Vec<&'static EnumSchema>> = Mutex::new(Vec::new());
+/// Every runtime schema made so far (leaked: schemas are `'static`), by
+/// name: a program that defines many (a game's data, its mods) finds one
+/// among those of its name, not among all.
+static STRUCTS: Mutex<BTreeMap<&'static str, Vec<&'static Schema>>> = Mutex::new(BTreeMap::new());
+static ENUMS: Mutex<BTreeMap<&'static str, Vec<&'static EnumSchema>>> = Mutex::new(BTreeMap::new());
 
 fn intern_struct(name: &str, size: usize, align: usize, fields: &[(&str, usize, FieldKind)]) -> &'static Schema {
-    let mut known = annotate::lock(&STRUCTS);
+    let mut all = annotate::lock(&STRUCTS);
+    let known = all.get(name).map_or(&[][..], Vec::as_slice);
     let same = |schema: &&&'static Schema| {
         schema.name() == name
             && schema.size() == size
@@ -276,12 +280,13 @@ fn intern_struct(name: &str, size: usize, align: usize, fields: &[(&str, usize, 
     let schema: &'static Schema = Box::leak(Box::new(unsafe {
         Schema::from_parts::<RuntimeDefined>(leak_str(name), size, align, fields.leak())
     }));
-    known.push(schema);
+    all.entry(schema.name()).or_default().push(schema);
     schema
 }
 
 fn intern_enum(name: &str, narrow: bool, variants: &[(&str, i64)]) -> &'static EnumSchema {
-    let mut known = annotate::lock(&ENUMS);
+    let mut all = annotate::lock(&ENUMS);
+    let known = all.get(name).map_or(&[][..], Vec::as_slice);
     let same = |schema: &&&'static EnumSchema| {
         schema.name() == name
             && schema.size() == if narrow { 4 } else { 8 }
@@ -303,7 +308,7 @@ fn intern_enum(name: &str, narrow: bool, variants: &[(&str, i64)]) -> &'static E
         }
     };
     let schema: &'static EnumSchema = Box::leak(Box::new(schema));
-    known.push(schema);
+    all.entry(schema.name()).or_default().push(schema);
     schema
 }
 

@@ -137,11 +137,7 @@ impl World {
         if self.components.get(info.id()).is_some() {
             return Ok(info.id());
         }
-        let taken = self
-            .components
-            .iter()
-            .find(|other| other.short_name() == descriptor.name() || other.name() == descriptor.name());
-        if let Some(other) = taken {
+        if let Some(other) = self.components.named(descriptor.name()) {
             return Err(RegisterError::NameTaken {
                 name: descriptor.name().to_owned(),
                 registered: definition(other),
