@@ -6,10 +6,12 @@
 //!   query does.
 //! - `query:batch(function(entities, a, b) … end)` hands the function one
 //!   archetype at a time, each component as a table of field arrays
-//!   (`a.x[i]` is entity `entities[i]`'s `x`), filled and written back in one
-//!   native step per archetype: the fast path (jecs's `query:archetypes()`).
-//!   While the function runs the world's own functions are unavailable (the
-//!   arrays are lent out of it); every fetched component counts as written.
+//!   (`a.x[i]` is entity `entities[i]`'s `x`), filled in one native step per
+//!   archetype and, once every archetype's arrays are checked, written back
+//!   in one: the fast path (jecs's `query:archetypes()`). All or nothing: a
+//!   bad value or an error anywhere leaves every row as it was. While the
+//!   function runs the world's own functions are unavailable (the arrays are
+//!   lent out of it); every fetched component counts as written.
 //!   A query that decides rows one by one (a tag or other sparse component
 //!   in it, as in `:with(Enemy)`) hands its passing rows over in one batch,
 //!   gathered and written back row by row.
@@ -85,6 +87,34 @@ pub(crate) fn ecs_error(e: EcsError) -> mlua::Error {
     mlua::Error::runtime(e.to_string())
 }
 
+/// Every fetched field's rows in the archetype, in the codecs' column
+/// order, each made by `make::<F>` for the field's lane (`read_lane` or
+/// `lend`; a macro, as a function pointer cannot be generic).
+macro_rules! fields_with {
+    ($archetype:expr, $fetch:expr, $codecs:expr, $make:ident) => {{
+        let mut fields: Vec<Box<dyn FieldBuf + '_>> = Vec::new();
+        for (&id, codec) in $fetch.iter().zip($codecs) {
+            for &(name, kind) in &codec.columns {
+                fields.push(match kind {
+                    Scalar::Bool => $make::<bool>($archetype, id, codec.name, name),
+                    Scalar::I8 => $make::<i8>($archetype, id, codec.name, name),
+                    Scalar::I16 => $make::<i16>($archetype, id, codec.name, name),
+                    Scalar::I32 => $make::<i32>($archetype, id, codec.name, name),
+                    Scalar::I64 => $make::<i64>($archetype, id, codec.name, name),
+                    Scalar::U8 => $make::<u8>($archetype, id, codec.name, name),
+                    Scalar::U16 => $make::<u16>($archetype, id, codec.name, name),
+                    Scalar::U32 => $make::<u32>($archetype, id, codec.name, name),
+                    Scalar::U64 => $make::<u64>($archetype, id, codec.name, name),
+                    Scalar::F32 => $make::<f32>($archetype, id, codec.name, name),
+                    Scalar::F64 => $make::<f64>($archetype, id, codec.name, name),
+                    Scalar::Entity => unreachable!("refused before the visit"),
+                });
+            }
+        }
+        fields
+    }};
+}
+
 /// The batch form: `f(entities, a, b, …)` per archetype.
 fn batch(
     lua: &Lua,
@@ -120,17 +150,48 @@ fn batch(
     if query.filters_rows() {
         return gathered(lua, &shared.pack, backend, &query, &spec.fetch, &codecs, f, buffers);
     }
+    // First every archetype's rows are handed to the function and checked,
+    // read only; then, all of them good, written back in a second pass over
+    // the same archetypes (nothing can change them in between: the world's
+    // functions are unavailable while the batch runs). A bad value anywhere,
+    // or an error in the function, leaves every row as it was.
     let mut failed = None;
-    let mut each = |archetype: DynamicArchetype<'_, '_>| {
-        if failed.is_none()
-            && let Err(e) = visit(lua, &shared.pack, f, &archetype, &spec.fetch, &codecs, buffers)
-        {
+    let mut handed = Vec::new();
+    let mut read = |archetype: DynamicArchetype<'_, '_>| {
+        if failed.is_some() {
+            return;
+        }
+        let readers = fields_with!(&archetype, spec.fetch, &codecs, read_lane);
+        match hand_over(lua, &shared.pack, f, archetype.entities(), &codecs, &readers, buffers) {
+            Ok(checked) => handed.push((archetype.len(), checked)),
+            Err(e) => failed = Some(e),
+        }
+    };
+    match backend {
+        Backend::World(world) => query.for_each_archetype(world, &mut read),
+        Backend::System { world, .. } => world.for_each_archetype(&query, &mut read).map_err(ecs_error)?,
+    }
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    let mut handed = handed.into_iter();
+    let mut write = |archetype: DynamicArchetype<'_, '_>| {
+        if failed.is_some() {
+            return;
+        }
+        let Some((rows, checked)) = handed.next().filter(|(rows, _)| *rows == archetype.len()) else {
+            failed = Some(mlua::Error::runtime("batch: the archetypes changed during the batch"));
+            return;
+        };
+        debug_assert_eq!(rows, archetype.len());
+        let mut writers = fields_with!(&archetype, spec.fetch, &codecs, lend);
+        if let Err(e) = write_back(&mut writers, checked) {
             failed = Some(e);
         }
     };
     match backend {
-        Backend::World(world) => query.for_each_archetype_mut(world, &mut each),
-        Backend::System { world, .. } => world.for_each_archetype(&query, &mut each).map_err(ecs_error)?,
+        Backend::World(world) => query.for_each_archetype_mut(world, &mut write),
+        Backend::System { world, .. } => world.for_each_archetype(&query, &mut write).map_err(ecs_error)?,
     }
     failed.map_or(Ok(()), Err)
 }
@@ -178,8 +239,12 @@ fn gathered(
             });
         }
     }
-    let bufs = fields.iter_mut().map(|field| field.rows()).collect();
-    hand_over(lua, pack, f, &entities, codecs, bufs, buffers)?;
+    let readers: Vec<Box<dyn FieldBuf + '_>> = fields.iter_mut().map(|field| field.rows()).collect();
+    let checked = hand_over(lua, pack, f, &entities, codecs, &readers, buffers)?;
+    drop(readers);
+    let mut writers: Vec<Box<dyn FieldBuf + '_>> = fields.iter_mut().map(|field| field.rows()).collect();
+    write_back(&mut writers, checked)?;
+    drop(writers);
     for field in &fields {
         field.scatter(backend, &entities)?;
     }
@@ -227,6 +292,7 @@ impl<F: Lane> Gather for Gathered<F> {
             component: self.at.component,
             slice: Some(&mut self.values),
             strided: None,
+            read: None,
         })
     }
 
@@ -294,7 +360,8 @@ fn field_count(node: &codec::Node) -> usize {
     }
 }
 
-/// One field's rows, lent writable for the archetype's visit.
+/// One field's rows, for the archetype's visit: read (to hand out and check)
+/// or lent writable (to write back).
 trait FieldBuf {
     /// The rows as a Luau array, made through `pack` (see `pack::PACK`).
     fn fill(&self, lua: &Lua, pack: &Function) -> mlua::Result<Table>;
@@ -315,22 +382,47 @@ struct Rows<'a, F> {
     component: &'static str,
     slice: Option<&'a mut [F]>,
     strided: Option<ecs_core::query::FieldRowsMut<'a, F>>,
+    /// Read only (the batch's first pass): nothing is counted as written.
+    read: Option<Read<'a, F>>,
+}
+
+/// A field's rows read only: side by side, or one field of whole values.
+enum Read<'a, F> {
+    Slice(&'a [F]),
+    Strided(ecs_core::query::FieldRows<'a, F>),
 }
 
 impl<F: Lane> Rows<'_, F> {
     fn len(&self) -> usize {
-        self.slice.as_ref().map_or_else(|| self.strided.as_ref().map_or(0, |s| s.len()), |s| s.len())
+        match (&self.read, &self.slice, &self.strided) {
+            (Some(Read::Slice(s)), ..) => s.len(),
+            (Some(Read::Strided(s)), ..) => s.len(),
+            (None, Some(s), _) => s.len(),
+            (None, None, Some(s)) => s.len(),
+            (None, None, None) => 0,
+        }
     }
     fn get(&self, i: usize) -> F {
-        match &self.slice {
-            Some(s) => s[i],
-            None => self.strided.as_ref().and_then(|s| s.get(i)).expect("below the length"),
+        match (&self.read, &self.slice, &self.strided) {
+            (Some(Read::Slice(s)), ..) => s[i],
+            (Some(Read::Strided(s)), ..) => s.get(i).expect("below the length"),
+            (None, Some(s), _) => s[i],
+            (None, None, s) => s.as_ref().and_then(|s| s.get(i)).expect("below the length"),
+        }
+    }
+    /// The rows side by side, if they are.
+    fn as_slice(&self) -> Option<&[F]> {
+        match (&self.read, &self.slice) {
+            (Some(Read::Slice(s)), _) => Some(s),
+            (Some(Read::Strided(s)), _) => s.as_slice(),
+            (None, Some(s)) => Some(s),
+            (None, None) => None,
         }
     }
     fn set(&mut self, i: usize, v: F) {
         match &mut self.slice {
             Some(s) => s[i] = v,
-            None => *self.strided.as_mut().and_then(|s| s.get_mut(i)).expect("below the length") = v,
+            None => *self.strided.as_mut().and_then(|s| s.get_mut(i)).expect("lent writable, below the length") = v,
         }
     }
 }
@@ -338,7 +430,7 @@ impl<F: Lane> Rows<'_, F> {
 impl<F: Lane> FieldBuf for Rows<'_, F> {
     fn fill_buffer(&self, lua: &Lua) -> mlua::Result<mlua::Buffer> {
         let mut bytes = Vec::with_capacity(self.len() * F::SIZE);
-        match &self.slice {
+        match self.as_slice() {
             Some(slice) => F::put_all(slice, &mut bytes),
             None => (0..self.len()).for_each(|i| self.get(i).put(&mut bytes)),
         }
@@ -418,52 +510,43 @@ fn lend<'a, F: Lane>(
             Err(rows) => strided = Some(rows),
         }
     }
-    Box::new(Rows { name, component, slice, strided })
+    Box::new(Rows { name, component, slice, strided, read: None })
 }
 
-fn visit(
-    lua: &Lua,
-    pack: &Function,
-    f: &Function,
-    archetype: &DynamicArchetype<'_, '_>,
-    fetch: &[ComponentId],
-    codecs: &[Arc<codec::Codec>],
-    buffers: bool,
-) -> mlua::Result<()> {
-    let mut bufs = Vec::new();
-    for (&id, codec) in fetch.iter().zip(codecs) {
-        for &(name, kind) in &codec.columns {
-            bufs.push(match kind {
-                Scalar::Bool => lend::<bool>(archetype, id, codec.name, name),
-                Scalar::I8 => lend::<i8>(archetype, id, codec.name, name),
-                Scalar::I16 => lend::<i16>(archetype, id, codec.name, name),
-                Scalar::I32 => lend::<i32>(archetype, id, codec.name, name),
-                Scalar::I64 => lend::<i64>(archetype, id, codec.name, name),
-                Scalar::U8 => lend::<u8>(archetype, id, codec.name, name),
-                Scalar::U16 => lend::<u16>(archetype, id, codec.name, name),
-                Scalar::U32 => lend::<u32>(archetype, id, codec.name, name),
-                Scalar::U64 => lend::<u64>(archetype, id, codec.name, name),
-                Scalar::F32 => lend::<f32>(archetype, id, codec.name, name),
-                Scalar::F64 => lend::<f64>(archetype, id, codec.name, name),
-                Scalar::Entity => unreachable!("refused before the visit"),
-            });
-        }
-    }
-    hand_over(lua, pack, f, archetype.entities(), codecs, bufs, buffers)
+/// Field `name` of component `id` in the archetype, read only (nothing is
+/// counted as written).
+fn read_lane<'a, F: Lane>(
+    archetype: &'a DynamicArchetype<'_, '_>,
+    id: ComponentId,
+    component: &'static str,
+    name: &'static str,
+) -> Box<dyn FieldBuf + 'a> {
+    let read = match archetype.field::<F>(id, name) {
+        Some(slice) => Some(Read::Slice(slice)),
+        None => archetype.field_rows::<F>(id, name).map(Read::Strided),
+    };
+    Box::new(Rows { name, component, slice: None, strided: None, read })
+}
+
+/// What the batch's function left in one field's array, checked: a
+/// buffer's bytes, or the Luau array.
+enum Checked {
+    Bytes(Vec<u8>),
+    Array(Table),
 }
 
 /// Calls the batch's function with the rows of `entities`, each component's
 /// fields from `bufs` (one per field, in the codecs' column order), then
-/// checks everything it handed out and writes it back.
-fn hand_over<'b>(
+/// checks everything it handed out; [`write_back`] writes it.
+fn hand_over(
     lua: &Lua,
     pack: &Function,
     f: &Function,
     entities: &[Entity],
     codecs: &[Arc<codec::Codec>],
-    bufs: Vec<Box<dyn FieldBuf + 'b>>,
+    bufs: &[Box<dyn FieldBuf + '_>],
     buffers: bool,
-) -> mlua::Result<()> {
+) -> mlua::Result<Vec<Checked>> {
     let mut args = MultiValue::new();
     if buffers {
         args.push_back(Value::Number(entities.len() as f64));
@@ -471,8 +554,8 @@ fn hand_over<'b>(
         let entities = entities.iter().map(|&e| entity_value(e)).collect();
         args.push_back(Value::Table(crate::pack::sequence(lua, pack, entities)?));
     }
-    let mut bufs = bufs.into_iter();
-    let mut lent: Vec<(Value, Box<dyn FieldBuf + 'b>)> = Vec::new();
+    let mut bufs = bufs.iter();
+    let mut lent: Vec<(Value, &dyn FieldBuf)> = Vec::new();
     for codec in codecs {
         // A newtype's one field is handed out bare, as its values are.
         let component = if codec.bare { None } else { Some(lua.create_table()?) };
@@ -483,32 +566,36 @@ fn hand_over<'b>(
                 Some(component) => component.raw_set(name, array.clone())?,
                 None => args.push_back(array.clone()),
             }
-            lent.push((array, buf));
+            lent.push((array, &**buf));
         }
         if let Some(component) = component {
             args.push_back(Value::Table(component));
         }
     }
     f.call::<()>(args)?;
-    // Everything checked before anything is written back.
-    let mut bytes = Vec::with_capacity(lent.len());
-    for (array, buf) in &lent {
-        match array {
+    lent.into_iter()
+        .map(|(array, buf)| match array {
             Value::Buffer(buffer) => {
                 let read = buffer.to_vec();
                 buf.check_buffer(&read)?;
-                bytes.push(read);
+                Ok(Checked::Bytes(read))
             }
-            Value::Table(table) => buf.check(table)?,
+            Value::Table(table) => {
+                buf.check(&table)?;
+                Ok(Checked::Array(table))
+            }
             _ => unreachable!("filled above"),
-        }
-    }
-    let mut bytes = bytes.into_iter();
-    for (array, buf) in &mut lent {
-        match array {
-            Value::Buffer(_) => buf.write_buffer(&bytes.next().expect("one per buffer")),
-            Value::Table(table) => buf.write(table)?,
-            _ => unreachable!("filled above"),
+        })
+        .collect()
+}
+
+/// Writes what [`hand_over`] checked into the fields it was read from, lent
+/// writable now (one per field, in the same order).
+fn write_back(bufs: &mut [Box<dyn FieldBuf + '_>], checked: Vec<Checked>) -> mlua::Result<()> {
+    for (buf, checked) in bufs.iter_mut().zip(checked) {
+        match checked {
+            Checked::Bytes(bytes) => buf.write_buffer(&bytes),
+            Checked::Array(table) => buf.write(&table)?,
         }
     }
     Ok(())
