@@ -287,13 +287,7 @@ fn gather<F: Lane>(backend: &Backend<'_, '_, '_>, entities: &[Entity], at: Field
 
 impl<F: Lane> Gather for Gathered<F> {
     fn rows(&mut self) -> Box<dyn FieldBuf + '_> {
-        Box::new(Rows {
-            name: self.at.name,
-            component: self.at.component,
-            slice: Some(&mut self.values),
-            strided: None,
-            read: None,
-        })
+        Box::new(Rows { name: self.at.name, component: self.at.component, rows: Held::Slice(&mut self.values) })
     }
 
     fn scatter(&self, backend: &mut Backend<'_, '_, '_>, entities: &[Entity]) -> mlua::Result<()> {
@@ -376,53 +370,56 @@ trait FieldBuf {
 }
 
 /// The rows of one field: a per-field component's slice, or a strided view
-/// of one field of a component stored whole.
+/// of one field of a component stored whole; lent writable, or read only
+/// (the batch's first pass: nothing counted as written).
 struct Rows<'a, F> {
     name: &'static str,
     component: &'static str,
-    slice: Option<&'a mut [F]>,
-    strided: Option<ecs_core::query::FieldRowsMut<'a, F>>,
-    /// Read only (the batch's first pass): nothing is counted as written.
-    read: Option<Read<'a, F>>,
+    rows: Held<'a, F>,
 }
 
-/// A field's rows read only: side by side, or one field of whole values.
-enum Read<'a, F> {
-    Slice(&'a [F]),
-    Strided(ecs_core::query::FieldRows<'a, F>),
+enum Held<'a, F> {
+    Slice(&'a mut [F]),
+    Strided(ecs_core::query::FieldRowsMut<'a, F>),
+    ReadSlice(&'a [F]),
+    ReadStrided(ecs_core::query::FieldRows<'a, F>),
+    /// The archetype lends no such field (not reached: checked before).
+    None,
 }
 
 impl<F: Lane> Rows<'_, F> {
     fn len(&self) -> usize {
-        match (&self.read, &self.slice, &self.strided) {
-            (Some(Read::Slice(s)), ..) => s.len(),
-            (Some(Read::Strided(s)), ..) => s.len(),
-            (None, Some(s), _) => s.len(),
-            (None, None, Some(s)) => s.len(),
-            (None, None, None) => 0,
+        match &self.rows {
+            Held::Slice(s) => s.len(),
+            Held::Strided(s) => s.len(),
+            Held::ReadSlice(s) => s.len(),
+            Held::ReadStrided(s) => s.len(),
+            Held::None => 0,
         }
     }
     fn get(&self, i: usize) -> F {
-        match (&self.read, &self.slice, &self.strided) {
-            (Some(Read::Slice(s)), ..) => s[i],
-            (Some(Read::Strided(s)), ..) => s.get(i).expect("below the length"),
-            (None, Some(s), _) => s[i],
-            (None, None, s) => s.as_ref().and_then(|s| s.get(i)).expect("below the length"),
+        match &self.rows {
+            Held::Slice(s) => s[i],
+            Held::ReadSlice(s) => s[i],
+            Held::Strided(s) => s.get(i).expect("below the length"),
+            Held::ReadStrided(s) => s.get(i).expect("below the length"),
+            Held::None => unreachable!("no rows"),
         }
     }
     /// The rows side by side, if they are.
     fn as_slice(&self) -> Option<&[F]> {
-        match (&self.read, &self.slice) {
-            (Some(Read::Slice(s)), _) => Some(s),
-            (Some(Read::Strided(s)), _) => s.as_slice(),
-            (None, Some(s)) => Some(s),
-            (None, None) => None,
+        match &self.rows {
+            Held::Slice(s) => Some(s),
+            Held::ReadSlice(s) => Some(s),
+            Held::ReadStrided(s) => s.as_slice(),
+            Held::Strided(_) | Held::None => None,
         }
     }
     fn set(&mut self, i: usize, v: F) {
-        match &mut self.slice {
-            Some(s) => s[i] = v,
-            None => *self.strided.as_mut().and_then(|s| s.get_mut(i)).expect("lent writable, below the length") = v,
+        match &mut self.rows {
+            Held::Slice(s) => s[i] = v,
+            Held::Strided(s) => *s.get_mut(i).expect("below the length") = v,
+            _ => unreachable!("written only when lent writable"),
         }
     }
 }
@@ -460,7 +457,7 @@ impl<F: Lane> FieldBuf for Rows<'_, F> {
         }
     }
     fn write_buffer(&mut self, buffer: &[u8]) {
-        if let Some(slice) = &mut self.slice {
+        if let Held::Slice(slice) = &mut self.rows {
             return F::take_all(buffer, slice);
         }
         for (i, bytes) in buffer.chunks_exact(F::SIZE).enumerate() {
@@ -501,16 +498,16 @@ fn lend<'a, F: Lane>(
     component: &'static str,
     name: &'static str,
 ) -> Box<dyn FieldBuf + 'a> {
-    let mut slice = archetype.field_mut::<F>(id, name);
-    let mut strided = if slice.is_none() { archetype.field_rows_mut::<F>(id, name) } else { None };
-    // A newtype's rows lie side by side: one slice, copied whole.
-    if let Some(rows) = strided.take() {
-        match rows.into_mut_slice() {
-            Ok(rows) => slice = Some(rows),
-            Err(rows) => strided = Some(rows),
-        }
-    }
-    Box::new(Rows { name, component, slice, strided, read: None })
+    let rows = match archetype.field_mut::<F>(id, name) {
+        Some(slice) => Held::Slice(slice),
+        // A newtype's rows lie side by side: one slice, copied whole.
+        None => match archetype.field_rows_mut::<F>(id, name).map(|rows| rows.into_mut_slice()) {
+            Some(Ok(slice)) => Held::Slice(slice),
+            Some(Err(rows)) => Held::Strided(rows),
+            None => Held::None,
+        },
+    };
+    Box::new(Rows { name, component, rows })
 }
 
 /// Field `name` of component `id` in the archetype, read only (nothing is
@@ -521,11 +518,11 @@ fn read_lane<'a, F: Lane>(
     component: &'static str,
     name: &'static str,
 ) -> Box<dyn FieldBuf + 'a> {
-    let read = match archetype.field::<F>(id, name) {
-        Some(slice) => Some(Read::Slice(slice)),
-        None => archetype.field_rows::<F>(id, name).map(Read::Strided),
+    let rows = match archetype.field::<F>(id, name) {
+        Some(slice) => Held::ReadSlice(slice),
+        None => archetype.field_rows::<F>(id, name).map_or(Held::None, Held::ReadStrided),
     };
-    Box::new(Rows { name, component, slice: None, strided: None, read })
+    Box::new(Rows { name, component, rows })
 }
 
 /// What the batch's function left in one field's array, checked: a

@@ -198,25 +198,8 @@ impl World {
             return Err(EcsError::ValueOfOtherComponent { component: info.name(), value: value.info().name() });
         }
         let bundle = self.bundle_of_ids(&[id])?;
-        /// Owns the value until it moves into the world: dropped by its glue
-        /// if the insert stops (or a hook unwinds) before that.
-        struct Pending {
-            bytes: Bytes,
-            glue: Option<&'static crate::storage::DropGlue>,
-            moved: bool,
-        }
-        impl Drop for Pending {
-            fn drop(&mut self) {
-                if let (false, Some(glue)) = (self.moved, self.glue) {
-                    // SAFETY: not moved: the block still holds the owned, valid
-                    // value, dropped once, here.
-                    unsafe { glue.run(OwningPtr::new(self.bytes.ptr())) };
-                }
-            }
-        }
-        let glue = value.info().drop_glue();
-        let mut pending = Pending { bytes: value.forget_value(), glue, moved: false };
-        let ptr = pending.bytes.ptr();
+        let mut pending = Pending { values: [Owned::of(value)], moved: false };
+        let ptr = pending.values[0].bytes.ptr();
         // SAFETY: the bundle is this world's, of the one component the value
         // holds (its id checked above; a value of an id holds that component,
         // laid out by its info, the same in every world); `pending.moved` says
@@ -262,35 +245,8 @@ impl World {
         // Its components in the order of `ids` (bundles found by id list are
         // kept by that exact list), so the values below line up with them.
         let bundle = self.bundle_of_ids(&ids)?;
-        /// Owns the values until they move into the world: dropped by their
-        /// glue if the insert stops (or a hook unwinds) before that.
-        struct Pending {
-            values: Vec<(Bytes, Option<&'static crate::storage::DropGlue>)>,
-            moved: bool,
-        }
-        impl Drop for Pending {
-            fn drop(&mut self) {
-                if self.moved {
-                    return;
-                }
-                for (bytes, glue) in &self.values {
-                    if let Some(glue) = glue {
-                        // SAFETY: not moved: each block still holds its owned,
-                        // valid value, dropped once, here.
-                        unsafe { glue.run(OwningPtr::new(bytes.ptr())) };
-                    }
-                }
-            }
-        }
-        let values = values
-            .into_iter()
-            .map(|value| {
-                let glue = value.info().drop_glue();
-                (value.forget_value(), glue)
-            })
-            .collect();
-        let mut pending = Pending { values, moved: false };
-        let ptrs: Vec<NonNull<u8>> = pending.values.iter().map(|(bytes, _)| bytes.ptr()).collect();
+        let mut pending = Pending { values: values.into_iter().map(Owned::of).collect::<Vec<_>>(), moved: false };
+        let ptrs: Vec<NonNull<u8>> = pending.values.iter().map(|owned| owned.bytes.ptr()).collect();
         // SAFETY: the bundle is this world's, of the values' components in
         // their order (found or made from their ids above; a value of an id
         // holds that component, laid out by its info, the same in every
@@ -587,6 +543,43 @@ impl World {
             defer_panic(&mut panic, || unsafe { glue.run(OwningPtr::new(held.ptr())) });
             drop(held);
             resume_deferred(panic);
+        }
+    }
+}
+
+/// A value taken out of its [`DynamicValue`] for an insert: its block and
+/// how to drop it.
+struct Owned {
+    bytes: Bytes,
+    glue: Option<&'static crate::storage::DropGlue>,
+}
+
+impl Owned {
+    fn of(value: DynamicValue) -> Self {
+        let glue = value.info().drop_glue();
+        Self { bytes: value.forget_value(), glue }
+    }
+}
+
+/// Owns the values of an insert by id until they move into the world:
+/// each dropped by its glue if the insert stops (or a hook unwinds) before
+/// that.
+struct Pending<V: AsRef<[Owned]>> {
+    values: V,
+    moved: bool,
+}
+
+impl<V: AsRef<[Owned]>> Drop for Pending<V> {
+    fn drop(&mut self) {
+        if self.moved {
+            return;
+        }
+        for owned in self.values.as_ref() {
+            if let Some(glue) = owned.glue {
+                // SAFETY: not moved: each block still holds its owned, valid
+                // value (taken out of its `DynamicValue`), dropped once, here.
+                unsafe { glue.run(OwningPtr::new(owned.bytes.ptr())) };
+            }
         }
     }
 }
