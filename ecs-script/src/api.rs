@@ -22,6 +22,7 @@ use ecs_core::world::{ComponentMut, ComponentRef, DynamicValue};
 use mlua::{Lua, Scope, Table, Value, Variadic};
 
 use crate::codec::{self, Codec, Target, Write, entity_of, entity_value};
+use crate::direct::Direct;
 use crate::event::ScriptEvent;
 use crate::host::{EVENT, Fired, Shared};
 
@@ -88,7 +89,12 @@ impl Backend<'_, '_, '_> {
     pub(crate) fn get(&self, entity: Entity, id: ComponentId) -> mlua::Result<Option<ComponentRef<'_>>> {
         let found = match self {
             Backend::World(world) => world.get_by_id(entity, id),
-            Backend::System { world, .. } => world.get_by_id(entity, id),
+            Backend::System { world, reserved, .. } => match world.get_by_id(entity, id) {
+                // Spawned by this run (its read declared): nothing of it is
+                // in the world yet.
+                Err(EcsError::NoSuchEntity(_)) if reserved.contains(&entity) => return Ok(None),
+                found => found,
+            },
         };
         match found {
             Ok(view) => Ok(Some(view)),
@@ -258,6 +264,18 @@ impl<'a, 'w, 'c> Call<'a, 'w, 'c> {
         Ok(id)
     }
 
+    /// The component a script named by its number, where it names one.
+    pub(crate) fn component_at(&mut self, shared: &Shared, index: f64) -> Option<ComponentId> {
+        // An exact conversion back, not `fract`: that is a libm call.
+        let i = index as usize;
+        if i as f64 == index {
+            if let Some(Some(id)) = self.ids.get(i) {
+                return Some(*id);
+            }
+        }
+        self.component(shared, &Value::Number(index)).ok()
+    }
+
     /// Component `id`'s codec (see [`Backend::codec`]).
     pub(crate) fn codec(&mut self, shared: &Shared, id: ComponentId) -> mlua::Result<Arc<Codec>> {
         Ok(self.codec_and_backend(shared, id)?.0.clone())
@@ -306,7 +324,9 @@ impl core::ops::DerefMut for Call<'_, '_, '_> {
 fn index_of(value: &Value) -> Option<usize> {
     match value {
         Value::Integer(i) => usize::try_from(*i).ok(),
-        Value::Number(n) if n.fract() == 0.0 && *n >= 0.0 && *n < usize::MAX as f64 => Some(*n as usize),
+        // An exact conversion back (`fract` is a libm call): no fraction, sign or
+        // overflow.
+        Value::Number(n) if (*n as usize) as f64 == *n && *n < usize::MAX as f64 => Some(*n as usize),
         _ => None,
     }
 }
@@ -786,6 +806,78 @@ fn spawn(lua: &Lua, lent: &Lent<'_, '_, '_>, shared: &Shared, values: &Value) ->
     Ok(entity_value(call.backend.spawn_with(built)?))
 }
 
+/// `world:set(e, C, v)` where `C` is held as one scalar and `v` is of its
+/// kind: written in place, or inserted where that fires nothing. `None`,
+/// with nothing changed, for every other case (a table value, a stale
+/// entity, an unknown component, an insert something reacts to, the world
+/// in use, events waiting), which the full `set` then does or refuses with
+/// its error. `entity` and
+/// `component` as the script passed them, when they were of the right type.
+pub(crate) fn quick_set(
+    lent: &Lent<'_, '_, '_>,
+    shared: &Shared,
+    entity: Entity,
+    component: f64,
+    value: &Value,
+) -> Option<()> {
+    if !shared.fired.is_empty() {
+        return None;
+    }
+    let mut call = lent.try_borrow_mut().ok()?;
+    let id = call.component_at(shared, component)?;
+    let (codec, backend) = call.codec_and_backend_mut(shared, id).ok()?;
+    let write = codec::scalar_write(codec, value)?;
+    // The view refuses a dead entity, a missing component and an
+    // undeclared write alike: all for the full `set`.
+    // (Asked of the world itself: the backend's error would be formatted.)
+    let view = match backend {
+        Backend::World(world) => world.get_mut_by_id(entity, id),
+        Backend::System { world, .. } => world.get_mut_by_id(entity, id),
+    };
+    match view {
+        Ok(mut view) => {
+            view.apply(&write);
+            return Some(());
+        }
+        Err(EcsError::MissingComponent { .. }) => {}
+        Err(_) => return None,
+    }
+    // An insert, made here only where nothing reacts to it now: a system's
+    // is deferred; the world's runs no hook or observer of this component
+    // (a script observer of it is a Rust observer too). The full `set` makes
+    // it; its errors (over the memory limit) change nothing.
+    if let Backend::World(world) = &*backend {
+        if world.components().reacts_to(id) {
+            return None;
+        }
+    }
+    backend.set(shared, entity, id, core::slice::from_ref(&write)).ok()
+}
+
+/// `world:get(e, C)` where `C` is held as one scalar: its value (a number,
+/// boolean or entity), or `nil` where `e` lacks it. `None` for every other
+/// case, which the full `get` answers or refuses.
+pub(crate) fn quick_get(lent: &Lent<'_, '_, '_>, shared: &Shared, entity: Entity, component: f64) -> Option<Value> {
+    let mut call = lent.try_borrow_mut().ok()?;
+    let id = call.component_at(shared, component)?;
+    let (codec, backend) = call.codec_and_backend(shared, id).ok()?;
+    let codec::Node::Scalar(..) = &codec.root else { return None };
+    match backend.get(entity, id) {
+        Ok(Some(view)) => codec::to_lua_scalar(&view, &codec.root),
+        // Absent from a live entity (a dead one is an error).
+        Ok(None) => Some(Value::Nil),
+        Err(_) => None,
+    }
+}
+
+/// `world:has(e, C)`; `None` where the full `has` would refuse the call.
+pub(crate) fn quick_has(lent: &Lent<'_, '_, '_>, shared: &Shared, entity: Entity, component: f64) -> Option<bool> {
+    let mut call = lent.try_borrow_mut().ok()?;
+    let id = call.component_at(shared, component)?;
+    let entity = call.live(&entity_value(entity)).ok()?;
+    Some(call.has(entity, id))
+}
+
 /// The `world` object for one call: a table of functions called as methods.
 pub(crate) fn world_object<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
     lua: &Lua,
@@ -996,6 +1088,13 @@ pub(crate) fn world_object<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
     // world:query(a, b, ...) -> query (see `query.rs`)
     let methods = crate::query::methods(lua, scope, lent, shared)?;
     function!("query", |lua, args: VarArgs| crate::query::new(lua, &methods, ids(shared, &args, 0)?));
+
+    // The functions called per entity go without mlua's callback
+    // machinery in their common case (see `direct.rs`).
+    for (name, which) in [("set", Direct::Set), ("get", Direct::Get), ("has", Direct::Has)] {
+        let full: mlua::Function = object.raw_get(name)?;
+        object.raw_set(name, crate::direct::wrap(lua, which, full)?)?;
+    }
 
     // The call's observers get the same object, whichever script they come
     // from: read-only, so that one mod cannot replace `world:set` for another.

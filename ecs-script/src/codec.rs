@@ -198,6 +198,15 @@ pub(crate) fn to_lua(lua: &Lua, view: &ComponentRef<'_>, node: &Node) -> mlua::R
     })
 }
 
+/// A value held as one scalar (`node` a [`Node::Scalar`]), as scripts see
+/// it, made without the VM: `None` for any other node.
+pub(crate) fn to_lua_scalar(view: &ComponentRef<'_>, node: &Node) -> Option<Value> {
+    match node {
+        Node::Scalar(handle, kind) => Some(scalar_to_lua(view, handle, *kind)),
+        _ => None,
+    }
+}
+
 fn scalar_to_lua(view: &ComponentRef<'_>, handle: &FieldHandle, kind: Scalar) -> Value {
     let get = |r: Result<f64, ecs_core::world::FieldError>| Value::Number(r.expect("the handle's own kind"));
     match kind {

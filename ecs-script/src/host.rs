@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use ecs_core::component::ComponentId;
 use ecs_core::prelude::*;
-use mlua::{Function, Lua, Table, Value, VmState};
+use mlua::{Function, Lua, Table, Value};
 
 use crate::api::Backend;
 use crate::codec::Codec;
@@ -170,9 +170,8 @@ pub(crate) struct Shared {
     iterators: Vec<Function>,
     /// Fills arrays from Rust (see `pack::PACK`).
     pub(crate) pack: Function,
-    /// Interrupts taken by the call under way.
-    spent: AtomicU64,
-    budget: AtomicU64,
+    /// [`Limits::instructions`].
+    instructions: u64,
     /// Bytes the call under way has added to the world (see [`charge`](Self::charge)).
     added: AtomicU64,
     /// [`Limits::memory`].
@@ -202,11 +201,12 @@ impl Shared {
         self.loaded.lock().expect("not poisoned").contains(name)
     }
 
-    /// Starts a call from Rust: its interrupts and what it adds to the world
-    /// count from zero.
-    fn start_call(&self) {
-        self.spent.store(0, Ordering::Relaxed);
+    /// Starts a call from Rust: what it adds to the world counts from zero,
+    /// and its interrupts from its budget until the guard is dropped.
+    #[must_use = "the budget holds while the guard lives"]
+    fn start_call(&self) -> crate::direct::Budget {
         self.added.store(0, Ordering::Relaxed);
+        crate::direct::budget(self.instructions)
     }
 
     /// The `for` loop's iterator factory for `k` components (at most four),
@@ -350,8 +350,7 @@ impl ScriptHost {
             current: Mutex::default(),
             codecs: Mutex::default(),
             ids: Mutex::default(),
-            spent: AtomicU64::new(0),
-            budget: AtomicU64::new(limits.instructions),
+            instructions: limits.instructions,
             added: AtomicU64::new(0),
             memory: limits.memory as u64,
         });
@@ -364,18 +363,7 @@ impl ScriptHost {
         globals.raw_set("kernels", crate::kernels::table(&lua).map_err(fail)?).map_err(fail)?;
         lua.sandbox(true).map_err(fail)?;
         lua.set_memory_limit(limits.memory).map_err(fail)?;
-        let budget = shared.clone();
-        lua.set_interrupt(move |_| {
-            // Only the VM's own thread counts (the VM runs on one thread at
-            // a time): a plain load and store, not a locked add, at every
-            // loop step and call of every script.
-            let spent = budget.spent.load(Ordering::Relaxed) + 1;
-            budget.spent.store(spent, Ordering::Relaxed);
-            if spent > budget.budget.load(Ordering::Relaxed) {
-                return Err(mlua::Error::runtime("stopped: the call exceeded its instruction budget"));
-            }
-            Ok(VmState::Continue)
-        });
+        crate::direct::install_interrupt(&lua).map_err(fail)?;
         Ok(Self { lua, shared, scripts: HashMap::new(), errors: Vec::new() })
     }
 
@@ -393,7 +381,7 @@ impl ScriptHost {
             system: None,
             message: message(&e),
         };
-        self.shared.start_call();
+        let _budget = self.shared.start_call();
         // Each script runs in a thread of its own in Luau's sandbox, whose
         // globals are a fresh table reading through to the read-only
         // libraries: a chunk loaded there keeps that table as its globals
@@ -487,7 +475,7 @@ impl ScriptHost {
             _ => return Err(fail("the script has no such function".into())),
         };
         let mut args = args.into_lua_multi(&self.lua).map_err(|e| fail(message(&e)))?;
-        self.shared.start_call();
+        let _budget = self.shared.start_call();
         let mut backend = backend;
         if let Backend::World(world) = &mut backend {
             crate::api::repair_bridges(&self.shared, world).map_err(|e| fail(message(&e)))?;
@@ -498,10 +486,13 @@ impl ScriptHost {
         let result = self.lua.scope(|scope| {
             let object = crate::api::world_object(&self.lua, scope, &lent, shared)?;
             *shared.current.lock().expect("not poisoned") = Some(object.clone());
+            // The direct world functions reach this call's world until the
+            // call ends (see `direct.rs`).
+            let _entered = crate::direct::enter(&object, &lent, shared);
             // Changes applied since the last call (a script system's deferred
             // ones) are observed first.
             crate::api::dispatch(&self.lua, shared, &lent)?;
-            args.push_front(Value::Table(object));
+            args.push_front(Value::Table(object.clone()));
             f.call::<R>(args)
         });
         *shared.current.lock().expect("not poisoned") = None;

@@ -32,6 +32,7 @@
 
 mod api;
 mod codec;
+mod direct;
 mod event;
 mod for_loop;
 mod host;

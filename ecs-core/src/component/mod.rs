@@ -615,6 +615,27 @@ impl Components {
         self.lifecycle.get(id.index()).copied().unwrap_or(0) | self.lifecycle_global
     }
 
+    /// `true` when adding, inserting or removing component `id` may run a
+    /// hook, trigger an observer or log a removal (conservative: a flag,
+    /// once set, stays). `false` promises that inserting it runs no code of
+    /// the game's.
+    ///
+    /// # Example
+    /// ```
+    /// use ecs_core::prelude::*;
+    /// #[derive(Component)]
+    /// struct Hp(i32);
+    /// let mut world = World::new();
+    /// let hp = world.register_component::<Hp>();
+    /// assert!(!world.components().reacts_to(hp));
+    /// world.add_observer(|_: On<Add, Hp>| {});
+    /// assert!(world.components().reacts_to(hp));
+    /// ```
+    #[inline]
+    pub fn reacts_to(&self, id: ComponentId) -> bool {
+        self.lifecycle_active && self.lifecycle(id) != 0
+    }
+
     /// The info of a component this world has registered.
     #[inline]
     pub fn get(&self, id: ComponentId) -> Option<&ComponentInfo> {
