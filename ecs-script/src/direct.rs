@@ -159,10 +159,12 @@ unsafe fn attempt<R>(
     // promises (`lua_gettop` is their count); none of these raises an error
     // (`lua_tonumberx` only on a number: it would convert a string).
     let target = unsafe {
+        // (`lua_topointer` of the object's address answers for its type: a
+        // light userdata of the same address would only reach this same
+        // call's world, which is live; `lua_tolightuserdata` is null, no
+        // entity, for anything but a light userdata.)
         if ffi::lua_gettop(state) != args
-            || ffi::lua_type(state, 1) != ffi::LUA_TTABLE
             || ffi::lua_topointer(state, 1) != current.object
-            || ffi::lua_type(state, 2) != ffi::LUA_TLIGHTUSERDATA
             || ffi::lua_type(state, 3) != ffi::LUA_TNUMBER
         {
             return None;
@@ -255,6 +257,33 @@ unsafe extern "C-unwind" fn has(state: *mut ffi::lua_State) -> c_int {
         }
         full(state)
     }
+}
+
+/// A Luau array of `values` filled in one native step, when every value is
+/// plain (`nil`, a boolean, a number or an entity), as a `for` loop's
+/// columns are: `None` otherwise, for [`pack::sequence`](crate::pack::sequence)
+/// to make.
+pub(crate) fn plain_array(lua: &Lua, values: &[Value]) -> Option<mlua::Result<Table>> {
+    let plain = |v: &Value| matches!(v, Value::Nil | Value::Boolean(_) | Value::Number(_) | Value::LightUserData(_));
+    if !values.iter().all(plain) {
+        return None;
+    }
+    let n = c_int::try_from(values.len()).ok()?;
+    // SAFETY: `exec_raw` runs the closure protected on a valid state with
+    // room for three values: the table made takes one, each value pushed
+    // the second until `lua_rawseti` pops it into the table's array part
+    // (made for `n` elements, indices 1..=n fit a `c_int`). Making the table
+    // may raise an out-of-memory error, which the protected call catches;
+    // this closure holds nothing to drop then.
+    Some(unsafe {
+        lua.exec_raw::<Table>((), |state| {
+            ffi::lua_createtable(state, n, 0);
+            for (i, value) in (1..).zip(values) {
+                push(state, value);
+                ffi::lua_rawseti(state, -2, i);
+            }
+        })
+    })
 }
 
 thread_local! {

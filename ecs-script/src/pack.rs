@@ -31,6 +31,11 @@ pub(crate) fn sequence(lua: &Lua, pack: &Function, values: Vec<Value>) -> mlua::
     if total == 0 {
         return lua.create_table();
     }
+    // Plain values (the commonest: entities, numbers) without a call into
+    // Luau at all.
+    if let Some(table) = crate::direct::plain_array(lua, &values) {
+        return table;
+    }
     let mut table = Value::Nil;
     let mut values = values.into_iter();
     let mut from = 1;
