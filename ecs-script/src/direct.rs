@@ -286,6 +286,23 @@ pub(crate) fn plain_array(lua: &Lua, values: &[Value]) -> Option<mlua::Result<Ta
     })
 }
 
+/// A Luau array of `entities` (light userdata, as scripts hold them),
+/// filled in one native step.
+pub(crate) fn entity_array(lua: &Lua, entities: &[Entity]) -> mlua::Result<Table> {
+    let n = c_int::try_from(entities.len()).map_err(|_| mlua::Error::runtime("too many rows for one Luau array"))?;
+    // SAFETY: as in `plain_array`: one table and one value at a time on a
+    // protected call's stack, indices within the array part made for `n`.
+    unsafe {
+        lua.exec_raw::<Table>((), |state| {
+            ffi::lua_createtable(state, n, 0);
+            for (i, entity) in (1..).zip(entities) {
+                ffi::lua_pushlightuserdata(state, crate::codec::entity_data(*entity).0);
+                ffi::lua_rawseti(state, -2, i);
+            }
+        })
+    }
+}
+
 thread_local! {
     /// The interrupts left to the call under way on this thread, if any
     /// (see [`Budget`]).

@@ -7,10 +7,11 @@ use ecs_core::query::DynamicArchetype;
 use mlua::{Function, Lua, MultiValue, Table, Value};
 
 use crate::api::Backend;
-use crate::codec::{self, Scalar, entity_value};
+use crate::codec::{self, Scalar};
 use crate::host::Shared;
 use crate::lane::Lane;
 use crate::query::{Spec, ecs_error};
+use ecs_core::entity::Entity;
 
 /// One column of the rows a `for` loop visits.
 pub(crate) enum Column {
@@ -41,7 +42,9 @@ pub(crate) fn rows(
     numbers: bool,
 ) -> mlua::Result<Vec<Column>> {
     let codecs = spec.fetch.iter().map(|&id| backend.codec(shared, id)).collect::<mlua::Result<Vec<_>>>()?;
-    let mut columns: Vec<Vec<Value>> = vec![Vec::new(); spec.fetch.len() + 1];
+    // The entities apart: plain bits, made Luau values in one native step.
+    let mut entities: Vec<Entity> = Vec::new();
+    let mut columns: Vec<Vec<Value>> = vec![Vec::new(); spec.fetch.len()];
     let query = match backend {
         Backend::World(world) => spec.builder(false).build(world),
         Backend::System { world, .. } => world.build_query(spec.builder(false)),
@@ -56,10 +59,9 @@ pub(crate) fn rows(
         let mut bytes: Vec<Vec<u8>> = vec![Vec::new(); lanes.len()];
         let mut unread = None;
         let mut visit = |archetype: DynamicArchetype<'_, '_>| {
-            columns[0].extend(archetype.entities().iter().map(|&e| entity_value(e)));
+            entities.extend_from_slice(archetype.entities());
             for (i, (&id, &lane)) in spec.fetch.iter().zip(&lanes).enumerate() {
-                let out =
-                    if in_buffer[i] { LaneOut::Numbers(&mut bytes[i]) } else { LaneOut::Values(&mut columns[i + 1]) };
+                let out = if in_buffer[i] { LaneOut::Numbers(&mut bytes[i]) } else { LaneOut::Values(&mut columns[i]) };
                 if !copy_lane(&archetype, id, lane, out) {
                     unread = Some(id);
                 }
@@ -75,11 +77,12 @@ pub(crate) fn rows(
                 "query: component `{name}` has an archetype whose values cannot be read"
             )));
         }
-        let mut out = Vec::with_capacity(columns.len());
+        let mut out = Vec::with_capacity(columns.len() + 1);
+        out.push(Column::Array(crate::direct::entity_array(lua, &entities)?));
         for (i, column) in columns.into_iter().enumerate() {
-            out.push(match i.checked_sub(1) {
-                Some(c) if in_buffer[c] => Column::Numbers(lua.create_buffer(&bytes[c])?),
-                _ => Column::Array(crate::pack::sequence(lua, &shared.pack, column)?),
+            out.push(match in_buffer[i] {
+                true => Column::Numbers(lua.create_buffer(&bytes[i])?),
+                false => Column::Array(crate::pack::sequence(lua, &shared.pack, column)?),
             });
         }
         return Ok(out);
@@ -89,8 +92,8 @@ pub(crate) fn rows(
         if failed.is_some() {
             return;
         }
-        columns[0].push(entity_value(row.entity()));
-        for ((&id, codec), column) in spec.fetch.iter().zip(&codecs).zip(&mut columns[1..]) {
+        entities.push(row.entity());
+        for ((&id, codec), column) in spec.fetch.iter().zip(&codecs).zip(&mut columns) {
             match row.get(id).map(|view| codec::to_lua(lua, &view, &codec.root)) {
                 Some(Ok(value)) => column.push(value),
                 Some(Err(e)) => failed = Some(e),
@@ -105,7 +108,9 @@ pub(crate) fn rows(
     if let Some(e) = failed {
         return Err(e);
     }
-    columns.into_iter().map(|column| Ok(Column::Array(crate::pack::sequence(lua, &shared.pack, column)?))).collect()
+    let entities = Column::Array(crate::direct::entity_array(lua, &entities)?);
+    let values = columns.into_iter().map(|column| Ok(Column::Array(crate::pack::sequence(lua, &shared.pack, column)?)));
+    std::iter::once(Ok(entities)).chain(values).collect()
 }
 
 /// The `for` loop's iterator over columns [`rows`] filled, written in Luau,
