@@ -129,14 +129,20 @@ fn number<F: Float>(op: &str, at: usize, value: Value) -> mlua::Result<F> {
 
 fn register<F: Float + 'static>(lua: &Lua, table: &Table) -> mlua::Result<()> {
     let name = |op: &str| format!("{op}_{}", F::NAME);
-    for (op, f) in [("add", F::add as fn(F, F) -> F), ("sub", F::sub), ("mul", F::mul)] {
-        table.raw_set(
-            name(op),
-            lua.create_function(move |_, (d, s): (Value, Value)| {
-                zip::<F>(op, &buffer::<F>(op, 1, d)?, &buffer::<F>(op, 2, s)?, f)
-            })?,
-        )?;
+    // One closure per operation (not a table of function pointers), so that
+    // the operation inlines into the loop over the values.
+    fn binary<F: Float + 'static>(
+        lua: &Lua,
+        op: &'static str,
+        f: impl Fn(F, F) -> F + Copy + Send + 'static,
+    ) -> mlua::Result<mlua::Function> {
+        lua.create_function(move |_, (d, s): (Value, Value)| {
+            zip::<F>(op, &buffer::<F>(op, 1, d)?, &buffer::<F>(op, 2, s)?, f)
+        })
     }
+    table.raw_set(name("add"), binary::<F>(lua, "add", F::add)?)?;
+    table.raw_set(name("sub"), binary::<F>(lua, "sub", F::sub)?)?;
+    table.raw_set(name("mul"), binary::<F>(lua, "mul", F::mul)?)?;
     table.raw_set(
         name("axpy"),
         lua.create_function(|_, (d, s, k): (Value, Value, Value)| {
