@@ -266,10 +266,11 @@ impl<'a, 'w, 'c> Call<'a, 'w, 'c> {
 
     /// The component a script named by its number, where it names one.
     pub(crate) fn component_at(&mut self, shared: &Shared, index: f64) -> Option<ComponentId> {
-        // An exact conversion back, not `fract`: that is a libm call.
-        let i = index as usize;
-        if i as f64 == index {
-            if let Some(Some(id)) = self.ids.get(i) {
+        // An exact conversion back, not `fract` (a libm call), through `u32`
+        // (one instruction each way; `usize` takes a sequence).
+        let i = index as u32;
+        if f64::from(i) == index {
+            if let Some(Some(id)) = self.ids.get(i as usize) {
                 return Some(*id);
             }
         }

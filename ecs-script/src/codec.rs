@@ -242,6 +242,7 @@ fn keys_of<'k>(
 /// newtype), when the value is of its kind: made without a list, so the
 /// commonest `world:set` allocates nothing. `None` otherwise, for
 /// [`from_lua`] to do (or refuse) the whole value.
+#[inline(always)]
 pub(crate) fn scalar_write<'c>(codec: &'c Codec, value: &Value) -> Option<Write<'c>> {
     let Node::Scalar(handle, kind) = &codec.root else { return None };
     Some(Write::Scalar(handle, *kind, scalar_of(value, *kind)?))
@@ -350,6 +351,7 @@ fn scalar_name(kind: Scalar) -> &'static str {
     }
 }
 
+#[inline(always)]
 fn scalar_of(value: &Value, kind: Scalar) -> Option<ScalarValue> {
     let number = match value {
         Value::Integer(i) => Some(*i as f64),

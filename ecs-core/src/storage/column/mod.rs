@@ -703,7 +703,7 @@ impl Column {
     /// pointers also needs the column's write access (`&mut World`, or a query
     /// that writes the component run by a system) and that nothing else reads
     /// or writes the row's value or ticks meanwhile.
-    #[inline]
+    #[inline(always)]
     #[expect(clippy::type_complexity, reason = "the parts of one row, named where used")]
     pub(crate) unsafe fn get_tracked_raw_shared(
         &self,
