@@ -1094,7 +1094,7 @@ pub(crate) fn world_object<'scope, 'env: 'scope, 'a: 'env, 'w: 'env, 'c: 'env>(
     // machinery in their common case (see `direct.rs`).
     for (name, which) in [("set", Direct::Set), ("get", Direct::Get), ("has", Direct::Has)] {
         let full: mlua::Function = object.raw_get(name)?;
-        object.raw_set(name, crate::direct::wrap(lua, which, full)?)?;
+        object.raw_set(name, crate::direct::wrap(lua, which, full, &object)?)?;
     }
 
     // The call's observers get the same object, whichever script they come

@@ -13,10 +13,15 @@
 //! error messages.
 //!
 //! The world a call lent is found through [`CURRENT`], set for the length of
-//! the call by [`enter`], and used only when the function was called on that
-//! call's own world object (the table the script received): a function kept
-//! past its call, or called on something else, goes to the full function,
-//! which refuses it as it always did.
+//! the call by [`entered`], and used only by that call's own functions (each
+//! keeps its world object as a second upvalue): a function kept past its
+//! call goes to its full function, which refuses it as it always did.
+//!
+//! A panic in the common case (a Rust component's `Default` run to build a
+//! value to insert, say) cannot unwind through Luau: it is kept, the call
+//! fails with a Luau error, and the host resumes the panic when the call
+//! returns to Rust ([`take_panic`]), as mlua does with a panic in its
+//! functions.
 //!
 //! The instruction budget's interrupt is a plain Luau callback too (see
 //! [`install_interrupt`]): Luau runs it at every loop step and call of every
@@ -26,7 +31,6 @@
 
 use std::cell::Cell;
 use std::ffi::{CStr, c_void};
-use std::marker::PhantomData;
 use std::os::raw::c_int;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
@@ -39,11 +43,10 @@ use crate::host::Shared;
 /// The call under way on this thread.
 #[derive(Clone, Copy)]
 struct Current {
-    /// Its world object, by address: the only table the direct functions
-    /// accept as `self`.
+    /// Its world object, by address: the direct functions of this call are
+    /// those holding it.
     object: *const c_void,
-    /// The world it lent (lifetimes erased; valid while the [`Entered`]
-    /// that set it lives).
+    /// The world it lent (lifetimes erased; valid while [`entered`] runs).
     lent: *const Lent<'static, 'static, 'static>,
     shared: *const Shared,
 }
@@ -53,31 +56,37 @@ thread_local! {
     /// thread at a time, and a call runs to its end on the thread that made
     /// it; another host's call nested inside it restores it when it ends).
     static CURRENT: Cell<Option<Current>> = const { Cell::new(None) };
+    /// A panic the common case caught, to resume once the call is back in
+    /// Rust (the first, if a script caught the error and went on).
+    static PANIC: Cell<Option<Box<dyn std::any::Any + Send>>> = const { Cell::new(None) };
 }
 
-/// A call under way, from [`enter`] until dropped.
-pub(crate) struct Entered<'l> {
-    previous: Option<Current>,
-    _borrows: PhantomData<&'l ()>,
-}
-
-impl Drop for Entered<'_> {
-    fn drop(&mut self) {
-        let _ = CURRENT.try_with(|current| current.set(self.previous));
+/// Runs `f` (the call: the script's function and everything it causes)
+/// with `object` (the call's world object), `lent` and `shared` the call the
+/// direct functions reach on this thread; the call before it, if any, is
+/// restored after, by a panic too. A panic the direct functions caught in
+/// the call waits in [`take_panic`].
+pub(crate) fn entered<R>(object: &Table, lent: &Lent<'_, '_, '_>, shared: &Shared, f: impl FnOnce() -> R) -> R {
+    /// Restores the call before, however `f` ends.
+    struct Restore(Option<Current>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let _ = CURRENT.try_with(|current| current.set(self.0));
+        }
     }
-}
-
-/// Makes `object` (the call's world object), `lent` and `shared` the call
-/// the direct functions reach on this thread, until the guard is dropped.
-/// The guard borrows both, so it cannot outlive them.
-pub(crate) fn enter<'l>(object: &'l Table, lent: &'l Lent<'_, '_, '_>, shared: &'l Shared) -> Entered<'l> {
     let current = Current {
         object: object.to_pointer(),
         lent: std::ptr::from_ref(lent).cast::<Lent<'static, 'static, 'static>>(),
         shared: std::ptr::from_ref(shared),
     };
-    let previous = CURRENT.with(|slot| slot.replace(Some(current)));
-    Entered { previous, _borrows: PhantomData }
+    let _restore = Restore(CURRENT.with(|slot| slot.replace(Some(current))));
+    f()
+}
+
+/// The panic a direct function caught on this thread since the last
+/// asked, to resume once the call that caused it has cleaned up.
+pub(crate) fn take_panic() -> Option<Box<dyn std::any::Any + Send>> {
+    PANIC.with(Cell::take)
 }
 
 /// Which world function a direct function does.
@@ -91,21 +100,23 @@ pub(crate) enum Direct {
     Has,
 }
 
-/// The direct function for `which`, handing every case it does not do to
-/// `full` (the mlua function doing the whole of it).
-pub(crate) fn wrap(lua: &Lua, which: Direct, full: Function) -> mlua::Result<Function> {
+/// The direct function for `which` of the call whose world object is
+/// `object`, handing every case it does not do to `full` (the mlua function
+/// doing the whole of it).
+pub(crate) fn wrap(lua: &Lua, which: Direct, full: Function, object: &Table) -> mlua::Result<Function> {
     let (f, name): (ffi::lua_CFunction, &CStr) = match which {
         Direct::Set => (set, c"set"),
         Direct::Get => (get, c"get"),
         Direct::Has => (has, c"has"),
     };
-    // SAFETY: `exec_raw` calls the closure protected, with `full` pushed as
-    // its one argument: `lua_pushcclosurek` pops it as the closure's one
-    // upvalue and pushes the closure, the one value returned. `name` is a
+    // SAFETY: `exec_raw` calls the closure protected (in a C function, with
+    // `LUA_MINSTACK` free slots), with `full` and `object` pushed as its two
+    // arguments: `lua_pushcclosurek` pops them as the closure's upvalues 1
+    // and 2 and pushes the closure, the one value returned. `name` is a
     // static C string.
     unsafe {
-        lua.exec_raw::<Function>(full, |state| {
-            ffi::lua_pushcclosurek(state, f, name.as_ptr(), 1, None);
+        lua.exec_raw::<Function>((full, object), |state| {
+            ffi::lua_pushcclosurek(state, f, name.as_ptr(), 2, None);
         })
     }
 }
@@ -139,32 +150,68 @@ unsafe fn scalar(state: *mut ffi::lua_State, index: c_int) -> Option<Value> {
     }
 }
 
-/// Runs `common` on the call's world when the function was called on the
-/// current call's world object with exactly `args` arguments (the object
-/// counted; as many as the common case takes), an entity second and a
-/// component third; `None` otherwise, or when `common` declines or panics
-/// (the full function then does the call, and a panic there is reported as
-/// mlua reports any).
+/// What the common case came to.
+enum Outcome<R> {
+    /// Done: this is the answer.
+    Done(R),
+    /// Not the common case: the full function does the call.
+    Full,
+    /// The common case panicked (the panic is kept in [`PANIC`]): the call
+    /// fails.
+    Panicked,
+}
+
+/// Runs `common` on the call's world when the function is one of the current
+/// call's and was called with exactly `args` arguments (the object counted;
+/// as many as the common case takes), an entity second and a component
+/// third; [`Outcome::Full`] otherwise, or when `common` declines.
 ///
 /// # Safety
-/// `state` is the running C function's.
+/// `state` is the running C function's, a closure made by [`wrap`].
 unsafe fn attempt<R>(
     state: *mut ffi::lua_State,
     args: c_int,
     common: impl FnOnce(&Lent<'_, '_, '_>, &Shared, Target) -> Option<R>,
-) -> Option<R> {
+) -> Outcome<R> {
+    // SAFETY: forwarded (the caller's promise).
+    match unsafe { attempt_inner(state, args, common) } {
+        Some(Ok(Some(answer))) => Outcome::Done(answer),
+        Some(Ok(None)) | None => Outcome::Full,
+        Some(Err(panic)) => {
+            let _ = PANIC.try_with(|slot| {
+                // The first one stays (a script that caught its error and
+                // went on may cause another).
+                let first = slot.take().unwrap_or(panic);
+                slot.set(Some(first));
+            });
+            Outcome::Panicked
+        }
+    }
+}
+
+/// [`attempt`]'s checks and the common case, its panic caught.
+///
+/// # Safety
+/// As for `attempt`.
+unsafe fn attempt_inner<R>(
+    state: *mut ffi::lua_State,
+    args: c_int,
+    common: impl FnOnce(&Lent<'_, '_, '_>, &Shared, Target) -> Option<R>,
+) -> Option<std::thread::Result<Option<R>>> {
     // `try_with`: no panic may leave this function, even at thread exit.
     let current = CURRENT.try_with(Cell::get).ok().flatten()?;
     // SAFETY: reading the running function's own arguments, as the caller
     // promises (`lua_gettop` is their count); none of these raises an error
     // (`lua_tonumberx` only on a number: it would convert a string).
     let target = unsafe {
-        // (`lua_topointer` of the object's address answers for its type: a
-        // light userdata of the same address would only reach this same
-        // call's world, which is live; `lua_tolightuserdata` is null, no
-        // entity, for anything but a light userdata.)
+        // This call's function: its world object (upvalue 2, a table, kept
+        // alive by the closure, so no other table has its address) is the
+        // call's. The full function reads `self` as nothing but a boolean,
+        // so what the script passed there changes nothing either way.
+        // (`lua_tolightuserdata` is null, no entity, for anything but a
+        // light userdata.)
         if ffi::lua_gettop(state) != args
-            || ffi::lua_topointer(state, 1) != current.object
+            || ffi::lua_topointer(state, ffi::lua_upvalueindex(2)) != current.object
             || ffi::lua_type(state, 3) != ffi::LUA_TNUMBER
         {
             return None;
@@ -172,13 +219,27 @@ unsafe fn attempt<R>(
         let bits = ffi::lua_tolightuserdata(state, 2) as usize as u64;
         Target { entity: Entity::from_bits(bits)?, component: ffi::lua_tonumberx(state, 3, std::ptr::null_mut()) }
     };
-    // SAFETY: `CURRENT` holds these pointers only while the `Entered` that
-    // set them lives, which borrows both, so they point to live values; the
-    // world object passed is that call's (a table's address is unique while
-    // it lives, and the call's object lives in the call). `lent` is only
-    // borrowed through its `RefCell`, as every world function does.
+    // SAFETY: `CURRENT` holds these pointers only while `entered` runs, on
+    // this thread, with both borrowed for its length, so they point to live
+    // values. `lent` is only borrowed through its `RefCell`, as every world
+    // function does.
     let (lent, shared) = unsafe { (&*current.lent, &*current.shared) };
-    catch_unwind(AssertUnwindSafe(|| common(lent, shared, target))).ok().flatten()
+    Some(catch_unwind(AssertUnwindSafe(|| common(lent, shared, target))))
+}
+
+/// Fails the call for a panic [`attempt`] kept.
+///
+/// # Safety
+/// `state` is the running C function's (which has a free stack slot); the
+/// error leaves through the caller's frame, which must hold nothing to drop.
+unsafe fn panicked(state: *mut ffi::lua_State) -> ! {
+    const MESSAGE: &str = "a Rust panic in a world function (resumed when the call returns)";
+    // SAFETY: a string pushed into a free slot, then raised as the error;
+    // both may raise (out of memory), through frames holding nothing.
+    unsafe {
+        ffi::lua_pushlstring(state, MESSAGE.as_ptr().cast(), MESSAGE.len());
+        ffi::lua_error(state)
+    }
 }
 
 /// Hands the call to the full function (the closure's upvalue) with the same
@@ -221,16 +282,18 @@ unsafe fn push(state: *mut ffi::lua_State, value: &Value) {
 /// `world:set(e, C, v)`.
 unsafe extern "C-unwind" fn set(state: *mut ffi::lua_State) -> c_int {
     // SAFETY: Luau calls this with its own state, as a closure from `wrap`;
-    // the value is read only when there are four arguments.
+    // the value is read only when there are four arguments. Nothing here
+    // has a destructor when `panicked` or `full` raises an error.
     unsafe {
-        let done = attempt(state, 4, |lent, shared, target| {
+        let outcome = attempt(state, 4, |lent, shared, target| {
             let value = scalar(state, 4)?;
             quick_set(lent, shared, target.entity, target.component, &value)
         });
-        if done.is_some() {
-            return 0;
+        match outcome {
+            Outcome::Done(()) => 0,
+            Outcome::Full => full(state),
+            Outcome::Panicked => panicked(state),
         }
-        full(state)
     }
 }
 
@@ -239,11 +302,14 @@ unsafe extern "C-unwind" fn get(state: *mut ffi::lua_State) -> c_int {
     // SAFETY: as for `set`; a C function has `LUA_MINSTACK` free slots for
     // the one value pushed.
     unsafe {
-        if let Some(value) = attempt(state, 3, |lent, shared, t| quick_get(lent, shared, t.entity, t.component)) {
-            push(state, &value);
-            return 1;
+        match attempt(state, 3, |lent, shared, t| quick_get(lent, shared, t.entity, t.component)) {
+            Outcome::Done(value) => {
+                push(state, &value);
+                1
+            }
+            Outcome::Full => full(state),
+            Outcome::Panicked => panicked(state),
         }
-        full(state)
     }
 }
 
@@ -251,11 +317,14 @@ unsafe extern "C-unwind" fn get(state: *mut ffi::lua_State) -> c_int {
 unsafe extern "C-unwind" fn has(state: *mut ffi::lua_State) -> c_int {
     // SAFETY: as for `get`.
     unsafe {
-        if let Some(found) = attempt(state, 3, |lent, shared, t| quick_has(lent, shared, t.entity, t.component)) {
-            ffi::lua_pushboolean(state, c_int::from(found));
-            return 1;
+        match attempt(state, 3, |lent, shared, t| quick_has(lent, shared, t.entity, t.component)) {
+            Outcome::Done(found) => {
+                ffi::lua_pushboolean(state, c_int::from(found));
+                1
+            }
+            Outcome::Full => full(state),
+            Outcome::Panicked => panicked(state),
         }
-        full(state)
     }
 }
 
@@ -269,12 +338,12 @@ pub(crate) fn plain_array(lua: &Lua, values: &[Value]) -> Option<mlua::Result<Ta
         return None;
     }
     let n = c_int::try_from(values.len()).ok()?;
-    // SAFETY: `exec_raw` runs the closure protected on a valid state with
-    // room for three values: the table made takes one, each value pushed
+    // SAFETY: `exec_raw` runs the closure protected, in a C function with
+    // `LUA_MINSTACK` free slots: the table made takes one, each value pushed
     // the second until `lua_rawseti` pops it into the table's array part
     // (made for `n` elements, indices 1..=n fit a `c_int`). Making the table
-    // may raise an out-of-memory error, which the protected call catches;
-    // this closure holds nothing to drop then.
+    // may raise an error (out of memory, too many elements), which the
+    // protected call catches; this closure holds nothing to drop then.
     Some(unsafe {
         lua.exec_raw::<Table>((), |state| {
             ffi::lua_createtable(state, n, 0);

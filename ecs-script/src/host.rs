@@ -24,7 +24,9 @@ pub struct Limits {
     /// memory without end either.
     pub memory: usize,
     /// Interrupts (Luau checks at every loop iteration and call) one call
-    /// from Rust may take before it is stopped.
+    /// from Rust may take before it is stopped. Counted per call on the
+    /// thread that makes it; Luau the game runs itself through
+    /// [`ScriptHost::lua`], outside any call, is not counted.
     pub instructions: u64,
 }
 
@@ -488,12 +490,13 @@ impl ScriptHost {
             *shared.current.lock().expect("not poisoned") = Some(object.clone());
             // The direct world functions reach this call's world until the
             // call ends (see `direct.rs`).
-            let _entered = crate::direct::enter(&object, &lent, shared);
-            // Changes applied since the last call (a script system's deferred
-            // ones) are observed first.
-            crate::api::dispatch(&self.lua, shared, &lent)?;
-            args.push_front(Value::Table(object.clone()));
-            f.call::<R>(args)
+            crate::direct::entered(&object, &lent, shared, || {
+                // Changes applied since the last call (a script system's
+                // deferred ones) are observed first.
+                crate::api::dispatch(&self.lua, shared, &lent)?;
+                args.push_front(Value::Table(object.clone()));
+                f.call::<R>(args)
+            })
         });
         *shared.current.lock().expect("not poisoned") = None;
         if result.is_err() {
@@ -502,6 +505,11 @@ impl ScriptHost {
             // (an observer that keeps causing its own event would otherwise
             // take every later call down with it).
             drop(shared.fired.take_of(world));
+        }
+        // A panic in Rust code a direct world function ran (it could not
+        // unwind through Luau) goes on to the caller, as any other does.
+        if let Some(panic) = crate::direct::take_panic() {
+            std::panic::resume_unwind(panic);
         }
         result.map_err(|e| fail(message(&e)))
     }

@@ -73,13 +73,20 @@ function calls.absent(world)
     return world:get(e, P), world:has(e, P)
 end
 
-local kept
-function calls.keep(world) kept = world end
+local kept, kept_set, kept_get, kept_has
+function calls.keep(world) kept, kept_set, kept_get, kept_has = world, world.set, world.get, world.has end
 function calls.use_kept(_, e, which)
     local P = kept:component("P")
     if which == "set" then kept:set(e, P, 99)
     elseif which == "get" then return kept:get(e, P)
     else return kept:has(e, P) end
+end
+-- The functions alone, called on the new call's own world object.
+function calls.use_kept_functions(world, e, which)
+    local P = world:component("P")
+    if which == "set" then kept_set(world, e, P, 99)
+    elseif which == "get" then return kept_get(world, e, P)
+    else return kept_has(world, e, P) end
 end
 
 -- Called through another table or with the object left out.
@@ -214,6 +221,8 @@ fn a_world_object_kept_past_its_call_or_used_through_another_table_goes_nowhere(
     for which in ["set", "get", "has"] {
         let error = host.call_with::<()>(&mut world, "calls", "use_kept", (entity(e), which)).unwrap_err();
         assert_eq!(error.function, "use_kept", "{which}: {error}");
+        let error = host.call_with::<()>(&mut world, "calls", "use_kept_functions", (entity(e), which)).unwrap_err();
+        assert_eq!(error.function, "use_kept_functions", "{which}: a kept function expired with its call: {error}");
     }
     assert_eq!(p_of(&world, e), 1.0, "the kept object wrote nothing");
     // Functions taken off the object work on it; a table that merely reads
