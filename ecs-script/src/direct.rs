@@ -178,12 +178,21 @@ unsafe fn attempt<R>(
         Some(Ok(Some(answer))) => Outcome::Done(answer),
         Some(Ok(None)) | None => Outcome::Full,
         Some(Err(panic)) => {
+            let mut panic = Some(panic);
             let _ = PANIC.try_with(|slot| {
                 // The first one stays (a script that caught its error and
                 // went on may cause another).
-                let first = slot.take().unwrap_or(panic);
-                slot.set(Some(first));
+                if let Some(first) = slot.take() {
+                    slot.set(Some(first));
+                } else {
+                    slot.set(panic.take());
+                }
             });
+            // A later one is leaked, not dropped: a payload's drop may
+            // panic, and nothing may unwind out of here into Luau.
+            if let Some(later) = panic {
+                std::mem::forget(later);
+            }
             Outcome::Panicked
         }
     }
