@@ -5,7 +5,9 @@
 //! world through a `RefCell`: they expire with the call (a script that keeps
 //! the object finds its functions gone), and a world function reached while
 //! another holds the world (a batch's function calling back) is an error,
-//! never a second `&mut`.
+//! never a second `&mut`. `set`, `get` and `has` are wrapped in plain Luau C
+//! functions (`direct.rs`) that do their common case through `quick_set`,
+//! `quick_get` and `quick_has` below and hand every other to these.
 //!
 //! Every function checks all of its arguments before it changes anything: a
 //! wrong kind, an unknown component or field, or a stale entity is a Luau
