@@ -814,8 +814,8 @@ fn spawn(lua: &Lua, lent: &Lent<'_, '_, '_>, shared: &Shared, values: &Value) ->
 /// with nothing changed, for every other case (a table value, a stale
 /// entity, an unknown component, an insert something reacts to, the world
 /// in use, events waiting), which the full `set` then does or refuses with
-/// its error. `entity` and
-/// `component` as the script passed them, when they were of the right type.
+/// its error. `entity` and `component` are the script's arguments, already
+/// found to be a light userdata and a number.
 pub(crate) fn quick_set(
     lent: &Lent<'_, '_, '_>,
     shared: &Shared,
