@@ -343,38 +343,41 @@ unsafe extern "C-unwind" fn has(state: *mut ffi::lua_State) -> c_int {
 /// to make.
 pub(crate) fn plain_array(lua: &Lua, values: &[Value]) -> Option<mlua::Result<Table>> {
     let plain = |v: &Value| matches!(v, Value::Nil | Value::Boolean(_) | Value::Number(_) | Value::LightUserData(_));
-    if !values.iter().all(plain) {
-        return None;
-    }
-    let n = c_int::try_from(values.len()).ok()?;
-    // SAFETY: `exec_raw` runs the closure protected, in a C function with
-    // `LUA_MINSTACK` free slots: the table made takes one, each value pushed
-    // the second until `lua_rawseti` pops it into the table's array part
-    // (made for `n` elements, indices 1..=n fit a `c_int`). Making the table
-    // may raise an error (out of memory, too many elements), which the
-    // protected call catches; this closure holds nothing to drop then.
-    Some(unsafe {
-        lua.exec_raw::<Table>((), |state| {
-            ffi::lua_createtable(state, n, 0);
-            for (i, value) in (1..).zip(values) {
-                push(state, value);
-                ffi::lua_rawseti(state, -2, i);
-            }
-        })
-    })
+    // SAFETY: `push` pushes exactly one value, of the plain kinds checked,
+    // into the free slot `array` gives it.
+    values.iter().all(plain).then(|| unsafe { array(lua, values, |state, value| push(state, value)) })
 }
 
 /// A Luau array of `entities` (light userdata, as scripts hold them),
 /// filled in one native step.
 pub(crate) fn entity_array(lua: &Lua, entities: &[Entity]) -> mlua::Result<Table> {
-    let n = c_int::try_from(entities.len()).map_err(|_| mlua::Error::runtime("too many rows for one Luau array"))?;
-    // SAFETY: as in `plain_array`: one table and one value at a time on a
-    // protected call's stack, indices within the array part made for `n`.
+    // SAFETY: one light userdata pushed into the free slot `array` gives it.
+    unsafe {
+        array(lua, entities, |state, entity| ffi::lua_pushlightuserdata(state, crate::codec::entity_data(*entity).0))
+    }
+}
+
+/// A Luau array of `items`, each pushed by `push` and stored in one native
+/// step.
+///
+/// # Safety
+/// `push` pushes exactly one value and raises no error (nothing it pushes
+/// allocates).
+#[inline]
+unsafe fn array<T>(lua: &Lua, items: &[T], push: unsafe fn(*mut ffi::lua_State, &T)) -> mlua::Result<Table> {
+    let n = c_int::try_from(items.len()).map_err(|_| mlua::Error::runtime("too many values for one Luau array"))?;
+    // SAFETY: `exec_raw` runs the closure protected, in a C function with
+    // `LUA_MINSTACK` free slots: the table made takes one, each value pushed
+    // (one, by the caller's promise) the second until `lua_rawseti` pops it
+    // into the table's array part (made for `n` elements, indices 1..=n fit
+    // a `c_int`). Making the table may raise an error (out of memory, too
+    // many elements), which the protected call catches; this closure holds
+    // nothing to drop then.
     unsafe {
         lua.exec_raw::<Table>((), |state| {
             ffi::lua_createtable(state, n, 0);
-            for (i, entity) in (1..).zip(entities) {
-                ffi::lua_pushlightuserdata(state, crate::codec::entity_data(*entity).0);
+            for (i, item) in (1..).zip(items) {
+                push(state, item);
                 ffi::lua_rawseti(state, -2, i);
             }
         })
