@@ -3,6 +3,7 @@
 //! stepped through in Luau.
 
 use ecs_core::component::ComponentId;
+use ecs_core::entity::Entity;
 use ecs_core::query::DynamicArchetype;
 use mlua::{Function, Lua, MultiValue, Table, Value};
 
@@ -11,7 +12,6 @@ use crate::codec::{self, Scalar};
 use crate::host::Shared;
 use crate::lane::Lane;
 use crate::query::{Spec, ecs_error};
-use ecs_core::entity::Entity;
 
 /// One column of the rows a `for` loop visits.
 pub(crate) enum Column {
