@@ -348,15 +348,6 @@ pub(crate) fn plain_array(lua: &Lua, values: &[Value]) -> Option<mlua::Result<Ta
     values.iter().all(plain).then(|| unsafe { array(lua, values, |state, value| push(state, value)) })
 }
 
-/// A Luau array of `entities` (light userdata, as scripts hold them),
-/// filled in one native step.
-pub(crate) fn entity_array(lua: &Lua, entities: &[Entity]) -> mlua::Result<Table> {
-    // SAFETY: one light userdata pushed into the free slot `array` gives it.
-    unsafe {
-        array(lua, entities, |state, entity| ffi::lua_pushlightuserdata(state, crate::codec::entity_data(*entity).0))
-    }
-}
-
 /// A Luau array of `items`, each pushed by `push` and stored in one native
 /// step.
 ///
@@ -381,6 +372,167 @@ unsafe fn array<T>(lua: &Lua, items: &[T], push: unsafe fn(*mut ffi::lua_State, 
                 ffi::lua_rawseti(state, -2, i);
             }
         })
+    }
+}
+
+/// A `for` loop's column as [`row_iterator`] takes it.
+pub(crate) enum LoopColumn {
+    /// Numbers, one a row.
+    Numbers(Vec<f64>),
+    /// Any values, one a row, in a Luau array.
+    Array(Table),
+}
+
+/// Words before a [`row_iterator`]'s column descriptors: the next row, the
+/// row count, the column count.
+const HEADER: usize = 3;
+
+/// The iterator of a `for` loop over `entities` and their `columns` (each as
+/// long as `entities`), copied out when the loop starts: each step returns
+/// the next row's entity and values, `nil` past the last.
+///
+/// The rows live in one Luau `buffer` of 64-bit words, the closure's first
+/// upvalue: the header ([`HEADER`]), one descriptor a column (the word where
+/// its numbers start, or 0 for a column in an array), the entities' bits,
+/// then the numbers. The arrays are in a table, its second upvalue. Each step
+/// is one native call: a Luau function stepping through Luau arrays pays a
+/// call frame and its own instructions, several times what pushing a row
+/// from native code costs.
+pub(crate) fn row_iterator(lua: &Lua, entities: &[Entity], columns: &[LoopColumn]) -> mlua::Result<Function> {
+    let n = entities.len();
+    let numbers = columns.iter().filter(|c| matches!(c, LoopColumn::Numbers(_))).count();
+    let words = n
+        .checked_mul(1 + numbers)
+        .and_then(|w| w.checked_add(HEADER + columns.len()))
+        .filter(|w| c_int::try_from(n).is_ok() && w.checked_mul(8).is_some())
+        .ok_or_else(|| mlua::Error::runtime("too many rows for one `for` loop"))?;
+    // The header and the descriptors; the entities and numbers follow.
+    let mut head: Vec<u64> = Vec::with_capacity(HEADER + columns.len());
+    head.extend([0, n as u64, columns.len() as u64]);
+    let mut at = HEADER + columns.len() + n;
+    let mut numbers: Vec<&[f64]> = Vec::with_capacity(columns.len());
+    for column in columns {
+        match column {
+            LoopColumn::Numbers(values) => {
+                // Exactly `n` a column: the descriptors count `n` words.
+                if values.len() != n {
+                    return Err(mlua::Error::runtime("a `for` loop's column is not as long as its rows"));
+                }
+                head.push(at as u64);
+                numbers.push(values);
+                at += n;
+            }
+            LoopColumn::Array(_) => head.push(0),
+        }
+    }
+    let arrays = lua.create_table_with_capacity(columns.len(), 0)?;
+    for (j, column) in (1..).zip(columns) {
+        if let LoopColumn::Array(array) = column {
+            arrays.raw_set(j, array)?;
+        }
+    }
+    let size = words * 8;
+    // SAFETY: `exec_raw` runs the closure protected, in a C function with
+    // `LUA_MINSTACK` free slots, `arrays` pushed as its argument: the buffer
+    // made (which may raise an error, out of memory, caught by the protected
+    // call; nothing here to drop then) is `size` bytes, `words` words, and
+    // exactly that many are written: the header and descriptors, `n`
+    // entities, `n` numbers a numeric column (checked above), each word in
+    // bounds and unaligned. Moved below `arrays`, the two become the
+    // closure's upvalues 1 and 2, and the closure the one value returned.
+    unsafe {
+        lua.exec_raw::<Function>(arrays, |state| {
+            let mut out = ffi::lua_newbuffer(state, size).cast::<u64>();
+            for &word in &head {
+                out.write_unaligned(word);
+                out = out.add(1);
+            }
+            for entity in entities {
+                out.write_unaligned(entity.to_bits());
+                out = out.add(1);
+            }
+            for values in &numbers {
+                std::ptr::copy_nonoverlapping(values.as_ptr().cast::<u8>(), out.cast::<u8>(), values.len() * 8);
+                out = out.add(values.len());
+            }
+            ffi::lua_insert(state, -2);
+            ffi::lua_pushcclosurek(state, step, c"rows".as_ptr(), 2, None);
+        })
+    }
+}
+
+/// One step of a [`row_iterator`]: the next row, or `nil`.
+unsafe extern "C-unwind" fn step(state: *mut ffi::lua_State) -> c_int {
+    let mut len = 0usize;
+    // SAFETY: Luau calls this with its own state, as a closure from
+    // `row_iterator` (whatever arguments it is given, it reads none):
+    // `lua_tobuffer` answers null for anything but a buffer, and the bytes
+    // it points to are the buffer's `len`, which no word is read or
+    // written past (`word`). The closure keeps the buffer alive, and
+    // nothing else can reach it, so no other code uses the bytes meanwhile.
+    let data = unsafe { ffi::lua_tobuffer(state, ffi::lua_upvalueindex(1), &raw mut len) }.cast::<u8>();
+    let word = |index: usize| -> Option<*mut u64> {
+        let offset = index.checked_mul(8)?;
+        (!data.is_null() && offset.checked_add(8)? <= len)
+            // SAFETY: in bounds of the buffer's bytes, checked just above.
+            .then(|| unsafe { data.add(offset) }.cast::<u64>())
+    };
+    // SAFETY: every pointer `word` gives is in the buffer, read and written
+    // unaligned; pushes go into the free slots a C function has
+    // (`LUA_MINSTACK`), more made first past them (raising an error through
+    // this frame, which holds nothing to drop, when the stack cannot grow).
+    // `lua_rawgeti` reads a table with no metamethod, raising nothing: it is
+    // called only on values just checked to be tables.
+    unsafe {
+        let read = |index: usize| word(index).map(|w| w.read_unaligned());
+        let (Some(cursor), Some(n), Some(k)) = (word(0), read(1), read(2)) else {
+            ffi::lua_pushnil(state);
+            return 1;
+        };
+        let row = cursor.read_unaligned();
+        let (true, Ok(row), Ok(k)) = (row < n, usize::try_from(row), usize::try_from(k)) else {
+            ffi::lua_pushnil(state);
+            return 1;
+        };
+        cursor.write_unaligned(row as u64 + 1);
+        let Some(bits) = HEADER.checked_add(k).and_then(|at| at.checked_add(row)).and_then(read) else {
+            ffi::lua_pushnil(state);
+            return 1;
+        };
+        // The row, and at most one array on top of it while a value is read.
+        let pushed = c_int::try_from(k + 1).unwrap_or(c_int::MAX - 1);
+        if pushed + 1 > ffi::LUA_MINSTACK && ffi::lua_checkstack(state, pushed + 1) == 0 {
+            const MESSAGE: &str = "too many components in one `for` loop";
+            ffi::lua_rawcheckstack(state, 1);
+            ffi::lua_pushlstring(state, MESSAGE.as_ptr().cast(), MESSAGE.len());
+            ffi::lua_error(state);
+        }
+        ffi::lua_pushlightuserdata(state, bits as usize as *mut c_void);
+        for j in 0..k {
+            match read(HEADER + j) {
+                Some(0) => {
+                    let arrays = ffi::lua_upvalueindex(2);
+                    if ffi::lua_type(state, arrays) == ffi::LUA_TTABLE {
+                        ffi::lua_rawgeti(state, arrays, j as i64 + 1);
+                        if ffi::lua_type(state, -1) == ffi::LUA_TTABLE {
+                            ffi::lua_rawgeti(state, -1, row as i64 + 1);
+                            ffi::lua_remove(state, -2);
+                        } else {
+                            ffi::lua_pop(state, 1);
+                            ffi::lua_pushnil(state);
+                        }
+                    } else {
+                        ffi::lua_pushnil(state);
+                    }
+                }
+                Some(start) => match usize::try_from(start).ok().and_then(|s| s.checked_add(row)).and_then(read) {
+                    Some(value) => ffi::lua_pushnumber(state, f64::from_bits(value)),
+                    None => ffi::lua_pushnil(state),
+                },
+                None => ffi::lua_pushnil(state),
+            }
+        }
+        pushed
     }
 }
 

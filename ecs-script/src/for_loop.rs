@@ -1,48 +1,37 @@
 //! The `for` loop over a query (`for e, a, b in world:query(A, B) do`): the
 //! matching rows copied out column by column in one native step, then
-//! stepped through in Luau.
+//! stepped through by a native iterator ([`direct::row_iterator`]).
 
 use ecs_core::component::ComponentId;
 use ecs_core::entity::Entity;
 use ecs_core::query::DynamicArchetype;
-use mlua::{Function, Lua, MultiValue, Table, Value};
+use mlua::{Function, Lua, Value};
 
 use crate::api::Backend;
 use crate::codec::{self, Scalar};
+use crate::direct::{self, LoopColumn};
 use crate::host::Shared;
 use crate::lane::Lane;
 use crate::query::{Spec, ecs_error};
 
-/// One column of the rows a `for` loop visits.
-pub(crate) enum Column {
-    /// A Luau array: the entities, or any component's values.
-    Array(Table),
-    /// A numeric newtype's values as a Luau `buffer` of `f64`s (the numbers
-    /// scripts see), filled in one copy: no value goes over one at a time.
-    Numbers(mlua::Buffer),
-}
-
-impl Column {
-    pub(crate) fn value(&self) -> Value {
-        match self {
-            Column::Array(table) => Value::Table(table.clone()),
-            Column::Numbers(buffer) => Value::Buffer(buffer.clone()),
-        }
-    }
+/// One fetched component's values, a row each.
+enum Column {
+    /// Any values (`nil` where a row has none).
+    Values(Vec<Value>),
+    /// A numeric newtype's values as the numbers scripts see, copied out of
+    /// whole column slices: no value goes over one at a time.
+    Numbers(Vec<f64>),
 }
 
 /// Every matching row, column by column: the entities, and a copy of each
-/// fetched component's values (`nil` where a row has none), as Luau arrays,
-/// or as buffers of numbers for numeric newtypes when `numbers` allows.
-pub(crate) fn rows(
+/// fetched component's values.
+fn rows(
     lua: &Lua,
     backend: &mut Backend<'_, '_, '_>,
     shared: &Shared,
     spec: &Spec,
-    numbers: bool,
-) -> mlua::Result<Vec<Column>> {
+) -> mlua::Result<(Vec<Entity>, Vec<Column>)> {
     let codecs = spec.fetch.iter().map(|&id| backend.codec(shared, id)).collect::<mlua::Result<Vec<_>>>()?;
-    // The entities apart: plain bits, made Luau values in one native step.
     let mut entities: Vec<Entity> = Vec::new();
     let mut columns: Vec<Vec<Value>> = vec![Vec::new(); spec.fetch.len()];
     let query = match backend {
@@ -54,14 +43,15 @@ pub(crate) fn rows(
     // components, come out of whole column slices, archetype by archetype.
     let lanes: Option<Vec<Scalar>> = codecs.iter().map(|c| c.bare.then(|| bare_lane(&c.root)).flatten()).collect();
     if let Some(lanes) = lanes.filter(|_| !query.filters_rows()) {
-        // Numbers go to buffers (bytes, one copy each), the rest to arrays.
-        let in_buffer: Vec<bool> = lanes.iter().map(|&lane| numbers && lane != Scalar::Bool).collect();
-        let mut bytes: Vec<Vec<u8>> = vec![Vec::new(); lanes.len()];
+        // Numbers stay native to the end; booleans become Luau values.
+        let in_buffer: Vec<bool> = lanes.iter().map(|&lane| lane != Scalar::Bool).collect();
+        let mut numbers: Vec<Vec<f64>> = vec![Vec::new(); lanes.len()];
         let mut unread = None;
         let mut visit = |archetype: DynamicArchetype<'_, '_>| {
             entities.extend_from_slice(archetype.entities());
             for (i, (&id, &lane)) in spec.fetch.iter().zip(&lanes).enumerate() {
-                let out = if in_buffer[i] { LaneOut::Numbers(&mut bytes[i]) } else { LaneOut::Values(&mut columns[i]) };
+                let out =
+                    if in_buffer[i] { LaneOut::Numbers(&mut numbers[i]) } else { LaneOut::Values(&mut columns[i]) };
                 if !copy_lane(&archetype, id, lane, out) {
                     unread = Some(id);
                 }
@@ -77,15 +67,17 @@ pub(crate) fn rows(
                 "query: component `{name}` has an archetype whose values cannot be read"
             )));
         }
-        let mut out = Vec::with_capacity(columns.len() + 1);
-        out.push(Column::Array(crate::direct::entity_array(lua, &entities)?));
-        for (i, column) in columns.into_iter().enumerate() {
-            out.push(match in_buffer[i] {
-                true => Column::Numbers(lua.create_buffer(&bytes[i])?),
-                false => Column::Array(crate::pack::sequence(lua, &shared.pack, column)?),
-            });
-        }
-        return Ok(out);
+        let out = columns
+            .into_iter()
+            .zip(numbers)
+            .zip(in_buffer)
+            .map(
+                |((values, numbers), in_buffer)| {
+                    if in_buffer { Column::Numbers(numbers) } else { Column::Values(values) }
+                },
+            )
+            .collect();
+        return Ok((entities, out));
     }
     let mut failed = None;
     let mut visit = |row: ecs_core::query::DynamicRow<'_, '_>| {
@@ -108,58 +100,7 @@ pub(crate) fn rows(
     if let Some(e) = failed {
         return Err(e);
     }
-    let entities = Column::Array(crate::direct::entity_array(lua, &entities)?);
-    let values = columns.into_iter().map(|column| Ok(Column::Array(crate::pack::sequence(lua, &shared.pack, column)?)));
-    std::iter::once(Ok(entities)).chain(values).collect()
-}
-
-/// The `for` loop's iterator over columns [`rows`] filled, written in Luau,
-/// for any number of components, all in arrays (past four components; see
-/// [`iterator_source`] for up to four): stepping through rows costs no call
-/// into Rust.
-/// `rows(n, k, entities, a, b, c, d, all)` with `k` components, the first
-/// four as `a`..`d` and, past four, all of them in `all`.
-pub(crate) const ROWS: &str = r#"
-return function(n, k, es, a, b, c, d, all)
-    local i = 0
-    if k == 0 then
-        return function() i += 1 if i <= n then return es[i] end return nil end
-    elseif k == 1 then
-        return function() i += 1 if i <= n then return es[i], a[i] end return nil end
-    elseif k == 2 then
-        return function() i += 1 if i <= n then return es[i], a[i], b[i] end return nil end
-    elseif k == 3 then
-        return function() i += 1 if i <= n then return es[i], a[i], b[i], c[i] end return nil end
-    elseif k == 4 then
-        return function() i += 1 if i <= n then return es[i], a[i], b[i], c[i], d[i] end return nil end
-    end
-    return function()
-        i += 1
-        if i > n then return nil end
-        local row = table.create(k)
-        for j = 1, k do row[j] = all[j][i] end
-        return es[i], table.unpack(row, 1, k)
-    end
-end
-"#;
-
-/// The `for` loop's iterator over columns [`rows`] filled, for up to four
-/// components each read from an array (`a[i]`) or a buffer of numbers
-/// (`buffer.readf64(a, (i - 1) * 8)`, a built-in the compiler calls
-/// directly): `factory(n, entities, a, b, c, d)`. `buffers` has bit `j` set
-/// where component `j` comes in a buffer.
-pub(crate) fn iterator_source(k: usize, buffers: u8) -> String {
-    let reads: Vec<String> = (0..k)
-        .map(|j| {
-            let name = ["a", "b", "c", "d"][j];
-            if buffers & (1 << j) != 0 { format!("buffer.readf64({name}, o)") } else { format!("{name}[i]") }
-        })
-        .collect();
-    let offset = if buffers != 0 { "local o = (i - 1) * 8 " } else { "" };
-    let returned = std::iter::once("es[i]".to_owned()).chain(reads).collect::<Vec<_>>().join(", ");
-    format!(
-        "return function(n, es, a, b, c, d)\n    local i = 0\n    return function() i += 1 if i <= n then {offset}return {returned} end return nil end\nend\n"
-    )
+    Ok((entities, columns.into_iter().map(Column::Values).collect()))
 }
 
 /// The lane of a newtype whose one field is a number or a boolean.
@@ -171,12 +112,11 @@ fn bare_lane(root: &codec::Node) -> Option<Scalar> {
     }
 }
 
-/// Where [`copy_lane`] appends a newtype's values: as Luau values (an array
-/// to be), or as the little-endian `f64`s scripts would see (a buffer to be;
-/// numbers only).
+/// Where [`copy_lane`] appends a newtype's values: as Luau values, or as
+/// the numbers scripts would see (numbers only).
 enum LaneOut<'a> {
     Values(&'a mut Vec<Value>),
-    Numbers(&'a mut Vec<u8>),
+    Numbers(&'a mut Vec<f64>),
 }
 
 /// Appends the archetype's values of newtype `id` (lane `lane`) to `out`.
@@ -202,11 +142,11 @@ fn copy_lane(archetype: &DynamicArchetype<'_, '_>, id: ComponentId, lane: Scalar
                 column.reserve(archetype.len());
                 each::<F>(archetype, id, |v| column.push(v.to_lua()))
             }
-            LaneOut::Numbers(bytes) => {
-                bytes.reserve(archetype.len() * 8);
-                each::<F>(archetype, id, |v| match v.to_lua() {
-                    Value::Number(n) => bytes.extend_from_slice(&n.to_le_bytes()),
-                    _ => unreachable!("only numeric lanes go to buffers (`rows`)"),
+            LaneOut::Numbers(numbers) => {
+                numbers.reserve(archetype.len());
+                each::<F>(archetype, id, |v| match v.to_number() {
+                    Some(n) => numbers.push(n),
+                    None => unreachable!("only numeric lanes come as numbers (`rows`)"),
                 })
             }
         }
@@ -235,33 +175,13 @@ pub(crate) fn start(
     shared: &Shared,
     spec: &Spec,
 ) -> mlua::Result<Function> {
-    let k = spec.fetch.len();
-    let columns = rows(lua, backend, shared, spec, k <= 4)?;
-    let Column::Array(entities) = &columns[0] else { unreachable!("entities come in an array") };
-    let n = Value::Number(entities.raw_len() as f64);
-    let mut args = MultiValue::with_capacity(8);
-    if k <= 4 {
-        let buffers = columns[1..].iter().enumerate().fold(0u8, |mask, (j, c)| match c {
-            Column::Numbers(_) => mask | (1 << j),
-            Column::Array(_) => mask,
-        });
-        args.push_back(n);
-        args.extend(columns.iter().map(Column::value));
-        return shared.iterator(k, buffers).call::<Function>(args);
-    }
-    // Past four components every column is an array (`rows` was told so).
-    let columns: Vec<Table> = columns
+    let (entities, columns) = rows(lua, backend, shared, spec)?;
+    let columns = columns
         .into_iter()
-        .map(|c| match c {
-            Column::Array(table) => table,
-            Column::Numbers(_) => unreachable!("no buffers past four components"),
+        .map(|column| match column {
+            Column::Numbers(numbers) => Ok(LoopColumn::Numbers(numbers)),
+            Column::Values(values) => Ok(LoopColumn::Array(crate::pack::sequence(lua, &shared.pack, values)?)),
         })
-        .collect();
-    args.push_back(n);
-    args.push_back(Value::Number(k as f64));
-    for i in 0..5 {
-        args.push_back(columns.get(i).map_or(Value::Nil, |c| Value::Table(c.clone())));
-    }
-    args.push_back(Value::Table(lua.create_sequence_from(columns[1..].iter().cloned())?));
-    shared.rows.call::<Function>(args)
+        .collect::<mlua::Result<Vec<_>>>()?;
+    direct::row_iterator(lua, &entities, &columns)
 }

@@ -161,15 +161,6 @@ pub(crate) struct Shared {
     codecs: Mutex<Vec<Option<Arc<Codec>>>>,
     /// Component ids by index, as scripts hold them (numbers).
     ids: Mutex<Vec<Option<ComponentId>>>,
-    /// The `for` loop's iterator factory past four components (see
-    /// `for_loop::ROWS`).
-    pub(crate) rows: Function,
-    /// The `for` loop's iterator factories for up to four components, by
-    /// count and which come in buffers (see `for_loop::iterator_source`; index
-    /// `2^k - 1 + buffers`). All compiled with the host, before the sandbox
-    /// is on: a chunk loaded later would resolve `buffer.readf64` through
-    /// globals a script may have shadowed.
-    iterators: Vec<Function>,
     /// Fills arrays from Rust (see `pack::PACK`).
     pub(crate) pack: Function,
     /// [`Limits::instructions`].
@@ -209,12 +200,6 @@ impl Shared {
     fn start_call(&self) -> crate::direct::Budget {
         self.added.store(0, Ordering::Relaxed);
         crate::direct::budget(self.instructions)
-    }
-
-    /// The `for` loop's iterator factory for `k` components (at most four),
-    /// those in `buffers` read from buffers of numbers.
-    pub(crate) fn iterator(&self, k: usize, buffers: u8) -> &Function {
-        &self.iterators[(1 << k) - 1 + usize::from(buffers)]
     }
 
     /// The component a script named by its number.
@@ -331,20 +316,8 @@ impl ScriptHost {
             message: e.to_string(),
         };
         let lua = Lua::new();
-        let rows = lua.load(crate::for_loop::ROWS).set_name("=ecs-script rows").eval().map_err(fail)?;
-        let mut iterators = Vec::new();
-        for k in 0..=4 {
-            for buffers in 0..1u8 << k {
-                let source = crate::for_loop::iterator_source(k, buffers);
-                iterators.push(
-                    lua.load(source).set_name("=ecs-script rows").set_compiler(optimized()).eval().map_err(fail)?,
-                );
-            }
-        }
         let pack = lua.load(crate::pack::PACK).set_name("=ecs-script pack").eval().map_err(fail)?;
         let shared = Arc::new(Shared {
-            rows,
-            iterators,
             pack,
             loaded: Mutex::default(),
             observers: Mutex::default(),
@@ -598,12 +571,6 @@ impl ScriptHost {
     pub fn lua(&self) -> &Lua {
         &self.lua
     }
-}
-
-/// The compiler for the host's own Luau (the `for` loop's iterators):
-/// Luau's full optimisation.
-fn optimized() -> mlua::Compiler {
-    mlua::Compiler::new().set_optimization_level(2)
 }
 
 /// Luau's message, without mlua's wrapping of callback errors.

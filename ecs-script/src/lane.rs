@@ -9,6 +9,8 @@ pub(crate) trait Lane: FieldValue + Copy + 'static {
     /// Bytes per element in a buffer.
     const SIZE: usize;
     fn to_lua(self) -> Value;
+    /// The value as the number a script sees; `None` for a boolean.
+    fn to_number(self) -> Option<f64>;
     fn from_lua(value: &Value) -> Option<Self>;
     /// Appends the value's little-endian bytes.
     fn put(self, out: &mut Vec<u8>);
@@ -76,6 +78,9 @@ macro_rules! int_lane {
             fn to_lua(self) -> Value {
                 Value::Number(self as f64)
             }
+            fn to_number(self) -> Option<f64> {
+                Some(self as f64)
+            }
             fn from_lua(value: &Value) -> Option<Self> {
                 // Whole and in range, or refused (never wrapped).
                 number(value).filter(|n| n.fract() == 0.0 && *n >= <$t>::MIN as f64 && *n <= <$t>::MAX as f64).map(|n| n as $t)
@@ -90,6 +95,9 @@ macro_rules! float_lane {
             le_bytes!($t);
             fn to_lua(self) -> Value {
                 Value::Number(f64::from(self))
+            }
+            fn to_number(self) -> Option<f64> {
+                Some(f64::from(self))
             }
             fn from_lua(value: &Value) -> Option<Self> {
                 number(value).map(|n| n as $t)
@@ -116,6 +124,9 @@ impl Lane for bool {
     }
     fn to_lua(self) -> Value {
         Value::Boolean(self)
+    }
+    fn to_number(self) -> Option<f64> {
+        None
     }
     fn from_lua(value: &Value) -> Option<Self> {
         match value {

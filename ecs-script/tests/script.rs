@@ -909,10 +909,9 @@ fn for_loops_over_newtypes_agree_across_storages_and_filters() {
     );
 }
 
-/// A `for` loop hands numeric newtypes over in buffers and the rest in
-/// arrays: for every numeric kind, `bool` and a struct, in every mix of up
-/// to four (and past four, where everything goes in arrays), each value the
-/// loop gives is the one `world:get` reads.
+/// A `for` loop hands numeric newtypes over as native numbers and the rest
+/// from arrays: for every numeric kind, `bool` and a struct, in every mix of
+/// up to five, each value the loop gives is the one `world:get` reads.
 #[test]
 fn for_loops_give_what_get_reads_for_every_kind_and_mix() {
     let mut world = World::new();
@@ -974,8 +973,7 @@ fn for_loops_give_what_get_reads_for_every_kind_and_mix() {
 }
 
 /// A script that shadows the `buffer` library changes nothing about how a
-/// `for` loop reads its columns: the loop's iterators were compiled with the
-/// host, before any script ran.
+/// `for` loop reads its columns.
 #[test]
 fn shadowing_buffer_does_not_reach_the_for_loop() {
     let mut world = World::new();
@@ -997,4 +995,55 @@ fn shadowing_buffer_does_not_reach_the_for_loop() {
     .unwrap();
     let expected: f64 = (1..=5).map(|i| f64::from(i) * 1.5 * -f64::from(i)).sum();
     assert_eq!(host.call::<f64>(&mut world, "shadow", "run").unwrap(), expected);
+}
+
+/// A `for` loop's iterator gives more values than a native call has free
+/// stack slots (30 components), keeps answering `nil` past its last row, and
+/// called again after its call ended gives nothing new: the rows it copied
+/// out when the loop started, then `nil`.
+#[test]
+fn for_loop_iterators_past_many_components_and_past_their_end() {
+    let mut world = World::new();
+    let mut host = ScriptHost::new().unwrap();
+    host.load(
+        "wide",
+        r#"local kept
+        return {
+        run = function(world)
+            local cs = {}
+            for j = 1, 30 do cs[j] = world:component("W" .. j, if j % 3 == 0 then "bool" else "f64") end
+            for i = 1, 4 do
+                local e = world:entity()
+                for j = 1, 30 do world:set(e, cs[j], if j % 3 == 0 then i % 2 == 0 else i * 100 + j) end
+            end
+            local sum, rows = 0, 0
+            for e, a, b, c, d, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t, u, v, w, x, y, z, aa, bb, cc, dd, ee in world:query(table.unpack(cs)) do
+                local got = { a, b, c, d, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t, u, v, w, x, y, z, aa, bb, cc, dd, ee }
+                for col = 1, 30 do
+                    assert(got[col] == world:get(e, cs[col]), "column " .. col)
+                    if type(got[col]) == "number" then sum += got[col] end
+                end
+                rows += 1
+            end
+            local it = world:query(cs[1]):iter()
+            local seen = 0
+            while it() do seen += 1 end
+            assert(it() == nil and it() == nil, "nil past the last row, every time")
+            kept = world:query(cs[1], cs[3]):iter()
+            return sum + rows * 1e6 + seen * 1e7
+        end,
+        later = function()
+            local e, a, b = kept()
+            assert(type(e) == "userdata" and type(a) == "number" and type(b) == "boolean", "a copied row")
+            local n = 1
+            while kept() do n += 1 end
+            return n
+        end,
+    }"#,
+    )
+    .unwrap();
+    let sum: f64 = (1..=4).flat_map(|i| (1..=30).filter(|j| j % 3 != 0).map(move |j| f64::from(i * 100 + j))).sum();
+    assert_eq!(host.call::<f64>(&mut world, "wide", "run").unwrap(), sum + 4e6 + 4e7);
+    world.spawn_empty();
+    assert_eq!(host.call::<f64>(&mut world, "wide", "later").unwrap(), 4.0);
 }
