@@ -404,7 +404,8 @@ pub(crate) fn row_iterator(lua: &Lua, entities: &[Entity], columns: &[LoopColumn
     let words = n
         .checked_mul(1 + numbers)
         .and_then(|w| w.checked_add(HEADER + columns.len()))
-        .filter(|w| c_int::try_from(n).is_ok() && w.checked_mul(8).is_some())
+        // A Luau buffer holds at most 1 GiB.
+        .filter(|w| c_int::try_from(n).is_ok() && w.checked_mul(8).is_some_and(|bytes| bytes <= 1 << 30))
         .ok_or_else(|| mlua::Error::runtime("too many rows for one `for` loop"))?;
     // The header and the descriptors; the entities and numbers follow.
     let mut head: Vec<u64> = Vec::with_capacity(HEADER + columns.len());
@@ -502,8 +503,8 @@ unsafe extern "C-unwind" fn step(state: *mut ffi::lua_State) -> c_int {
         // The row, and at most one array on top of it while a value is read.
         let pushed = c_int::try_from(k + 1).unwrap_or(c_int::MAX - 1);
         if pushed + 1 > ffi::LUA_MINSTACK && ffi::lua_checkstack(state, pushed + 1) == 0 {
-            const MESSAGE: &str = "too many components in one `for` loop";
-            ffi::lua_rawcheckstack(state, 1);
+            const MESSAGE: &str =
+                "a `for` loop's row does not fit on the Luau stack (too many components, or out of memory)";
             ffi::lua_pushlstring(state, MESSAGE.as_ptr().cast(), MESSAGE.len());
             ffi::lua_error(state);
         }
