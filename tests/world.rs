@@ -460,3 +460,64 @@ fn a_loop_of_gets_finds_a_component_type_first_stored_inside_it() {
     let expected = [None].into_iter().chain((0..3).flat_map(|r| [Some(FirstStoredInLoop(r)); 3])).collect::<Vec<_>>();
     assert_eq!(found, expected);
 }
+
+/// An iterator of `n` items claiming `lower` as its lower bound (more or fewer
+/// than it yields).
+struct Claims<I> {
+    items: I,
+    lower: usize,
+}
+
+impl<I: Iterator> Iterator for Claims<I> {
+    type Item = I::Item;
+    fn next(&mut self) -> Option<I::Item> {
+        self.lower = self.lower.saturating_sub(1);
+        self.items.next()
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.lower, None)
+    }
+}
+
+/// A batch spawned into an archetype that already has rows gives the same world
+/// as spawning each item by itself, whatever its size hint claims: its rows fill
+/// the room reserved, grow past it, and stop short of it alike, with every value,
+/// entity and `Added` tick where a spawn puts them.
+#[test]
+fn spawn_batch_gives_what_one_spawn_at_a_time_gives_for_any_hint() {
+    let name = |i: usize| Name(format!("n{i}"));
+    let item = |i: usize| (Position(i as f32, 0.0), Velocity(0.0, i as f32), name(i));
+    for before in [0, 3, 8] {
+        for n in [0, 1, 7, 8, 9, 100, 1000] {
+            for lower in [0, n / 2, n, n + 5, 4 * n + 1] {
+                let mut batched = World::new();
+                let mut single = World::new();
+                for world in [&mut batched, &mut single] {
+                    for i in 0..before {
+                        world.spawn(item(1_000_000 + i));
+                    }
+                }
+                let mut added = batched.query_state_filtered::<&Position, Added<Position>>();
+                added.iter(&batched).count();
+                batched.spawn_batch(Claims { items: (0..n).map(item), lower });
+                for i in 0..n {
+                    single.spawn(item(i));
+                }
+                batched.check_invariants().unwrap();
+                let rows = |world: &mut World| {
+                    let mut rows: Vec<(Entity, Position, Velocity, Name)> = world
+                        .query::<(Entity, &Position, &Velocity, &Name)>()
+                        .iter()
+                        .map(|(e, p, v, n)| (e, *p, *v, n.clone()))
+                        .collect();
+                    rows.sort_by_key(|row| row.0.to_bits());
+                    rows
+                };
+                assert_eq!(rows(&mut batched), rows(&mut single), "before {before}, n {n}, lower {lower}");
+                let mut new: Vec<f32> = added.iter(&batched).map(|p| p.0).collect();
+                new.sort_by(f32::total_cmp);
+                assert_eq!(new, (0..n).map(|i| i as f32).collect::<Vec<_>>(), "each new row added once");
+            }
+        }
+    }
+}

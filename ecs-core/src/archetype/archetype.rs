@@ -395,6 +395,37 @@ impl Archetype {
         self.split
     }
 
+    /// `true` when a bundle whose spawn target is `columns` fills whole rows
+    /// here: it writes every column (its targets are distinct, so as many
+    /// targets as columns is all of them), none of them per-field. Its rows can
+    /// then be written into spare slots ([`Column::spare_slot`]) and counted
+    /// together ([`commit_rows`](Self::commit_rows)).
+    pub(crate) fn takes_whole_rows(&self, columns: &[u32]) -> bool {
+        !self.split && columns.len() == self.columns.len()
+    }
+
+    /// Counts `rows` rows past the length as pushed at `tick`: the caller wrote
+    /// each row's entity into the entity column's spare capacity and its values
+    /// into every column's spare slots.
+    ///
+    /// # Safety
+    /// `len + rows <= capacity`; no column is per-field; for each of those rows,
+    /// the entity slot holds its entity and every column's slot a value of its
+    /// type.
+    pub(crate) unsafe fn commit_rows(&mut self, rows: usize, tick: Tick) {
+        for column in &mut self.columns {
+            // SAFETY: forwarded (caller).
+            unsafe { column.commit_rows(rows, tick) };
+        }
+        // SAFETY: the slots hold entities, within the capacity (caller).
+        unsafe { self.entities.set_len(self.entities.len() + rows) };
+    }
+
+    /// Rows every array can hold without reallocating.
+    pub(crate) fn capacity(&self) -> usize {
+        self.capacity
+    }
+
     /// Appends rows for `entities`: each column takes every row of the column
     /// `sources` lists for its component (moved out, left empty), and a sparse
     /// column `sources` lacks gets absent rows.

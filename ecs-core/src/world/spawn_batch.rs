@@ -130,14 +130,90 @@ where
     fn drop(&mut self) {
         // If the source iterator panicked, calling it again while unwinding could
         // panic twice and abort; the items spawned so far are complete entities.
-        if !std::thread::panicking() {
-            let Self { bundles, entities, archetype, columns, tick, .. } = self;
-            for bundle in bundles {
+        if std::thread::panicking() {
+            return;
+        }
+        let Self { bundles, entities, archetype, columns, tick, .. } = self;
+        if archetype.takes_whole_rows(columns) {
+            loop {
+                // SAFETY: `spawn_batch` took `columns` and `archetype` from the
+                // same spawn target of the item type, which fills whole rows
+                // (checked above).
+                if unsafe { fill_spare_rows(entities, archetype, columns, *tick, bundles) } {
+                    return;
+                }
+                // The room is full: the next item, if any, grows it.
+                let Some(bundle) = bundles.next() else { return };
                 // SAFETY: as in `next`.
                 unsafe { spawn_one(entities, archetype, columns, *tick, bundle) };
             }
         }
+        for bundle in bundles {
+            // SAFETY: as in `next`.
+            unsafe { spawn_one(entities, archetype, columns, *tick, bundle) };
+        }
     }
+}
+
+/// Spawns items of `bundles` into the rows `archetype` has room for, each
+/// value written straight into its slot and the rows counted once, when the
+/// room is full, the items run out, or the items' iterator panics (every row
+/// written by then is a complete entity). `true` when the items ran out.
+///
+/// Counting rows one by one, as [`spawn_one`] does, stores every column's
+/// length and tick summary per row; here a row costs its writes.
+///
+/// # Safety
+/// `columns` is `B`'s spawn target column list for `archetype`, which takes
+/// whole rows of it ([`Archetype::takes_whole_rows`]).
+#[inline(always)]
+unsafe fn fill_spare_rows<B: Bundle>(
+    entities: &mut Entities,
+    archetype: &mut Archetype,
+    columns: &[u32],
+    tick: Tick,
+    bundles: &mut impl Iterator<Item = B>,
+) -> bool {
+    /// The rows written past the archetype's length, counted when dropped.
+    struct Written<'a> {
+        archetype: &'a mut Archetype,
+        rows: usize,
+        tick: Tick,
+    }
+    impl Drop for Written<'_> {
+        fn drop(&mut self) {
+            // SAFETY: each of the `rows` rows past the length got its entity and
+            // a value in every column (the loop below counts a row once written),
+            // within the capacity, and no column is per-field (caller).
+            unsafe { self.archetype.commit_rows(self.rows, self.tick) };
+        }
+    }
+    let start = archetype.len();
+    let room = archetype.capacity() - start;
+    let id = archetype.id();
+    let mut written = Written { archetype, rows: 0, tick };
+    while written.rows < room {
+        let Some(bundle) = bundles.next() else { return true };
+        let row = start + written.rows;
+        let entity = entities.alloc(EntityLocation { archetype: id, row: Row::new(row) });
+        let archetype = &mut *written.archetype;
+        let mut targets = columns.iter();
+        // SAFETY: `targets` maps each bundle component, in write order, to the
+        // index of the column of the same component id (caller), so each slot
+        // has the component's type; `write` visits as many components as
+        // `register` did (the `Bundle` contract), so `targets` never runs out.
+        // `row` is below the capacity (`room`), the columns are whole (caller),
+        // and the entity column's spare capacity covers the archetype's.
+        unsafe {
+            bundle.write(&mut || {
+                let column = *targets.next().unwrap_unchecked();
+                archetype.columns.get_unchecked(column as usize).spare_slot(row)
+            });
+            archetype.entities.as_mut_ptr().add(row).write(entity);
+        }
+        written.rows += 1;
+    }
+    false
 }
 
 /// Spawns one entity of the batch.

@@ -468,6 +468,39 @@ impl Column {
         row
     }
 
+    /// The slot of `row`, past the length, for a batch that writes several
+    /// rows before counting them ([`commit_rows`](Self::commit_rows)).
+    ///
+    /// # Safety
+    /// The column is not [split](Self::is_split), and `row < capacity`.
+    #[inline(always)]
+    pub(crate) unsafe fn spare_slot(&self, row: usize) -> NonNull<u8> {
+        debug_assert!(!self.split && row < self.capacity);
+        // SAFETY: in bounds of the allocation (caller), or dangling-but-aligned
+        // for zero-sized items.
+        unsafe { NonNull::new_unchecked(self.row_ptr(row)) }
+    }
+
+    /// Counts the `rows` slots past the length as pushed at `tick`, as that many
+    /// [`push_slot`](Self::push_slot)s would.
+    ///
+    /// # Safety
+    /// The column is not [split](Self::is_split), `len + rows <= capacity`, and
+    /// each of those slots holds a value of the column's type.
+    #[inline]
+    pub(crate) unsafe fn commit_rows(&mut self, rows: usize, tick: Tick) {
+        debug_assert!(!self.split && self.len + rows <= self.capacity);
+        if self.keeps_ticks && rows > 0 {
+            let stamp = tick.stamp();
+            for row in self.len..self.len + rows {
+                // SAFETY: `row < capacity` (caller), so the tick slot is allocated.
+                unsafe { write_ticks(self.ticks.add(row), stamp) };
+            }
+            self.note_add(stamp);
+        }
+        self.len += rows;
+    }
+
     /// Appends a row marked absent: the row's entity lacks this sparse component.
     /// The slot stays uninitialised; presence is the `added` tick.
     ///
