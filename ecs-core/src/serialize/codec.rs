@@ -207,15 +207,38 @@ pub(crate) unsafe fn decode<F: Form>(
         // grows as values actually arrive.
         let trusted = bytes.len().max(crate::storage::MAPPED_FROM) / column.item_layout().size().max(1);
         column.reserve(count.min(trusted));
-        for _ in 0..count {
-            let row = column.len();
-            let value = F::read(&mut deserializer).map_err(|e| DecodeError::at(row, e))?;
-            column.reserve(1);
-            // SAFETY: room for one more value was reserved just above, and one
-            // is pushed per turn; the slot is written right away, with a value
-            // of the column's type (caller).
-            unsafe { column.push_slot(tick).cast::<F::Component>().write(value) };
-            column.settle();
+        if column.is_split() {
+            for _ in 0..count {
+                let row = column.len();
+                let value = F::read(&mut deserializer).map_err(|e| DecodeError::at(row, e))?;
+                column.reserve(1);
+                // SAFETY: room for one more value was reserved just above, and one
+                // is pushed per turn; the slot is written right away, with a value
+                // of the column's type (caller).
+                unsafe { column.push_slot(tick).cast::<F::Component>().write(value) };
+                column.settle();
+            }
+        } else {
+            // Values go straight into the spare slots, counted once the room
+            // is full (counting each, as a push does, stores the column's
+            // length and tick summary per value).
+            let mut left = count;
+            while left > 0 {
+                column.reserve(1);
+                let mut written = Decoded { column: &mut *column, rows: 0, tick };
+                let start = written.column.len();
+                let room = (written.column.capacity() - start).min(left);
+                while written.rows < room {
+                    let row = start + written.rows;
+                    let value = F::read(&mut deserializer).map_err(|e| DecodeError::at(row, e))?;
+                    // SAFETY: `row` is below the capacity (`room`), the column is
+                    // whole (checked above) and holds `F::Component`s (caller);
+                    // the slot is counted right after it is written.
+                    unsafe { written.column.spare_slot(row).cast::<F::Component>().write(value) };
+                    written.rows += 1;
+                }
+                left -= room;
+            }
         }
     }
     let rest = deserializer.finalize().map_err(DecodeError::whole)?;
@@ -223,6 +246,24 @@ pub(crate) unsafe fn decode<F: Form>(
         return Err(DecodeError::whole(format_args!("{} bytes follow its values", rest.len())));
     }
     Ok(())
+}
+
+/// Values written into a whole column's spare slots, counted (as pushed at
+/// `tick`) when dropped: once the room is full, or when a value fails to
+/// decode or its deserializer panics, the values before it stay.
+struct Decoded<'a> {
+    column: &'a mut Column,
+    rows: usize,
+    tick: Tick,
+}
+
+impl Drop for Decoded<'_> {
+    fn drop(&mut self) {
+        // SAFETY: the column is whole, and each of the `rows` slots past its
+        // length was written with a value of its type before being counted
+        // here (see `decode`), within its capacity.
+        unsafe { self.column.commit_rows(self.rows, self.tick) };
+    }
 }
 
 /// Appends `values`, the bytes of a [`RAW`] column, to the empty `column`:
