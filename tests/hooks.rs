@@ -267,3 +267,71 @@ fn a_panicking_hook_leaves_the_world_consistent_and_drops_once() {
     drop(world);
     assert_eq!(DROPS.load(Ordering::SeqCst), 3, "each value dropped exactly once");
 }
+
+static BRITTLE_DROPS: AtomicUsize = AtomicUsize::new(0);
+
+/// A component whose discard hook panics on the value 98.
+#[derive(Component)]
+#[component(on_discard = brittle_discard)]
+struct Brittle(u32);
+
+impl Drop for Brittle {
+    fn drop(&mut self) {
+        BRITTLE_DROPS.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+fn brittle_discard(world: DeferredWorld, ctx: HookContext) {
+    if world.get::<Brittle>(ctx.entity).is_some_and(|b| b.0 == 98) {
+        panic!("brittle");
+    }
+}
+
+/// Replacing a held component runs the same hooks, sees the same values and
+/// leaves the same world whether or not some observer watches lifecycle
+/// events elsewhere (which takes the insert off its in-place path): values,
+/// the hook log, `Changed`, a bundle holding the component, and a discard
+/// hook that panics (the old value stays, the new one is dropped once).
+#[test]
+fn replacing_a_held_component_is_the_same_with_or_without_lifecycle_observers() {
+    #[derive(Component)]
+    struct Elsewhere;
+    let run = |observed: bool| {
+        BRITTLE_DROPS.store(0, Ordering::SeqCst);
+        let mut world = world_with_log();
+        if observed {
+            world.add_observer(|_: On<Discard, Elsewhere>| {});
+            world.add_observer(|_: On<Insert, Elsewhere>| {});
+        }
+        let e = world.spawn((Hp(1), Plain));
+        let mut changed = world.query_state_filtered::<&Hp, Changed<Hp>>();
+        changed.iter(&world).count();
+        world.insert(e, Hp(2)).unwrap();
+        world.insert(e, (Hp(3), Marked)).unwrap();
+        let seen: Vec<u32> = changed.iter(&world).map(|h| h.0).collect();
+        let brittle = world.spawn(Brittle(5));
+        world.insert(brittle, Brittle(98)).unwrap();
+        let panicked =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| world.insert(brittle, Brittle(6)))).is_err();
+        world.check_invariants().unwrap();
+        let kept = world.get::<Brittle>(brittle).map(|b| b.0);
+        let drops = BRITTLE_DROPS.load(Ordering::SeqCst);
+        (take_log(&mut world), world.get::<Hp>(e).map(|h| h.0), seen, panicked, kept, drops)
+    };
+    let plain = run(false);
+    assert_eq!(
+        plain.0,
+        [
+            "add Hp Some(1)",
+            "insert Hp Some(1)",
+            "replace Hp Some(1)",
+            "insert Hp Some(2)",
+            "replace Hp Some(2)",
+            "add Marked",
+            "insert Hp Some(3)"
+        ]
+    );
+    assert_eq!((plain.1, plain.2.as_slice()), (Some(3), &[3][..]));
+    assert_eq!((plain.3, plain.4, plain.5), (true, Some(98), 2), "old value kept; 5 replaced, 6 dropped once");
+    assert_eq!(run(true), plain);
+}

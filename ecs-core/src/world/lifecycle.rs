@@ -15,7 +15,7 @@
 
 use super::World;
 use super::held_ids::HeldIds;
-use crate::bundle::Bundle;
+use crate::bundle::{Bundle, BundleKey};
 use crate::command::CommandQueue;
 use crate::component::{ComponentId, HookContext, Lifecycle, REMOVED_LOG};
 use crate::entity::Entity;
@@ -279,6 +279,22 @@ impl World {
         if flags == 0 {
             return self.insert_unobserved(entity, bundle);
         }
+        // One table component the entity holds, with hooks but no lifecycle
+        // observer anywhere (a reparent): its discard hook, the value replaced
+        // in its slot, its insert hook; nothing else of the general path
+        // below applies.
+        if let (BundleKey::Component(component), false) = (B::__key(), B::__SPARSE)
+            && !self.observers.watches_lifecycle(Lifecycle::Discard)
+            && !self.observers.watches_lifecycle(Lifecycle::Insert)
+            && self.archetypes.get(location.archetype).and_then(|a| a.column_index(component)).is_some()
+        {
+            self.with_deferred(|world| {
+                world.run_lifecycle_with(Lifecycle::Discard, entity, &[component], flags);
+                world.replace_held(entity, component, bundle);
+                world.run_lifecycle_with(Lifecycle::Insert, entity, &[component], flags);
+            });
+            return Ok(());
+        }
         let components = HeldIds::new(&self.bundles.get(bundle_id).components);
         let archetype = self.archetypes.get(location.archetype).expect("live archetype");
         let row = location.row.index();
@@ -291,6 +307,24 @@ impl World {
             world.run_lifecycle_with(Lifecycle::Insert, entity, &components, flags);
         });
         Ok(())
+    }
+
+    /// Replaces the value of `component`, a table component `entity` holds,
+    /// with `bundle` (that one component), in its slot.
+    fn replace_held<B: Bundle>(&mut self, entity: Entity, component: ComponentId, bundle: B) {
+        // Hooks cannot despawn or move the entity, nor take a table
+        // component's column away, so both are where they were.
+        let location = self.entities.get(entity).expect("hooks keep the entity alive");
+        let tick = self.change_tick();
+        let archetype = self.archetypes.get_mut(location.archetype);
+        let index = archetype.column_index(component).expect("hooks keep the entity's columns");
+        let column = &mut archetype.columns[index];
+        let mut panic = None;
+        // SAFETY: the column is `component`'s, a table column (the caller
+        // found it, `B` is not sparse), so it stores `B`'s only component, the
+        // value `take` hands over; `row` is the live entity's row.
+        bundle.take(&mut |value| unsafe { column.replace(location.row.index(), value, tick, &mut panic) });
+        crate::panics::resume_deferred(panic);
     }
 
     /// [`remove`](World::remove) when some component has a lifecycle flag.
