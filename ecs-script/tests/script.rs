@@ -1047,3 +1047,32 @@ fn for_loop_iterators_past_many_components_and_past_their_end() {
     world.spawn_empty();
     assert_eq!(host.call::<f64>(&mut world, "wide", "later").unwrap(), 4.0);
 }
+
+/// A `for` loop hands out the rows as they were when it started: a value
+/// written ahead of the loop does not show in a later row, and an entity
+/// despawned ahead of it is still handed out, no longer alive.
+#[test]
+fn a_for_loop_hands_out_the_rows_it_started_with() {
+    let mut world = World::new();
+    let mut host = ScriptHost::new().unwrap();
+    host.load(
+        "ahead",
+        r#"return {
+        run = function(world)
+            local P = world:component("AheadP", "f64")
+            local es = {}
+            for i = 1, 4 do es[i] = world:entity() world:set(es[i], P, i) end
+            local seen, dead = {}, 0
+            for e, p in world:query(P) do
+                seen[#seen + 1] = p
+                if not world:contains(e) then dead += 1 end
+                if e == es[1] then world:set(es[2], P, 100) world:delete(es[3]) end
+            end
+            assert(world:get(es[2], P) == 100, "the write is in the world")
+            return table.concat(seen, ",") .. " dead " .. dead
+        end,
+    }"#,
+    )
+    .unwrap();
+    assert_eq!(host.call::<String>(&mut world, "ahead", "run").unwrap(), "1,2,3,4 dead 1");
+}
