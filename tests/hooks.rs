@@ -281,6 +281,27 @@ impl Drop for Brittle {
     }
 }
 
+static VOLATILE_DROPS: AtomicUsize = AtomicUsize::new(0);
+
+/// A hooked component whose drop panics on the value 7.
+#[derive(Component)]
+#[component(on_insert = volatile_insert)]
+struct Volatile(u32);
+
+impl Drop for Volatile {
+    fn drop(&mut self) {
+        VOLATILE_DROPS.fetch_add(1, Ordering::SeqCst);
+        if self.0 == 7 {
+            panic!("volatile");
+        }
+    }
+}
+
+fn volatile_insert(mut world: DeferredWorld, ctx: HookContext) {
+    let value = world.get::<Volatile>(ctx.entity).map(|v| v.0);
+    log(&mut world, format!("insert Volatile {value:?}"));
+}
+
 fn brittle_discard(world: DeferredWorld, ctx: HookContext) {
     if world.get::<Brittle>(ctx.entity).is_some_and(|b| b.0 == 98) {
         panic!("brittle");
@@ -316,7 +337,16 @@ fn replacing_a_held_component_is_the_same_with_or_without_lifecycle_observers() 
         world.check_invariants().unwrap();
         let kept = world.get::<Brittle>(brittle).map(|b| b.0);
         let drops = BRITTLE_DROPS.load(Ordering::SeqCst);
-        (take_log(&mut world), world.get::<Hp>(e).map(|h| h.0), seen, panicked, kept, drops)
+        // A drop that panics as the old value is replaced: the new value is in
+        // place, its insert hook has not run, the panic reaches the caller.
+        VOLATILE_DROPS.store(0, Ordering::SeqCst);
+        let volatile = world.spawn(Volatile(7));
+        let dropped =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| world.insert(volatile, Volatile(8)))).is_err();
+        world.check_invariants().unwrap();
+        let replaced = (dropped, world.get::<Volatile>(volatile).map(|v| v.0), VOLATILE_DROPS.load(Ordering::SeqCst));
+        world.despawn(volatile).unwrap();
+        (take_log(&mut world), world.get::<Hp>(e).map(|h| h.0), seen, panicked, kept, drops, replaced)
     };
     let plain = run(false);
     assert_eq!(
@@ -328,9 +358,11 @@ fn replacing_a_held_component_is_the_same_with_or_without_lifecycle_observers() 
             "insert Hp Some(2)",
             "replace Hp Some(2)",
             "add Marked",
-            "insert Hp Some(3)"
+            "insert Hp Some(3)",
+            "insert Volatile Some(7)"
         ]
     );
+    assert_eq!(plain.6, (true, Some(8), 1), "the new value in place, the old dropped once");
     assert_eq!((plain.1, plain.2.as_slice()), (Some(3), &[3][..]));
     assert_eq!((plain.3, plain.4, plain.5), (true, Some(98), 2), "old value kept; 5 replaced, 6 dropped once");
     assert_eq!(run(true), plain);

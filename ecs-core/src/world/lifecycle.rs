@@ -288,10 +288,12 @@ impl World {
             && !self.observers.watches_lifecycle(Lifecycle::Insert)
             && self.archetypes.get(location.archetype).and_then(|a| a.column_index(component)).is_some()
         {
+            // No observer to run (checked) and no removal to log (an insert):
+            // the lifecycle passes come down to the hooks.
             self.with_deferred(|world| {
-                world.run_lifecycle_with(Lifecycle::Discard, entity, &[component], flags);
+                world.run_hooks(Lifecycle::Discard, entity, &[component]);
                 world.replace_held(entity, component, bundle);
-                world.run_lifecycle_with(Lifecycle::Insert, entity, &[component], flags);
+                world.run_hooks(Lifecycle::Insert, entity, &[component]);
             });
             return Ok(());
         }
@@ -319,11 +321,22 @@ impl World {
         let archetype = self.archetypes.get_mut(location.archetype);
         let index = archetype.column_index(component).expect("hooks keep the entity's columns");
         let column = &mut archetype.columns[index];
+        let row = location.row.index();
         let mut panic = None;
-        // SAFETY: the column is `component`'s, a table column (the caller
-        // found it, `B` is not sparse), so it stores `B`'s only component, the
-        // value `take` hands over; `row` is the live entity's row.
-        bundle.take(&mut |value| unsafe { column.replace(location.row.index(), value, tick, &mut panic) });
+        if column.is_split() {
+            // SAFETY: the column is `component`'s, a table column (the caller
+            // found it, `B` is not sparse), so it stores `B`'s only component,
+            // the value `take` hands over; `row` is the live entity's row.
+            bundle.take(&mut |value| unsafe { column.replace(row, value, tick, &mut panic) });
+        } else {
+            // SAFETY: as above, and the column is whole: the slot returned is
+            // written at once by `write`, with `B`'s only component, the
+            // column's type (one slot asked for, as `B` is one component).
+            unsafe {
+                let slot = column.overwrite_slot(row, tick, &mut panic);
+                bundle.write(&mut || slot);
+            }
+        }
         crate::panics::resume_deferred(panic);
     }
 

@@ -801,6 +801,35 @@ impl Column {
         }
     }
 
+    /// Drops the value in `row` in place (a panic of its drop kept in
+    /// `panic`), stamps the row changed at `tick`, and returns its slot for
+    /// the caller to write the new value into: a replace whose new value is
+    /// written typed, not swapped in bytes.
+    ///
+    /// # Safety
+    /// The column is not [split](Self::is_split), `row < self.len()` holds a
+    /// value, and the caller writes a valid value of this column's type to the
+    /// returned pointer before any other use of the column.
+    #[inline]
+    pub(crate) unsafe fn overwrite_slot(&mut self, row: usize, tick: Tick, panic: &mut DeferredPanic) -> NonNull<u8> {
+        debug_assert!(!self.split && self.holds(row));
+        // SAFETY: `row < len` (caller), in bounds of the allocation (or
+        // dangling-but-aligned for zero-sized items).
+        let slot = unsafe { NonNull::new_unchecked(self.row_ptr(row)) };
+        if let Some(drop) = self.drop {
+            // SAFETY: the slot holds an owned value of the column's type
+            // (caller), dropped once here; a drop that panics has still ended
+            // the value, and the caller's write makes the slot whole again.
+            defer_panic(panic, || unsafe { drop.run(OwningPtr::new(slot)) });
+        }
+        if self.keeps_ticks {
+            // SAFETY: `row < len` keeps the tick write in bounds.
+            unsafe { (*self.ticks.as_ptr().add(row)).changed = tick };
+            self.note_change(tick);
+        }
+        slot
+    }
+
     /// Clamps the ticks of every row holding a value to at most
     /// [`MAX_CHANGE_AGE`] before `now` (absent rows of a sparse column stay absent).
     pub(crate) fn clamp_ticks(&mut self, now: Tick) {
