@@ -274,18 +274,14 @@ impl World {
         if B::__LINKS {
             bundle.__check_links(self, Some(entity))?;
         }
-        let bundle_id = self.bundle_id::<B>();
-        let flags = self.lifecycle_flags(&self.bundles.get(bundle_id).components);
-        if flags == 0 {
-            return self.insert_unobserved(entity, bundle);
-        }
         // One table component the entity holds, with hooks but no lifecycle
         // observer anywhere (a reparent): its discard hook, the value replaced
         // in its slot, its insert hook; nothing else of the general path
-        // below applies.
+        // below applies. (Held, so registered here: its flags are its own.)
         if let (BundleKey::Component(component), false) = (B::__key(), B::__SPARSE)
             && !self.observers.watches_lifecycle(Lifecycle::Discard)
             && !self.observers.watches_lifecycle(Lifecycle::Insert)
+            && self.components.lifecycle(component) != 0
             && self.archetypes.get(location.archetype).and_then(|a| a.column_index(component)).is_some()
         {
             // No observer to run (checked) and no removal to log (an insert):
@@ -296,6 +292,11 @@ impl World {
                 world.run_hooks(Lifecycle::Insert, entity, &[component]);
             });
             return Ok(());
+        }
+        let bundle_id = self.bundle_id::<B>();
+        let flags = self.lifecycle_flags(&self.bundles.get(bundle_id).components);
+        if flags == 0 {
+            return self.insert_unobserved(entity, bundle);
         }
         let components = HeldIds::new(&self.bundles.get(bundle_id).components);
         let archetype = self.archetypes.get(location.archetype).expect("live archetype");
