@@ -47,6 +47,9 @@ use crate::storage::OwningPtr;
 /// [`register`](Self::register), [`take`](Self::take), [`write`](Self::write) and
 /// [`from_components`](Self::from_components), and each pointer handed to `take`'s
 /// callback must own a valid value of the component type registered at that position.
+/// `write` must not panic: it asks `slot` once per component and writes that
+/// component there (the world counts the slots as filled once it returns, and may
+/// have dropped what a slot held before).
 /// `register` only adds registrations (through [`Components::register`] and the
 /// like): it never replaces, clears or removes what `components` holds, which the
 /// world's caches of its columns rely on.
@@ -69,8 +72,9 @@ pub unsafe trait Bundle: Send + Sync + 'static {
     where
         Self: Sized;
 
-    /// Moves each component, in order, into the uninitialised slot `slot` returns.
-    /// The fast path of spawning: a typed write per component, no type-erased copy.
+    /// Moves each component, in order, into the uninitialised slot `slot` returns,
+    /// without panicking (see the trait's safety contract). The fast path of
+    /// spawning: a typed write per component, no type-erased copy.
     ///
     /// # Safety
     /// Each pointer `slot` returns must be valid for writing, and aligned for, a value

@@ -195,22 +195,26 @@ unsafe fn fill_spare_rows<B: Bundle>(
     while written.rows < room {
         let Some(bundle) = bundles.next() else { return true };
         let row = start + written.rows;
-        let entity = entities.alloc(EntityLocation { archetype: id, row: Row::new(row) });
         let archetype = &mut *written.archetype;
         let mut targets = columns.iter();
         // SAFETY: `targets` maps each bundle component, in write order, to the
         // index of the column of the same component id (caller), so each slot
         // has the component's type; `write` visits as many components as
         // `register` did (the `Bundle` contract), so `targets` never runs out.
-        // `row` is below the capacity (`room`), the columns are whole (caller),
-        // and the entity column's spare capacity covers the archetype's.
+        // `row` is below the capacity (`room`), and the columns are whole
+        // (caller).
         unsafe {
             bundle.write(&mut || {
                 let column = *targets.next().unwrap_unchecked();
                 archetype.columns.get_unchecked(column as usize).spare_slot(row)
             });
-            archetype.entities.as_mut_ptr().add(row).write(entity);
         }
+        // The entity exists once its values are in place: a panic before here
+        // leaves no entity pointing at an uncounted row.
+        let entity = entities.alloc(EntityLocation { archetype: id, row: Row::new(row) });
+        // SAFETY: the entity column's spare capacity covers the archetype's,
+        // and `row` is below it.
+        unsafe { archetype.entities.as_mut_ptr().add(row).write(entity) };
         written.rows += 1;
     }
     false
