@@ -14,23 +14,16 @@ use crate::host::Shared;
 use crate::lane::Lane;
 use crate::query::{Spec, ecs_error};
 
-/// One fetched component's values, a row each.
-enum Column {
-    /// Any values (`nil` where a row has none).
-    Values(Vec<Value>),
-    /// A numeric newtype's values as the numbers scripts see, copied out of
-    /// whole column slices: no value goes over one at a time.
-    Numbers(Vec<f64>),
-}
-
 /// Every matching row, column by column: the entities, and a copy of each
-/// fetched component's values.
+/// fetched component's values (a numeric newtype's as the numbers scripts
+/// see, copied out of whole column slices; any other's as a Luau array, `nil`
+/// where a row has none).
 fn rows(
     lua: &Lua,
     backend: &mut Backend<'_, '_, '_>,
     shared: &Shared,
     spec: &Spec,
-) -> mlua::Result<(Vec<Entity>, Vec<Column>)> {
+) -> mlua::Result<(Vec<Entity>, Vec<LoopColumn>)> {
     let codecs = spec.fetch.iter().map(|&id| backend.codec(shared, id)).collect::<mlua::Result<Vec<_>>>()?;
     let mut entities: Vec<Entity> = Vec::new();
     let mut columns: Vec<Vec<Value>> = vec![Vec::new(); spec.fetch.len()];
@@ -44,14 +37,13 @@ fn rows(
     let lanes: Option<Vec<Scalar>> = codecs.iter().map(|c| c.bare.then(|| bare_lane(&c.root)).flatten()).collect();
     if let Some(lanes) = lanes.filter(|_| !query.filters_rows()) {
         // Numbers stay native to the end; booleans become Luau values.
-        let in_buffer: Vec<bool> = lanes.iter().map(|&lane| lane != Scalar::Bool).collect();
+        let numeric: Vec<bool> = lanes.iter().map(|&lane| lane != Scalar::Bool).collect();
         let mut numbers: Vec<Vec<f64>> = vec![Vec::new(); lanes.len()];
         let mut unread = None;
         let mut visit = |archetype: DynamicArchetype<'_, '_>| {
             entities.extend_from_slice(archetype.entities());
             for (i, (&id, &lane)) in spec.fetch.iter().zip(&lanes).enumerate() {
-                let out =
-                    if in_buffer[i] { LaneOut::Numbers(&mut numbers[i]) } else { LaneOut::Values(&mut columns[i]) };
+                let out = if numeric[i] { LaneOut::Numbers(&mut numbers[i]) } else { LaneOut::Values(&mut columns[i]) };
                 if !copy_lane(&archetype, id, lane, out) {
                     unread = Some(id);
                 }
@@ -70,13 +62,12 @@ fn rows(
         let out = columns
             .into_iter()
             .zip(numbers)
-            .zip(in_buffer)
-            .map(
-                |((values, numbers), in_buffer)| {
-                    if in_buffer { Column::Numbers(numbers) } else { Column::Values(values) }
-                },
-            )
-            .collect();
+            .zip(numeric)
+            .map(|((values, numbers), numeric)| match numeric {
+                true => Ok(LoopColumn::Numbers(numbers)),
+                false => array(lua, shared, values),
+            })
+            .collect::<mlua::Result<_>>()?;
         return Ok((entities, out));
     }
     let mut failed = None;
@@ -100,7 +91,13 @@ fn rows(
     if let Some(e) = failed {
         return Err(e);
     }
-    Ok((entities, columns.into_iter().map(Column::Values).collect()))
+    let out = columns.into_iter().map(|values| array(lua, shared, values)).collect::<mlua::Result<_>>()?;
+    Ok((entities, out))
+}
+
+/// A column of any values, as the Luau array the loop reads them from.
+fn array(lua: &Lua, shared: &Shared, values: Vec<Value>) -> mlua::Result<LoopColumn> {
+    Ok(LoopColumn::Array(crate::pack::sequence(lua, &shared.pack, values)?))
 }
 
 /// The lane of a newtype whose one field is a number or a boolean.
@@ -176,12 +173,5 @@ pub(crate) fn start(
     spec: &Spec,
 ) -> mlua::Result<Function> {
     let (entities, columns) = rows(lua, backend, shared, spec)?;
-    let columns = columns
-        .into_iter()
-        .map(|column| match column {
-            Column::Numbers(numbers) => Ok(LoopColumn::Numbers(numbers)),
-            Column::Values(values) => Ok(LoopColumn::Array(crate::pack::sequence(lua, &shared.pack, values)?)),
-        })
-        .collect::<mlua::Result<Vec<_>>>()?;
     direct::row_iterator(lua, &entities, &columns)
 }
