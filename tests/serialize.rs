@@ -500,3 +500,65 @@ fn a_reference_to_an_entity_the_save_leaves_out_is_refused_too() {
     assert!(message.contains(&format!("{hunter}")) && message.contains(&format!("{observer}")), "{message}");
     assert!(message.contains("leaves out"), "{message}");
 }
+
+/// Refuses to be written when it holds `u32::MAX`, and panics when it holds
+/// `u32::MAX - 1`.
+#[derive(Component, Clone, Copy, Debug, PartialEq, Deserialize)]
+struct Picky(u32);
+
+impl Serialize for Picky {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            u32::MAX => Err(serde::ser::Error::custom("picky refuses u32::MAX")),
+            n if n == u32::MAX - 1 => panic!("picky panics"),
+            n => serializer.serialize_u32(n),
+        }
+    }
+}
+
+#[derive(Component, Clone, Copy, Debug, PartialEq, Deserialize)]
+#[component(storage = "sparse")]
+struct SparsePicky(Picky);
+
+impl Serialize for SparsePicky {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(serializer)
+    }
+}
+
+#[test]
+fn a_value_that_fails_or_panics_while_saving_refuses_the_save_and_the_next_save_works() {
+    let registry = SerializeRegistry::new().register::<Picky>("Picky").register::<SparsePicky>("SparsePicky");
+    let save = |world: &World| postcard::to_allocvec(&registry.columns(world));
+    for sparse in [false, true] {
+        let mut world = World::new();
+        let spawn =
+            |world: &mut World, n: u32| if sparse { world.spawn(SparsePicky(Picky(n))) } else { world.spawn(Picky(n)) };
+        // Enough values for several byte strings, the bad one in the middle.
+        let all: Vec<Entity> = (0..20_000).map(|n| spawn(&mut world, n)).collect();
+        let bad = all[12_345];
+        let set = |world: &mut World, n: u32| {
+            if sparse {
+                world.insert(bad, SparsePicky(Picky(n))).unwrap();
+            } else {
+                world.insert(bad, Picky(n)).unwrap();
+            }
+        };
+        set(&mut world, u32::MAX);
+        save(&world).expect_err("the value's error refuses the save");
+        set(&mut world, u32::MAX - 1);
+        let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| save(&world)));
+        assert!(panicked.is_err(), "the value's panic comes through");
+        world.check_invariants().unwrap();
+        set(&mut world, 7);
+        let bytes = save(&world).expect("saves once the value is fine");
+        let mut loaded = World::new();
+        loaded.load(registry.load_columns(&mut postcard::Deserializer::from_bytes(&bytes)).unwrap());
+        let value = |world: &World, e| {
+            if sparse { world.get::<SparsePicky>(e).map(|p| p.0) } else { world.get::<Picky>(e).copied() }
+        };
+        assert_eq!(value(&loaded, bad), Some(Picky(7)));
+        assert_eq!(value(&loaded, all[19_999]), Some(Picky(19_999)));
+        assert_eq!(loaded.len(), 20_000);
+    }
+}

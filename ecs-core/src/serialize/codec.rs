@@ -114,26 +114,72 @@ impl<F: Form> Serialize for Written<'_, F> {
     }
 }
 
-/// postcard's output, appended to a `Vec` the caller owns (and reuses).
-struct Appended<'a>(&'a mut Vec<u8>);
+/// postcard's output, appended to a `Vec` the caller owns (and reuses),
+/// whose pointer, length and capacity are held by value while values are
+/// written: a `&mut Vec` would be reloaded and stored per written byte run,
+/// where fields of a local the encode loop owns stay in registers. Growing
+/// goes through a function that takes and returns them by value, so the
+/// local's address never escapes. A value whose `Serialize` panics leaks the
+/// buffer (the caller's `Vec` is left empty), which is safe.
+struct Appended {
+    ptr: *mut u8,
+    len: usize,
+    cap: usize,
+}
 
-impl postcard::ser_flavors::Flavor for Appended<'_> {
-    type Output = ();
+impl Appended {
+    /// Takes `out`'s buffer (leaving it empty) to append to.
+    fn take(out: &mut Vec<u8>) -> Self {
+        let mut taken = core::mem::ManuallyDrop::new(core::mem::take(out));
+        Self { ptr: taken.as_mut_ptr(), len: taken.len(), cap: taken.capacity() }
+    }
+
+    /// The buffer, back as a `Vec`.
+    fn into_vec(self) -> Vec<u8> {
+        // SAFETY: `ptr`, `len` and `cap` are a `Vec<u8>`'s parts: taken from
+        // one (`take`) or from `grow`, and `len` only counts bytes written.
+        unsafe { Vec::from_raw_parts(self.ptr, self.len, self.cap) }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn grow(ptr: *mut u8, len: usize, cap: usize, additional: usize) -> (*mut u8, usize) {
+        // SAFETY: as in `into_vec`.
+        let mut vec = core::mem::ManuallyDrop::new(unsafe { Vec::from_raw_parts(ptr, len, cap) });
+        vec.reserve(additional);
+        (vec.as_mut_ptr(), vec.capacity())
+    }
+}
+
+impl postcard::ser_flavors::Flavor for Appended {
+    type Output = Vec<u8>;
 
     #[inline]
     fn try_extend(&mut self, data: &[u8]) -> postcard::Result<()> {
-        self.0.extend_from_slice(data);
+        if self.cap - self.len < data.len() {
+            (self.ptr, self.cap) = Self::grow(self.ptr, self.len, self.cap, data.len());
+        }
+        // SAFETY: `cap - len >= data.len()` (grown just above if not): the
+        // bytes fit past `len`, and `data` cannot overlap them (they are not
+        // initialized, so nothing refers to them).
+        unsafe { core::ptr::copy_nonoverlapping(data.as_ptr(), self.ptr.add(self.len), data.len()) };
+        self.len += data.len();
         Ok(())
     }
 
     #[inline]
     fn try_push(&mut self, data: u8) -> postcard::Result<()> {
-        self.0.push(data);
+        if self.cap == self.len {
+            (self.ptr, self.cap) = Self::grow(self.ptr, self.len, self.cap, 1);
+        }
+        // SAFETY: `len < cap`, as just checked or grown.
+        unsafe { self.ptr.add(self.len).write(data) };
+        self.len += 1;
         Ok(())
     }
 
-    fn finalize(self) -> postcard::Result<()> {
-        Ok(())
+    fn finalize(self) -> postcard::Result<Vec<u8>> {
+        Ok(self.into_vec())
     }
 }
 
@@ -143,32 +189,42 @@ impl postcard::ser_flavors::Flavor for Appended<'_> {
 /// # Safety
 /// `column` holds values of `F::Component`.
 pub(crate) unsafe fn encode<F: Form>(column: &Column, rows: Range<usize>, out: &mut Vec<u8>) -> Result<(), String> {
-    let mut serializer = postcard::Serializer { output: Appended(out) };
     // SAFETY: the column holds `F::Component`s (caller).
     if let Some(values) = unsafe { column.values::<F::Component>() } {
         // A table column: its values side by side, no per-row lookup.
         let values = &values[rows];
-        (values.len() as u32).serialize(&mut serializer).map_err(|e| e.to_string())?;
+        let mut serializer = postcard::Serializer { output: Appended::take(out) };
+        let mut written = (values.len() as u32).serialize(&mut serializer);
         for value in values {
-            Written::<F>(value).serialize(&mut serializer).map_err(|e| e.to_string())?;
+            if written.is_err() {
+                break;
+            }
+            written = Written::<F>(value).serialize(&mut serializer);
         }
-        return Ok(());
+        *out = serializer.output.into_vec();
+        return written.map_err(|e| e.to_string());
     }
+    let mut serializer = postcard::Serializer { output: Appended::take(out) };
     let sparse = column.is_sparse();
     let count = if sparse { rows.clone().filter(|&row| column.holds(row)).count() } else { rows.len() };
-    (count as u32).serialize(&mut serializer).map_err(|e| e.to_string())?;
+    let mut written = (count as u32).serialize(&mut serializer).map_err(|e| e.to_string());
     for row in rows {
-        let written = column.with_row(row, |value| {
-            if sparse {
-                (row as u32).serialize(&mut serializer).map_err(|e| e.to_string())?;
-            }
-            // SAFETY: the column holds `F::Component`s (caller).
-            let value = unsafe { value.deref::<F::Component>() };
-            Written::<F>(value).serialize(&mut serializer).map_err(|e| e.to_string())
-        });
-        written.transpose()?;
+        if written.is_err() {
+            break;
+        }
+        written = column
+            .with_row(row, |value| {
+                if sparse {
+                    (row as u32).serialize(&mut serializer).map_err(|e| e.to_string())?;
+                }
+                // SAFETY: the column holds `F::Component`s (caller).
+                let value = unsafe { value.deref::<F::Component>() };
+                Written::<F>(value).serialize(&mut serializer).map_err(|e| e.to_string())
+            })
+            .unwrap_or(Ok(()));
     }
-    Ok(())
+    *out = serializer.output.into_vec();
+    written
 }
 
 /// Appends every value one byte string of an [`ENCODED`] column holds to
