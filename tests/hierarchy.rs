@@ -738,3 +738,75 @@ fn spawning_a_child_of_a_dead_parent_spawns_it_unlinked_and_reports_the_error() 
     assert_eq!(world.children(parent), [child]);
     assert_consistent(&world);
 }
+
+/// Panics when dropped while lit (and not already unwinding).
+#[derive(Default)]
+struct Fuse(bool);
+
+impl Drop for Fuse {
+    fn drop(&mut self) {
+        if self.0 && !std::thread::panicking() {
+            panic!("the fuse went off");
+        }
+    }
+}
+
+#[derive(Component)]
+#[relationship(target = Holders)]
+struct HeldBy {
+    #[relationship]
+    by: Entity,
+    #[expect(dead_code, reason = "held for its drop")]
+    fuse: Fuse,
+}
+
+#[derive(Component, Default)]
+#[relationship_target(relationship = HeldBy, unlink)]
+struct Holders(RelationshipSources);
+
+/// Reparenting by insert (the held relationship replaced where it is, its
+/// upkeep done with both targets in hand) ends as the general path does (a
+/// lifecycle observer sends every insert there): the same lists in the same
+/// order, the same changed values, a re-link moved to the end of its list, and
+/// an old value whose drop panics leaves both sides in agreement.
+#[test]
+fn reparenting_in_place_ends_as_the_general_path_does() {
+    let run = |observed: bool| {
+        let mut world = World::new();
+        let (a, b) = (world.spawn(()), world.spawn(()));
+        let items: Vec<Entity> = (0..5).map(|_| world.spawn(HeldBy { by: a, fuse: Fuse(false) })).collect();
+        let seen = world.spawn(());
+        if observed {
+            world.entity_mut(seen).unwrap().observe(|_: On<Discard, HeldBy>| {});
+            world.add_observer(|_: On<Insert, HeldBy>| {});
+        }
+        let start = world.change_tick();
+        world.increment_change_tick();
+        let hold = |world: &mut World, item: Entity, by: Entity, lit: bool| {
+            world.insert(item, HeldBy { by, fuse: Fuse(lit) }).unwrap();
+        };
+        hold(&mut world, items[2], b, false);
+        hold(&mut world, items[0], a, false);
+        hold(&mut world, items[1], a, true);
+        let went_off = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| hold(&mut world, items[1], b, false)));
+        assert_eq!(panic_message(went_off.expect_err("the lit fuse's drop panics")), "the fuse went off");
+        hold(&mut world, items[3], b, false);
+        hold(&mut world, items[3], a, false);
+        let list = |world: &World, e: Entity| world.get::<Holders>(e).map(|h| h.0.to_vec());
+        let by: Vec<Entity> = items.iter().map(|&i| world.get::<HeldBy>(i).unwrap().by).collect();
+        let mut changed: Vec<Entity> = world
+            .query_state::<(Entity, Ref<HeldBy>)>()
+            .iter(&world)
+            .filter(|(_, held)| held.last_changed().get() > start.get())
+            .map(|(item, _)| item)
+            .collect();
+        changed.sort();
+        (list(&world, a), list(&world, b), by, changed, items)
+    };
+    let (a, b, by, changed, items) = run(false);
+    assert_eq!(a, Some(vec![items[4], items[0], items[3]]), "a re-link goes to the end");
+    assert_eq!(b, Some(vec![items[2], items[1]]));
+    assert_eq!(by[1], by[2], "the panicking drop came after the new link");
+    assert_eq!(changed, items[..4].to_vec());
+    assert_eq!(run(true), (a, b, by, changed, items), "the general path ends the same");
+}

@@ -312,7 +312,8 @@ fn brittle_discard(world: DeferredWorld, ctx: HookContext) {
 /// leaves the same world whether or not some observer watches lifecycle
 /// events elsewhere (which takes the insert off its in-place path): values,
 /// the hook log, `Changed`, a bundle holding the component, and a discard
-/// hook that panics (the old value stays, the new one is dropped once).
+/// hook that panics (the old value stays, the new one is dropped once), and an
+/// old value whose drop panics (the insert hook still runs).
 #[test]
 fn replacing_a_held_component_is_the_same_with_or_without_lifecycle_observers() {
     #[derive(Component)]
@@ -338,7 +339,8 @@ fn replacing_a_held_component_is_the_same_with_or_without_lifecycle_observers() 
         let kept = world.get::<Brittle>(brittle).map(|b| b.0);
         let drops = BRITTLE_DROPS.load(Ordering::SeqCst);
         // A drop that panics as the old value is replaced: the new value is in
-        // place, its insert hook has not run, the panic reaches the caller.
+        // place, its insert hook still runs (what it keeps in step stays so),
+        // then the panic reaches the caller.
         VOLATILE_DROPS.store(0, Ordering::SeqCst);
         let volatile = world.spawn(Volatile(7));
         let dropped =
@@ -359,7 +361,8 @@ fn replacing_a_held_component_is_the_same_with_or_without_lifecycle_observers() 
             "replace Hp Some(2)",
             "add Marked",
             "insert Hp Some(3)",
-            "insert Volatile Some(7)"
+            "insert Volatile Some(7)",
+            "insert Volatile Some(8)"
         ]
     );
     assert_eq!(plain.6, (true, Some(8), 1), "the new value in place, the old dropped once");

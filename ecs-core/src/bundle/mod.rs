@@ -126,6 +126,16 @@ pub unsafe trait Bundle: Send + Sync + 'static {
     /// has, one at a time (for `EntityWorldMut::remove` when some are missing).
     #[doc(hidden)]
     fn __remove_present(world: &mut crate::World, entity: crate::Entity);
+
+    /// For a lone relationship: `Component::__replace_link`. `Err` (the
+    /// default) hands the bundle back.
+    #[doc(hidden)]
+    fn __replace_link(self, _world: &mut crate::World, _entity: crate::Entity) -> Result<(), Self>
+    where
+        Self: Sized,
+    {
+        Err(self)
+    }
 }
 
 /// How a world looks up a bundle's [`BundleId`].
@@ -198,6 +208,11 @@ macro_rules! __component_bundle_items {
             entity: ::core::option::Option<$crate::Entity>,
         ) -> ::core::result::Result<(), $crate::EcsError> {
             <Self as $crate::Component>::__check_links(self, world, entity)
+        }
+
+        #[inline]
+        fn __replace_link(self, world: &mut $crate::World, entity: $crate::Entity) -> ::core::result::Result<(), Self> {
+            <Self as $crate::Component>::__replace_link(self, world, entity)
         }
 
         // `#[inline]` so that it is compiled where a bundle is removed, not in

@@ -131,6 +131,19 @@ pub trait Component: crate::Bundle {
         Ok(())
     }
 
+    /// Replaces the value `entity` holds with `self` when the component is a
+    /// relationship (the derive's): its upkeep done with the old and new
+    /// targets in hand, as its `on_discard` and `on_insert` hooks would. Called
+    /// only where those hooks are all that runs (no lifecycle observer); `Err`
+    /// hands the value back for the general path (the default).
+    #[doc(hidden)]
+    fn __replace_link(self, _world: &mut crate::World, _entity: crate::Entity) -> Result<(), Self>
+    where
+        Self: Sized,
+    {
+        Err(self)
+    }
+
     /// Rewrites every [`Entity`](crate::Entity) the component holds through `map`:
     /// what loading a saved world needs, where entities get new ids. The derive
     /// maps the fields marked `#[entities]` and the entities of relationships;

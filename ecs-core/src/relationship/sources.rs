@@ -46,7 +46,10 @@ impl RelationshipSources {
     pub(crate) fn remove(&mut self, entity: Entity) -> bool {
         let Some(index) = self.position(entity) else { return false };
         let at = self.head + index;
-        if index < self.len() - index - 1 {
+        if index == 0 {
+            // The first: nothing to shift (a parent drained from the front).
+            self.head += 1;
+        } else if index < self.len() - index - 1 {
             // Shift the front part right by one over the removed slot.
             self.entities.copy_within(self.head..at, self.head + 1);
             self.head += 1;

@@ -42,7 +42,37 @@ pub fn check_link<R: Relationship>(world: &World, entity: Option<Entity>, target
 pub fn relationship_on_insert<R: Relationship>(mut world: DeferredWorld, ctx: HookContext) {
     let source = ctx.entity;
     let Some(target) = world.get::<R>(source).map(R::get) else { return };
-    let world = world.world_mut_internal();
+    link::<R>(world.world_mut_internal(), source, target);
+}
+
+/// `on_discard` of a relationship (also on remove and despawn): takes the source
+/// off its target's list. An emptied list is removed, as bevy_ecs does.
+pub fn relationship_on_discard<R: Relationship>(mut world: DeferredWorld, ctx: HookContext) {
+    let source = ctx.entity;
+    let Some(target) = world.get::<R>(source).map(R::get) else { return };
+    unlink::<R>(world.world_mut_internal(), source, target);
+}
+
+/// An insert of a relationship over the one `source` holds, where its hooks
+/// are all that runs (no lifecycle observer; the link checked): what
+/// `on_discard`, the replace and `on_insert` do, with the old and new targets
+/// in hand instead of read back from the source by each hook. The old value is
+/// dropped last, once both lists agree with the new one (a panicking drop
+/// then leaves the world consistent). `Err` hands the value back when
+/// `source` holds no `R`.
+pub fn relationship_replace<R: Relationship>(world: &mut World, source: Entity, value: R) -> Result<(), R> {
+    let new = value.get();
+    let Some(mut held) = world.get_mut_internal::<R>(source) else { return Err(value) };
+    let old = core::mem::replace(&mut *held, value);
+    unlink::<R>(world, source, old.get());
+    link::<R>(world, source, new);
+    drop(old);
+    Ok(())
+}
+
+/// Lists `source` on `target`'s list (made by a command when the target has
+/// none yet).
+fn link<R: Relationship>(world: &mut World, source: Entity, target: Entity) {
     if let Some(mut list) = world.get_mut_internal::<R::Target>(target) {
         list.__sources_mut().__push(source);
         return;
@@ -66,12 +96,8 @@ pub fn relationship_on_insert<R: Relationship>(mut world: DeferredWorld, ctx: Ho
     }
 }
 
-/// `on_discard` of a relationship (also on remove and despawn): takes the source
-/// off its target's list. An emptied list is removed, as bevy_ecs does.
-pub fn relationship_on_discard<R: Relationship>(mut world: DeferredWorld, ctx: HookContext) {
-    let source = ctx.entity;
-    let Some(target) = world.get::<R>(source).map(R::get) else { return };
-    let world = world.world_mut_internal();
+/// Takes `source` off `target`'s list (or the links pending for it).
+fn unlink<R: Relationship>(world: &mut World, source: Entity, target: Entity) {
     if let Some(mut list) = world.get_mut_internal::<R::Target>(target) {
         let sources = list.__sources_mut();
         sources.__remove(source);

@@ -22,6 +22,7 @@ use crate::entity::Entity;
 use crate::error::EcsError;
 use crate::hashers::IdMap;
 use crate::observer::{MAX_OBSERVER_ROUNDS, TriggerContext};
+use crate::panics::DeferredPanic;
 
 /// Relationship links made while their target had no list yet, by (target component, target):
 /// a hook cannot insert the list (a structural change), so it collects the
@@ -287,9 +288,22 @@ impl World {
             // No observer to run (checked) and no removal to log (an insert):
             // the lifecycle passes come down to the hooks.
             self.with_deferred(|world| {
+                // A relationship's hooks are the derive's: its replace does
+                // their work with the old and new targets in hand.
+                let bundle = if B::__LINKS {
+                    match bundle.__replace_link(world, entity) {
+                        Ok(()) => return,
+                        Err(bundle) => bundle,
+                    }
+                } else {
+                    bundle
+                };
                 world.run_hooks(Lifecycle::Discard, entity, &[component]);
-                world.replace_held(entity, component, bundle);
+                // A panicking drop of the old value: the insert hooks still run
+                // (the new value is in place), then the panic goes on.
+                let dropped = world.replace_held(entity, component, bundle);
                 world.run_hooks(Lifecycle::Insert, entity, &[component]);
+                crate::panics::resume_deferred(dropped);
             });
             return Ok(());
         }
@@ -304,17 +318,25 @@ impl World {
         let split = components.partition(|c| archetype.has_at(c, row));
         self.with_deferred(|world| {
             world.run_lifecycle_with(Lifecycle::Discard, entity, split.held(), flags);
-            // Hooks cannot despawn or move the entity, so it is where it was.
-            world.insert_unobserved(entity, bundle).expect("hooks and observers keep the entity alive");
+            // Hooks cannot despawn or move the entity, so it is where it was. A
+            // replaced value whose drop panics leaves the new values in place:
+            // the insert hooks and observers still run, then the panic goes on.
+            let mut dropped = None;
+            crate::panics::defer_panic(&mut dropped, || {
+                world.insert_unobserved(entity, bundle).expect("hooks and observers keep the entity alive");
+            });
             world.run_lifecycle_with(Lifecycle::Add, entity, split.rest(), flags);
             world.run_lifecycle_with(Lifecycle::Insert, entity, &components, flags);
+            crate::panics::resume_deferred(dropped);
         });
         Ok(())
     }
 
     /// Replaces the value of `component`, a table component `entity` holds,
-    /// with `bundle` (that one component), in its slot.
-    fn replace_held<B: Bundle>(&mut self, entity: Entity, component: ComponentId, bundle: B) {
+    /// with `bundle` (that one component), in its slot; returns the panic of
+    /// the old value's drop, for the caller to resume once its hooks have run.
+    #[must_use]
+    fn replace_held<B: Bundle>(&mut self, entity: Entity, component: ComponentId, bundle: B) -> DeferredPanic {
         // Hooks cannot despawn or move the entity, nor take a table
         // component's column away, so both are where they were.
         let location = self.entities.get(entity).expect("hooks keep the entity alive");
@@ -338,7 +360,7 @@ impl World {
                 bundle.write(&mut || slot);
             }
         }
-        crate::panics::resume_deferred(panic);
+        panic
     }
 
     /// [`remove`](World::remove) when some component has a lifecycle flag.

@@ -158,8 +158,8 @@ impl World {
     ///
     /// # Panics
     /// When the bundle holds a component type twice, or when dropping a replaced value
-    /// panics (the panic is re-raised once the world is consistent; the new values
-    /// are in place).
+    /// panics (the panic is re-raised once the world is consistent: the new values
+    /// are in place and their insert hooks and observers have run).
     #[inline]
     pub fn insert<B: Bundle>(&mut self, entity: Entity, bundle: B) -> Result<(), EcsError> {
         if B::__HOOKED || self.components.lifecycle_active() {

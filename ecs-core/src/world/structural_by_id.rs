@@ -383,10 +383,17 @@ impl World {
             world.run_lifecycle(Lifecycle::Discard, entity, split.held());
             // Hooks cannot despawn or move the entity: it is where it was.
             let location = world.entities.get(entity).expect("hooks keep the entity alive");
+            // A replaced value whose drop panics leaves the new values in
+            // place: the insert hooks and observers still run, then the panic
+            // goes on.
+            let mut dropped = None;
             // SAFETY: forwarded.
-            unsafe { world.insert_raw_unobserved(location, entity, bundle, values, moved) };
+            defer_panic(&mut dropped, || unsafe {
+                world.insert_raw_unobserved(location, entity, bundle, values, moved)
+            });
             world.run_lifecycle(Lifecycle::Add, entity, split.rest());
             world.run_lifecycle(Lifecycle::Insert, entity, &components);
+            resume_deferred(dropped);
         });
         Ok(())
     }

@@ -325,6 +325,14 @@ fn relation_items(
                     __entity: ::core::option::Option<$krate::Entity>,
                 ) -> ::core::result::Result<(), $krate::EcsError> {
                     $p::check_link::<Self>(__world, __entity, self.$field)
+                }
+                #[inline]
+                fn __replace_link(
+                    self,
+                    __world: &mut $krate::World,
+                    __entity: $krate::Entity,
+                ) -> ::core::result::Result<(), Self> {
+                    $p::relationship_replace::<Self>(__world, __entity, self)
                 }",
                 krate,
                 p,
