@@ -114,54 +114,56 @@ impl<F: Form> Serialize for Written<'_, F> {
     }
 }
 
-/// postcard's output, appended to a `Vec` the caller owns (and reuses),
-/// whose pointer, length and capacity are held by value while values are
-/// written: a `&mut Vec` would be reloaded and stored per written byte run,
-/// where fields of a local the encode loop owns stay in registers. Growing
-/// goes through a function that takes and returns them by value, so the
-/// local's address never escapes. A value whose `Serialize` panics leaks the
-/// buffer (the caller's `Vec` is left empty), which is safe.
-struct Appended {
+/// postcard's output, appended to a `Vec` the caller owns (and reuses). The
+/// `Vec` keeps its buffer throughout, but its pointer, length and capacity are
+/// copied into the flavor, which appends through them: through the `&mut Vec`
+/// alone each written run of bytes would reload and store its length, where
+/// fields of a local the encode loop owns stay in registers. Growing hands the
+/// `Vec` its length and takes the new pointer and capacity back, so the
+/// local's address never escapes. `finish` sets the final length; a value
+/// whose `Serialize` panics leaves the `Vec` owning its buffer, with only the
+/// bytes counted at the last growth (the rest are ignored).
+struct Appended<'a> {
+    out: &'a mut Vec<u8>,
     ptr: *mut u8,
     len: usize,
     cap: usize,
 }
 
-impl Appended {
-    /// Takes `out`'s buffer (leaving it empty) to append to.
-    fn take(out: &mut Vec<u8>) -> Self {
-        let mut taken = core::mem::ManuallyDrop::new(core::mem::take(out));
-        Self { ptr: taken.as_mut_ptr(), len: taken.len(), cap: taken.capacity() }
+impl<'a> Appended<'a> {
+    fn new(out: &'a mut Vec<u8>) -> Self {
+        let (ptr, len, cap) = (out.as_mut_ptr(), out.len(), out.capacity());
+        Self { out, ptr, len, cap }
     }
 
-    /// The buffer, back as a `Vec`.
-    fn into_vec(self) -> Vec<u8> {
-        // SAFETY: `ptr`, `len` and `cap` are a `Vec<u8>`'s parts: taken from
-        // one (`take`) or from `grow`, and `len` only counts bytes written.
-        unsafe { Vec::from_raw_parts(self.ptr, self.len, self.cap) }
+    /// Makes the written bytes part of the `Vec`.
+    fn finish(self) {
+        // SAFETY: `len <= cap`, and the bytes up to `len` are initialized:
+        // the `Vec`'s own or written by `try_extend`/`try_push`.
+        unsafe { self.out.set_len(self.len) };
     }
 
     #[cold]
     #[inline(never)]
-    fn grow(ptr: *mut u8, len: usize, cap: usize, additional: usize) -> (*mut u8, usize) {
-        // SAFETY: as in `into_vec`.
-        let mut vec = core::mem::ManuallyDrop::new(unsafe { Vec::from_raw_parts(ptr, len, cap) });
-        vec.reserve(additional);
-        (vec.as_mut_ptr(), vec.capacity())
+    fn grow(out: &mut Vec<u8>, len: usize, additional: usize) -> (*mut u8, usize) {
+        // SAFETY: as in `finish` (the `Vec`'s buffer is the one written to).
+        unsafe { out.set_len(len) };
+        out.reserve(additional);
+        (out.as_mut_ptr(), out.capacity())
     }
 }
 
-impl postcard::ser_flavors::Flavor for Appended {
-    type Output = Vec<u8>;
+impl postcard::ser_flavors::Flavor for Appended<'_> {
+    type Output = ();
 
     #[inline]
     fn try_extend(&mut self, data: &[u8]) -> postcard::Result<()> {
         if self.cap - self.len < data.len() {
-            (self.ptr, self.cap) = Self::grow(self.ptr, self.len, self.cap, data.len());
+            (self.ptr, self.cap) = Self::grow(self.out, self.len, data.len());
         }
         // SAFETY: `cap - len >= data.len()` (grown just above if not): the
-        // bytes fit past `len`, and `data` cannot overlap them (they are not
-        // initialized, so nothing refers to them).
+        // bytes fit in the `Vec`'s buffer past `len`, and `data` cannot
+        // overlap them (they are spare capacity, which nothing refers to).
         unsafe { core::ptr::copy_nonoverlapping(data.as_ptr(), self.ptr.add(self.len), data.len()) };
         self.len += data.len();
         Ok(())
@@ -170,7 +172,7 @@ impl postcard::ser_flavors::Flavor for Appended {
     #[inline]
     fn try_push(&mut self, data: u8) -> postcard::Result<()> {
         if self.cap == self.len {
-            (self.ptr, self.cap) = Self::grow(self.ptr, self.len, self.cap, 1);
+            (self.ptr, self.cap) = Self::grow(self.out, self.len, 1);
         }
         // SAFETY: `len < cap`, as just checked or grown.
         unsafe { self.ptr.add(self.len).write(data) };
@@ -178,8 +180,9 @@ impl postcard::ser_flavors::Flavor for Appended {
         Ok(())
     }
 
-    fn finalize(self) -> postcard::Result<Vec<u8>> {
-        Ok(self.into_vec())
+    fn finalize(self) -> postcard::Result<()> {
+        self.finish();
+        Ok(())
     }
 }
 
@@ -193,7 +196,7 @@ pub(crate) unsafe fn encode<F: Form>(column: &Column, rows: Range<usize>, out: &
     if let Some(values) = unsafe { column.values::<F::Component>() } {
         // A table column: its values side by side, no per-row lookup.
         let values = &values[rows];
-        let mut serializer = postcard::Serializer { output: Appended::take(out) };
+        let mut serializer = postcard::Serializer { output: Appended::new(out) };
         let mut written = (values.len() as u32).serialize(&mut serializer);
         for value in values {
             if written.is_err() {
@@ -201,10 +204,10 @@ pub(crate) unsafe fn encode<F: Form>(column: &Column, rows: Range<usize>, out: &
             }
             written = Written::<F>(value).serialize(&mut serializer);
         }
-        *out = serializer.output.into_vec();
+        serializer.output.finish();
         return written.map_err(|e| e.to_string());
     }
-    let mut serializer = postcard::Serializer { output: Appended::take(out) };
+    let mut serializer = postcard::Serializer { output: Appended::new(out) };
     let sparse = column.is_sparse();
     let count = if sparse { rows.clone().filter(|&row| column.holds(row)).count() } else { rows.len() };
     let mut written = (count as u32).serialize(&mut serializer).map_err(|e| e.to_string());
@@ -223,7 +226,7 @@ pub(crate) unsafe fn encode<F: Form>(column: &Column, rows: Range<usize>, out: &
             })
             .unwrap_or(Ok(()));
     }
-    *out = serializer.output.into_vec();
+    serializer.output.finish();
     written
 }
 
