@@ -275,6 +275,21 @@ impl World {
         if B::__LINKS {
             bundle.__check_links(self, Some(entity))?;
         }
+        // A lone relationship the entity holds (a reparent), with no lifecycle
+        // observer anywhere: its hooks are the derive's, and its replace does
+        // their work with the old and new targets in hand. It hands the value
+        // back when the entity holds none.
+        let mut bundle = bundle;
+        if B::__LINKS
+            && matches!(B::__key(), BundleKey::Component(_))
+            && !self.observers.watches_lifecycle(Lifecycle::Discard)
+            && !self.observers.watches_lifecycle(Lifecycle::Insert)
+        {
+            match self.with_deferred(|world| bundle.__replace_link(world, entity)) {
+                Ok(()) => return Ok(()),
+                Err(back) => bundle = back,
+            }
+        }
         // One table component the entity holds, with hooks but no lifecycle
         // observer anywhere (a reparent): its discard hook, the value replaced
         // in its slot, its insert hook; nothing else of the general path
@@ -288,16 +303,6 @@ impl World {
             // No observer to run (checked) and no removal to log (an insert):
             // the lifecycle passes come down to the hooks.
             self.with_deferred(|world| {
-                // A relationship's hooks are the derive's: its replace does
-                // their work with the old and new targets in hand.
-                let bundle = if B::__LINKS {
-                    match bundle.__replace_link(world, entity) {
-                        Ok(()) => return,
-                        Err(bundle) => bundle,
-                    }
-                } else {
-                    bundle
-                };
                 world.run_hooks(Lifecycle::Discard, entity, &[component]);
                 // A panicking drop of the old value: the insert hooks still run
                 // (the new value is in place), then the panic goes on.
