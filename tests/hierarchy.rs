@@ -810,3 +810,35 @@ fn reparenting_in_place_ends_as_the_general_path_does() {
     assert_eq!(changed, items[..4].to_vec());
     assert_eq!(run(true), (a, b, by, changed, items), "the general path ends the same");
 }
+
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+#[component(storage = "sparse")]
+#[relationship(target = Tethered)]
+struct TetheredTo(Entity);
+
+#[derive(Component, Default)]
+#[relationship_target(relationship = TetheredTo)]
+struct Tethered(RelationshipSources);
+
+/// A sparse relationship is replaced in place too, as the general path does.
+#[test]
+fn a_sparse_relationship_reparents_in_place_as_the_general_path_does() {
+    let run = |observed: bool| {
+        let mut world = World::new();
+        let (a, b) = (world.spawn(()), world.spawn(()));
+        let kites: Vec<Entity> = (0..4).map(|_| world.spawn(TetheredTo(a))).collect();
+        if observed {
+            world.add_observer(|_: On<Insert, TetheredTo>| {});
+        }
+        world.insert(kites[1], TetheredTo(b)).unwrap();
+        world.insert(kites[0], TetheredTo(a)).unwrap();
+        world.insert(kites[3], TetheredTo(b)).unwrap();
+        let list = |e: Entity| world.get::<Tethered>(e).map(|t| t.0.to_vec());
+        let links: Vec<Option<TetheredTo>> = kites.iter().map(|&k| world.get::<TetheredTo>(k).copied()).collect();
+        (list(a), list(b), links, kites)
+    };
+    let (a, b, links, kites) = run(false);
+    assert_eq!(a, Some(vec![kites[2], kites[0]]));
+    assert_eq!(b, Some(vec![kites[1], kites[3]]));
+    assert_eq!(run(true), (a, b, links, kites));
+}
