@@ -781,6 +781,10 @@ fn reparenting_in_place_ends_as_the_general_path_does() {
             world.add_observer(|_: On<Insert, HeldBy>| {});
         }
         let start = world.change_tick();
+        // A `Changed` query that ran before the inserts (its columns' change
+        // summaries must let it see each row written since).
+        let mut since = world.query_state_filtered::<Entity, Changed<HeldBy>>();
+        since.iter(&world).count();
         world.increment_change_tick();
         let hold = |world: &mut World, item: Entity, by: Entity, lit: bool| {
             world.insert(item, HeldBy { by, fuse: Fuse(lit) }).unwrap();
@@ -801,6 +805,9 @@ fn reparenting_in_place_ends_as_the_general_path_does() {
             .map(|(item, _)| item)
             .collect();
         changed.sort();
+        let mut seen: Vec<Entity> = since.iter(&world).collect();
+        seen.sort();
+        assert_eq!(seen, changed, "a Changed query sees exactly the rows written");
         (list(&world, a), list(&world, b), by, changed, items)
     };
     let (a, b, by, changed, items) = run(false);
