@@ -6,6 +6,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use ecs_core::command::{CommandQueue, Commands};
 use ecs_core::prelude::*;
 
+mod common;
+use common::panic_message;
+
 #[derive(Default)]
 struct Log(Vec<String>);
 
@@ -369,4 +372,41 @@ fn replacing_a_held_component_is_the_same_with_or_without_lifecycle_observers() 
     assert_eq!((plain.1, plain.2.as_slice()), (Some(3), &[3][..]));
     assert_eq!((plain.3, plain.4, plain.5), (true, Some(98), 2), "old value kept; 5 replaced, 6 dropped once");
     assert_eq!(run(true), plain);
+}
+
+/// Panics when dropped holding 1; its insert hook panics when it holds 2.
+#[derive(Component)]
+#[component(on_insert = touchy_insert)]
+struct Touchy(u32);
+
+impl Drop for Touchy {
+    fn drop(&mut self) {
+        if self.0 == 1 && !std::thread::panicking() {
+            panic!("touchy drop");
+        }
+    }
+}
+
+fn touchy_insert(world: DeferredWorld, ctx: HookContext) {
+    if world.get::<Touchy>(ctx.entity).is_some_and(|t| t.0 == 2) {
+        panic!("touchy insert");
+    }
+}
+
+/// A replace whose old value's drop panics and whose insert hook panics too:
+/// the first panic (the drop's) reaches the caller, the new value is in place
+/// and the world is consistent, on the in-place path and the general one.
+#[test]
+fn the_first_panic_of_a_replace_goes_on() {
+    for observed in [false, true] {
+        let mut world = World::new();
+        if observed {
+            world.add_observer(|_: On<Insert, Touchy>| {});
+        }
+        let e = world.spawn(Touchy(1));
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| world.insert(e, Touchy(2))));
+        assert_eq!(panic_message(caught.expect_err("both panic")), "touchy drop", "observed: {observed}");
+        world.check_invariants().unwrap();
+        assert_eq!(world.get::<Touchy>(e).map(|t| t.0), Some(2));
+    }
 }

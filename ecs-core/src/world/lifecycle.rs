@@ -18,11 +18,11 @@ use super::held_ids::HeldIds;
 use crate::bundle::{Bundle, BundleKey};
 use crate::command::CommandQueue;
 use crate::component::{ComponentId, HookContext, Lifecycle, REMOVED_LOG};
-use crate::entity::Entity;
+use crate::entity::{Entity, EntityLocation};
 use crate::error::EcsError;
 use crate::hashers::IdMap;
 use crate::observer::{MAX_OBSERVER_ROUNDS, TriggerContext};
-use crate::panics::DeferredPanic;
+use crate::panics::{DeferredPanic, defer_panic, resume_deferred};
 
 /// Relationship links made while their target had no list yet, by (target component, target):
 /// a hook cannot insert the list (a structural change), so it collects the
@@ -71,6 +71,17 @@ impl World {
     /// operation).
     #[inline]
     pub(crate) fn with_deferred<R>(&mut self, f: impl FnOnce(&mut World) -> R) -> R {
+        let value = self.deferring(f);
+        if self.deferred.depth == 0 {
+            self.flush_pending();
+        }
+        value
+    }
+
+    /// [`with_deferred`](Self::with_deferred) without the flush at its end:
+    /// the caller flushes when `f` did something (`flush_pending`).
+    #[inline]
+    fn deferring<R>(&mut self, f: impl FnOnce(&mut World) -> R) -> R {
         /// Leaves the operation, normally or by a panic.
         struct Depth<'w>(&'w mut World);
         impl Drop for Depth<'_> {
@@ -82,9 +93,6 @@ impl World {
         let depth = Depth(self);
         let value = f(depth.0);
         drop(depth);
-        if self.deferred.depth == 0 {
-            self.flush_pending();
-        }
         value
     }
 
@@ -147,7 +155,7 @@ impl World {
         if let Err(panic) = result {
             std::panic::resume_unwind(panic);
         }
-        crate::panics::resume_deferred(first_panic);
+        resume_deferred(first_panic);
     }
 
     /// Runs the hooks and observers of one lifecycle event for each component,
@@ -277,23 +285,39 @@ impl World {
         }
         // A lone relationship the entity holds (a reparent), with no lifecycle
         // observer anywhere: its hooks are the derive's, and its replace does
-        // their work with the old and new targets in hand. It hands the value
-        // back when the entity holds none.
+        // their work with the old and new targets in hand.
         let mut bundle = bundle;
         if B::__LINKS
             && matches!(B::__key(), BundleKey::Component(_))
             && !self.observers.watches_lifecycle(Lifecycle::Discard)
             && !self.observers.watches_lifecycle(Lifecycle::Insert)
         {
-            match self.with_deferred(|world| bundle.__replace_link(world, entity)) {
-                Ok(()) => return Ok(()),
+            match self.deferring(|world| bundle.__replace_link(world, entity)) {
+                Ok(()) => {
+                    self.flush_pending();
+                    return Ok(());
+                }
+                // Handed back when the entity holds none (or by a hand-written
+                // relationship), with nothing changed and nothing flushed: the
+                // location and the links checked above still hold.
                 Err(back) => bundle = back,
             }
         }
+        self.insert_hooked(entity, location, bundle)
+    }
+
+    /// [`insert_observed`] past the relationship's own replace: `entity` is
+    /// live at `location` and the bundle's links are checked.
+    fn insert_hooked<B: Bundle>(
+        &mut self,
+        entity: Entity,
+        location: EntityLocation,
+        bundle: B,
+    ) -> Result<(), EcsError> {
         // One table component the entity holds, with hooks but no lifecycle
-        // observer anywhere (a reparent): its discard hook, the value replaced
-        // in its slot, its insert hook; nothing else of the general path
-        // below applies. (Held, so registered here: its flags are its own.)
+        // observer anywhere: its discard hook, the value replaced in its slot,
+        // its insert hook; nothing else of the general path below applies.
+        // (Held, so registered here: its flags are its own.)
         if let (BundleKey::Component(component), false) = (B::__key(), B::__SPARSE)
             && !self.observers.watches_lifecycle(Lifecycle::Discard)
             && !self.observers.watches_lifecycle(Lifecycle::Insert)
@@ -305,10 +329,10 @@ impl World {
             self.with_deferred(|world| {
                 world.run_hooks(Lifecycle::Discard, entity, &[component]);
                 // A panicking drop of the old value: the insert hooks still run
-                // (the new value is in place), then the panic goes on.
-                let dropped = world.replace_held(entity, component, bundle);
-                world.run_hooks(Lifecycle::Insert, entity, &[component]);
-                crate::panics::resume_deferred(dropped);
+                // (the new value is in place), then the first panic goes on.
+                let mut dropped = world.replace_held(entity, component, bundle);
+                defer_panic(&mut dropped, || world.run_hooks(Lifecycle::Insert, entity, &[component]));
+                resume_deferred(dropped);
             });
             return Ok(());
         }
@@ -325,14 +349,15 @@ impl World {
             world.run_lifecycle_with(Lifecycle::Discard, entity, split.held(), flags);
             // Hooks cannot despawn or move the entity, so it is where it was. A
             // replaced value whose drop panics leaves the new values in place:
-            // the insert hooks and observers still run, then the panic goes on.
-            let mut dropped = None;
-            crate::panics::defer_panic(&mut dropped, || {
-                world.insert_unobserved(entity, bundle).expect("hooks and observers keep the entity alive");
+            // the insert hooks and observers still run, then the first panic
+            // goes on.
+            let mut dropped =
+                world.insert_deferring(entity, bundle).expect("hooks and observers keep the entity alive");
+            defer_panic(&mut dropped, || {
+                world.run_lifecycle_with(Lifecycle::Add, entity, split.rest(), flags);
+                world.run_lifecycle_with(Lifecycle::Insert, entity, &components, flags);
             });
-            world.run_lifecycle_with(Lifecycle::Add, entity, split.rest(), flags);
-            world.run_lifecycle_with(Lifecycle::Insert, entity, &components, flags);
-            crate::panics::resume_deferred(dropped);
+            resume_deferred(dropped);
         });
         Ok(())
     }

@@ -16,7 +16,7 @@ use crate::bundle::{Bundle, BundleId, BundleKey};
 use crate::component::ComponentId;
 use crate::entity::{Entity, EntityLocation};
 use crate::error::EcsError;
-use crate::panics::resume_deferred;
+use crate::panics::{DeferredPanic, resume_deferred};
 
 impl World {
     /// Spawns an entity with the components of `bundle` and returns its handle.
@@ -171,13 +171,21 @@ impl World {
     /// [`insert`](Self::insert) without hooks, observers or removal logs.
     #[inline]
     pub(super) fn insert_unobserved<B: Bundle>(&mut self, entity: Entity, bundle: B) -> Result<(), EcsError> {
+        self.insert_deferring(entity, bundle).map(resume_deferred)
+    }
+
+    /// [`insert_unobserved`](Self::insert_unobserved), returning the panic of a
+    /// replaced value's drop (the insert complete, the world consistent) for
+    /// the caller to resume once it has run what follows the insert.
+    #[inline]
+    pub(super) fn insert_deferring<B: Bundle>(&mut self, entity: Entity, bundle: B) -> Result<DeferredPanic, EcsError> {
         // Decided at compile time: a lone sparse component has a path of its own,
         // short enough to inline at the call site.
         if B::__SPARSE { self.insert_sparse(entity, bundle) } else { self.insert_moving(entity, bundle) }
     }
 
     /// [`insert`](Self::insert) along an edge of the archetype graph.
-    fn insert_moving<B: Bundle>(&mut self, entity: Entity, bundle: B) -> Result<(), EcsError> {
+    fn insert_moving<B: Bundle>(&mut self, entity: Entity, bundle: B) -> Result<DeferredPanic, EcsError> {
         let location = self.entities.get(entity).ok_or(EcsError::NoSuchEntity(entity))?;
         let bundle_id = self.bundle_id::<B>();
         let source_id = location.archetype;
@@ -207,8 +215,7 @@ impl World {
                     }
                 }
             });
-            resume_deferred(panic);
-            return Ok(());
+            return Ok(panic);
         }
 
         self.archetypes.sync_sparse(source_id, target_id, &self.components);
@@ -252,8 +259,7 @@ impl World {
             target.settle_split();
         }
         self.relocate(entity, swapped, location, EntityLocation { archetype: target_id, row: Row::new(target_row) });
-        resume_deferred(panic);
-        Ok(())
+        Ok(panic)
     }
 
     /// Removes the components of `B` from a live entity and returns them.
@@ -397,7 +403,7 @@ impl World {
     /// [`insert`](Self::insert) of one sparse component: a put into the entity's
     /// row. No edge, no bundle id; the archetype's column is made the first time.
     #[inline(always)]
-    fn insert_sparse<B: Bundle>(&mut self, entity: Entity, bundle: B) -> Result<(), EcsError> {
+    fn insert_sparse<B: Bundle>(&mut self, entity: Entity, bundle: B) -> Result<DeferredPanic, EcsError> {
         let location = self.entities.get(entity).ok_or(EcsError::NoSuchEntity(entity))?;
         let BundleKey::Component(component) = B::__key() else { unreachable!("a sparse bundle is one component") };
         // SAFETY: a live entity's location names an existing archetype.
@@ -414,14 +420,13 @@ impl World {
         // id), which is sparse; `row` is the live entity's row, so below its length.
         unsafe {
             if column.is_present(row) {
-                replace_sparse(column, row, bundle, tick);
-            } else {
-                // A typed write into the absent slot, which `write` fills at once.
-                bundle.write(&mut || column.fill_absent(row, tick));
-                column.settle();
+                return Ok(replace_sparse(column, row, bundle, tick));
             }
+            // A typed write into the absent slot, which `write` fills at once.
+            bundle.write(&mut || column.fill_absent(row, tick));
+            column.settle();
         }
-        Ok(())
+        Ok(None)
     }
 
     /// Registers the sparse component `B`, gives `archetype` a column for it and
@@ -599,7 +604,8 @@ unsafe fn read_row<B: Bundle>(
 }
 
 /// Replaces the value in a present row of a sparse column with `bundle`'s one
-/// component, dropping the old one: off the inlined path of `insert_sparse`.
+/// component, dropping the old one (the panic of its drop returned): off the
+/// inlined path of `insert_sparse`.
 ///
 /// # Safety
 /// `column` stores `B`'s only component, and `row` is below its length and present.
@@ -610,9 +616,9 @@ unsafe fn replace_sparse<B: Bundle>(
     row: usize,
     bundle: B,
     tick: crate::storage::Tick,
-) {
+) -> DeferredPanic {
     let mut panic = None;
     // SAFETY: forwarded; `value` is the bundle's owned value of the column's type.
     bundle.take(&mut |value| unsafe { column.replace(row, value, tick, &mut panic) });
-    resume_deferred(panic);
+    panic
 }

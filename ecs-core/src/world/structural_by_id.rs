@@ -15,7 +15,7 @@ use crate::bundle::{BundleId, BundleInfo};
 use crate::component::{ComponentDescriptor, ComponentHooks, ComponentId, ComponentInfo, Lifecycle};
 use crate::entity::{Entity, EntityLocation};
 use crate::error::EcsError;
-use crate::panics::{defer_panic, resume_deferred};
+use crate::panics::{DeferredPanic, defer_panic, resume_deferred};
 use crate::storage::OwningPtr;
 
 /// Why [`World::register_dynamic`] refused a component.
@@ -373,7 +373,7 @@ impl World {
         let components = HeldIds::new(&self.bundles.get(bundle).components);
         if !self.components.lifecycle_active() || components.iter().all(|&c| self.components.lifecycle(c) == 0) {
             // SAFETY: forwarded.
-            unsafe { self.insert_raw_unobserved(location, entity, bundle, values, moved) };
+            resume_deferred(unsafe { self.insert_raw_unobserved(location, entity, bundle, values, moved) });
             return Ok(());
         }
         let archetype = self.archetypes.get(location.archetype).expect("live archetype");
@@ -384,25 +384,26 @@ impl World {
             // Hooks cannot despawn or move the entity: it is where it was.
             let location = world.entities.get(entity).expect("hooks keep the entity alive");
             // A replaced value whose drop panics leaves the new values in
-            // place: the insert hooks and observers still run, then the panic
-            // goes on.
-            let mut dropped = None;
+            // place: the insert hooks and observers still run, then the first
+            // panic goes on.
             // SAFETY: forwarded.
-            defer_panic(&mut dropped, || unsafe {
-                world.insert_raw_unobserved(location, entity, bundle, values, moved)
+            let mut dropped = unsafe { world.insert_raw_unobserved(location, entity, bundle, values, moved) };
+            defer_panic(&mut dropped, || {
+                world.run_lifecycle(Lifecycle::Add, entity, split.rest());
+                world.run_lifecycle(Lifecycle::Insert, entity, &components);
             });
-            world.run_lifecycle(Lifecycle::Add, entity, split.rest());
-            world.run_lifecycle(Lifecycle::Insert, entity, &components);
             resume_deferred(dropped);
         });
         Ok(())
     }
 
     /// [`insert_raw`](Self::insert_raw) without hooks and observers, for an
-    /// entity live at `location`.
+    /// entity live at `location`; returns the panic of a replaced value's drop
+    /// (the insert complete) for the caller to resume.
     ///
     /// # Safety
     /// As for `insert_raw`.
+    #[must_use]
     unsafe fn insert_raw_unobserved(
         &mut self,
         location: EntityLocation,
@@ -410,7 +411,7 @@ impl World {
         bundle: BundleId,
         values: &[NonNull<u8>],
         moved: &mut bool,
-    ) {
+    ) -> DeferredPanic {
         let source_id = location.archetype;
         let target_id = match self.archetypes.get_mut(source_id).edges.insert(bundle) {
             Some(edge) => edge.target,
@@ -461,7 +462,7 @@ impl World {
                 }
             }
         }
-        resume_deferred(panic);
+        panic
     }
 
     /// Removes component `id` from the live `entity` and drops its value, with
