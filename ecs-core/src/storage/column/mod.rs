@@ -774,10 +774,7 @@ impl Column {
             unsafe {
                 lanes.gather(row, old.as_ptr());
                 lanes.scatter(value.as_ptr(), row);
-                if self.keeps_ticks {
-                    (*self.ticks.as_ptr().add(row)).changed = tick;
-                    self.note_change(tick);
-                }
+                self.stamp_changed(row, tick);
                 if let Some(drop) = self.drop {
                     defer_panic(panic, || drop.run(OwningPtr::new(old)));
                 }
@@ -789,10 +786,7 @@ impl Column {
         // `row < len` keeps the tick write in bounds.
         unsafe {
             core::ptr::swap_nonoverlapping(value.as_ptr(), self.row_ptr(row), self.item.size());
-            if self.keeps_ticks {
-                (*self.ticks.as_ptr().add(row)).changed = tick;
-                self.note_change(tick);
-            }
+            self.stamp_changed(row, tick);
         }
         if let Some(drop) = self.drop {
             // SAFETY: after the swap, `value`'s memory holds the old, owned value of
@@ -822,12 +816,23 @@ impl Column {
             // the value, and the caller's write makes the slot whole again.
             defer_panic(panic, || unsafe { drop.run(OwningPtr::new(slot)) });
         }
+        // SAFETY: `row < len` (caller).
+        unsafe { self.stamp_changed(row, tick) };
+        slot
+    }
+
+    /// Records the value in `row` as changed at `tick` (nothing for a column
+    /// that keeps no ticks).
+    ///
+    /// # Safety
+    /// `row < self.len()`.
+    #[inline(always)]
+    unsafe fn stamp_changed(&mut self, row: usize, tick: Tick) {
         if self.keeps_ticks {
-            // SAFETY: `row < len` keeps the tick write in bounds.
+            // SAFETY: `row < len` (caller) keeps the tick write in bounds.
             unsafe { (*self.ticks.as_ptr().add(row)).changed = tick };
             self.note_change(tick);
         }
-        slot
     }
 
     /// Clamps the ticks of every row holding a value to at most
