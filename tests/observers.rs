@@ -223,6 +223,27 @@ fn entity_observers_of_one_target_come_and_go_in_order() {
     world.check_invariants().unwrap();
 }
 
+/// An entity observer belongs to one generation of its target's index: the
+/// entity that reuses the index is not observed by it, and a stale handle
+/// reaches nothing once the observer is gone.
+#[test]
+fn entity_observers_stay_with_their_generation_when_the_index_is_reused() {
+    let mut world = world_with_log();
+    let old = world.spawn(Name("old"));
+    world.entity_mut(old).unwrap().observe(|_: On<Hit>, mut log: ResMut<Log>| log.0.push("old".into()));
+    world.entity_mut(old).unwrap().observe(|_: On<Hit>, mut log: ResMut<Log>| log.0.push("old 2".into()));
+    world.despawn(old).unwrap();
+    let new =
+        (0..64).map(|_| world.spawn(Name("new"))).find(|e| e.index() == old.index()).expect("the index is reused");
+    world.trigger_targets(Hit(1), new);
+    assert_eq!(take_log(&mut world), Vec::<String>::new(), "the new entity has no observers yet");
+    world.entity_mut(new).unwrap().observe(|_: On<Hit>, mut log: ResMut<Log>| log.0.push("new".into()));
+    world.trigger_targets(Hit(1), [old, new]);
+    assert_eq!(take_log(&mut world), ["new"]);
+    assert_eq!(world.observer_count(), 1);
+    world.check_invariants().unwrap();
+}
+
 #[test]
 fn an_entity_observer_of_a_lifecycle_event_sees_only_its_entity() {
     let mut world = world_with_log();

@@ -55,6 +55,7 @@
 //! ```
 
 mod runner;
+mod targets;
 mod trigger;
 
 pub(crate) use runner::ObserverRunner;
@@ -63,7 +64,6 @@ pub(crate) use trigger::{CurrentTrigger, TriggerContext};
 pub use trigger::{On, TriggerTargets};
 
 use core::any::TypeId;
-use std::collections::HashMap;
 
 use crate::bundle::Bundle;
 use crate::component::{ComponentId, HookContext, Lifecycle};
@@ -178,44 +178,7 @@ struct EventObservers {
     /// Observers of a lifecycle event for given components, by component index.
     by_component: Vec<Vec<u32>>,
     /// Entity observers, by target.
-    by_target: crate::hashers::EntityMap<Entity, TargetList>,
-}
-
-/// The entity observers of one event on one target. Nearly always one,
-/// kept in the map's own entry: a trigger then reads no list elsewhere in
-/// memory (with an observer on each of many entities, that read is a cache
-/// miss per trigger).
-enum TargetList {
-    One(u32),
-    Many(Vec<u32>),
-}
-
-impl TargetList {
-    #[inline]
-    fn as_slice(&self) -> &[u32] {
-        match self {
-            TargetList::One(index) => core::slice::from_ref(index),
-            TargetList::Many(list) => list,
-        }
-    }
-
-    fn push(&mut self, index: u32) {
-        match self {
-            TargetList::One(first) => *self = TargetList::Many(vec![*first, index]),
-            TargetList::Many(list) => list.push(index),
-        }
-    }
-
-    /// Removes `index`; `true` when the list is empty then.
-    fn forget(&mut self, index: u32) -> bool {
-        match self {
-            TargetList::One(only) => *only == index,
-            TargetList::Many(list) => {
-                list.retain(|&i| i != index);
-                list.is_empty()
-            }
-        }
-    }
+    by_target: targets::TargetObservers,
 }
 
 /// Which list of an [`EventObservers`] to walk.
@@ -261,24 +224,20 @@ impl Observers {
                 event: slot.event,
                 global: Vec::new(),
                 by_component: Vec::new(),
-                by_target: HashMap::default(),
+                by_target: targets::TargetObservers::default(),
             });
         }
         let event = &mut self.lists[event];
         let index = match self.free.pop() {
             Some(index) => index,
             None => {
+                assert!(self.slots.len() < targets::MAX_SLOTS, "fewer than 2^31 observers");
                 self.slots.push(None);
-                u32::try_from(self.slots.len() - 1).expect("fewer than 2^32 observers")
+                self.slots.len() as u32 - 1
             }
         };
         match (slot.target, slot.components.is_empty()) {
-            (Some(target), _) => match event.by_target.entry(target) {
-                std::collections::hash_map::Entry::Occupied(mut list) => list.get_mut().push(index),
-                std::collections::hash_map::Entry::Vacant(slot) => {
-                    slot.insert(TargetList::One(index));
-                }
-            },
+            (Some(target), _) => event.by_target.insert(target, index),
             (None, true) => event.global.push(index),
             (None, false) => {
                 for &component in slot.components.iter() {
@@ -305,11 +264,7 @@ impl Observers {
         let event = &mut self.lists[event];
         let forget = |list: &mut Vec<u32>| list.retain(|&i| i != index);
         match slot.target {
-            Some(target) => {
-                if event.by_target.get_mut(&target).is_some_and(|list| list.forget(index)) {
-                    event.by_target.remove(&target);
-                }
-            }
+            Some(target) => event.by_target.remove(target, index),
             None => {
                 forget(&mut event.global);
                 for component in slot.components.iter() {
@@ -347,8 +302,7 @@ impl Observers {
         let list = match list {
             List::Global => &event.global,
             List::Component(c) => event.by_component.get(c.index())?,
-            List::Target(_) if event.by_target.is_empty() => return None,
-            List::Target(t) => event.by_target.get(&t)?.as_slice(),
+            List::Target(t) => event.by_target.get(t),
         };
         Some((*list.get(i)?, list.len()))
     }
@@ -572,11 +526,20 @@ impl World {
                 event, event
             );
         }
-        self.run_list(ctx, event, List::Global);
-        if let Some(component) = ctx.component {
+        // Most events have observers of one kind only: an empty list costs a
+        // test here rather than a call.
+        let lists = &self.observers.lists[event];
+        let global = !lists.global.is_empty();
+        let component =
+            ctx.component.filter(|c| lists.by_component.get(c.index()).is_some_and(|list| !list.is_empty()));
+        let target = ctx.target.filter(|_| !lists.by_target.is_empty());
+        if global {
+            self.run_list(ctx, event, List::Global);
+        }
+        if let Some(component) = component {
             self.run_list(ctx, event, List::Component(component));
         }
-        if let Some(target) = ctx.target {
+        if let Some(target) = target {
             self.run_list(ctx, event, List::Target(target));
         }
     }
