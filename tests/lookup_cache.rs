@@ -176,3 +176,64 @@ fn a_component_in_one_archetype_is_found_only_there_and_after_it_spreads() {
     assert_eq!(world.get::<Lone>(lone), None);
     world.check_invariants().unwrap();
 }
+
+#[derive(Component)]
+struct Hp(i32);
+
+#[derive(Component)]
+struct Elsewhere;
+
+#[derive(Component, Clone, Copy)]
+struct W1(i32);
+#[derive(Component, Clone, Copy)]
+struct W2(i32);
+#[derive(Component, Clone, Copy)]
+struct W3(i32);
+#[derive(Component, Clone, Copy)]
+struct W4(i32);
+
+#[derive(Event)]
+struct Hit(i32);
+
+/// A system's query keeps its one archetype's columns at hand for `get`; they
+/// must follow the archetype when its columns move (a sparse column added),
+/// and give way when a second archetype matches. Observers, as the systems
+/// that run most often with one `get` each; one query narrow, one wider than
+/// the copy kept inline.
+#[test]
+fn a_systems_get_follows_its_archetypes_columns_as_they_move() {
+    let mut world = World::new();
+    let targets: Vec<Entity> = (0..3).map(|i| world.spawn((Hp(i), W1(0), W2(0), W3(0), W4(0)))).collect();
+    for &target in &targets {
+        world.entity_mut(target).unwrap().observe(|hit: On<Hit>, mut q: Query<&mut Hp>| {
+            q.get_mut(hit.target()).unwrap().0 += hit.0;
+        });
+        world.entity_mut(target).unwrap().observe(|hit: On<Hit>, mut q: Query<(&mut W1, &W2, &W3, &W4, &Hp)>| {
+            let (w1, w2, w3, w4, hp) = q.get_mut(hit.target()).unwrap();
+            assert!(hp.0 >= 0, "read through the wide query");
+            w1.0 += hit.0 + w2.0 + w3.0 + w4.0;
+        });
+    }
+    let hp = |world: &World| targets.iter().map(|&e| world.get::<Hp>(e).unwrap().0).collect::<Vec<_>>();
+    let w1 = |world: &World| targets.iter().map(|&e| world.get::<W1>(e).unwrap().0).collect::<Vec<_>>();
+    // The first run of each finds the columns through the tables, the second
+    // through the copy.
+    world.trigger_targets(Hit(10), targets.clone());
+    world.trigger_targets(Hit(10), targets.clone());
+    assert_eq!(hp(&world), [20, 21, 22]);
+    assert_eq!(w1(&world), [20, 20, 20]);
+    // A sparse column joins the archetype: its columns move.
+    world.insert(targets[1], Mark(1)).unwrap();
+    for _ in 0..50 {
+        world.spawn((Hp(0), W1(0), W2(0), W3(0), W4(0)));
+    }
+    world.trigger_targets(Hit(1), targets.clone());
+    assert_eq!(hp(&world), [21, 22, 23]);
+    assert_eq!(w1(&world), [21, 21, 21]);
+    // A second archetype matches: the queries look the entity's archetype up.
+    world.insert(targets[2], Elsewhere).unwrap();
+    world.trigger_targets(Hit(1), targets.clone());
+    assert_eq!(hp(&world), [22, 23, 24]);
+    assert_eq!(w1(&world), [22, 22, 22]);
+    world.check_invariants().unwrap();
+}

@@ -325,15 +325,33 @@ struct Running<'w> {
     outer: Option<CurrentTrigger>,
 }
 
-impl Drop for Running<'_> {
-    #[inline]
-    fn drop(&mut self) {
+impl Running<'_> {
+    /// Puts back what the run took.
+    #[inline(always)]
+    fn restore(&mut self) {
         self.world.trigger_context = self.outer.take();
         if let Some(Some(slot)) = self.world.observers.slots.get_mut(self.index as usize) {
             if slot.entity == self.observer && slot.runner.is_none() {
                 slot.runner = self.runner.take();
             }
         }
+    }
+
+    /// The end of a run that returned: [`restore`](Self::restore) inline, where
+    /// the drop glue (kept for unwinding) is a call on every observer's path.
+    #[inline(always)]
+    fn end(mut self) {
+        self.restore();
+        // A runner whose slot went meanwhile is dropped here, not leaked.
+        let runner = self.runner.take();
+        core::mem::forget(self);
+        drop(runner);
+    }
+}
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        self.restore();
     }
 }
 
@@ -581,6 +599,7 @@ impl World {
         let mut running = Running { world: self, index, observer, runner: Some(runner), outer };
         let Running { world, runner, .. } = &mut running;
         runner.as_mut().expect("set above").run(world);
+        running.end();
     }
 
     /// The number of observers in this world.

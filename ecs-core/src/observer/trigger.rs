@@ -214,6 +214,9 @@ pub trait TriggerTargets {
 }
 
 impl TriggerTargets for Entity {
+    // Inlined into `trigger_targets`, the call through `dyn FnMut` becomes a
+    // direct one.
+    #[inline]
     fn for_each_target(&self, f: &mut dyn FnMut(Entity)) {
         f(*self);
     }

@@ -119,10 +119,24 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         if !self.gets.load(core::sync::atomic::Ordering::Relaxed) {
             return None;
         }
-        let [only] = self.matched.as_slice() else { return None };
-        // SAFETY: forwarded.
-        let (fetch, filter) = unsafe { self.fetches_of(world, 0, ctx) };
-        Some(SingleFetches { archetype: *only, fetch, filter })
+        if self.matched.len() != 1 {
+            return None;
+        }
+        let (only, mut columns) = match &self.first {
+            // The inline copy: no read of the heap on this per-run path.
+            Some(first) => (first.archetype, &first.columns[..Self::STRIDE]),
+            None => (self.matched[0], self.columns_of(0)),
+        };
+        let archetype = world.archetypes().get(only).expect("matched archetype exists");
+        // SAFETY: the archetype matched and these are its cached entries (or
+        // their copy, renewed with them), current (the state is up to date);
+        // the access is the caller's, as forwarded. The filter's entries follow
+        // the data's, as in `fetches_of`.
+        let (fetch, filter) = unsafe {
+            let fetch = Q::fetch_archetype(archetype, &mut columns, ctx);
+            (fetch, F::fetch_archetype(archetype, &mut columns, ctx))
+        };
+        Some(SingleFetches { archetype: only, fetch, filter })
     }
 
     /// Calls `then` with the fetch of the archetype and the row of an entity the

@@ -39,6 +39,9 @@ unsafe impl Send for CachedColumn {}
 unsafe impl Sync for CachedColumn {}
 
 impl CachedColumn {
+    /// An entry naming no column: filler, never read.
+    pub(crate) const NONE: Self = Self(core::ptr::null());
+
     /// The entry of column `index` of `archetype`.
     ///
     /// # Panics

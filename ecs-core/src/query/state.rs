@@ -64,6 +64,11 @@ pub struct QueryState<Q: QueryData, F: QueryFilter = ()> {
     pub(super) generation: u64,
     pub(super) matched: Vec<ArchetypeId>,
     pub(super) columns: Vec<CachedColumn>,
+    /// The first matched archetype and its entries, kept in the state itself
+    /// (when they fit): a system's `get` on a query of one archetype then reads
+    /// nothing from the heap (see [`single_fetches`](Self::single_fetches)),
+    /// which with an observer on each of many entities is a miss a run.
+    pub(super) first: Option<FirstMatch>,
     pub(super) position: Vec<u32>,
     pub(super) last_run: Tick,
     /// Whether `par_for_each` runs inline or in parallel, as measured.
@@ -76,6 +81,18 @@ pub struct QueryState<Q: QueryData, F: QueryFilter = ()> {
     /// calls `get` does not pay for.
     pub(super) gets: core::sync::atomic::AtomicBool,
     pub(super) marker: PhantomData<fn() -> (Q, F)>,
+}
+
+/// How many cached entries [`FirstMatch`] holds: queries of up to this many
+/// columns (most a system calls `get` on) keep their first match inline.
+const FIRST_ENTRIES: usize = 4;
+
+/// A copy of a query state's first matched archetype and its cached entries
+/// (the first `STRIDE` of `columns`), renewed with them.
+#[derive(Clone, Copy)]
+pub(super) struct FirstMatch {
+    pub(super) archetype: ArchetypeId,
+    pub(super) columns: [CachedColumn; FIRST_ENTRIES],
 }
 
 impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
@@ -105,6 +122,7 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
             parallel: Adaptive::new(),
             wide: WideChoice::default(),
             gets: core::sync::atomic::AtomicBool::new(false),
+            first: None,
             marker: PhantomData,
         };
         state.selective = state.most_selective(world.archetypes());
@@ -237,6 +255,14 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
                 }
             }
         }
+        self.first = match self.matched.first() {
+            Some(&archetype) if Self::STRIDE <= FIRST_ENTRIES => {
+                let mut columns = [CachedColumn::NONE; FIRST_ENTRIES];
+                columns[..Self::STRIDE].copy_from_slice(self.columns_of(0));
+                Some(FirstMatch { archetype, columns })
+            }
+            _ => None,
+        };
     }
 
     pub(super) fn consider(&mut self, archetype: &Archetype) {
