@@ -52,34 +52,38 @@ const NOT_MATCHED: u32 = u32::MAX;
 /// let moved: Vec<f32> = world.query::<&Position>().iter().map(|p| p.0).collect();
 /// assert_eq!(moved.iter().sum::<f32>(), 4.0);
 /// ```
+// In declaration order: what a system's run reads comes first, on as few
+// cache lines as it takes (an observer on each of many entities runs as many
+// states, each cold).
+#[repr(C)]
 pub struct QueryState<Q: QueryData, F: QueryFilter = ()> {
     pub(super) world: WorldId,
-    pub(super) data: Q::State,
-    pub(super) filter: F::State,
-    pub(super) access: Access,
-    /// The required component whose archetype list is walked to find matches.
-    pub(super) selective: Option<ComponentId>,
     pub(super) seen: usize,
     /// The world's column generation when `columns` was filled.
     pub(super) generation: u64,
     pub(super) matched: Vec<ArchetypeId>,
-    pub(super) columns: Vec<CachedColumn>,
     /// The first matched archetype and its entries, kept in the state itself
     /// (when they fit): a system's `get` on a query of one archetype then reads
     /// nothing from the heap (see [`single_fetches`](Self::single_fetches)),
     /// which with an observer on each of many entities is a miss a run.
     pub(super) first: Option<FirstMatch>,
-    pub(super) position: Vec<u32>,
     pub(super) last_run: Tick,
-    /// Whether `par_for_each` runs inline or in parallel, as measured.
-    pub(super) parallel: Adaptive,
-    /// Whether `par_for_each` runs its AVX2 copy, as measured.
-    pub(super) wide: WideChoice,
     /// Set by a system's `Query::get` that went through the tables: from then
     /// on the system's queries come with their only archetype's fetches ready
     /// (see [`single_fetches`](Self::single_fetches)), which a system that never
     /// calls `get` does not pay for.
     pub(super) gets: core::sync::atomic::AtomicBool,
+    pub(super) data: Q::State,
+    pub(super) filter: F::State,
+    pub(super) columns: Vec<CachedColumn>,
+    /// The required component whose archetype list is walked to find matches.
+    pub(super) selective: Option<ComponentId>,
+    pub(super) position: Vec<u32>,
+    pub(super) access: Access,
+    /// Whether `par_for_each` runs inline or in parallel, as measured.
+    pub(super) parallel: Adaptive,
+    /// Whether `par_for_each` runs its AVX2 copy, as measured.
+    pub(super) wide: WideChoice,
     pub(super) marker: PhantomData<fn() -> (Q, F)>,
 }
 

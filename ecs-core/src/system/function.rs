@@ -38,12 +38,17 @@ pub trait SystemParamFunction<Marker>: Send + Sync + 'static {
 }
 
 /// A function system: the function, its parameters' state and its metadata.
+///
+/// In declaration order: what every run reads (the meta's ticks at its end,
+/// the slot, the state's start) sits together, on few cache lines (an
+/// observer on each of many entities runs as many systems, each cold).
+#[repr(C)]
 pub struct FunctionSystem<Marker, F: SystemParamFunction<Marker>> {
-    func: F,
-    state: Option<(WorldId, <F::Param as SystemParam>::State)>,
+    meta: SystemMeta,
     /// Where the world keeps this system's last run (none for a one-off run).
     slot: Option<usize>,
-    meta: SystemMeta,
+    state: Option<(WorldId, <F::Param as SystemParam>::State)>,
+    func: F,
     marker: PhantomData<fn() -> Marker>,
 }
 

@@ -48,7 +48,11 @@ use crate::world::World;
 
 /// What a system knows about itself: its name, its parameters' access and when it
 /// last ran.
+///
+/// In declaration order, the ticks every run reads last: a function system's
+/// slot and parameter state follow them (see `FunctionSystem`).
 #[derive(Debug)]
+#[repr(C)]
 pub struct SystemMeta {
     name: &'static str,
     /// Where the system was made (the user's `add_systems`), for messages about
