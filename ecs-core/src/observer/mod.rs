@@ -544,21 +544,43 @@ impl World {
                 event, event
             );
         }
-        // Most events have observers of one kind only: an empty list costs a
-        // test here rather than a call.
+        // Most events have observers of one kind only, and most lists hold
+        // one observer (an entity's of an event, an event's only one): an
+        // empty list costs a test here, a list of one runs here, and only
+        // longer ones take the walk's call.
         let lists = &self.observers.lists[event];
-        let global = !lists.global.is_empty();
-        let component =
-            ctx.component.filter(|c| lists.by_component.get(c.index()).is_some_and(|list| !list.is_empty()));
-        let target = ctx.target.filter(|_| !lists.by_target.is_empty());
-        if global {
-            self.run_list(ctx, event, List::Global);
+        let global = match *lists.global {
+            [] => None,
+            [only] => Some(Ok(only)),
+            _ => Some(Err(())),
+        };
+        let component = ctx.component.and_then(|c| match lists.by_component.get(c.index()).map(Vec::as_slice) {
+            None | Some([]) => None,
+            Some(&[only]) => Some((c, Ok(only))),
+            Some(_) => Some((c, Err(()))),
+        });
+        // The target is taken from the context for each use: a copy kept
+        // across the calls above is reloaded from the stack, and reloading it
+        // whole from two halves stored apart stalls the load.
+        let target = match ctx.target.map(|t| lists.by_target.get(t)) {
+            None | Some([]) => None,
+            Some(&[only]) => Some(Ok(only)),
+            Some(_) => Some(Err(())),
+        };
+        match global {
+            None => {}
+            Some(Ok(only)) => self.run_one(ctx, false, only),
+            Some(Err(())) => self.run_list(ctx, event, List::Global),
         }
-        if let Some(component) = component {
-            self.run_list(ctx, event, List::Component(component));
+        match component {
+            None => {}
+            Some((_, Ok(only))) => self.run_one(ctx, false, only),
+            Some((component, Err(()))) => self.run_list(ctx, event, List::Component(component)),
         }
-        if let Some(target) = target {
-            self.run_list(ctx, event, List::Target(target));
+        match (target, ctx.target) {
+            (Some(Ok(only)), _) => self.run_one(ctx, true, only),
+            (Some(Err(())), Some(target)) => self.run_list(ctx, event, List::Target(target)),
+            _ => {}
         }
     }
 
@@ -571,22 +593,21 @@ impl World {
         let mut i = 0;
         while let Some((index, len)) = self.observers.nth(event, list, i) {
             i += 1;
-            self.run_one(ctx, list, index);
-            // A target's list is a hash lookup: the last observer ends the
-            // loop without another.
+            self.run_one(ctx, matches!(list, List::Target(_)), index);
+            // The last observer ends the loop without another read.
             if i >= len {
                 return;
             }
         }
     }
 
-    /// Runs observer `index` of `list` for `ctx`, unless it is gone, running,
-    /// or (an entity observer of a lifecycle event) watches other components.
+    /// Runs observer `index` for `ctx`, unless it is gone, running, or (an
+    /// entity observer of a lifecycle event) watches other components.
     #[inline]
-    fn run_one(&mut self, ctx: &TriggerContext, list: List, index: u32) {
+    fn run_one(&mut self, ctx: &TriggerContext, entity_observer: bool, index: u32) {
         let Some(slot) = self.observers.slots[index as usize].as_mut() else { return };
         // An entity observer of a lifecycle event watches its components only.
-        if let (List::Target(_), Some(component)) = (list, ctx.component) {
+        if let (true, Some(component)) = (entity_observer, ctx.component) {
             if !slot.components.is_empty() && !slot.components.contains(&component) {
                 return;
             }

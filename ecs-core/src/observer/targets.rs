@@ -42,17 +42,9 @@ pub(super) struct TargetObservers {
     many: Vec<Vec<u32>>,
     /// Indices in `many` free for reuse.
     free_many: Vec<u32>,
-    /// Targets with at least one observer.
-    targets: usize,
 }
 
 impl TargetObservers {
-    /// `true` when no entity has an observer of this event.
-    #[inline]
-    pub(super) fn is_empty(&self) -> bool {
-        self.targets == 0
-    }
-
     /// The observers of `target`, in registration order.
     #[inline]
     pub(super) fn get(&self, target: Entity) -> &[u32] {
@@ -87,7 +79,6 @@ impl TargetObservers {
             // cannot run again, whether or not they are gone yet.
             if entry.generation == 0 {
                 page.used += 1;
-                self.targets += 1;
             } else if entry.list & MANY != 0 {
                 let many = entry.list & !MANY;
                 self.many[many as usize].clear();
@@ -144,7 +135,6 @@ impl TargetObservers {
         };
         if emptied {
             *entry = Entry::default();
-            self.targets -= 1;
             page.used -= 1;
             if page.used == 0 {
                 self.pages[page_index] = None;
@@ -189,8 +179,7 @@ mod tests {
         targets.remove(a, 13);
         targets.remove(b, 14);
         targets.remove(b, 15);
-        assert!(targets.is_empty());
-        assert!(targets.pages.iter().all(Option::is_none));
+        assert!(targets.pages.iter().all(Option::is_none), "every page is freed with its last target");
     }
 
     #[test]
@@ -202,6 +191,6 @@ mod tests {
         assert_eq!(targets.get(entity(1, 2)), [3]);
         assert_eq!(targets.get(entity(1, 1)), [] as [u32; 0]);
         targets.remove(entity(1, 2), 3);
-        assert!(targets.is_empty());
+        assert!(targets.pages.iter().all(Option::is_none));
     }
 }
