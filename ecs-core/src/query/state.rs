@@ -233,6 +233,10 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     #[cold]
     #[inline(never)]
     pub(super) fn match_new_archetypes(&mut self, archetypes: &Archetypes) {
+        // Dropped until renewed below: were anything here to panic, `get` would
+        // read the entries (current once the generation is) rather than a copy
+        // of entries that moved.
+        self.first = None;
         if archetypes.column_generation() != self.generation {
             self.columns.clear();
             for &id in &self.matched {
