@@ -355,6 +355,16 @@ impl Drop for Running<'_> {
     }
 }
 
+/// A list's only observer (`Ok`), or `Err` when it has several: `None` when empty.
+#[inline(always)]
+fn one_or_more(list: &[u32]) -> Option<Result<u32, ()>> {
+    match *list {
+        [] => None,
+        [only] => Some(Ok(only)),
+        _ => Some(Err(())),
+    }
+}
+
 /// The lifecycle kind of an event type, if it is one of the five.
 fn lifecycle_of(event: TypeId) -> Option<Lifecycle> {
     [
@@ -547,40 +557,27 @@ impl World {
         // Most events have observers of one kind only, and most lists hold
         // one observer (an entity's of an event, an event's only one): an
         // empty list costs a test here, a list of one runs here, and only
-        // longer ones take the walk's call.
-        let lists = &self.observers.lists[event];
-        let global = match *lists.global {
-            [] => None,
-            [only] => Some(Ok(only)),
-            _ => Some(Err(())),
-        };
-        let component = ctx.component.and_then(|c| match lists.by_component.get(c.index()).map(Vec::as_slice) {
-            None | Some([]) => None,
-            Some(&[only]) => Some((c, Ok(only))),
-            Some(_) => Some((c, Err(()))),
-        });
-        // The target is taken from the context for each use: a copy kept
-        // across the calls above is reloaded from the stack, and reloading it
-        // whole from two halves stored apart stalls the load.
-        let target = match ctx.target.map(|t| lists.by_target.get(t)) {
-            None | Some([]) => None,
-            Some(&[only]) => Some(Ok(only)),
-            Some(_) => Some(Err(())),
-        };
-        match global {
+        // longer ones take the walk's call. Each list is read after the one
+        // before has run, as the walk reads it.
+        match one_or_more(&self.observers.lists[event].global) {
             None => {}
             Some(Ok(only)) => self.run_one(ctx, false, only),
             Some(Err(())) => self.run_list(ctx, event, List::Global),
         }
-        match component {
-            None => {}
-            Some((_, Ok(only))) => self.run_one(ctx, false, only),
-            Some((component, Err(()))) => self.run_list(ctx, event, List::Component(component)),
+        if let Some(component) = ctx.component {
+            let lists = &self.observers.lists[event];
+            match one_or_more(lists.by_component.get(component.index()).map_or(&[], Vec::as_slice)) {
+                None => {}
+                Some(Ok(only)) => self.run_one(ctx, false, only),
+                Some(Err(())) => self.run_list(ctx, event, List::Component(component)),
+            }
         }
-        match (target, ctx.target) {
-            (Some(Ok(only)), _) => self.run_one(ctx, true, only),
-            (Some(Err(())), Some(target)) => self.run_list(ctx, event, List::Target(target)),
-            _ => {}
+        if let Some(target) = ctx.target {
+            match one_or_more(self.observers.lists[event].by_target.get(target)) {
+                None => {}
+                Some(Ok(only)) => self.run_one(ctx, true, only),
+                Some(Err(())) => self.run_list(ctx, event, List::Target(target)),
+            }
         }
     }
 

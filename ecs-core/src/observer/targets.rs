@@ -81,7 +81,7 @@ impl TargetObservers {
                 page.used += 1;
             } else if entry.list & MANY != 0 {
                 let many = entry.list & !MANY;
-                self.many[many as usize].clear();
+                self.many[many as usize] = Vec::new();
                 self.free_many.push(many);
             }
             *entry = Entry { generation, list: slot };
