@@ -43,11 +43,27 @@ impl RelationshipSources {
 
     /// Removes `entity` if listed (its first occurrence, searched from both ends
     /// at once); `true` if it was.
+    #[inline]
     pub(crate) fn remove(&mut self, entity: Entity) -> bool {
+        // The first (a parent drained from the front, children moved away in
+        // the order they came): nothing to search or shift, and no call.
+        if self.entities.get(self.head) == Some(&entity) {
+            self.head += 1;
+            if self.head == self.entities.len() {
+                self.entities.clear();
+                self.head = 0;
+            }
+            return true;
+        }
+        self.remove_searched(entity)
+    }
+
+    /// [`remove`](Self::remove) past its first entity.
+    fn remove_searched(&mut self, entity: Entity) -> bool {
         let Some(index) = self.position(entity) else { return false };
         let at = self.head + index;
         if index == 0 {
-            // The first: nothing to shift (a parent drained from the front).
+            // The first: nothing to shift.
             self.head += 1;
         } else if index < self.len() - index - 1 {
             // Shift the front part right by one over the removed slot.
@@ -207,6 +223,7 @@ impl RelationshipSourceCollection for RelationshipSources {
     fn __push(&mut self, entity: Entity) {
         self.push(entity);
     }
+    #[inline]
     fn __remove(&mut self, entity: Entity) -> bool {
         self.remove(entity)
     }
