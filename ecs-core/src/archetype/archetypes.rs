@@ -98,28 +98,6 @@ impl Archetypes {
         &self.archetypes
     }
 
-    /// The archetype of a live entity, without a bounds check.
-    ///
-    /// # Safety
-    /// `id` names an existing archetype, as every live entity's location does.
-    #[inline]
-    pub(crate) unsafe fn get_unchecked(&self, id: ArchetypeId) -> &Archetype {
-        debug_assert!(id.index() < self.archetypes.len());
-        // SAFETY: in bounds (caller).
-        unsafe { self.archetypes.get_unchecked(id.index()) }
-    }
-
-    /// The archetype of a live entity, mutably, without a bounds check.
-    ///
-    /// # Safety
-    /// As for [`get_unchecked`](Self::get_unchecked).
-    #[inline]
-    pub(crate) unsafe fn get_unchecked_mut(&mut self, id: ArchetypeId) -> &mut Archetype {
-        debug_assert!(id.index() < self.archetypes.len());
-        // SAFETY: in bounds (caller).
-        unsafe { self.archetypes.get_unchecked_mut(id.index()) }
-    }
-
     #[inline]
     pub(crate) fn get_mut(&mut self, id: ArchetypeId) -> &mut Archetype {
         &mut self.archetypes[id.index()]
@@ -248,6 +226,13 @@ impl Archetypes {
     #[inline(always)]
     pub(crate) fn columns_for_mut<T: Component>(&mut self) -> Option<ColumnsOfMut<'_>> {
         let columns = self.columns_for::<T>()?;
+        Some(ColumnsOfMut(columns, PhantomData))
+    }
+
+    /// [`columns_of`](Self::columns_of) for one column to be borrowed mutably.
+    #[inline(always)]
+    pub(crate) fn columns_of_mut(&mut self, component: ComponentId) -> Option<ColumnsOfMut<'_>> {
+        let columns = self.columns_of(component)?;
         Some(ColumnsOfMut(columns, PhantomData))
     }
 

@@ -406,16 +406,19 @@ impl World {
     fn insert_sparse<B: Bundle>(&mut self, entity: Entity, bundle: B) -> Result<DeferredPanic, EcsError> {
         let location = self.entities.get(entity).ok_or(EcsError::NoSuchEntity(entity))?;
         let BundleKey::Component(component) = B::__key() else { unreachable!("a sparse bundle is one component") };
-        // SAFETY: a live entity's location names an existing archetype.
-        let index = match unsafe { self.archetypes.get_unchecked(location.archetype) }.column_index(component) {
-            Some(index) => index,
-            None => self.add_sparse_column::<B>(location.archetype),
-        };
         let tick = self.change_tick();
         let row = location.row.index();
-        // SAFETY: as above; `index` is a column index of that archetype (found or
-        // just added), so in bounds.
-        let column = unsafe { self.archetypes.get_unchecked_mut(location.archetype).columns.get_unchecked_mut(index) };
+        // The component's column table, as `World::get` reads it: a component
+        // in one archetype (the usual case for a sparse one) gives its column
+        // without a read of the archetype's own tables.
+        if self.archetypes.columns_of(component).and_then(|c| c.column(location.archetype)).is_none() {
+            self.add_sparse_column::<B>(location.archetype);
+        }
+        let column = self
+            .archetypes
+            .columns_of_mut(component)
+            .and_then(|c| c.column(location.archetype))
+            .expect("the archetype has the column: found or just added");
         // SAFETY: the column is the one of `B`'s only component (looked up by its
         // id), which is sparse; `row` is the live entity's row, so below its length.
         unsafe {
@@ -452,9 +455,8 @@ impl World {
         let row = location.row.index();
         // The registered name of a component is its type name.
         let missing = EcsError::MissingComponent { entity, component: core::any::type_name::<B>() };
-        // SAFETY: a live entity's location names an existing archetype.
-        let archetype = unsafe { self.archetypes.get_unchecked_mut(location.archetype) };
-        let Some(column) = archetype.column_mut(component) else {
+        // As in `insert_sparse`: the component's table, not the archetype's.
+        let Some(column) = self.archetypes.columns_of_mut(component).and_then(|c| c.column(location.archetype)) else {
             return Err(missing);
         };
         // SAFETY: a live entity's row is below its archetype's (and so every
