@@ -2,7 +2,7 @@
 //! and what they share (finding an entity's archetype among the matched ones,
 //! and the miss that says why an entity is not an item).
 
-use super::{FetchContext, QueryData, QueryFilter, QueryState, ReadOnlyQueryData};
+use super::{CachedColumn, FetchContext, QueryData, QueryFilter, QueryState, ReadOnlyQueryData};
 use crate::archetype::ArchetypeId;
 use crate::entity::Entity;
 use crate::error::EcsError;
@@ -122,20 +122,14 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         if self.matched.len() != 1 {
             return None;
         }
-        let (only, mut columns) = match &self.first {
+        let (only, columns) = match &self.first {
             // The inline copy: no read of the heap on this per-run path.
             Some(first) => (first.archetype, &first.columns[..Self::STRIDE]),
             None => (self.matched[0], self.columns_of(0)),
         };
-        let archetype = world.archetypes().get(only).expect("matched archetype exists");
-        // SAFETY: the archetype matched and these are its cached entries (or
-        // their copy, renewed with them), current (the state is up to date);
-        // the access is the caller's, as forwarded. The filter's entries follow
-        // the data's, as in `fetches_of`.
-        let (fetch, filter) = unsafe {
-            let fetch = Q::fetch_archetype(archetype, &mut columns, ctx);
-            (fetch, F::fetch_archetype(archetype, &mut columns, ctx))
-        };
+        // SAFETY: forwarded; the copy is renewed with the entries it copies,
+        // current as the state is.
+        let (fetch, filter) = unsafe { self.fetches_with(world, only, columns, ctx) };
         Some(SingleFetches { archetype: only, fetch, filter })
     }
 
@@ -206,11 +200,28 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         index: usize,
         ctx: FetchContext,
     ) -> (Q::Fetch<'w>, F::Fetch<'w>) {
-        let archetype = world.archetypes().get(self.matched[index]).expect("matched archetype exists");
-        let mut columns = self.columns_of(index);
+        // SAFETY: forwarded; these are the matched archetype's own entries.
+        unsafe { self.fetches_with(world, self.matched[index], self.columns_of(index), ctx) }
+    }
+
+    /// The data and filter fetches of matched archetype `id` from `columns`, its
+    /// cached entries (or their inline copy).
+    ///
+    /// # Safety
+    /// As for [`fetch_of`](Self::fetch_of); `columns` are `id`'s current
+    /// cached entries.
+    #[inline(always)]
+    unsafe fn fetches_with<'w>(
+        &self,
+        world: &'w World,
+        id: ArchetypeId,
+        mut columns: &[CachedColumn],
+        ctx: FetchContext,
+    ) -> (Q::Fetch<'w>, F::Fetch<'w>) {
+        let archetype = world.archetypes().get(id).expect("matched archetype exists");
         // SAFETY: the archetype matched and these are its cached entries, current
-        // (the state is up to date); the access is the caller's. The filter's
-        // entries follow the data's, as in `locate`.
+        // (the caller's); the access is the caller's. The filter's entries
+        // follow the data's, as in `locate`.
         unsafe {
             let fetch = Q::fetch_archetype(archetype, &mut columns, ctx);
             (fetch, F::fetch_archetype(archetype, &mut columns, ctx))

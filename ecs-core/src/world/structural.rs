@@ -411,14 +411,10 @@ impl World {
         // The component's column table, as `World::get` reads it: a component
         // in one archetype (the usual case for a sparse one) gives its column
         // without a read of the archetype's own tables.
-        if self.archetypes.columns_of(component).and_then(|c| c.column(location.archetype)).is_none() {
-            self.add_sparse_column::<B>(location.archetype);
-        }
-        let column = self
-            .archetypes
-            .columns_of_mut(component)
-            .and_then(|c| c.column(location.archetype))
-            .expect("the archetype has the column: found or just added");
+        let column = match self.archetypes.columns_of_mut(component).and_then(|c| c.column(location.archetype)) {
+            Some(column) => column,
+            None => self.add_sparse_column::<B>(location.archetype),
+        };
         // SAFETY: the column is the one of `B`'s only component (looked up by its
         // id), which is sparse; `row` is the live entity's row, so below its length.
         unsafe {
@@ -433,17 +429,18 @@ impl World {
     }
 
     /// Registers the sparse component `B`, gives `archetype` a column for it and
-    /// returns the column's index.
+    /// returns the column.
     ///
     /// # Panics
     /// Never for a lone sparse component (a bundle of one type cannot repeat it).
     #[cold]
     #[inline(never)]
-    fn add_sparse_column<B: Bundle>(&mut self, archetype: ArchetypeId) -> usize {
+    fn add_sparse_column<B: Bundle>(&mut self, archetype: ArchetypeId) -> &mut crate::storage::Column {
         let bundle = self.bundle_id::<B>();
         let component = self.bundles.get(bundle).components[0];
         let info = self.components.get(component).expect("registered with the bundle");
-        self.archetypes.add_sparse_column(archetype, info)
+        let index = self.archetypes.add_sparse_column(archetype, info);
+        &mut self.archetypes.get_mut(archetype).columns[index]
     }
 
     /// [`remove`](Self::remove) of one sparse component: the value is read out of
