@@ -562,3 +562,62 @@ fn a_value_that_fails_or_panics_while_saving_refuses_the_save_and_the_next_save_
         assert_eq!(loaded.len(), 20_000);
     }
 }
+
+std::thread_local!(static LOADED_DROPS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) });
+
+/// Saved as its number; a value read back counts its drop. Reading 666 fails
+/// and reading 667 panics.
+#[derive(Component, Debug, Serialize)]
+struct Counted {
+    n: u32,
+    #[serde(skip)]
+    loaded: bool,
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        if self.loaded {
+            LOADED_DROPS.with(|d| d.set(d.get() + 1));
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Counted {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        match u32::deserialize(deserializer)? {
+            666 => Err(serde::de::Error::custom("counted refuses 666")),
+            667 => panic!("counted panics at 667"),
+            n => Ok(Counted { n, loaded: true }),
+        }
+    }
+}
+
+#[test]
+fn a_value_that_fails_or_panics_while_loading_drops_each_value_read_before_it_once() {
+    let registry = SerializeRegistry::new().register::<Counted>("Counted");
+    for (bad, panics) in [(666, false), (667, true)] {
+        let mut world = World::new();
+        // Several byte strings of values, the bad one in the second.
+        let all: Vec<Entity> = (1_000..21_000).map(|n| world.spawn(Counted { n, loaded: false })).collect();
+        let at = 12_345;
+        world.get_mut::<Counted>(all[at]).unwrap().n = bad;
+        let bytes = postcard::to_allocvec(&registry.columns(&world)).unwrap();
+        LOADED_DROPS.with(|d| d.set(0));
+        let load = || registry.load_columns(&mut postcard::Deserializer::from_bytes(&bytes));
+        if panics {
+            let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(load));
+            assert!(panicked.is_err(), "the value's panic comes through");
+        } else {
+            let message = load().expect_err("the value's error refuses the save").to_string();
+            assert!(message.contains("Counted") && message.contains(&format!("{}", all[at])), "{message}");
+        }
+        assert_eq!(LOADED_DROPS.with(|d| d.get()), at, "each value read before the bad one dropped once");
+        // The values after the bad one load once it is fine.
+        world.get_mut::<Counted>(all[at]).unwrap().n = 7;
+        let bytes = postcard::to_allocvec(&registry.columns(&world)).unwrap();
+        let mut loaded = World::new();
+        loaded.load(registry.load_columns(&mut postcard::Deserializer::from_bytes(&bytes)).unwrap());
+        assert_eq!(loaded.get::<Counted>(all[at]).map(|c| c.n), Some(7));
+        assert_eq!(loaded.get::<Counted>(all[19_999]).map(|c| c.n), Some(20_999));
+    }
+}

@@ -30,6 +30,7 @@
 
 use core::marker::PhantomData;
 use core::ops::Range;
+use core::ptr::NonNull;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -287,15 +288,14 @@ pub(crate) unsafe fn decode<F: Form>(
                 let mut written = Decoded { column: &mut *column, rows: 0, tick };
                 let start = written.column.len();
                 let room = (written.column.capacity() - start).min(left);
-                while written.rows < room {
-                    let row = start + written.rows;
-                    let value = F::read(&mut deserializer).map_err(|e| DecodeError::at(row, e))?;
-                    // SAFETY: `row` is below the capacity (`room`), the column is
-                    // whole (checked above) and holds `F::Component`s (caller);
-                    // the slot is counted right after it is written.
-                    unsafe { written.column.spare_slot(row).cast::<F::Component>().write(value) };
-                    written.rows += 1;
-                }
+                // SAFETY: `start` is the length, below the capacity (a slot was
+                // reserved just above), of a whole column (checked above).
+                let base = unsafe { written.column.spare_slot(start) }.cast::<F::Component>();
+                // SAFETY: the `room` slots from `start` are the column's spare
+                // ones, for `F::Component`s (caller); `written.rows` is 0.
+                // Each slot is counted right after it is written.
+                let read = unsafe { F::Component::read_values::<F>(&mut deserializer, base, room, &mut written.rows) };
+                read.map_err(|e| DecodeError::at(start + written.rows, e))?;
                 left -= room;
             }
         }
@@ -306,6 +306,39 @@ pub(crate) unsafe fn decode<F: Form>(
     }
     Ok(())
 }
+
+/// Reads the values of a whole column. A provided method of a trait every
+/// type implements, because rustc compiles the instances of a provided method
+/// with the code of its `Self` type (here the component, next to its own
+/// `Deserialize`), where LLVM inlines the value's `deserialize` into the loop.
+/// A free function of this crate lands elsewhere, calls `deserialize` out of
+/// line for each value and copies the value back through memory.
+pub(crate) trait ReadValues: Sized {
+    /// Reads up to `room` values into the slots from `base` on, counting each
+    /// in `rows` once it is written; stops at the first that fails to read.
+    /// Never inlined, so that it stays where the trait method's instances go.
+    ///
+    /// # Safety
+    /// `base` points to `room` writable slots for `Self`s, and `*rows` is at
+    /// most `room`.
+    #[inline(never)]
+    unsafe fn read_values<'de, F: Form<Component = Self>>(
+        deserializer: &mut postcard::Deserializer<'de, postcard::de_flavors::Slice<'de>>,
+        base: NonNull<Self>,
+        room: usize,
+        rows: &mut usize,
+    ) -> postcard::Result<()> {
+        while *rows < room {
+            let value = F::read(&mut *deserializer)?;
+            // SAFETY: `*rows < room`, so the slot is one of the `room` (caller).
+            unsafe { base.add(*rows).write(value) };
+            *rows += 1;
+        }
+        Ok(())
+    }
+}
+
+impl<T> ReadValues for T {}
 
 /// Values written into a whole column's spare slots, counted (as pushed at
 /// `tick`) when dropped: once the room is full, or when a value fails to
