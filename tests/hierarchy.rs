@@ -849,3 +849,36 @@ fn a_sparse_relationship_reparents_in_place_as_the_general_path_does() {
     assert_eq!(b, Some(vec![kites[1], kites[3]]));
     assert_eq!(run(true), (a, b, links, kites));
 }
+
+#[test]
+fn lists_emptied_by_moves_and_made_by_them_hold_exactly_their_sources() {
+    let mut world = World::new();
+    let parents: Vec<Entity> = (0..3).map(|_| world.spawn(())).collect();
+    let kids: Vec<Entity> = world.spawn_batch((0..100).map(|_| ChildOf(parents[0]))).collect();
+    let buses: Vec<Entity> = (0..3).map(|_| world.spawn(())).collect();
+    let riders: Vec<Entity> = (0..100).map(|_| world.spawn(Riding(buses[0]))).collect();
+    // Round and round: each move empties one list (removed) and makes another,
+    // in orders that differ from the list's.
+    for round in 1..7 {
+        let (from, to) = ((round - 1) % 3, round % 3);
+        let order: Vec<usize> = if round % 2 == 0 { (0..100).rev().collect() } else { (0..100).collect() };
+        for &i in &order {
+            world.insert(kids[i], ChildOf(parents[to])).unwrap();
+            world.insert(riders[i], Riding(buses[to])).unwrap();
+        }
+        assert!(
+            !world.has::<Children>(parents[from]) && !world.has::<Riders>(buses[from]),
+            "emptied lists are removed"
+        );
+        let moved: Vec<Entity> = order.iter().map(|&i| kids[i]).collect();
+        assert_eq!(world.get::<Children>(parents[to]).unwrap().to_vec(), moved, "round {round}");
+        let moved: Vec<Entity> = order.iter().map(|&i| riders[i]).collect();
+        assert_eq!(world.get::<Riders>(buses[to]).unwrap().0, moved, "round {round}");
+        // A list made for one child after a large one was emptied holds that child alone.
+        let lone = world.spawn(ChildOf(parents[from]));
+        assert_eq!(world.get::<Children>(parents[from]).unwrap().to_vec(), [lone]);
+        world.despawn(lone).unwrap();
+        assert_consistent(&world);
+        assert_consistent_riders(&world);
+    }
+}

@@ -200,6 +200,10 @@ pub trait RelationshipSourceCollection: sealed::Sealed + Send + Sync + 'static {
     #[doc(hidden)]
     fn __move_to(&mut self, entity: Entity, index: usize);
 
+    /// Takes the list's buffer, emptied, leaving an empty list.
+    #[doc(hidden)]
+    fn __take_buffer(&mut self) -> Vec<Entity>;
+
     /// The list as something serde can write: a sequence of entities.
     #[cfg(feature = "serde")]
     #[doc(hidden)]
@@ -229,6 +233,12 @@ impl RelationshipSourceCollection for RelationshipSources {
     }
     fn __move_to(&mut self, entity: Entity, index: usize) {
         self.move_to(entity, index);
+    }
+    fn __take_buffer(&mut self) -> Vec<Entity> {
+        self.head = 0;
+        let mut buffer = core::mem::take(&mut self.entities);
+        buffer.clear();
+        buffer
     }
     #[cfg(feature = "serde")]
     fn __serializable(&self) -> &dyn erased_serde::Serialize {
@@ -262,6 +272,11 @@ impl RelationshipSourceCollection for Vec<Entity> {
             let at = index.min(self.len());
             self.insert(at, entity);
         }
+    }
+    fn __take_buffer(&mut self) -> Vec<Entity> {
+        let mut buffer = core::mem::take(self);
+        buffer.clear();
+        buffer
     }
     #[cfg(feature = "serde")]
     fn __serializable(&self) -> &dyn erased_serde::Serialize {

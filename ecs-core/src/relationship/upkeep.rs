@@ -212,10 +212,13 @@ fn linked_to<R: Relationship>(world: &World, source: Entity, target: Entity) -> 
 fn insert_pending<R: Relationship>(world: &mut World, target: Entity) {
     let key = (component_id::<R::Target>(), target);
     let Some(sources) = world.pending_links.by_target.remove(&key) else { return };
-    let sources: Vec<Entity> = sources.into_iter().filter(|&s| linked_to::<R>(world, s, target)).collect();
-    if sources.is_empty() {
+    let mut linked = core::mem::take(&mut world.pending_links.spare);
+    linked.extend(sources.into_iter().filter(|&s| linked_to::<R>(world, s, target)));
+    if linked.is_empty() {
+        world.pending_links.spare = linked;
         return;
     }
+    let sources = linked;
     if !world.contains(target) {
         for source in sources {
             let _ = if <R::Target as RelationshipTarget>::LINKED_SPAWN {
@@ -237,7 +240,14 @@ fn insert_pending<R: Relationship>(world: &mut World, target: Entity) {
 
 /// Removes an emptied target list, unless it was refilled meanwhile.
 fn remove_if_empty<T: RelationshipTarget>(world: &mut World, target: Entity) {
-    if world.get::<T>(target).is_some_and(|t| t.sources().is_empty()) {
-        let _ = world.remove::<T>(target);
+    if !world.get::<T>(target).is_some_and(|t| t.sources().is_empty()) {
+        return;
+    }
+    // The list's buffer is kept for the next list made (see `PendingLinks`).
+    if let Ok(mut list) = world.remove::<T>(target) {
+        let buffer = list.__sources_mut().__take_buffer();
+        if buffer.capacity() > world.pending_links.spare.capacity() {
+            world.pending_links.spare = buffer;
+        }
     }
 }

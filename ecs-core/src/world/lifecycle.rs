@@ -32,6 +32,10 @@ use crate::panics::{DeferredPanic, defer_panic, resume_deferred};
 #[derive(Default)]
 pub(crate) struct PendingLinks {
     pub(crate) by_target: IdMap<(ComponentId, Entity), Vec<Entity>>,
+    /// The buffer of the largest target list removed once emptied, for the
+    /// next list made: children moving one by one from one parent to another
+    /// fill a buffer of the right size instead of growing a new one.
+    pub(crate) spare: Vec<Entity>,
 }
 
 /// The world's deferred work: commands queued by hooks and observers, and how
