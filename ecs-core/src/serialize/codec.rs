@@ -328,7 +328,24 @@ pub(crate) trait ReadValues: Sized {
         room: usize,
         rows: &mut usize,
     ) -> postcard::Result<()> {
-        while *rows < room {
+        // Two values a turn, each stored once the next is read: a value that
+        // comes back through memory (from a `deserialize` not inlined, in
+        // narrow stores) is copied once those stores are long done, not while
+        // the copy's wide loads would wait for them.
+        while room - *rows >= 2 {
+            let first = F::read(&mut *deserializer)?;
+            let second = F::read(&mut *deserializer);
+            // SAFETY: `*rows + 2 <= room`, so both slots are among the `room`
+            // (caller); `first` is counted right after it is written, `second`
+            // only once it was read.
+            unsafe { base.add(*rows).write(first) };
+            *rows += 1;
+            let second = second?;
+            // SAFETY: as just said.
+            unsafe { base.add(*rows).write(second) };
+            *rows += 1;
+        }
+        if *rows < room {
             let value = F::read(&mut *deserializer)?;
             // SAFETY: `*rows < room`, so the slot is one of the `room` (caller).
             unsafe { base.add(*rows).write(value) };
