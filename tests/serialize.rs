@@ -621,3 +621,36 @@ fn a_value_that_fails_or_panics_while_loading_drops_each_value_read_before_it_on
         assert_eq!(loaded.get::<Counted>(all[19_999]).map(|c| c.n), Some(20_999));
     }
 }
+
+#[test]
+fn change_ticks_in_runs_of_every_length_come_through_exactly() {
+    let mut world = World::new();
+    let all: Vec<Entity> = world.spawn_batch((0..600u32).map(|i| Velocity(i as f32))).collect();
+    // Runs of rows written at their own tick, of lengths around the 16 the
+    // saver compares at once, the last run ending the column.
+    let mut row = 0;
+    for length in [1, 15, 16, 17, 31, 32, 33, 2, 48, 47, 64, 5, 16] {
+        world.increment_change_tick();
+        for &e in &all[row..row + length] {
+            world.get_mut::<Velocity>(e).unwrap().0 += 1.0;
+        }
+        row += length;
+        // Every other run is followed by untouched rows (still the spawn's tick).
+        if length % 2 == 0 {
+            row += 3;
+        }
+    }
+    world.increment_change_tick();
+    for &e in &all[row..] {
+        world.get_mut::<Velocity>(e).unwrap().0 += 1.0;
+    }
+    let bytes = postcard::to_allocvec(&registry().columns(&world)).unwrap();
+    let mut loaded = World::new();
+    loaded.load(registry().load_columns(&mut postcard::Deserializer::from_bytes(&bytes)).unwrap());
+    let ticks = |world: &mut World| -> Vec<Option<u32>> {
+        all.iter().map(|&e| world.get_mut::<Velocity>(e).and_then(|v| v.last_changed()).map(|t| t.get())).collect()
+    };
+    let saved = ticks(&mut world);
+    assert!(saved.windows(2).filter(|w| w[0] != w[1]).count() > 15, "many runs: {saved:?}");
+    assert_eq!(ticks(&mut loaded), saved);
+}

@@ -402,10 +402,16 @@ pub(crate) fn decode_raw(values: &[u8], column: &mut Column, rows: usize, pod: b
 /// `(length, added, changed)`, in row order.
 pub(crate) fn tick_runs(column: &Column) -> Vec<(u32, u32, u32)> {
     let ticks = column.ticks();
-    let run = |pairs: &[ComponentTicks]| (pairs.len() as u32, pairs[0].added.get(), pairs[0].changed.get());
     if !column.is_sparse() {
         // Every row holds a value: runs of equal neighbours, compared in place.
-        return ticks.chunk_by(|a, b| a == b).map(run).collect();
+        let mut runs = Vec::new();
+        let mut rest = ticks;
+        while let Some(&pair) = rest.first() {
+            let length = run_length(rest, pair);
+            runs.push((length as u32, pair.added.get(), pair.changed.get()));
+            rest = &rest[length..];
+        }
+        return runs;
     }
     let mut pairs = (0..ticks.len()).filter(|&row| column.holds(row)).map(|row| ticks[row]).peekable();
     core::iter::from_fn(move || {
@@ -417,6 +423,22 @@ pub(crate) fn tick_runs(column: &Column) -> Vec<(u32, u32, u32)> {
         Some((length, pair.added.get(), pair.changed.get()))
     })
     .collect()
+}
+
+/// How many of `ticks`, from the first, equal `pair`. Blocks are compared
+/// whole, without stopping at the first difference (a loop the compiler turns
+/// into a few vector compares), then the rest one by one: a column written all
+/// at once is one long run.
+fn run_length(ticks: &[ComponentTicks], pair: ComponentTicks) -> usize {
+    const BLOCK: usize = 16;
+    let mut length = 0;
+    for block in ticks.chunks_exact(BLOCK) {
+        if !block.iter().fold(true, |same, t| same & (*t == pair)) {
+            break;
+        }
+        length += BLOCK;
+    }
+    length + ticks[length..].iter().take_while(|&&t| t == pair).count()
 }
 
 /// Pushes `value` onto `column`.
