@@ -213,7 +213,7 @@ fn saves_of_format_version_2_load_with_no_locals() {
     let mut world = World::new();
     world.spawn(Hp(4));
     let json = serde_json::to_string(&hp_registry().rows(&world)).unwrap();
-    let old = json.replace(r#""version":3"#, r#""version":2"#).replace(r#","locals":[]"#, "");
+    let old = json.replace(r#""version":4"#, r#""version":2"#).replace(r#","locals":[]"#, "");
     assert!(!old.contains("locals") && old.contains(r#""version":2"#), "{old}");
     let save = hp_registry().load_rows(&mut serde_json::Deserializer::from_str(&old)).unwrap();
     let mut loaded = World::new();

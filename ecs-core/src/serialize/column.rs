@@ -15,8 +15,9 @@
 //! ticks are listed for the rows holding a value (none when the component keeps
 //! no ticks). In a compact format (postcard, bincode) it is `(kind, values,
 //! ticks)` with the values in byte strings and the ticks in runs, as
-//! [`super::codec`] describes: the speed of a hand-written serializer without
-//! giving up the stable names.
+//! [`super::codec`] describes, and an archetype's entities are one byte
+//! string too ([`super::entity_list`]): the speed of a hand-written serializer
+//! without giving up the stable names.
 
 use core::fmt;
 
@@ -27,6 +28,7 @@ use serde::{Serialize, Serializer};
 use super::FORMAT_VERSION;
 use super::codec;
 use super::compact::{Bytes, Chunks, CompactColumn};
+use super::entity_list::{EntityBytes, EntityBytesSeed};
 use super::error::LoadError;
 use super::locals::{LocalsOut, LocalsSeed};
 use super::plan::{PlannedArchetype, plan};
@@ -113,11 +115,17 @@ struct ArchetypeOut<'a> {
 
 impl Serialize for ArchetypeOut<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let compact = !serializer.is_human_readable();
         let mut out = serializer.serialize_tuple(3)?;
         let names: Vec<&str> =
             self.planned.columns.iter().map(|&(_, entry)| self.registry.entry(entry).name.as_str()).collect();
         out.serialize_element(&names)?;
-        out.serialize_element(self.planned.archetype.entities())?;
+        let entities = self.planned.archetype.entities();
+        if compact {
+            out.serialize_element(&EntityBytes(entities))?;
+        } else {
+            out.serialize_element(entities)?;
+        }
         let columns: Vec<ColumnOut<'_>> = self
             .planned
             .columns
@@ -229,7 +237,7 @@ impl<'de> Visitor<'de> for SaveVisitor<'_, '_> {
         let retired: Vec<Entity> = seq.next_element()?.ok_or_else(|| missing("retired slots"))?;
         let now = Tick::new(change_tick);
         let archetypes = seq
-            .next_element_seed(ArchetypesSeed { context: self.context, now })?
+            .next_element_seed(ArchetypesSeed { context: self.context, now, version })?
             .ok_or_else(|| missing("archetypes"))?;
         let resources =
             seq.next_element_seed(ResourcesSeed { context: self.context })?.ok_or_else(|| missing("resources"))?;
@@ -245,6 +253,8 @@ impl<'de> Visitor<'de> for SaveVisitor<'_, '_> {
 struct ArchetypesSeed<'a, 'r> {
     context: &'a Context<'r>,
     now: Tick,
+    /// The save's format version.
+    version: u32,
 }
 
 impl<'de> DeserializeSeed<'de> for ArchetypesSeed<'_, '_> {
@@ -264,7 +274,9 @@ impl<'de> Visitor<'de> for ArchetypesSeed<'_, '_> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         let mut archetypes = Vec::new();
-        while let Some(archetype) = seq.next_element_seed(ArchetypeSeed { context: self.context, now: self.now })? {
+        let seed =
+            || ArchetypeSeed { context: self.context, now: self.now, version: self.version, entity_bytes: false };
+        while let Some(archetype) = seq.next_element_seed(seed())? {
             archetypes.push(archetype);
         }
         Ok(archetypes)
@@ -274,12 +286,19 @@ impl<'de> Visitor<'de> for ArchetypesSeed<'_, '_> {
 struct ArchetypeSeed<'a, 'r> {
     context: &'a Context<'r>,
     now: Tick,
+    /// The save's format version.
+    version: u32,
+    /// The entities are an [`EntityBytes`] string (set from the format and
+    /// the version once the deserializer is known).
+    entity_bytes: bool,
 }
 
 impl<'de> DeserializeSeed<'de> for ArchetypeSeed<'_, '_> {
     type Value = LoadedArchetype;
 
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(mut self, deserializer: D) -> Result<Self::Value, D::Error> {
+        // Versions before 4 wrote entities one element each in every format.
+        self.entity_bytes = self.version >= 4 && !deserializer.is_human_readable();
         deserializer.deserialize_tuple(3, self)
     }
 }
@@ -301,7 +320,14 @@ impl<'de> Visitor<'de> for ArchetypeSeed<'_, '_> {
             }
             entries.push(entry);
         }
-        let entities: Vec<Entity> = seq.next_element()?.ok_or_else(|| missing("entities"))?;
+        let entities: Vec<Entity> = if self.entity_bytes {
+            let decoded = seq.next_element_seed(EntityBytesSeed)?.ok_or_else(|| missing("entities"))?;
+            decoded.map_err(|why| {
+                self.context.fail(LoadError::InvalidEntityIndex(format!("an archetype's list of entities: {why}")))
+            })?
+        } else {
+            seq.next_element()?.ok_or_else(|| missing("entities"))?
+        };
         let columns = seq
             .next_element_seed(ColumnsSeed {
                 context: self.context,

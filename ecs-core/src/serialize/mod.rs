@@ -122,7 +122,9 @@
 //! the format byte strings, instead of one type-erased call per field; a
 //! table column of a `#[component(pod)]` type is written as its bytes and
 //! read back with one `memcpy` (on little-endian machines, which refuse to
-//! misread a big-endian save and say so). Human-readable formats keep one
+//! misread a big-endian save and say so). An archetype's entities travel as
+//! one byte string as well, each entity relative to the one before it, so
+//! that entities spawned together take a byte each. Human-readable formats keep one
 //! serde value per component value, readable and editable, at the cost of the
 //! erased calls. The row format is made to be read, not to be fast.
 //!
@@ -138,6 +140,7 @@
 mod codec;
 mod column;
 mod compact;
+mod entity_list;
 mod error;
 mod load;
 mod locals;
@@ -164,5 +167,7 @@ pub use save::{EntityMap, WorldSave};
 /// as byte strings, see [`SerializeRegistry::columns`]); row saves of version
 /// 1 read as they are. Version 3 added systems' `Local`s and message cursors
 /// at the end of both formats; saves of version 2 read as they are (with
-/// none).
-pub const FORMAT_VERSION: u32 = 3;
+/// none). Version 4 writes an archetype's entities in compact formats as one
+/// byte string, each entity relative to the one before (a byte each for
+/// entities spawned together); saves of versions 2 and 3 read as they are.
+pub const FORMAT_VERSION: u32 = 4;
