@@ -281,11 +281,22 @@ impl Entities {
     /// The index as a save records it: the number of slots, the free list
     /// (each slot with the generation it hands out next, in free-list order)
     /// and every other slot not live in a saved archetype (`saved` says which
-    /// archetypes are saved), as retired.
+    /// archetypes are saved), as retired. `saved_live` is the number of live
+    /// entities in saved archetypes.
     #[cfg(feature = "serde")]
-    pub(crate) fn save_layout(&self, saved: impl Fn(ArchetypeId) -> bool) -> (u32, Vec<Entity>, Vec<Entity>) {
+    pub(crate) fn save_layout(
+        &self,
+        saved: impl Fn(ArchetypeId) -> bool,
+        saved_live: usize,
+    ) -> (u32, Vec<Entity>, Vec<Entity>) {
         let entity = |index: u32| Entity::new(index, self.slots[index as usize].generation);
         let free: Vec<Entity> = self.free.iter().map(|&index| entity(index)).collect();
+        // The saved live slots and the free ones are disjoint (a free slot is
+        // not live, and the free list holds each slot once): when they add up
+        // to every slot, none is retired, and the scan is skipped.
+        if saved_live + self.free.len() == self.slots.len() {
+            return (self.slots.len() as u32, free, Vec::new());
+        }
         let mut on_free_list = vec![false; self.slots.len()];
         self.free.iter().for_each(|&index| on_free_list[index as usize] = true);
         let retired = (0..self.slots.len() as u32)

@@ -64,7 +64,8 @@ pub(crate) fn plan<'w>(registry: &SerializeRegistry, world: &'w World) -> Result
     for planned in &archetypes {
         refuse_dangling(registry, world, &saved, planned.archetype, &planned.columns)?;
     }
-    let (slots, free, retired) = world.entities().save_layout(|archetype| saved[archetype.index()]);
+    let saved_live = archetypes.iter().map(|planned| planned.archetype.len()).sum();
+    let (slots, free, retired) = world.entities().save_layout(|archetype| saved[archetype.index()], saved_live);
     Ok(SavePlan { slots, free, retired, archetypes })
 }
 
