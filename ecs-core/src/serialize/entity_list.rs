@@ -183,6 +183,36 @@ mod tests {
     }
 
     #[test]
+    fn random_lists_round_trip_in_at_most_ten_bytes_an_entity() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..500 {
+            let len = (next() % 200) as usize;
+            let mut list = Vec::with_capacity(len);
+            let (mut index, mut generation) = ((next() % 5) as u32, 1 + (next() % 3) as u32);
+            for _ in 0..len {
+                // Mostly the next index in the same generation, sometimes a
+                // jump (anywhere in the index space) or a new generation.
+                match next() % 8 {
+                    0 => index = next() as u32,
+                    1 => generation = 1 + (next() as u32 % u32::MAX),
+                    2 => index = index.wrapping_sub((next() % 50) as u32),
+                    _ => index = index.wrapping_add(1),
+                }
+                list.push(entity(index, generation));
+            }
+            let bytes = encode(&list);
+            assert!(bytes.len() <= 10 * list.len(), "{} bytes for {} entities", bytes.len(), list.len());
+            assert_eq!(decode(&bytes).unwrap(), list);
+        }
+    }
+
+    #[test]
     fn malformed_lists_are_refused() {
         // Index -1: one step back from the first expected index, 0.
         assert!(decode(&[0b10]).unwrap_err().contains("index -1"));
