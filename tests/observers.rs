@@ -315,13 +315,15 @@ fn a_panicking_observer_leaves_the_world_consistent_and_keeps_observing() {
 
 #[test]
 fn a_trigger_parameter_outside_an_observer_is_refused_by_name() {
+    fn listens(_: On<Ping>) {}
     let mut world = World::new();
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let _ = world.run_system_once(|_: On<Ping>| {});
+        let _ = world.run_system_once(listens);
     }));
     let panic = result.expect_err("a On is only for observers");
     let message = panic.downcast_ref::<String>().cloned().unwrap_or_default();
     assert!(message.contains("add_observer"), "{message}");
+    assert!(message.contains("listens") && message.contains("Ping>"), "names the system and the event: {message}");
 }
 
 #[test]

@@ -174,14 +174,15 @@ unsafe impl<P: EventPattern, B: Bundle> SystemParam for On<'_, P, B> {
     fn init_state(_: &mut World) {}
     #[inline]
     unsafe fn get_param<'w>(_: &'w mut (), meta: &SystemMeta, world: &'w World) -> On<'w, P, B> {
-        let Some(current) = world.trigger_context else {
-            not_an_observer(meta.name(), crate::names::type_name::<P::Event>())
-        };
+        // The system's name is read on the panic's path only: loaded here, it
+        // would cost every trigger a read of a line of the system's state that
+        // nothing else on this path touches.
+        let Some(current) = world.trigger_context else { not_an_observer(meta, crate::names::type_name::<P::Event>()) };
         // SAFETY: the world's current trigger points at a live context (the
         // invariant of `CurrentTrigger::ctx`).
         let ctx = unsafe { current.ctx.as_ref() };
         if ctx.event_type != TypeId::of::<P::Event>() {
-            not_an_observer(meta.name(), crate::names::type_name::<P::Event>())
+            not_an_observer(meta, crate::names::type_name::<P::Event>())
         }
         // SAFETY: the context's pointer points at a `P::Event` (its type id was checked
         // just now), which lives as long as the trigger call that set the context.
@@ -199,7 +200,8 @@ unsafe impl<P: EventPattern, B: Bundle> SystemParam for On<'_, P, B> {
 /// The panic of a system given a [`On`] outside an observer.
 #[cold]
 #[inline(never)]
-fn not_an_observer(system: &str, event: &str) -> ! {
+fn not_an_observer(meta: &SystemMeta, event: &str) -> ! {
+    let system = meta.name();
     panic!(
         "system `{system}` takes a `On<{event}>`, which only observers are given: add it with \
          `world.add_observer(…)` or `world.entity_mut(e)?.observe(…)`, not as a system"
