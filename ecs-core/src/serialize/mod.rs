@@ -124,9 +124,10 @@
 //! read back with one `memcpy` (on little-endian machines, which refuse to
 //! misread a big-endian save and say so). An archetype's entities travel as
 //! one byte string as well, each entity relative to the one before it, so
-//! that entities spawned together take a byte each. Human-readable formats keep one
-//! serde value per component value, readable and editable, at the cost of the
-//! erased calls. The row format is made to be read, not to be fast.
+//! that entities spawned together take a byte each. Human-readable formats
+//! keep one serde value per component value, readable and editable, at the
+//! cost of the erased calls. The row format is made to be read, not to be
+//! fast.
 //!
 //! # Bad input
 //! Every check happens while parsing, before any world is touched, and fails
