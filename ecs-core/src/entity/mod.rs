@@ -44,6 +44,12 @@ impl Entity {
         Self { index, generation }
     }
 
+    /// `index` in `generation` (not 0), for the crate's unit tests.
+    #[cfg(test)]
+    pub(crate) fn at(index: u32, generation: u32) -> Self {
+        Self::new(index, NonZeroU32::new(generation).expect("generations start at 1"))
+    }
+
     /// The slot of this entity in the entity index. Reused after despawn.
     #[inline]
     pub const fn index(self) -> u32 {

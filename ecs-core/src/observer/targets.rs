@@ -146,16 +146,11 @@ impl TargetObservers {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use core::num::NonZeroU32;
-
-    fn entity(index: u32, generation: u32) -> Entity {
-        Entity::new(index, NonZeroU32::new(generation).unwrap())
-    }
 
     #[test]
     fn targets_keep_their_observers_in_order_and_apart() {
         let mut targets = TargetObservers::default();
-        let (a, b, far) = (entity(3, 1), entity(4, 1), entity(5 * PAGE as u32 + 7, 2));
+        let (a, b, far) = (Entity::at(3, 1), Entity::at(4, 1), Entity::at(5 * PAGE as u32 + 7, 2));
         targets.insert(a, 10);
         targets.insert(far, 11);
         targets.insert(a, 12);
@@ -163,7 +158,7 @@ mod tests {
         assert_eq!(targets.get(a), [10, 12, 13]);
         assert_eq!(targets.get(far), [11]);
         assert_eq!(targets.get(b), [] as [u32; 0]);
-        assert_eq!(targets.get(entity(3, 2)), [] as [u32; 0], "another generation of the index");
+        assert_eq!(targets.get(Entity::at(3, 2)), [] as [u32; 0], "another generation of the index");
         assert_eq!(targets.get(Entity::PLACEHOLDER), [] as [u32; 0]);
         targets.remove(a, 12);
         assert_eq!(targets.get(a), [10, 13]);
@@ -185,12 +180,12 @@ mod tests {
     #[test]
     fn a_new_generation_replaces_what_an_old_one_left() {
         let mut targets = TargetObservers::default();
-        targets.insert(entity(1, 1), 1);
-        targets.insert(entity(1, 1), 2);
-        targets.insert(entity(1, 2), 3);
-        assert_eq!(targets.get(entity(1, 2)), [3]);
-        assert_eq!(targets.get(entity(1, 1)), [] as [u32; 0]);
-        targets.remove(entity(1, 2), 3);
+        targets.insert(Entity::at(1, 1), 1);
+        targets.insert(Entity::at(1, 1), 2);
+        targets.insert(Entity::at(1, 2), 3);
+        assert_eq!(targets.get(Entity::at(1, 2)), [3]);
+        assert_eq!(targets.get(Entity::at(1, 1)), [] as [u32; 0]);
+        targets.remove(Entity::at(1, 2), 3);
         assert!(targets.pages.iter().all(Option::is_none));
     }
 }

@@ -154,27 +154,23 @@ fn read_varint(bytes: &[u8], at: &mut usize) -> Result<u64, String> {
 mod tests {
     use super::*;
 
-    fn entity(index: u32, generation: u32) -> Entity {
-        Entity::new(index, NonZeroU32::new(generation).unwrap())
-    }
-
     #[test]
     fn lists_round_trip_and_runs_take_a_byte_an_entity() {
-        let run: Vec<Entity> = (0..1000).map(|i| entity(i, 1)).collect();
+        let run: Vec<Entity> = (0..1000).map(|i| Entity::at(i, 1)).collect();
         let bytes = encode(&run);
         assert_eq!(bytes, vec![0; 1000], "a run from index 0 in generation 1");
         assert_eq!(decode(&bytes).unwrap(), run);
 
         let mixed = vec![
-            entity(5, 1),
-            entity(6, 1),
-            entity(2, 1),
-            entity(3, 7),
-            entity(4, 7),
-            entity(u32::MAX, 7),
-            entity(0, u32::MAX),
-            entity(u32::MAX - 1, 1),
-            entity(u32::MAX, 1),
+            Entity::at(5, 1),
+            Entity::at(6, 1),
+            Entity::at(2, 1),
+            Entity::at(3, 7),
+            Entity::at(4, 7),
+            Entity::at(u32::MAX, 7),
+            Entity::at(0, u32::MAX),
+            Entity::at(u32::MAX - 1, 1),
+            Entity::at(u32::MAX, 1),
         ];
         let bytes = encode(&mixed);
         assert_eq!(decode(&bytes).unwrap(), mixed);
@@ -204,7 +200,7 @@ mod tests {
                     2 => index = index.wrapping_sub((next() % 50) as u32),
                     _ => index = index.wrapping_add(1),
                 }
-                list.push(entity(index, generation));
+                list.push(Entity::at(index, generation));
             }
             let bytes = encode(&list);
             assert!(bytes.len() <= 10 * list.len(), "{} bytes for {} entities", bytes.len(), list.len());
@@ -217,7 +213,7 @@ mod tests {
         // Index -1: one step back from the first expected index, 0.
         assert!(decode(&[0b10]).unwrap_err().contains("index -1"));
         // Past `u32::MAX`: a run of one after the last index.
-        let mut past = encode(&[entity(u32::MAX, 1)]);
+        let mut past = encode(&[Entity::at(u32::MAX, 1)]);
         past.push(0);
         assert!(decode(&past).unwrap_err().contains("index 4294967296"));
         // Generation 0, and one beyond 32 bits.
