@@ -164,6 +164,42 @@ fn loading_into_a_busy_world_remaps_every_reference() {
 }
 
 #[test]
+fn the_entity_map_answers_for_saved_entities_only() {
+    let mut world = sample();
+    let saved: Vec<Entity> = world.iter().map(|e| e.id()).collect();
+    let stale = world.spawn(());
+    world.despawn(stale).unwrap();
+    let reused = world.spawn(Frozen);
+    let bytes = postcard_columns(&world);
+    world.despawn(reused).unwrap();
+    let later = world.spawn(());
+    let beyond = Entity::from_bits((1 << 32) | 1_000).unwrap();
+    for busy in [false, true] {
+        let mut loaded = World::new();
+        if busy {
+            loaded.spawn(Name("mine".into()));
+        }
+        let save = load_postcard_columns(&bytes).unwrap();
+        let order: Vec<Entity> = save.entities().collect();
+        let map = loaded.load(save);
+        assert_eq!(map.len(), saved.len() + 1, "busy {busy}");
+        assert!(!map.is_empty());
+        assert_eq!(map.iter().map(|(s, _)| s).collect::<Vec<_>>(), order, "load order");
+        for (s, now) in map.iter() {
+            assert_eq!(map.get(s), Some(now), "busy {busy}");
+            assert_eq!(now == s, !busy, "ids kept only into an empty world");
+            assert!(loaded.contains(now));
+        }
+        assert!(saved.iter().chain([&reused]).all(|&e| map.get(e).is_some()));
+        for never in [stale, later, beyond] {
+            assert_eq!(map.get(never), None, "{never} was not saved (busy {busy})");
+        }
+        let shown = format!("{map:?}");
+        assert!(shown.contains(&format!("{reused}")), "{shown}");
+    }
+}
+
+#[test]
 fn an_unregistered_component_refuses_the_save_naming_it() {
     #[derive(Component, Debug)]
     struct Secret;

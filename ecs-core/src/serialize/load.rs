@@ -71,10 +71,8 @@ impl World {
             restamp(&mut save, now);
         }
         self.entities.load_layout(save.slots, &save.free, &save.retired, observers);
-        let mut pairs = Vec::with_capacity(save.len());
         self.append_archetypes(&mut save, |entities, entity, location| {
             entities.place(entity, location);
-            pairs.push((entity, entity));
             entity
         });
         if let Some(ticks) = &save.ticks {
@@ -89,14 +87,15 @@ impl World {
             self.system_ticks.extend(ticks.system_ticks.iter().skip(handed_out).map(|&t| AtomicU32::new(t)));
         }
         self.locals.load(core::mem::take(&mut save.locals));
-        EntityMap::new(pairs, save.slots)
+        // The save's lists are the map: each entity kept its id.
+        EntityMap::kept(save.archetypes.iter_mut().map(|a| core::mem::take(&mut a.entities)).collect(), save.slots)
     }
 
     fn load_remapped(&mut self, mut save: WorldSave) -> EntityMap {
         self.entities.flush();
         let saved: Vec<Entity> = save.entities().collect();
         let fresh = self.entities.peek_allocs(saved.len());
-        let map = EntityMap::new(saved.into_iter().zip(fresh).collect(), save.slots);
+        let map = EntityMap::remapped(saved, fresh, save.slots);
         // Rewrite references while the values are still the save's: a panic in
         // user code here leaves the world as it was.
         for archetype in &mut save.archetypes {
@@ -141,16 +140,12 @@ impl World {
             }
             let archetype = self.archetypes.get_mut(id);
             let first_row = archetype.len();
-            let entities: Vec<Entity> = loaded
-                .entities
-                .iter()
-                .enumerate()
-                .map(|(offset, &saved)| {
-                    let location =
-                        EntityLocation { archetype: id, row: crate::archetype::Row::new(first_row + offset) };
-                    place(&mut self.entities, saved, location)
-                })
-                .collect();
+            // Each saved entity is replaced by its own in the world, in place:
+            // the save is consumed, and a list per archetype would be as large.
+            for (offset, entity) in loaded.entities.iter_mut().enumerate() {
+                let location = EntityLocation { archetype: id, row: crate::archetype::Row::new(first_row + offset) };
+                *entity = place(&mut self.entities, *entity, location);
+            }
             let mut columns: Vec<_> = loaded.columns.iter_mut().map(|c| (c.info.id(), &mut c.column)).collect();
             // SAFETY: each loaded column was made from its component's
             // `ComponentInfo` (the registry entry's; `LoadedColumn`'s invariant),
@@ -158,7 +153,7 @@ impl World {
             // per entity (checked while parsing); the key is the loaded table
             // components (the archetype was found by it) and sparse columns were
             // added above.
-            unsafe { archetype.append_rows(&entities, &mut columns) };
+            unsafe { archetype.append_rows(&loaded.entities, &mut columns) };
         }
     }
 }

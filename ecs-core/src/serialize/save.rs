@@ -1,6 +1,8 @@
 //! [`WorldSave`], a parsed and checked save, and [`EntityMap`], where its
 //! entities went.
 
+use std::sync::OnceLock;
+
 use crate::component::{ComponentId, ComponentInfo};
 use crate::entity::Entity;
 use crate::storage::Column;
@@ -84,43 +86,75 @@ impl core::fmt::Debug for WorldSave {
 
 /// Where each entity of a save went in the world it was loaded into: the same
 /// id when loaded into an empty world, a new one otherwise.
-#[derive(Clone, Debug, Default)]
+///
+/// A load that keeps the saved ids makes it from the save's own entity lists,
+/// moved rather than copied: a game that only loads pays for no map it never
+/// reads. The index by which [`get`](Self::get) finds an entity is made the
+/// first time it is asked.
+#[derive(Clone, Default)]
 pub struct EntityMap {
-    /// `(saved, loaded)` in load order.
-    pairs: Vec<(Entity, Entity)>,
-    /// Position in `pairs` of each saved index, `u32::MAX` for none.
-    by_index: Vec<u32>,
+    /// The saved entities in load order, a list per saved archetype.
+    saved: Vec<Vec<Entity>>,
+    /// What each became, in the same order; `None` when each kept its id.
+    loaded: Option<Vec<Entity>>,
+    /// Slots of the saved entity index: saved indices are below it.
+    slots: u32,
+    /// By saved index: the saved entity's generation (0, which no entity
+    /// has, for none) and its position in load order.
+    by_index: OnceLock<Vec<(u32, u32)>>,
 }
 
 impl EntityMap {
-    pub(crate) fn new(pairs: Vec<(Entity, Entity)>, slots: u32) -> Self {
-        let mut by_index = vec![u32::MAX; slots as usize];
-        for (position, (saved, _)) in pairs.iter().enumerate() {
-            by_index[saved.index() as usize] = position as u32;
-        }
-        Self { pairs, by_index }
+    /// Every entity in `saved` kept its id.
+    pub(crate) fn kept(saved: Vec<Vec<Entity>>, slots: u32) -> Self {
+        Self { saved, loaded: None, slots, by_index: OnceLock::new() }
+    }
+
+    /// Saved entity `saved[i]` became `loaded[i]`.
+    pub(crate) fn remapped(saved: Vec<Entity>, loaded: Vec<Entity>, slots: u32) -> Self {
+        debug_assert_eq!(saved.len(), loaded.len());
+        Self { saved: vec![saved], loaded: Some(loaded), slots, by_index: OnceLock::new() }
+    }
+
+    fn saved(&self) -> impl Iterator<Item = Entity> + '_ {
+        self.saved.iter().flatten().copied()
     }
 
     /// The entity that saved entity `saved` became, `None` when the save did
     /// not hold it.
     pub fn get(&self, saved: Entity) -> Option<Entity> {
-        let position = *self.by_index.get(saved.index() as usize)?;
-        let &(was, now) = self.pairs.get(position as usize)?;
-        (was == saved).then_some(now)
+        let by_index = self.by_index.get_or_init(|| {
+            let mut by_index = vec![(0, 0); self.slots as usize];
+            for (position, saved) in self.saved().enumerate() {
+                // A checked save holds each index once, below `slots`, and
+                // fewer entities than `u32::MAX`.
+                by_index[saved.index() as usize] = (saved.generation().get(), position as u32);
+            }
+            by_index
+        });
+        let &(generation, position) = by_index.get(saved.index() as usize)?;
+        (generation == saved.generation().get())
+            .then(|| self.loaded.as_ref().map_or(saved, |loaded| loaded[position as usize]))
     }
 
     /// `(saved, loaded)` for every entity, in load order.
     pub fn iter(&self) -> impl Iterator<Item = (Entity, Entity)> + '_ {
-        self.pairs.iter().copied()
+        self.saved().enumerate().map(|(i, saved)| (saved, self.loaded.as_ref().map_or(saved, |loaded| loaded[i])))
     }
 
     /// The number of entities loaded.
     pub fn len(&self) -> usize {
-        self.pairs.len()
+        self.saved.iter().map(Vec::len).sum()
     }
 
     /// `true` when nothing was loaded.
     pub fn is_empty(&self) -> bool {
-        self.pairs.is_empty()
+        self.saved.iter().all(Vec::is_empty)
+    }
+}
+
+impl core::fmt::Debug for EntityMap {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
     }
 }
