@@ -245,6 +245,29 @@ fn entity_observers_stay_with_their_generation_when_the_index_is_reused() {
 }
 
 #[test]
+fn a_reused_observer_slot_watches_only_what_its_new_observer_watches() {
+    let mut world = world_with_log();
+    let knight = world.spawn((Name("knight"), Corpse, Health(1)));
+    world.entity_mut(knight).unwrap().observe(|_: On<Remove, Corpse>, mut log: ResMut<Log>| {
+        log.0.push("corpse".into());
+    });
+    take_log(&mut world);
+    // Despawning the observer frees its slot; the next observer takes it.
+    let observer = world.query::<(Entity, &ecs_core::observer::Observer)>().iter().next().unwrap().0;
+    world.despawn(observer).unwrap();
+    assert_eq!(world.observer_count(), 0);
+    world.entity_mut(knight).unwrap().observe(|_: On<Remove, Health>, mut log: ResMut<Log>| {
+        log.0.push("health".into());
+    });
+    world.remove::<Corpse>(knight).unwrap();
+    assert_eq!(take_log(&mut world), Vec::<String>::new(), "the old observer's component is not watched");
+    world.remove::<Health>(knight).unwrap();
+    let log = take_log(&mut world);
+    assert_eq!(log.iter().filter(|l| !l.starts_with("hook")).collect::<Vec<_>>(), ["health"]);
+    world.check_invariants().unwrap();
+}
+
+#[test]
 fn an_entity_observer_of_a_lifecycle_event_sees_only_its_entity() {
     let mut world = world_with_log();
     let a = world.spawn(Health(1));

@@ -156,17 +156,30 @@ impl ObservedBy {
     }
 }
 
-/// One registered observer.
+/// One registered observer, as a trigger reads it: small, so that the slots
+/// of observers triggered one after another (an observer on each of many
+/// entities) share cache lines. What registration needs is in [`Watch`].
 struct Slot {
     /// The observer's entity (holding its [`Observer`] component).
     entity: Entity,
+    /// The system; taken out while it runs.
+    runner: Option<Box<dyn ObserverRunner>>,
+}
+
+/// What an observer watches, beside its [`Slot`].
+struct Watch {
     event: TypeId,
     /// Components watched (lifecycle events); empty for "any".
     components: Box<[ComponentId]>,
     /// The only entity it observes, for entity observers.
     target: Option<Entity>,
-    /// The system; taken out while it runs.
-    runner: Option<Box<dyn ObserverRunner>>,
+}
+
+impl Watch {
+    /// A free slot's: nothing.
+    fn vacant() -> Self {
+        Watch { event: TypeId::of::<()>(), components: Box::new([]), target: None }
+    }
 }
 
 /// The observers of one event type, by what they watch.
@@ -193,6 +206,9 @@ enum List {
 #[derive(Default)]
 pub(crate) struct Observers {
     slots: Vec<Option<Slot>>,
+    /// What the observer in the slot of the same index watches (stale for a
+    /// free slot).
+    watches: Vec<Watch>,
     free: Vec<u32>,
     /// The index in `lists` of each observed event type.
     events: crate::hashers::TypeIdMap<usize>,
@@ -211,17 +227,17 @@ pub(crate) struct Observers {
 }
 
 impl Observers {
-    fn register(&mut self, slot: Slot) -> u32 {
+    fn register(&mut self, slot: Slot, watch: Watch) -> u32 {
         let next = self.lists.len();
-        let event = *self.events.entry(slot.event).or_insert(next);
+        let event = *self.events.entry(watch.event).or_insert(next);
         if event == next {
             for kind in Lifecycle::ALL {
-                if crate::event::lifecycle_value(kind).0 == slot.event {
+                if crate::event::lifecycle_value(kind).0 == watch.event {
                     self.lifecycle_watched |= kind.flag();
                 }
             }
             self.lists.push(EventObservers {
-                event: slot.event,
+                event: watch.event,
                 global: Vec::new(),
                 by_component: Vec::new(),
                 by_target: targets::TargetObservers::default(),
@@ -233,14 +249,15 @@ impl Observers {
             None => {
                 assert!(self.slots.len() < targets::MAX_SLOTS, "fewer than 2^31 observers");
                 self.slots.push(None);
+                self.watches.push(Watch::vacant());
                 self.slots.len() as u32 - 1
             }
         };
-        match (slot.target, slot.components.is_empty()) {
+        match (watch.target, watch.components.is_empty()) {
             (Some(target), _) => event.by_target.insert(target, index),
             (None, true) => event.global.push(index),
             (None, false) => {
-                for &component in slot.components.iter() {
+                for &component in watch.components.iter() {
                     if event.by_component.len() <= component.index() {
                         event.by_component.resize_with(component.index() + 1, Vec::new);
                     }
@@ -249,6 +266,7 @@ impl Observers {
             }
         }
         self.slots[index as usize] = Some(slot);
+        self.watches[index as usize] = watch;
         index
     }
 
@@ -258,16 +276,19 @@ impl Observers {
         else {
             return;
         };
-        let slot = slot.take().expect("checked above");
+        // Dropped once the lists are mended: dropping the system runs the
+        // drops of what its closure holds.
+        let _slot = slot.take();
         self.free.push(index);
-        let Some(&event) = self.events.get(&slot.event) else { return };
+        let watch = core::mem::replace(&mut self.watches[index as usize], Watch::vacant());
+        let Some(&event) = self.events.get(&watch.event) else { return };
         let event = &mut self.lists[event];
         let forget = |list: &mut Vec<u32>| list.retain(|&i| i != index);
-        match slot.target {
+        match watch.target {
             Some(target) => event.by_target.remove(target, index),
             None => {
                 forget(&mut event.global);
-                for component in slot.components.iter() {
+                for component in watch.components.iter() {
                     if let Some(list) = event.by_component.get_mut(component.index()) {
                         forget(list);
                     }
@@ -488,13 +509,9 @@ impl World {
             }
         }
         let entity = self.spawn_empty().id();
-        let slot = self.observers.register(Slot {
-            entity,
-            event,
-            components: components.into(),
-            target,
-            runner: Some(runner),
-        });
+        let slot = self
+            .observers
+            .register(Slot { entity, runner: Some(runner) }, Watch { event, components: components.into(), target });
         self.insert(entity, Observer { slot, event: crate::names::type_name::<E>() })
             .expect("the observer's entity was just spawned");
         entity
@@ -602,13 +619,14 @@ impl World {
     /// entity observer of a lifecycle event) watches other components.
     #[inline]
     fn run_one(&mut self, ctx: &TriggerContext, entity_observer: bool, index: u32) {
-        let Some(slot) = self.observers.slots[index as usize].as_mut() else { return };
         // An entity observer of a lifecycle event watches its components only.
         if let (true, Some(component)) = (entity_observer, ctx.component) {
-            if !slot.components.is_empty() && !slot.components.contains(&component) {
+            let watched = &self.observers.watches[index as usize].components;
+            if !watched.is_empty() && !watched.contains(&component) {
                 return;
             }
         }
+        let Some(slot) = self.observers.slots[index as usize].as_mut() else { return };
         let observer = slot.entity;
         // Taken out while it runs (an observer never re-enters itself: its
         // own triggers go through commands).
