@@ -243,6 +243,12 @@ impl Archetypes {
         self.columns_of(component)?.column(archetype)
     }
 
+    /// [`column_at`](Self::column_at), mutably.
+    #[inline(always)]
+    pub(crate) fn column_at_mut(&mut self, component: ComponentId, archetype: ArchetypeId) -> Option<&mut Column> {
+        self.columns_of_mut(component)?.column(archetype)
+    }
+
     /// `component`'s column table, copied out to be indexed later by archetype
     /// (`None` when no archetype ever had the component).
     ///

@@ -316,6 +316,15 @@ impl Observers {
         self.lifecycle_watched & kind.flag() != 0
     }
 
+    /// `true` when some observer ever watched what replacing a held value
+    /// triggers ([`Discard`](crate::event::Discard) of the old one,
+    /// [`Insert`](crate::event::Insert) of the new one): until then, a
+    /// replace needs only the component's hooks.
+    #[inline]
+    pub(crate) fn watches_replace(&self) -> bool {
+        self.lifecycle_watched & (Lifecycle::Discard.flag() | Lifecycle::Insert.flag()) != 0
+    }
+
     /// Observer `i` of a list, and the list's length.
     #[inline]
     fn nth(&self, event: usize, list: List, i: usize) -> Option<(u32, usize)> {

@@ -291,11 +291,7 @@ impl World {
         // observer anywhere: its hooks are the derive's, and its replace does
         // their work with the old and new targets in hand.
         let mut bundle = bundle;
-        if B::__LINKS
-            && matches!(B::__key(), BundleKey::Component(_))
-            && !self.observers.watches_lifecycle(Lifecycle::Discard)
-            && !self.observers.watches_lifecycle(Lifecycle::Insert)
-        {
+        if B::__LINKS && matches!(B::__key(), BundleKey::Component(_)) && !self.observers.watches_replace() {
             match self.deferring(|world| bundle.__replace_link(world, entity)) {
                 Ok(()) => {
                     self.flush_pending();
@@ -323,8 +319,7 @@ impl World {
         // its insert hook; nothing else of the general path below applies.
         // (Held, so registered here: its flags are its own.)
         if let (BundleKey::Component(component), false) = (B::__key(), B::__SPARSE)
-            && !self.observers.watches_lifecycle(Lifecycle::Discard)
-            && !self.observers.watches_lifecycle(Lifecycle::Insert)
+            && !self.observers.watches_replace()
             && self.components.lifecycle(component) != 0
             && self.archetypes.get(location.archetype).and_then(|a| a.column_index(component)).is_some()
         {

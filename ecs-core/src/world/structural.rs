@@ -411,7 +411,7 @@ impl World {
         // The component's column table, as `World::get` reads it: a component
         // in one archetype (the usual case for a sparse one) gives its column
         // without a read of the archetype's own tables.
-        let column = match self.archetypes.columns_of_mut(component).and_then(|c| c.column(location.archetype)) {
+        let column = match self.archetypes.column_at_mut(component, location.archetype) {
             Some(column) => column,
             None => self.add_sparse_column::<B>(location.archetype),
         };
@@ -453,7 +453,7 @@ impl World {
         // The registered name of a component is its type name.
         let missing = EcsError::MissingComponent { entity, component: core::any::type_name::<B>() };
         // As in `insert_sparse`: the component's table, not the archetype's.
-        let Some(column) = self.archetypes.columns_of_mut(component).and_then(|c| c.column(location.archetype)) else {
+        let Some(column) = self.archetypes.column_at_mut(component, location.archetype) else {
             return Err(missing);
         };
         // SAFETY: a live entity's row is below its archetype's (and so every
