@@ -328,6 +328,30 @@ pub(crate) trait ReadValues: Sized {
         room: usize,
         rows: &mut usize,
     ) -> postcard::Result<()> {
+        // The loop reads through a deserializer of its own, put back at the
+        // end: the caller's is behind a pointer, so its cursor would go
+        // through memory at every field read, and a call handed a pointer to
+        // a local is one LLVM's inliner credits with keeping that local in
+        // registers, so it inlines the values' `deserialize` here more
+        // readily. (A panic leaves the caller's empty: the decode is over.)
+        let mut local = core::mem::replace(deserializer, postcard::Deserializer::from_bytes(&[]));
+        // SAFETY: forwarded from the caller.
+        let read = unsafe { Self::read_values_from::<F>(&mut local, base, room, rows) };
+        *deserializer = local;
+        read
+    }
+
+    /// The loop of [`read_values`](Self::read_values).
+    ///
+    /// # Safety
+    /// As for `read_values`.
+    #[inline(always)]
+    unsafe fn read_values_from<'de, F: Form<Component = Self>>(
+        deserializer: &mut postcard::Deserializer<'de, postcard::de_flavors::Slice<'de>>,
+        base: NonNull<Self>,
+        room: usize,
+        rows: &mut usize,
+    ) -> postcard::Result<()> {
         // Two values a turn, each stored once the next is read: a value that
         // comes back through memory (from a `deserialize` not inlined, in
         // narrow stores) is copied once those stores are long done, not while
