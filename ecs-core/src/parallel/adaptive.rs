@@ -65,6 +65,12 @@ const PARALLEL_WINDOW: u32 = 16;
 /// estimate (a parallel one whose timing shrinks that much) has the other mode
 /// checked at once.
 const GROWN: u64 = 4;
+/// A re-check of inline ends after its first run when that run and the inline
+/// estimate before it are both at least this much slower than parallel's
+/// estimate: an inline run has no worker to wait for, so its time varies
+/// little, and a run that repeats a clear loss says what two more would. (A
+/// parallel run that loses may have met one stall: its checks keep their runs.)
+const CLEAR_LOSS: u64 = 150; // percent
 /// The other mode takes over only when it is at least this fraction faster:
 /// two modes within noise of each other would otherwise trade places at every
 /// check, each trade restarting the checks at the shortest gap.
@@ -100,6 +106,11 @@ struct Policy {
     /// unlucky run (a worker that lost its core for a time slice) does not put
     /// off the next check for thousands of runs.
     hopeless_before: bool,
+    /// The fastest run of the last check of parallel.
+    parallel_fastest: u64,
+    /// Whether the last completed check left inline in use although one of
+    /// parallel's check runs beat it (see `record`).
+    mixed_before: bool,
 }
 
 impl Default for Policy {
@@ -116,6 +127,8 @@ impl Default for Policy {
             window_runs: 0,
             backoff: FIRST_INTERVAL,
             hopeless_before: false,
+            parallel_fastest: 0,
+            mixed_before: false,
         }
     }
 }
@@ -151,6 +164,11 @@ impl Timings {
         let taken = &mut self.ns[..self.count];
         taken.sort_unstable();
         taken.get(self.count / 2).copied().unwrap_or(u64::MAX)
+    }
+
+    /// The fastest timing.
+    fn fastest(self) -> u64 {
+        self.ns[..self.count].iter().copied().min().unwrap_or(u64::MAX)
     }
 }
 
@@ -224,7 +242,9 @@ impl Policy {
                 // worker that lost its core to another process can hold a run up
                 // for a whole time slice, and two more such runs teach nothing.
                 let hopeless = other != 0 && took / HOPELESS > other;
-                if !complete && !hopeless {
+                let clear = |ns: u64| other != 0 && ns.saturating_mul(100) >= other.saturating_mul(CLEAR_LOSS);
+                let confirmed = mode == Mode::Inline && clear(self.inline_ns) && clear(took);
+                if !complete && !hopeless && !confirmed {
                     self.check = Some((checked, timings));
                     return;
                 }
@@ -251,6 +271,23 @@ impl Policy {
                     FIRST_INTERVAL
                 };
                 self.hopeless_before = settled && far_slower;
+                if mode == Mode::Parallel {
+                    self.parallel_fastest = timings.fastest();
+                }
+                // Parallel lost on its median, yet one of its runs beat inline:
+                // either the machine is busy (a worker sometimes has a core,
+                // mostly not), or parallel met a passing disturbance, such as a
+                // new process's workers that the OS has not yet spread over the
+                // cores (tens of milliseconds on some virtual machines). Checked
+                // again at once, once: a second such check means a busy machine,
+                // and the gaps grow as usual.
+                let mixed = settled
+                    && self.best() == Mode::Inline
+                    && self.parallel_fastest.saturating_mul(100) < self.inline_ns.saturating_mul(100 - SWITCH_MARGIN);
+                if mixed && !self.mixed_before {
+                    self.runs = self.interval;
+                }
+                self.mixed_before = mixed;
             }
             _ if mode == Mode::Parallel => {
                 self.window_ns = self.window_ns.saturating_add(took);
@@ -495,6 +532,38 @@ mod tests {
         let modes = run(&mut policy, 3000, 300, 100);
         let late_inline = modes[1000..].iter().filter(|&&m| m == Mode::Inline).count();
         assert!(late_inline <= 2 * CHECK_RUNS, "{late_inline} slow runs late on");
+    }
+
+    #[test]
+    fn a_recheck_of_inline_that_repeats_a_clear_loss_takes_one_run() {
+        let mut policy = Policy::default();
+        let modes = run(&mut policy, 3000, 200, 100);
+        assert_eq!(&modes[3..6], &[Mode::Inline; 3], "the first check takes all its runs");
+        assert!(modes[6..].windows(2).all(|w| w != [Mode::Inline; 2]), "re-checks of one run: {policy:?}");
+        assert!(modes[6..].contains(&Mode::Inline), "inline is still re-checked");
+        // Inline comes close (the work changed): its re-check takes all its runs again.
+        let modes = run(&mut policy, 3 * LAST_INTERVAL as usize, 105, 100);
+        assert!(modes.windows(3).any(|w| w == [Mode::Inline; 3]), "{policy:?}");
+        assert_eq!(policy.current, Some(Mode::Parallel));
+    }
+
+    #[test]
+    fn a_parallel_check_slowed_by_a_passing_disturbance_is_redone_at_once() {
+        // The first parallel runs of a process wait for its new worker to be
+        // moved off the caller's core, but for one; after that parallel wins.
+        let mut policy = Policy::default();
+        let modes = run_with(&mut policy, 40, |mode, i| match (mode, i) {
+            (Mode::Inline, _) => 6_400_000,
+            (Mode::Parallel, 0) => 6_600_000,
+            (Mode::Parallel, 1) => 7_200_000,
+            (Mode::Parallel, _) => 3_300_000,
+        });
+        assert_eq!(&modes[3..6], &[Mode::Inline; 3]);
+        assert_eq!(&modes[6..9], &[Mode::Parallel; 3], "parallel is checked again at once");
+        // Later, only re-checks of inline, of one run each.
+        let late_inline = modes[9..].iter().filter(|&&m| m == Mode::Inline).count();
+        assert!(late_inline <= 2, "{late_inline} inline runs late on: {policy:?}");
+        assert_eq!(policy.current, Some(Mode::Parallel));
     }
 
     #[test]
