@@ -249,13 +249,20 @@ fn identical(a: &FieldKind, b: &FieldKind) -> bool {
 
 /// Every runtime schema made so far (leaked: schemas are `'static`), by
 /// name: a program that defines many (a game's data, its mods) finds one
-/// among those of its name, not among all.
-static STRUCTS: Mutex<BTreeMap<&'static str, Vec<&'static Schema>>> = Mutex::new(BTreeMap::new());
-static ENUMS: Mutex<BTreeMap<&'static str, Vec<&'static EnumSchema>>> = Mutex::new(BTreeMap::new());
+/// among those of its name, not among all. Structs and enums share the map:
+/// a map type per kind would each be compiled into every build.
+static INTERNED: Mutex<BTreeMap<&'static str, Interned>> = Mutex::new(BTreeMap::new());
+
+/// The runtime schemas of one name.
+#[derive(Default)]
+struct Interned {
+    structs: Vec<&'static Schema>,
+    enums: Vec<&'static EnumSchema>,
+}
 
 fn intern_struct(name: &str, size: usize, align: usize, fields: &[(&str, usize, FieldKind)]) -> &'static Schema {
-    let mut all = annotate::lock(&STRUCTS);
-    let known = all.get(name).map_or(&[][..], Vec::as_slice);
+    let mut all = annotate::lock(&INTERNED);
+    let known = all.get(name).map_or(&[][..], |i| i.structs.as_slice());
     let same = |schema: &&&'static Schema| {
         schema.name() == name
             && schema.size() == size
@@ -280,13 +287,13 @@ fn intern_struct(name: &str, size: usize, align: usize, fields: &[(&str, usize, 
     let schema: &'static Schema = Box::leak(Box::new(unsafe {
         Schema::from_parts::<RuntimeDefined>(leak_str(name), size, align, fields.leak())
     }));
-    all.entry(schema.name()).or_default().push(schema);
+    all.entry(schema.name()).or_default().structs.push(schema);
     schema
 }
 
 fn intern_enum(name: &str, narrow: bool, variants: &[(&str, i64)]) -> &'static EnumSchema {
-    let mut all = annotate::lock(&ENUMS);
-    let known = all.get(name).map_or(&[][..], Vec::as_slice);
+    let mut all = annotate::lock(&INTERNED);
+    let known = all.get(name).map_or(&[][..], |i| i.enums.as_slice());
     let same = |schema: &&&'static EnumSchema| {
         schema.name() == name
             && schema.size() == if narrow { 4 } else { 8 }
@@ -308,7 +315,7 @@ fn intern_enum(name: &str, narrow: bool, variants: &[(&str, i64)]) -> &'static E
         }
     };
     let schema: &'static EnumSchema = Box::leak(Box::new(schema));
-    all.entry(schema.name()).or_default().push(schema);
+    all.entry(schema.name()).or_default().enums.push(schema);
     schema
 }
 

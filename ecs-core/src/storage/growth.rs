@@ -263,7 +263,7 @@ mod map {
         // already: nothing to do there. The lock is not held across the system
         // calls below, so that one array faulting in its pages does not hold
         // up another's growth; only the array's owner changes its entry.
-        let done = extents().get(&(base.as_ptr() as usize)).copied().unwrap_or(0);
+        let done = extents().open(base.as_ptr() as usize);
         let from = from.max(done);
         if to <= from {
             return true;
@@ -287,22 +287,46 @@ mod map {
         true
     }
 
-    /// How far each live mapped array's reservation is open, by its address.
-    static OPENED: std::sync::Mutex<std::collections::BTreeMap<usize, usize>> =
-        std::sync::Mutex::new(std::collections::BTreeMap::new());
+    /// How far each live mapped array's reservation is open: (address, bytes
+    /// open), sorted by address. A sorted `Vec` rather than a map: each entry
+    /// stands for system calls that cost more than shifting the list, and a map
+    /// type of its own would be compiled into every build for these lookups.
+    struct Extents(Vec<(usize, usize)>);
 
-    fn extents() -> Locked<'static, std::collections::BTreeMap<usize, usize>> {
+    impl Extents {
+        fn find(&self, base: usize) -> Result<usize, usize> {
+            self.0.binary_search_by(|&(at, _)| at.cmp(&base))
+        }
+
+        /// How far the reservation at `base` is open (0 when unknown).
+        fn open(&self, base: usize) -> usize {
+            self.find(base).map_or(0, |i| self.0[i].1)
+        }
+    }
+
+    static OPENED: std::sync::Mutex<Extents> = std::sync::Mutex::new(Extents(Vec::new()));
+
+    fn extents() -> Locked<'static, Extents> {
         annotate::lock(&OPENED)
     }
 
     /// Forgets how far the reservation at `base` is open, returning it.
     fn forget(base: NonNull<u8>) -> usize {
-        extents().remove(&(base.as_ptr() as usize)).unwrap_or(0)
+        let mut extents = extents();
+        match extents.find(base.as_ptr() as usize) {
+            Ok(i) => extents.0.remove(i).1,
+            Err(_) => 0,
+        }
     }
 
     /// Records that the reservation at `base` is open for `open` bytes.
     fn opened(base: NonNull<u8>, open: usize) {
-        extents().insert(base.as_ptr() as usize, open);
+        let base = base.as_ptr() as usize;
+        let mut extents = extents();
+        match extents.find(base) {
+            Ok(i) => extents.0[i].1 = open,
+            Err(i) => extents.0.insert(i, (base, open)),
+        }
     }
 
     /// `MADV_POPULATE_WRITE` (23 on every Linux architecture).
