@@ -5,8 +5,13 @@
 //! cargo run --release -p ecs-peers -- --summary-from docs/peers.json
 //! ```
 //! For each workload, every crate's state is prepared first; then the crates take
-//! turns (in a rotating order, so machine drift hits all alike), each timing one
-//! batch of iterations per round. A cell is the median per-iteration time over the
+//! turns (in a rotating order, so machine drift hits all alike), each running one
+//! untimed iteration and then timing one batch of iterations per round. The
+//! untimed iteration makes a batch start from the crate's own state rather than
+//! the one the crate before it left: a rotation keeps each crate's predecessor
+//! the same in every round, and a predecessor whose frees let the allocator hand
+//! the heap back to the kernel made every sample of the next crate pay page
+//! faults for memory its own previous run had already touched. A cell is the median per-iteration time over the
 //! rounds, with the spread (min–max). Results go to a table on stdout,
 //! `DIR/peers.md`, `DIR/peers.json` and `DIR/peers.svg`; a full run into `docs`
 //! also rewrites the compact table of the README (between its
@@ -158,6 +163,7 @@ fn main() {
             for k in 0..CRATES.len() {
                 let c = (k + round) % CRATES.len();
                 if let Some((runner, n)) = &mut runners[c] {
+                    runner();
                     take_untimed();
                     let start = Instant::now();
                     for _ in 0..*n {
