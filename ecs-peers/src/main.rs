@@ -11,12 +11,12 @@
 //! the one the crate before it left: a rotation keeps each crate's predecessor
 //! the same in every round, and a predecessor whose frees let the allocator hand
 //! the heap back to the kernel made every sample of the next crate pay page
-//! faults for memory its own previous run had already touched. A cell is the median per-iteration time over the
-//! rounds, with the spread (min–max). Results go to a table on stdout,
-//! `DIR/peers.md`, `DIR/peers.json` and `DIR/peers.svg`; a full run into `docs`
-//! also rewrites the compact table of the README (between its
-//! `peers-summary` markers), which `--summary-from` rewrites from a saved
-//! `peers.json` without running anything.
+//! faults for memory its own previous run had already touched. A cell is the
+//! median per-iteration time over the rounds, with the spread (min–max).
+//! Results go to a table on stdout, `DIR/peers.md`, `DIR/peers.json` and
+//! `DIR/peers.svg`; a full run into `docs` also rewrites the compact table of
+//! the README (between its `peers-summary` markers), which `--summary-from`
+//! rewrites from a saved `peers.json` without running anything.
 
 #[allow(dead_code, reason = "benchmark payload fields are written, never read")]
 mod peers;
