@@ -22,6 +22,9 @@ pub(crate) trait ObserverRunner: Send + Sync + 'static {
 }
 
 impl<Marker: 'static, F: SystemParamFunction<Marker, Out = ()>> ObserverRunner for FunctionSystem<Marker, F> {
+    // `#[inline]` places a copy of this in the codegen unit of the observer's
+    // vtable, next to the observer's function, which can then be inlined here.
+    #[inline]
     fn run(&mut self, world: &mut World) {
         self.init(world);
         // A skipped run (a `Single` with no single match) is not an error.

@@ -205,9 +205,20 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
     }
 
     #[track_caller]
+    #[inline]
     pub(super) fn validate_world(&self, world: &World) {
-        assert!(
-            self.world == world.id(),
+        if self.world != world.id() {
+            Self::wrong_world();
+        }
+    }
+
+    /// The panic of [`validate_world`](Self::validate_world), out of line so
+    /// that the check stays small where it is inlined.
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    fn wrong_world() -> ! {
+        panic!(
             "a QueryState for `{}` was used with a World other than the one that created it",
             crate::names::query_name::<Q, F>()
         );

@@ -280,8 +280,12 @@ macro_rules! impl_system_function {
             #[inline]
             fn run(&mut self, params: SystemParamItem<'_, ($($param,)*)>) -> Out {
                 // Calling through a helper with the item types named explicitly lets
-                // the compiler pick the `FnMut(items)` bound above.
+                // the compiler pick the `FnMut(items)` bound above. Always inlined:
+                // as a generic function of its own it lands in another codegen unit
+                // than its caller, and the call of the function behind it (a small
+                // observer's whole body) then stays a call.
                 #[allow(clippy::too_many_arguments)]
+                #[inline(always)]
                 fn call<Out, $($param,)*>(mut f: impl FnMut($($param,)*) -> Out, $($param: $param,)*) -> Out {
                     f($($param,)*)
                 }
