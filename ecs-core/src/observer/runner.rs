@@ -70,7 +70,11 @@ macro_rules! impl_observer_function {
         where
             Func: SystemParamFunction<fn(On<'static, P, B>, $($param,)*) -> (), Out = ()>,
         {
+            // Never inlined: the vtable made here, and with it the copy of the
+            // observer's `run`, then stay in the codegen unit of the observer's
+            // own function (this impl's self type), where `run` can inline it.
             #[track_caller]
+            #[inline(never)]
             fn into_runner(self) -> BoxedObserver {
                 BoxedObserver(Box::new(FunctionSystem::new(self)))
             }
