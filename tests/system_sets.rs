@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::panic_message;
+use common::{panic_message, position};
 use ecs_core::prelude::*;
 
 #[derive(SystemSet, Debug, Clone, PartialEq, Eq, Hash)]
@@ -35,10 +35,6 @@ fn run(schedule: &mut Schedule) -> Vec<&'static str> {
     world.insert_resource(Log::default());
     schedule.run(&mut world);
     std::mem::take(&mut world.resource_mut::<Log>().0)
-}
-
-fn position(log: &[&str], name: &str) -> usize {
-    log.iter().position(|n| *n == name).unwrap_or_else(|| panic!("{name} did not run: {log:?}"))
 }
 
 #[test]

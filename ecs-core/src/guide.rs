@@ -31,7 +31,7 @@
 //! | `RemovedComponents<T>` | — | same |
 //! | `app.add_systems(Update, (a, b).chain())` | — | `schedule.add_systems((a, b).chain())`, then `schedule.run(&mut world)` (no `App`) |
 //! | `IntoScheduleConfigs` (`.after`, `.before`, `.in_set`, `.run_if`, `.chain`, `.chain_ignore_deferred`), on one system or a group | — | same, with bevy's automatic sync points between explicitly ordered systems; `IntoSystemConfig` only turns one system into its `SystemConfig` |
-//! | `SystemCondition`, `.run_if(cond)`, `SystemSet`, `.in_set`, `configure_sets(S.run_if(c))` | — | same (a set's or a group's condition is evaluated once per run) |
+//! | `SystemCondition`, `.run_if(cond)`, `SystemSet`, `.in_set`, `configure_sets(S.run_if(c))`, `configure_sets((A, B).chain())` | — | same (a set's or a group's condition is evaluated once per run) |
 //! | `world.run_system_once(f)` | — | same (returns `Result`) |
 //! | `Single<D, F>`, `Populated<D, F>` (the system is skipped otherwise) | — | same; a condition taking one reads `false` when skipped, `run_system_once` returns the error |
 //! | reflection (`#[derive(Reflect)]`); `EntityRef::get_by_id` (a raw `Ptr`), `QueryBuilder` (`unsafe` to read) | — | schemas (`#[component(describe)]`, `#[derive(Describe)]`); `world.get_by_id` / `get_mut_by_id` (views checked against the schema, safe); `world.dynamic_query()` (safe typed slices and views); components defined at run time are not built yet |

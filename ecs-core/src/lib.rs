@@ -177,8 +177,9 @@ pub mod prelude {
     pub use crate::query::{Added, Changed, Has, Or, QueryState, With, Without};
     pub use crate::relationship::{ChildOf, Children, RelationshipSources, SpawnRelated};
     pub use crate::system::{
-        IntoScheduleConfigs, IntoSetConfig, IntoSystemConfig, Local, Populated, Query, Res, ResMut, Schedule, Single,
-        SystemCondition, SystemSet, not, resource_added, resource_changed, resource_equals, resource_exists,
+        IntoScheduleConfigs, IntoSetConfig, IntoSetConfigs, IntoSystemConfig, Local, Populated, Query, Res, ResMut,
+        Schedule, SetGroup, Single, SystemCondition, SystemSet, not, resource_added, resource_changed, resource_equals,
+        resource_exists,
     };
     pub use crate::{
         Bundle, Component, DeferredWorld, Describe, EcsError, Entity, EntityRef, EntityWorldMut, Event, FromWorld,

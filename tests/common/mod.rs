@@ -73,3 +73,9 @@ unsafe impl ecs_core::query::QueryData for CountRows {
 
 // SAFETY: reads nothing.
 unsafe impl ecs_core::query::ReadOnlyQueryData for CountRows {}
+
+/// Where `name` is in a log of system names; panics naming it when it is missing.
+#[allow(dead_code, reason = "not every test target that shares this module uses it")]
+pub fn position(log: &[&str], name: &str) -> usize {
+    log.iter().position(|n| *n == name).unwrap_or_else(|| panic!("{name} did not run: {log:?}"))
+}

@@ -8,6 +8,7 @@
 //!   exclusive `fn(&mut World)` systems into [`System`]s.
 //! - `condition.rs`: run conditions ([`SystemCondition`], `run_if`) and their helpers.
 //! - `set.rs`: [`SystemSet`]s and what `before`/`after` refer to.
+//! - `set_group.rs`: several sets configured at once (`(A, B).chain()`).
 //! - `single.rs`: [`Single`] and [`Populated`], queries that skip their system.
 //! - `run_once.rs`: [`World::run_system_once`](crate::World::run_system_once).
 //! - `schedule.rs`: [`Schedule`], ordering constraints, sync points and the
@@ -24,6 +25,7 @@ mod plan;
 mod run_once;
 mod schedule;
 mod set;
+mod set_group;
 mod single;
 
 pub use access::SystemAccess;
@@ -39,6 +41,7 @@ pub use param::{Local, LocalState, Query, ReadOnlySystemParam, Res, ResMut, Syst
 pub use run_once::{IsExclusiveOnce, RunSystemOnce};
 pub use schedule::Schedule;
 pub use set::{IntoLabel, IntoSetConfig, IsSetLabel, IsSystemLabel, LabelToken, SetConfig, SystemSet};
+pub use set_group::{IntoSetConfigs, SetConfigs, SetGroup};
 pub use single::{Populated, Single};
 
 use core::any::TypeId;

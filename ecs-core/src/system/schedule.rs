@@ -20,7 +20,8 @@ use std::sync::{Mutex, PoisonError};
 use super::condition::ConditionSystem;
 use super::config::{IntoScheduleConfigs, ScheduleConfigs, SystemConfig};
 use super::plan::Step;
-use super::set::{InternedSet, IntoSetConfig, Label, SetConfig};
+use super::set::{InternedSet, Label, SetConfig};
+use super::set_group::{IntoSetConfigs, SetConfigs};
 use super::{System, SystemAccess};
 use crate::panics::{DeferredPanic, catch_each, resume_deferred};
 use crate::parallel::{Adaptive, Mode, annotate, for_each_index};
@@ -240,7 +241,9 @@ impl Schedule {
     /// their systems, with the same checks as between two systems: a cycle, or an
     /// order a sync point reverses, is refused naming the systems. A set may be
     /// configured before or after its systems are added, and several times; a set
-    /// with no systems orders nothing.
+    /// with no systems orders nothing. Several sets at once: a tuple, ordered or
+    /// configured as one through [`SetGroup`](super::SetGroup)
+    /// (`configure_sets((Input, Physics, Render).chain())`).
     ///
     /// # Example
     /// ```
@@ -260,8 +263,10 @@ impl Schedule {
     /// schedule.run(&mut world);
     /// assert_eq!(world.resource::<Log>().0, "keys integrate ");
     /// ```
-    pub fn configure_sets(&mut self, config: impl IntoSetConfig) -> &mut Self {
-        self.sets.push(config.into_set_config());
+    pub fn configure_sets(&mut self, sets: impl IntoSetConfigs) -> &mut Self {
+        let SetConfigs { configs, anonymous, .. } = sets.into_set_configs();
+        self.sets.extend(configs);
+        self.sets.extend(anonymous);
         self.plan = None;
         self
     }
