@@ -99,3 +99,39 @@ fn resource_scope_marks_the_resource_changed_only_when_written() {
     assert_eq!(world.resource::<Score>(), &Score(2));
     assert!(changed(&mut world), "a first run sees the insert");
 }
+
+/// bevy_ecs's resources derive `Resource`; here the derive is optional and
+/// implements the marker trait, which generic code may name.
+#[derive(Resource, Default, Debug, PartialEq)]
+struct Gold(u32);
+#[derive(Resource, Debug, PartialEq)]
+enum Difficulty {
+    Easy,
+    Hard,
+}
+#[derive(Resource, Default)]
+struct Pool<T: Send + Sync + 'static>(Vec<T>);
+struct ByHand;
+impl Resource for ByHand {}
+
+fn grant<R: Resource + Default>(world: &mut World) {
+    world.init_resource::<R>();
+}
+
+fn count<R: Resource>(pool: Res<Pool<R>>, mut seen: ResMut<Gold>) {
+    seen.0 = pool.0.len() as u32;
+}
+
+#[test]
+fn derived_resources_work_as_plain_ones_and_in_generic_code() {
+    let mut world = World::new();
+    grant::<Gold>(&mut world);
+    world.insert_resource(Difficulty::Hard);
+    world.insert_resource(Pool(vec![ByHand, ByHand]));
+    assert_eq!(world.resource::<Gold>(), &Gold(0));
+    assert_eq!(world.resource::<Difficulty>(), &Difficulty::Hard);
+    world.run_system_once(count::<ByHand>).unwrap();
+    assert_eq!(world.resource::<Gold>(), &Gold(2));
+    world.insert_resource(Difficulty::Easy);
+    assert_eq!(world.resource::<Difficulty>(), &Difficulty::Easy);
+}

@@ -11,7 +11,7 @@
 //! | bevy_ecs 0.20 | hecs | here |
 //! |---|---|---|
 //! | `#[derive(Component)]`; `impl Component for T` | any `Send + Sync + 'static` type | same derive; a hand-written `impl Component for T` adds `ecs_core::component_bundle!(T)` |
-//! | `#[derive(Resource)]`, `world.insert_resource` | — | no derive: any `Send + Sync + 'static` type; `world.insert_resource`, `init_resource` same |
+//! | `#[derive(Resource)]`, `world.insert_resource` | — | no derive needed: any `Send + Sync + 'static` type; `#[derive(Resource)]` is accepted (it implements the marker trait [`Resource`](crate::Resource), for generic code); `world.insert_resource`, `init_resource` same |
 //! | `world.spawn((a, b))` returns `EntityWorldMut` | `world.spawn((a, b))` returns `Entity` | returns `Entity` (as hecs); `world.spawn_empty()` returns `EntityWorldMut` |
 //! | `world.entity_mut(e)` (panics when dead) | — | `world.entity_mut(e)?` (a `Result`) |
 //! | `world.get::<T>(e)` | `world.get::<&T>(e)` | same as bevy (`Option<&T>`) |
@@ -52,7 +52,8 @@
 //!   `Vec` it stands for. `Changed<T>` still sees those rows (every row handed out
 //!   counts as written); take `Mut<T>` where only the rows actually written should
 //!   count. See [`Changed`](crate::Changed) for exactly what counts.
-//! - **Resources need no derive.** Any `Send + Sync + 'static` value is one.
+//! - **Resources need no derive.** Any `Send + Sync + 'static` value is one;
+//!   `#[derive(Resource)]` is accepted, so code written for bevy_ecs compiles.
 //! - **`spawn` returns the `Entity`.** Most spawns keep the id and move on; an
 //!   `EntityWorldMut` borrowing the world would end the caller's other borrows
 //!   for nothing. `spawn_empty()` returns one, and `entity_mut(e)?` makes one;

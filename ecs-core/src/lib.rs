@@ -142,12 +142,13 @@ pub mod world;
 pub use archetype::{Archetype, ArchetypeId};
 pub use bundle::Bundle;
 pub use component::{Component, ComponentId, ComponentInfo, Describe, StorageType};
-pub use ecs_derive::{Bundle, Component, Describe, Event, Message, QueryData, SystemParam, SystemSet};
+pub use ecs_derive::{Bundle, Component, Describe, Event, Message, QueryData, Resource, SystemParam, SystemSet};
 pub use entity::Entity;
 pub use error::{EcsError, RelationshipProblem};
 pub use event::Event;
 pub use message::Message;
 pub use query::{Added, Changed, Or, QueryState, With, Without};
+pub use resource::Resource;
 pub use world::{DeferredWorld, EntityRef, EntityWorldMut, FromWorld, Mut, Ref, World};
 
 /// Change ticks, and the values that carry them (as in bevy_ecs's
@@ -183,7 +184,7 @@ pub mod prelude {
     };
     pub use crate::{
         Bundle, Component, DeferredWorld, Describe, EcsError, Entity, EntityRef, EntityWorldMut, Event, FromWorld,
-        Message, Mut, QueryData, Ref, SystemParam, SystemSet, World,
+        Message, Mut, QueryData, Ref, Resource, SystemParam, SystemSet, World,
     };
     pub use crate::{children, related};
 }

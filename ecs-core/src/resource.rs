@@ -11,6 +11,31 @@ use std::collections::hash_map::Entry::{Occupied, Vacant};
 
 use crate::storage::{ComponentTicks, Tick};
 
+/// A marker for resource types, implemented by `#[derive(Resource)]` or by
+/// hand. Nothing requires it: any `Send + Sync + 'static` value is a resource.
+/// It is for code written for bevy_ecs, whose resources derive it, and for
+/// generic code that names its resources `R: Resource`.
+///
+/// # Example
+/// ```
+/// # use ecs_core::prelude::*;
+/// #[derive(Resource, Default)]
+/// struct Score(u32);
+/// struct Settings { volume: f32 } // no derive needed
+///
+/// fn reset<R: Resource + Default>(world: &mut World) {
+///     world.insert_resource(R::default());
+/// }
+///
+/// let mut world = World::new();
+/// world.insert_resource(Settings { volume: 0.5 });
+/// world.insert_resource(Score(3));
+/// reset::<Score>(&mut world);
+/// assert_eq!(world.resource::<Score>().0, 0);
+/// assert_eq!(world.resource::<Settings>().volume, 0.5);
+/// ```
+pub trait Resource: Send + Sync + 'static {}
+
 struct Entry {
     value: UnsafeCell<Box<dyn Any + Send + Sync>>,
     /// When the resource was inserted and last written, for `Res::is_changed` and

@@ -72,6 +72,18 @@ pub fn derive_message(input: TokenStream) -> TokenStream {
     derive(input, |input| validate::message(input).map(expand::message))
 }
 
+/// Implements the marker trait `Resource` for a struct or enum. Resources need
+/// no derive (any `Send + Sync + 'static` value is one); this is for code
+/// written for bevy_ecs and for generic code bounded by `R: Resource`. The type
+/// must be `Send + Sync + 'static`.
+///
+/// Attribute: `#[resource(crate = "path")]` names the `ecs_core` crate when it
+/// is re-exported under another path.
+#[proc_macro_derive(Resource, attributes(resource))]
+pub fn derive_resource(input: TokenStream) -> TokenStream {
+    derive(input, |input| validate::resource(input).map(expand::resource))
+}
+
 /// Implements `Bundle` for a struct whose fields are components or bundles.
 ///
 /// Attribute: `#[bundle(crate = path)]` names the `ecs_core` crate when it is

@@ -88,6 +88,10 @@ pub fn message(input: &Input) -> Result<EventDef<'_>> {
     marker(input, "Message", "message", "readers run later and on other threads")
 }
 
+pub fn resource(input: &Input) -> Result<EventDef<'_>> {
+    marker(input, "Resource", "resource", "systems on other threads borrow it")
+}
+
 /// A marker trait's type: no lifetime parameters; `#[attribute(crate = …)]`.
 fn marker<'a>(input: &'a Input, name: &str, attribute: &str, why: &str) -> Result<EventDef<'a>> {
     let mut errors = Errors::default();

@@ -1,4 +1,5 @@
-//! `#[derive(Event)]` and `#[derive(Message)]` expansion: the marker impl.
+//! `#[derive(Event)]`, `#[derive(Message)]` and `#[derive(Resource)]` expansion:
+//! the marker impl.
 
 use proc_macro::TokenStream;
 
@@ -11,6 +12,10 @@ pub fn event(def: EventDef<'_>) -> TokenStream {
 
 pub fn message(def: EventDef<'_>) -> TokenStream {
     marker(def, code!("message::Message"))
+}
+
+pub fn resource(def: EventDef<'_>) -> TokenStream {
+    marker(def, code!("Resource"))
 }
 
 /// `impl $krate::$path for Type {}`, with the bounds a generic type needs.
