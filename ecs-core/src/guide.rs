@@ -34,6 +34,7 @@
 //! | `SystemCondition`, `.run_if(cond)`, `SystemSet`, `.in_set`, `configure_sets(S.run_if(c))`, `configure_sets((A, B).chain())` | — | same (a set's or a group's condition is evaluated once per run) |
 //! | `world.run_system_once(f)` | — | same (returns `Result`) |
 //! | `Single<D, F>`, `Populated<D, F>` (the system is skipped otherwise) | — | same; a condition taking one reads `false` when skipped, `run_system_once` returns the error |
+//! | `ParamSet<(Query<&mut T>, Query<&T>)>` | — | not provided: prove the queries disjoint (`With`/`Without`), or split the work into two systems. Written with elided lifetimes (`Query<&T>` inside it), bevy's `ParamSet` compiles only through an exception rustc makes for a type of that name in a crate named `bevy_ecs` (rust-lang/rust#119956); any other crate's would need `Query<&'static T>` spelled out |
 //! | reflection (`#[derive(Reflect)]`); `EntityRef::get_by_id` (a raw `Ptr`), `QueryBuilder` (`unsafe` to read) | — | schemas (`#[component(describe)]`, `#[derive(Describe)]`); `world.get_by_id` / `get_mut_by_id` (views checked against the schema, safe); `world.dynamic_query()` (safe typed slices and views); components defined at run time are not built yet |
 //! | `DynamicScene` + reflection for saves; `Local`s not saved | `serialize::column` | `SerializeRegistry` (feature `serde`): components, resources, `register_local`, `register_message`; a save refuses what it would lose |
 //! | `ChildOf`, `Children`, `with_children`, `despawn` (recursive) | — | same, on `EntityWorldMut` and `EntityCommands` |
