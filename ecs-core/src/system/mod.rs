@@ -6,6 +6,7 @@
 //! - `access.rs`: [`SystemAccess`], what a parameter or system touches.
 //! - `function.rs`: [`IntoSystem`], turning functions (up to 16 parameters) and
 //!   exclusive `fn(&mut World)` systems into [`System`]s.
+//! - `query_many.rs`: [`Query::iter_many`] and [`Query::iter_many_mut`].
 //! - `condition.rs`: run conditions ([`SystemCondition`], `run_if`) and their helpers.
 //! - `set.rs`: [`SystemSet`]s and what `before`/`after` refer to.
 //! - `set_group.rs`: several sets configured at once (`(A, B).chain()`).
@@ -22,6 +23,7 @@ mod dynamic;
 mod function;
 mod param;
 mod plan;
+mod query_many;
 mod run_once;
 mod schedule;
 mod set;
@@ -38,6 +40,7 @@ pub use declared::{DeclaredSystem, DeclaredSystemFunction, DeclaredWorld, IsDecl
 pub use dynamic::{DynamicSystem, DynamicSystemFunction, DynamicSystemQuery, IsDynamic};
 pub use function::{ExclusiveSystem, FunctionSystem, IntoSystem, SystemParamFunction};
 pub use param::{Local, LocalState, Query, ReadOnlySystemParam, Res, ResMut, SystemParam, SystemParamItem};
+pub use query_many::{QueryManyIter, QueryManyIterMut};
 pub use run_once::{IsExclusiveOnce, RunSystemOnce};
 pub use schedule::Schedule;
 pub use set::{IntoLabel, IntoSetConfig, IsSetLabel, IsSystemLabel, LabelToken, SetConfig, SystemSet};

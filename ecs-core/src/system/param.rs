@@ -327,6 +327,18 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
         unsafe { self.find(entity) }.ok().map(Q::shrink)
     }
 
+    /// [`get_mut`](Self::get_mut) without an error for a miss, lent through a
+    /// shared borrow (for `iter_many_mut`, whose loop returns the item it
+    /// finds).
+    ///
+    /// # Safety
+    /// The caller holds the query mutably for as long as the item lives.
+    #[inline]
+    pub(crate) unsafe fn get_mut_lent(&self, entity: Entity) -> Option<Q::Item<'_>> {
+        // SAFETY: the caller's `&mut` to the query is what `get_mut` has.
+        unsafe { self.find(entity) }.ok().map(Q::shrink)
+    }
+
     /// The item of one entity, with the query's mutable access.
     ///
     /// # Errors
