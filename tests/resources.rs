@@ -5,6 +5,7 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
+use ecs_core::Resource;
 use ecs_core::prelude::*;
 
 mod common;

@@ -184,9 +184,12 @@ pub mod prelude {
     };
     pub use crate::{
         Bundle, Component, DeferredWorld, Describe, EcsError, Entity, EntityRef, EntityWorldMut, Event, FromWorld,
-        Message, Mut, QueryData, Ref, Resource, SystemParam, SystemSet, World,
+        Message, Mut, QueryData, Ref, SystemParam, SystemSet, World,
     };
+    // The derive only: a game's own type named `Resource` (wood, stone…)
+    // stays unambiguous beside this glob; the trait is `ecs_core::Resource`.
     pub use crate::{children, related};
+    pub use ecs_derive::Resource;
 }
 
 /// The README's example, compiled and run as a doctest.

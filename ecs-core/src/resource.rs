@@ -14,11 +14,15 @@ use crate::storage::{ComponentTicks, Tick};
 /// A marker for resource types, implemented by `#[derive(Resource)]` or by
 /// hand. Nothing requires it: any `Send + Sync + 'static` value is a resource.
 /// It is for code written for bevy_ecs, whose resources derive it, and for
-/// generic code that names its resources `R: Resource`.
+/// generic code that names its resources `R: Resource`. The prelude brings
+/// the derive only, so that a game's own type named `Resource` does not
+/// clash with it; name the trait as `ecs_core::Resource`.
 ///
 /// # Example
 /// ```
-/// # use ecs_core::prelude::*;
+/// use ecs_core::prelude::*; // the derive
+/// use ecs_core::Resource; // the trait
+///
 /// #[derive(Resource, Default)]
 /// struct Score(u32);
 /// struct Settings { volume: f32 } // no derive needed
