@@ -102,6 +102,18 @@ pub unsafe trait Relationship: Component + crate::component::WholeComponent + Si
 
     /// A relationship pointing at `target` (other fields at their defaults).
     fn from(target: Entity) -> Self;
+
+    /// Evaluated, at compile time, where the crate reads a relationship and
+    /// its target outside any query's declared access (propagation): fails
+    /// the build when either can be written by id. The derive cannot see the
+    /// target's `Component` impl, which may be written by hand and set
+    /// `Component::__MUTABLE`; this checks the contract above for it.
+    #[doc(hidden)]
+    const __WRITTEN_STRUCTURALLY_ONLY: () = assert!(
+        !<Self as Component>::__MUTABLE && !<Self::Target as Component>::__MUTABLE,
+        "a relationship and its target must not be writable by id (`Component::__MUTABLE`): propagation reads them \
+         outside any query's access"
+    );
 }
 
 /// The component on a *target* entity that lists the sources pointing at it

@@ -188,6 +188,9 @@ struct Nodes<'w, 's, R: Relationship, Q: QueryData, F: QueryFilter> {
 
 impl<'w, 's, R: Relationship, Q: QueryData, F: QueryFilter, S> Walker<'w, 's, R, Q, F, S> {
     fn new(world: &'w World, state: &'s QueryState<Q, F>, ctx: FetchContext) -> Self {
+        // The walk reads `R` and `R::Target` outside the query's access: a
+        // relationship whose target can be written by id does not compile.
+        let () = R::__WRITTEN_STRUCTURALLY_ONLY;
         let nodes =
             Nodes { world, state, ctx, slots: Vec::new(), lookups: Vec::new(), marker: core::marker::PhantomData };
         Self { nodes, stack: Vec::new() }
