@@ -731,7 +731,13 @@ fn component(lent: &Lent<'_, '_, '_>, shared: &Shared, args: &Args) -> mlua::Res
         other => return Err(error(format!("component: expected a name, got {}", other.type_name()))),
     };
     let mut backend = borrow(lent)?;
-    if !arg(args, 1).is_nil() && backend.components().id_by_name(&name).is_none() {
+    // Every definition is charged, a repeated one too: one whose schema
+    // differs from the name's is refused only after its schema and id are
+    // made, which the process keeps (schemas and component ids are never
+    // freed). The charge is given back when the name's own is found again.
+    let defining = !arg(args, 1).is_nil();
+    let known = defining.then(|| backend.components().id_by_name(&name)).flatten();
+    if defining {
         shared.charge(DEFINITION_BYTES + name.len())?;
     }
     let id = match (arg(args, 1), &mut backend.backend) {
@@ -752,6 +758,9 @@ fn component(lent: &Lent<'_, '_, '_>, shared: &Shared, args: &Args) -> mlua::Res
             )));
         }
     };
+    if known == Some(id) {
+        shared.refund(DEFINITION_BYTES + name.len());
+    }
     Ok(shared.remember(id))
 }
 

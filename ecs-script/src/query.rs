@@ -185,9 +185,7 @@ fn batch(
         };
         debug_assert_eq!(rows, archetype.len());
         let mut writers = fields_with!(&archetype, spec.fetch, &codecs, lend);
-        if let Err(e) = write_back(&mut writers, checked) {
-            failed = Some(e);
-        }
+        write_back(&mut writers, checked);
     };
     match backend {
         Backend::World(world) => query.for_each_archetype_mut(world, &mut write),
@@ -243,7 +241,7 @@ fn gathered(
     let checked = hand_over(lua, pack, f, &entities, codecs, &readers, buffers)?;
     drop(readers);
     let mut writers: Vec<Box<dyn FieldBuf + '_>> = fields.iter_mut().map(|field| field.rows()).collect();
-    write_back(&mut writers, checked)?;
+    write_back(&mut writers, checked);
     drop(writers);
     for field in &fields {
         field.scatter(backend, &entities)?;
@@ -364,9 +362,11 @@ trait FieldBuf {
     /// Checks the buffer (its length, each element a value of the kind).
     fn check_buffer(&self, buffer: &[u8]) -> mlua::Result<()>;
     fn write_buffer(&mut self, buffer: &[u8]);
-    /// Checks every element of `table` (nothing written on an error).
-    fn check(&self, table: &Table) -> mlua::Result<()>;
-    fn write(&mut self, table: &Table) -> mlua::Result<()>;
+    /// Checks every element of `table` (nothing written on an error) and
+    /// returns them as a buffer's bytes, for [`write_buffer`](Self::write_buffer):
+    /// the table itself stays the script's, which may change it after the
+    /// check (in the batch's call for a later archetype).
+    fn check(&self, table: &Table) -> mlua::Result<Vec<u8>>;
 }
 
 /// The rows of one field: a per-field component's slice, or a strided view
@@ -467,10 +467,11 @@ impl<F: Lane> FieldBuf for Rows<'_, F> {
     fn fill(&self, lua: &Lua, pack: &Function) -> mlua::Result<Table> {
         crate::pack::sequence(lua, pack, (0..self.len()).map(|i| self.get(i).to_lua()).collect())
     }
-    fn check(&self, table: &Table) -> mlua::Result<()> {
+    fn check(&self, table: &Table) -> mlua::Result<Vec<u8>> {
+        let mut bytes = Vec::with_capacity(self.len() * F::SIZE);
         for i in 0..self.len() {
             let value: Value = table.raw_get(i + 1)?;
-            if F::from_lua(&value).is_none() {
+            let Some(v) = F::from_lua(&value) else {
                 return Err(mlua::Error::runtime(format!(
                     "component `{}` field `{}` row {}: {} does not fit the field",
                     self.component,
@@ -478,17 +479,10 @@ impl<F: Lane> FieldBuf for Rows<'_, F> {
                     i + 1,
                     value.type_name()
                 )));
-            }
+            };
+            v.put(&mut bytes);
         }
-        Ok(())
-    }
-    fn write(&mut self, table: &Table) -> mlua::Result<()> {
-        for i in 0..self.len() {
-            let value: Value = table.raw_get(i + 1)?;
-            let v = F::from_lua(&value).expect("checked");
-            self.set(i, v);
-        }
-        Ok(())
+        Ok(bytes)
     }
 }
 
@@ -525,12 +519,10 @@ fn read_lane<'a, F: Lane>(
     Box::new(Rows { name, component, rows })
 }
 
-/// What the batch's function left in one field's array, checked: a
-/// buffer's bytes, or the Luau array.
-enum Checked {
-    Bytes(Vec<u8>),
-    Array(Table),
-}
+/// What the batch's function left in one field's array (a buffer or a
+/// Luau array), checked, as a buffer's bytes: copied out of the script's
+/// hands, so that nothing it does later changes what is written.
+type Checked = Vec<u8>;
 
 /// Calls the batch's function with the rows of `entities`, each component's
 /// fields from `bufs` (one per field, in the codecs' column order), then
@@ -575,12 +567,9 @@ fn hand_over(
             Value::Buffer(buffer) => {
                 let read = buffer.to_vec();
                 buf.check_buffer(&read)?;
-                Ok(Checked::Bytes(read))
+                Ok(read)
             }
-            Value::Table(table) => {
-                buf.check(&table)?;
-                Ok(Checked::Array(table))
-            }
+            Value::Table(table) => buf.check(&table),
             _ => unreachable!("filled above"),
         })
         .collect()
@@ -588,12 +577,8 @@ fn hand_over(
 
 /// Writes what [`hand_over`] checked into the fields it was read from, lent
 /// writable now (one per field, in the same order).
-fn write_back(bufs: &mut [Box<dyn FieldBuf + '_>], checked: Vec<Checked>) -> mlua::Result<()> {
-    for (buf, checked) in bufs.iter_mut().zip(checked) {
-        match checked {
-            Checked::Bytes(bytes) => buf.write_buffer(&bytes),
-            Checked::Array(table) => buf.write(&table)?,
-        }
+fn write_back(bufs: &mut [Box<dyn FieldBuf + '_>], checked: Vec<Checked>) {
+    for (buf, bytes) in bufs.iter_mut().zip(checked) {
+        buf.write_buffer(&bytes);
     }
-    Ok(())
 }

@@ -44,6 +44,16 @@ return {
             if count() == 2 then buffer.writeu8(hp.alive, 0, 7) end
         end)
     end,
+    -- Changes an archetype's array after it was checked, while the batch's
+    -- function runs for the next archetype: what was checked is written.
+    late = function(world)
+        local kept
+        world:query(world:component("Hp")):batch(function(entities, hp)
+            for i = 1, #entities do hp.hp[i] += 1 end
+            if kept then kept[1] = "not a number" end
+            kept = hp.hp
+        end)
+    end,
     good = function(world)
         world:query(world:component("Hp")):batch(function(entities, hp)
             for i = 1, #entities do hp.hp[i] += 1 end
@@ -75,4 +85,6 @@ fn a_batch_with_a_bad_value_in_any_archetype_changes_nothing() {
     host.call::<()>(&mut world, "rules", "good").unwrap();
     assert_eq!(values(&world), before.iter().map(|v| v + 1).collect::<Vec<_>>(), "every archetype written");
     assert_eq!(changed.iter(&world).count(), 6);
+    host.call::<()>(&mut world, "rules", "late").expect("a change after the check does not reach the world");
+    assert_eq!(values(&world), before.iter().map(|v| v + 2).collect::<Vec<_>>(), "the checked values written");
 }

@@ -216,6 +216,47 @@ fn a_call_cannot_fill_the_world_past_the_memory_limit() {
     }
 }
 
+/// A definition that differs from its name's is refused, but only after its
+/// schema and id are made, which the process keeps: each attempt counts
+/// against the call's memory limit, so retrying under `pcall` cannot grow
+/// the process without end. Finding a name's own definition again is free.
+#[test]
+fn refused_redefinitions_count_against_the_memory_limit() {
+    use ecs_core::component::{ComponentDescriptor, FieldKind, SchemaBuilder};
+    let fresh_id = |world: &mut World, name: &str| {
+        let schema = SchemaBuilder::new(name).field("x", FieldKind::F32).build().unwrap();
+        world.register_dynamic(&ComponentDescriptor::new(name, schema)).unwrap().index()
+    };
+    let mut world = World::new();
+    let mut host = ScriptHost::with_limits(Limits { memory: 1 << 20, instructions: 200_000_000 }).unwrap();
+    host.load(
+        "mod",
+        r#"return {
+            setup = function(world) world:component("Hp", "f32") end,
+            again = function(world)
+                for i = 1, 5000 do world:component("Hp", "f32") end
+            end,
+            redefine = function(world)
+                local refused = 0
+                for i = 1, 20000 do
+                    if not pcall(world.component, world, "Hp", { ["f" .. i] = "f64" }) then refused += 1 end
+                end
+                return refused
+            end,
+        }"#,
+    )
+    .unwrap();
+    host.call::<()>(&mut world, "mod", "setup").unwrap();
+    host.call::<()>(&mut world, "mod", "again").expect("the name's own definition, found again, costs nothing");
+    let before = fresh_id(&mut world, "RedefineProbeBefore");
+    let refused = host.call::<u32>(&mut world, "mod", "redefine").unwrap();
+    let after = fresh_id(&mut world, "RedefineProbeAfter");
+    assert_eq!(refused, 20000, "every redefinition is refused");
+    // The limit admits about a thousand attempts (each takes an id or two);
+    // unbounded, the 20000 would take at least as many.
+    assert!(after - before < 5000, "{} ids taken by 20000 refused redefinitions", after - before);
+}
+
 /// A mod is source text: bytes that look like compiled Luau bytecode (which
 /// Luau does not check, and crafted, could break the host) are refused.
 #[test]
