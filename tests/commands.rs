@@ -234,3 +234,67 @@ fn removing_a_bundle_through_commands_removes_what_the_entity_has_as_entity_worl
 
 #[derive(Component)]
 struct Marker;
+
+#[derive(Debug, Default, PartialEq)]
+struct Score(u32);
+
+struct Level(u32);
+impl FromWorld for Level {
+    fn from_world(world: &mut World) -> Self {
+        Level(world.len() as u32)
+    }
+}
+
+#[test]
+fn resources_spawns_and_closures_through_commands() {
+    let mut world = World::new();
+    let log = errors(&mut world);
+    world.spawn(Health(1));
+    let mut queue = CommandQueue::default();
+    let mut commands = Commands::new(&mut queue, &world);
+    commands.insert_resource(Score(3));
+    commands.init_resource::<Level>();
+    commands.spawn_batch((0..4).map(Health));
+    let empty = commands.spawn_empty().insert(Name("late")).id();
+    commands.queue(|world: &mut World| world.resource_mut::<Score>().0 += 1);
+    commands.queue(move |world: &mut World| world.despawn(empty));
+    commands.queue(move |world: &mut World| world.despawn(empty)); // reported: gone
+    queue.apply(&mut world);
+    assert_eq!(world.resource::<Score>(), &Score(4));
+    assert_eq!(world.resource::<Level>().0, 1, "made when applied, from the world then");
+    assert_eq!(world.query::<&Health>().iter().count(), 5);
+    assert!(!world.contains(empty));
+    assert_eq!(log.lock().unwrap().len(), 1, "{:?}", log.lock().unwrap());
+
+    let mut commands = Commands::new(&mut queue, &world);
+    commands.init_resource::<Level>(); // kept: there is one
+    commands.remove_resource::<Score>();
+    queue.apply(&mut world);
+    assert_eq!(world.resource::<Level>().0, 1);
+    assert!(world.get_resource::<Score>().is_none());
+}
+
+#[test]
+fn try_commands_skip_a_gone_entity_without_a_report() {
+    let mut world = World::new();
+    let log = errors(&mut world);
+    let gone = world.spawn(Health(1));
+    let kept = world.spawn(Health(2));
+    world.despawn(gone).unwrap();
+    let mut queue = CommandQueue::default();
+    let mut commands = Commands::new(&mut queue, &world);
+    commands.entity(gone).try_insert(Name("x")).try_remove::<Health>().try_despawn();
+    commands.entity(kept).try_insert(Name("kept")).try_remove::<Health>();
+    commands.entity(kept).try_despawn();
+    commands.entity(kept).try_despawn(); // despawned by the one before: skipped too
+    queue.apply(&mut world);
+    assert!(log.lock().unwrap().is_empty(), "{:?}", log.lock().unwrap());
+    assert!(!world.contains(kept));
+    // Other errors are still reported: a link to a dead parent.
+    let child = world.spawn(Health(3));
+    let mut commands = Commands::new(&mut queue, &world);
+    commands.entity(child).try_insert(ChildOf(gone));
+    queue.apply(&mut world);
+    assert_eq!(log.lock().unwrap().len(), 1, "{:?}", log.lock().unwrap());
+    assert!(!world.has::<ChildOf>(child));
+}

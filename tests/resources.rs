@@ -136,3 +136,14 @@ fn derived_resources_work_as_plain_ones_and_in_generic_code() {
     world.insert_resource(Difficulty::Easy);
     assert_eq!(world.resource::<Difficulty>(), &Difficulty::Easy);
 }
+
+#[test]
+fn get_resource_or_insert_keeps_what_is_there() {
+    let mut world = World::new();
+    world.get_resource_or_insert_with(|| Score(1)).0 += 1;
+    world.get_resource_or_insert_with(|| Score(100)).0 += 1;
+    assert_eq!(world.resource::<Score>(), &Score(3));
+    world.get_resource_or_init::<Gold>().0 += 5;
+    world.get_resource_or_init::<Gold>().0 += 5;
+    assert_eq!(world.resource::<Gold>(), &Gold(10));
+}

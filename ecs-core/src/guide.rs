@@ -23,6 +23,8 @@
 //! | `query.par_iter_mut().for_each(f)`; `query.par_iter().for_each(f)` | — | `query.par_for_each_mut(f)`; `query.par_for_each(f)` |
 //! | `Changed`, `Added`, `With`, `Without`, `Or`, `Has`, `Ref` | `With`, `Without`, `Or` | same as bevy |
 //! | `Res`, `ResMut`, `Local`, `Commands` | `CommandBuffer` | same as bevy |
+//! | `commands.insert_resource`, `init_resource`, `remove_resource`, `spawn_empty`, `spawn_batch`, `queue(closure)`; `entity(e).try_insert`, `try_remove`, `try_despawn` | — | same (a `queue`d closure may return a `Result`, whose error is reported) |
+//! | `world.get_resource_or_insert_with(f)`, `get_resource_or_init::<R>()` | — | same, returning `&mut R` |
 //! | `#[derive(Message)]`, `MessageReader`, `MessageWriter::write`, `Messages<M>`, `world.write_message` | — | same |
 //! | `#[derive(Event)]`, `world.add_observer(\|on: On<E>\| …)`, `world.trigger(e)` | — | same |
 //! | `On<Add<T>>`, `On<Insert<T>>`, `On<Discard<T>>`, `On<Remove<T>>`, `On<Despawn<T>>` | — | same; 0.17's `On<Add, T>` works too |

@@ -135,6 +135,33 @@ impl<'w> EntityCommands<'_, 'w> {
         self.commands.despawn(self.entity);
     }
 
+    /// [`insert`](Self::insert), skipped without a report when the entity is
+    /// gone by the time it is applied (bevy_ecs's `try_insert`).
+    pub fn try_insert<B: Bundle>(&mut self, bundle: B) -> &mut Self {
+        let entity = self.entity;
+        self.commands.add(move |world| skip_if_gone(world.insert(entity, bundle)));
+        self
+    }
+
+    /// [`remove`](Self::remove), skipped without a report when the entity is
+    /// gone.
+    pub fn try_remove<B: Bundle>(&mut self) -> &mut Self {
+        let entity = self.entity;
+        self.commands.add(move |world| {
+            skip_if_gone(world.entity_mut(entity).map(|mut e| {
+                e.remove::<B>();
+            }))
+        });
+        self
+    }
+
+    /// [`despawn`](Self::despawn), skipped without a report when the entity is
+    /// already gone (two systems despawning the same enemy, say).
+    pub fn try_despawn(&mut self) {
+        let entity = self.entity;
+        self.commands.add(move |world| skip_if_gone(world.despawn(entity)));
+    }
+
     /// Adds an entity observer (see [`EntityWorldMut::observe`](crate::EntityWorldMut::observe)).
     pub fn observe<P: EventPattern, B: Bundle, M>(&mut self, observer: impl IntoObserverSystem<P, B, M>) -> &mut Self {
         let entity = self.entity;
@@ -220,6 +247,46 @@ impl<'w> Commands<'w> {
         EntityCommands { commands: self, entity }
     }
 
+    /// Spawns an entity with no components, returning its [`EntityCommands`]
+    /// (`commands.spawn_empty().insert(a)`).
+    pub fn spawn_empty(&mut self) -> EntityCommands<'_, 'w> {
+        self.spawn(())
+    }
+
+    /// Spawns an entity for each bundle of `bundles` (see
+    /// [`World::spawn_batch`]); their handles are not known until the queue is
+    /// applied (use [`spawn`](Self::spawn) for a handle at once).
+    pub fn spawn_batch<I>(&mut self, bundles: I)
+    where
+        I: IntoIterator + Send + Sync + 'static,
+        I::Item: Bundle,
+    {
+        self.run(move |world| {
+            world.spawn_batch(bundles);
+        });
+    }
+
+    /// Inserts (or replaces) a resource (see [`World::insert_resource`]).
+    pub fn insert_resource<R: Send + Sync + 'static>(&mut self, resource: R) {
+        self.run(move |world| {
+            world.insert_resource(resource);
+        });
+    }
+
+    /// Inserts `R`'s [`FromWorld`](crate::FromWorld) value unless the world
+    /// has one (see [`World::init_resource`]).
+    pub fn init_resource<R: crate::FromWorld + Send + Sync + 'static>(&mut self) {
+        self.run(|world| world.init_resource::<R>());
+    }
+
+    /// Removes and drops a resource, if there is one (see
+    /// [`World::remove_resource`]).
+    pub fn remove_resource<R: Send + Sync + 'static>(&mut self) {
+        self.run(|world| {
+            world.remove_resource::<R>();
+        });
+    }
+
     /// Commands for `entity`, chained: `commands.entity(e).insert(a).remove::<B>()`.
     /// Nothing is checked now: each command is skipped and reported when it is
     /// applied if the entity is gone by then, as every command is.
@@ -276,11 +343,61 @@ impl<'w> Commands<'w> {
         self.queue.commands.push(Box::new(command));
     }
 
+    /// Queues a closure on the world, bevy_ecs's name for a custom command:
+    /// one that returns nothing, or a `Result` whose error is reported like
+    /// a command's ([`add`](Self::add)).
+    ///
+    /// # Example
+    /// ```
+    /// # use ecs_core::prelude::*;
+    /// #[derive(Default)] struct Spawned(u32);
+    /// fn spawner(mut commands: Commands) {
+    ///     commands.queue(|world: &mut World| world.resource_mut::<Spawned>().0 += 1);
+    ///     commands.queue(|world: &mut World| world.despawn(Entity::PLACEHOLDER)); // reported
+    /// }
+    /// let mut world = World::new();
+    /// world.init_resource::<Spawned>();
+    /// world.run_system_once(spawner)?;
+    /// assert_eq!(world.resource::<Spawned>().0, 1);
+    /// # Ok::<(), EcsError>(())
+    /// ```
+    pub fn queue<O: CommandOutput>(&mut self, command: impl FnOnce(&mut World) -> O + Send + Sync + 'static) {
+        self.add(move |world| command(world).into_result());
+    }
+
     /// Runs a closure on the world that cannot fail.
     pub fn run(&mut self, f: impl FnOnce(&mut World) + Send + Sync + 'static) {
         self.add(move |world| {
             f(world);
             Ok(())
         });
+    }
+}
+
+/// What a command queued with [`Commands::queue`] may return: nothing, or a
+/// `Result` whose error is reported.
+pub trait CommandOutput {
+    /// The outcome as a command's.
+    fn into_result(self) -> Result<(), EcsError>;
+}
+
+impl CommandOutput for () {
+    fn into_result(self) -> Result<(), EcsError> {
+        Ok(())
+    }
+}
+
+impl<T> CommandOutput for Result<T, EcsError> {
+    fn into_result(self) -> Result<(), EcsError> {
+        self.map(drop)
+    }
+}
+
+/// A command's outcome with a missing entity not counted as an error (the
+/// `try_` commands); any other error is still reported.
+fn skip_if_gone(result: Result<(), EcsError>) -> Result<(), EcsError> {
+    match result {
+        Err(EcsError::NoSuchEntity(_)) => Ok(()),
+        other => other,
     }
 }

@@ -476,6 +476,32 @@ impl World {
         }
     }
 
+    /// The resource `R`, mutably, inserted first from `make` when there is
+    /// none (bevy_ecs's name).
+    ///
+    /// # Example
+    /// ```
+    /// # use ecs_core::prelude::*;
+    /// struct Hits(u32);
+    /// let mut world = World::new();
+    /// world.get_resource_or_insert_with(|| Hits(0)).0 += 1;
+    /// world.get_resource_or_insert_with(|| Hits(100)).0 += 1; // there: kept
+    /// assert_eq!(world.resource::<Hits>().0, 2);
+    /// ```
+    pub fn get_resource_or_insert_with<R: Send + Sync + 'static>(&mut self, make: impl FnOnce() -> R) -> &mut R {
+        if !self.contains_resource::<R>() {
+            self.insert_resource(make());
+        }
+        self.resource_mut::<R>()
+    }
+
+    /// The resource `R`, mutably, made by [`init_resource`](Self::init_resource)
+    /// first when there is none (bevy_ecs's name).
+    pub fn get_resource_or_init<R: FromWorld + Send + Sync + 'static>(&mut self) -> &mut R {
+        self.init_resource::<R>();
+        self.resource_mut::<R>()
+    }
+
     /// The resource of type `R`.
     ///
     /// # Panics
