@@ -336,6 +336,28 @@ fn a_panicking_observer_leaves_the_world_consistent_and_keeps_observing() {
     assert_eq!(take_log(&mut world), ["hit 4"]);
 }
 
+#[derive(Component)]
+struct Spark;
+
+/// What a panicking observer queued before its panic is not kept in its
+/// state for a run that may never come: it goes to the world, which applies
+/// it with its next operation (here the observer's own despawn).
+#[test]
+fn a_panicking_observers_commands_are_applied_not_kept() {
+    let mut world = World::new();
+    let observer = world.add_observer(|hit: On<Hit>, mut commands: Commands| {
+        commands.spawn(Spark);
+        if hit.0 < 0 {
+            panic!("negative hit");
+        }
+    });
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| world.trigger(Hit(-1))));
+    assert!(result.is_err());
+    world.despawn(observer).unwrap();
+    assert_eq!(world.query::<&Spark>().iter().count(), 1, "the spawn queued before the panic");
+    world.check_invariants().unwrap();
+}
+
 #[test]
 fn a_trigger_parameter_outside_an_observer_is_refused_by_name() {
     fn listens(_: On<Ping>) {}

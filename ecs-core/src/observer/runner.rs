@@ -26,11 +26,38 @@ impl<Marker: 'static, F: SystemParamFunction<Marker, Out = ()>> ObserverRunner f
     // vtable, next to the observer's function, which can then be inlined here.
     #[inline]
     fn run(&mut self, world: &mut World) {
+        /// Hands the commands to the world when the run ends, by a panic too:
+        /// what the observer queued before it panicked is applied with the
+        /// world's next operation, as a hook's commands are, instead of
+        /// waiting in its state for a next run that may never come.
+        struct Apply<'a, Marker: 'static, F: SystemParamFunction<Marker, Out = ()>> {
+            system: &'a mut FunctionSystem<Marker, F>,
+            world: &'a mut World,
+        }
+        impl<Marker: 'static, F: SystemParamFunction<Marker, Out = ()>> Drop for Apply<'_, Marker, F> {
+            #[inline]
+            fn drop(&mut self) {
+                if !<F::Param as SystemParam>::DEFERRED {
+                    return;
+                }
+                if !std::thread::panicking() {
+                    self.system.apply_deferred(self.world);
+                } else {
+                    // While observers run the world defers, so the crate's own
+                    // parameters only move their commands; a hand-written
+                    // parameter's `apply` that panics too is not let abort.
+                    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        self.system.apply_deferred(self.world);
+                    }));
+                }
+            }
+        }
         self.init(world);
+        let run = Apply { system: self, world };
         // A skipped run (a `Single` with no single match) is not an error.
-        let _ = self.call_mut(world);
-        // The world is deferring while observers run: the commands join its queue.
-        self.apply_deferred(world);
+        let _ = run.system.call_mut(run.world);
+        // Dropping `run`: the world is deferring while observers run, so the
+        // commands join its queue.
     }
 
     fn init(&mut self, world: &mut World) {
