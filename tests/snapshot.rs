@@ -555,3 +555,33 @@ fn restore_matches_columns_by_component_whatever_their_order() {
     other.check_invariants().unwrap();
     assert_eq!(other.get::<SparseList>(e), Some(&SparseList(vec![1, 2, 3])));
 }
+
+#[derive(Event)]
+struct Ping;
+
+/// A snapshot holds no observers (a world with observers cannot be
+/// snapshotted); restoring one into a world that has them would clear their
+/// entities without their hooks and hand their ids out again while they still
+/// run. The restore is refused, and changes nothing.
+#[test]
+fn a_restore_into_a_world_with_observers_is_refused() {
+    let mut world = World::new();
+    let kept = world.spawn(Velocity(1.0));
+    let snapshot = world.snapshot().unwrap();
+    let pings = std::sync::Arc::new(AtomicUsize::new(0));
+    let counter = pings.clone();
+    let observer = world.add_observer(move |_: On<Ping>| {
+        counter.fetch_add(1, Ordering::Relaxed);
+    });
+    let later = world.spawn(Velocity(2.0));
+    let error = world.restore(&snapshot).unwrap_err();
+    assert!(matches!(error, EcsError::RestoreOverObservers { observers: 1 }), "{error}");
+    assert!(error.to_string().contains("observers"), "{error}");
+    assert!(world.contains(later) && world.contains(kept) && world.contains(observer), "nothing changed");
+    world.trigger(Ping);
+    assert_eq!(pings.load(Ordering::Relaxed), 1);
+    world.despawn(observer).unwrap();
+    world.restore(&snapshot).unwrap();
+    assert!(world.contains(kept) && !world.contains(later));
+    world.check_invariants().unwrap();
+}

@@ -87,6 +87,14 @@ pub enum EcsError {
     /// [`World::restore`](crate::World::restore) was given a snapshot whose
     /// taking failed or panicked part-way. Nothing was changed.
     IncompleteSnapshot,
+    /// [`World::restore`](crate::World::restore) was asked to restore into a
+    /// world with observers: a snapshot holds none (a world with observers
+    /// cannot be snapshotted), and restoring would drop them without their
+    /// hooks. Nothing was changed.
+    RestoreOverObservers {
+        /// How many observers the world has.
+        observers: usize,
+    },
     /// The world has no component with this id (never registered here, or an
     /// id from another world's registration).
     UnknownComponent {
@@ -261,6 +269,12 @@ impl fmt::Display for EcsError {
                 f,
                 "this snapshot is incomplete (taking it failed or panicked part-way), so it cannot be restored; \
                  take a new one"
+            ),
+            Self::RestoreOverObservers { observers } => write!(
+                f,
+                "cannot restore a snapshot into a world with observers ({observers} here): snapshots hold no \
+                 observers, and restoring would drop them without their hooks; restore before adding observers, \
+                 or save and load the world (`ecs_core::serialize`), which keeps them"
             ),
             Self::InvalidRelationship { entity, target, relationship, problem } => {
                 let relationship = short_name(relationship);

@@ -222,7 +222,8 @@ impl World {
     ///
     /// # Errors
     /// [`EcsError::IncompleteSnapshot`] for a snapshot whose taking failed or
-    /// panicked; the world is untouched.
+    /// panicked, [`EcsError::RestoreOverObservers`] for a world with
+    /// observers (which no snapshot holds); the world is untouched.
     ///
     /// # Panics
     /// Re-raises a panic of a component's or resource's `clone` (the world is
@@ -231,6 +232,11 @@ impl World {
     pub fn restore(&mut self, snapshot: &Snapshot) -> Result<(), EcsError> {
         if !snapshot.complete {
             return Err(EcsError::IncompleteSnapshot);
+        }
+        // An observer's entity would be cleared without its hooks and its id
+        // handed out again while the registry still runs it.
+        if self.observer_count() > 0 {
+            return Err(EcsError::RestoreOverObservers { observers: self.observer_count() });
         }
         // Everything user code can do (clone) is done before the world changes:
         // per saved archetype, per saved column, the clone (for cloned ones).
