@@ -773,3 +773,43 @@ fn compact_saves_of_format_version_3_still_load() {
     bytes[0] = 4;
     assert!(load_postcard_columns(&bytes).is_err());
 }
+
+/// A resource whose `Drop` panics for a value of 1 (the world's, replaced by
+/// the load).
+#[derive(Debug, Serialize, Deserialize)]
+struct Loud(u32);
+impl Drop for Loud {
+    fn drop(&mut self) {
+        if self.0 == 1 && !std::thread::panicking() {
+            panic!("loud drop");
+        }
+    }
+}
+
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+struct Score(u32);
+
+/// A replaced resource's `Drop` that panics does not stop the load half-way:
+/// every saved resource (and entity) is in place, then the panic goes on.
+#[test]
+fn a_panicking_drop_of_a_replaced_resource_finds_the_load_complete() {
+    let registry = SerializeRegistry::new()
+        .register::<Position>("Position")
+        .register_resource::<Loud>("Loud")
+        .register_resource::<Score>("Score");
+    let mut source = World::new();
+    source.spawn(Position { x: 1.0, y: 2.0 });
+    source.insert_resource(Loud(0));
+    source.insert_resource(Score(5));
+    let bytes = postcard::to_allocvec(&registry.columns(&source)).unwrap();
+    let mut target = World::new();
+    target.insert_resource(Loud(1));
+    target.insert_resource(Score(0));
+    let save = registry.load_columns(&mut postcard::Deserializer::from_bytes(&bytes)).unwrap();
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| target.load(save)));
+    assert!(result.is_err(), "the drop's panic goes on");
+    assert_eq!(target.resource::<Loud>().0, 0);
+    assert_eq!(target.resource::<Score>(), &Score(5), "loaded although an earlier resource's drop panicked");
+    assert_eq!(target.query::<&Position>().iter().count(), 1);
+    target.check_invariants().unwrap();
+}

@@ -4,6 +4,7 @@ use core::sync::atomic::{AtomicU32, Ordering};
 
 use crate::archetype::ArchetypeId;
 use crate::entity::{Entity, EntityLocation};
+use crate::panics::resume_deferred;
 use crate::serialize::{EntityMap, WorldSave};
 use crate::storage::Tick;
 use crate::world::World;
@@ -26,15 +27,21 @@ impl World {
     /// # Panics
     /// Re-raises a panic of a component's `map_entities` (hand-written
     /// [`MapEntities`](crate::entity::MapEntities)); the world is then unchanged.
+    /// Re-raises a panic of the `Drop` of a resource or `Local` value the load
+    /// replaced, once the whole save is in place.
     pub fn load(&mut self, mut save: WorldSave) -> EntityMap {
         let resources = core::mem::take(&mut save.resources);
+        let mut replaced = Vec::new();
         let map = match self.observers_fitting(&save) {
-            Some(observers) => self.load_keeping_ids(save, &observers),
+            Some(observers) => self.load_keeping_ids(save, &observers, &mut replaced),
             None => self.load_remapped(save),
         };
         for resource in resources {
-            (resource.insert)(self, resource.value);
+            replaced.extend((resource.insert)(self, resource.value));
         }
+        // The values the save replaced go last: a `Drop` that panics finds
+        // the load complete.
+        resume_deferred(crate::panics::catch_each(replaced.into_iter(), drop));
         map
     }
 
@@ -62,7 +69,12 @@ impl World {
         observers.iter().all(|e| retired.contains(e)).then_some(observers)
     }
 
-    fn load_keeping_ids(&mut self, mut save: WorldSave, observers: &[Entity]) -> EntityMap {
+    fn load_keeping_ids(
+        &mut self,
+        mut save: WorldSave,
+        observers: &[Entity],
+        replaced: &mut Vec<Box<dyn core::any::Any + Send>>,
+    ) -> EntityMap {
         let now = match &save.ticks {
             Some(ticks) => Tick::new(ticks.change_tick),
             None => self.change_tick(),
@@ -86,7 +98,7 @@ impl World {
             let handed_out = self.system_ticks.len();
             self.system_ticks.extend(ticks.system_ticks.iter().skip(handed_out).map(|&t| AtomicU32::new(t)));
         }
-        self.locals.load(core::mem::take(&mut save.locals));
+        replaced.extend(self.locals.load(core::mem::take(&mut save.locals)));
         // The save's lists are the map: each entity kept its id.
         EntityMap::kept(save.archetypes.iter_mut().map(|a| core::mem::take(&mut a.entities)).collect(), save.slots)
     }

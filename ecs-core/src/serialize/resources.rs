@@ -19,8 +19,12 @@ pub(crate) struct ResourceEntry {
     pub(crate) type_id: core::any::TypeId,
     pub(crate) serialize: fn(&World) -> Option<&dyn erased_serde::Serialize>,
     pub(crate) deserialize: ReadResource,
-    pub(crate) insert: fn(&mut World, Box<dyn Any + Send + Sync>),
+    pub(crate) insert: InsertResource,
 }
+
+/// Puts a read value into the world, returning the one it replaced (for the
+/// caller to drop once the whole load is in place).
+pub(crate) type InsertResource = fn(&mut World, Box<dyn Any + Send + Sync>) -> Option<Box<dyn Any + Send>>;
 
 /// Reads one resource value.
 type ReadResource =
@@ -30,7 +34,7 @@ type BoxedResource = Box<dyn Any + Send + Sync>;
 
 /// A resource read from a save, waiting for `World::load`.
 pub(crate) struct LoadedResource {
-    pub(crate) insert: fn(&mut World, Box<dyn Any + Send + Sync>),
+    pub(crate) insert: InsertResource,
     pub(crate) value: Box<dyn Any + Send + Sync>,
 }
 
@@ -46,7 +50,7 @@ impl ResourceEntry {
             deserialize: |deserializer| Ok(Box::new(erased_serde::deserialize::<R>(deserializer)?)),
             insert: |world, value| {
                 let value = value.downcast::<R>().expect("a resource is read by its own entry");
-                world.insert_resource(*value);
+                world.insert_resource(*value).map(|old| Box::new(old) as Box<dyn Any + Send>)
             },
         }
     }

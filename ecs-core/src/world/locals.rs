@@ -88,12 +88,17 @@ pub(crate) trait AnyLocal: Send + Sync {
     /// leaked its parameter): `false` then.
     fn read(&self, f: &mut dyn FnMut(&dyn Any)) -> bool;
     /// Replaces the value by `value` when it is of its type (and frees a
-    /// state a leaked parameter left held); gives it back otherwise.
+    /// state a leaked parameter left held), returning the value it held, for
+    /// the caller to drop when that cannot stop its work half-way; gives
+    /// `value` back otherwise.
     ///
     /// # Safety
     /// No reference handed out by [`LocalCell::hold`] is alive and no
     /// [`read`](Self::read) is running: the caller has the world mutably.
-    unsafe fn replace(&self, value: Box<dyn Any + Send + Sync>) -> Result<(), Box<dyn Any + Send + Sync>>;
+    unsafe fn replace(
+        &self,
+        value: Box<dyn Any + Send + Sync>,
+    ) -> Result<Box<dyn Any + Send>, Box<dyn Any + Send + Sync>>;
 }
 
 impl<T: Send + Sync + 'static> AnyLocal for LocalCell<T> {
@@ -125,15 +130,18 @@ impl<T: Send + Sync + 'static> AnyLocal for LocalCell<T> {
         true
     }
 
-    unsafe fn replace(&self, value: Box<dyn Any + Send + Sync>) -> Result<(), Box<dyn Any + Send + Sync>> {
+    unsafe fn replace(
+        &self,
+        value: Box<dyn Any + Send + Sync>,
+    ) -> Result<Box<dyn Any + Send>, Box<dyn Any + Send + Sync>> {
         let value = value.downcast::<T>()?;
         // SAFETY: no reference from `hold` is alive (the caller's promise), and
         // `read` only lends one for its call, which the caller's exclusive
         // access excludes.
-        unsafe { *self.value.get() = *value };
+        let old = unsafe { core::mem::replace(&mut *self.value.get(), *value) };
         annotate::happens_before(&self.state);
         self.state.store(FREE, Ordering::Release);
-        Ok(())
+        Ok(Box::new(old))
     }
 }
 
@@ -241,8 +249,12 @@ impl Locals {
     /// value.
     ///
     /// `&mut self` comes from `&mut World`: no system is running and no save
-    /// is reading, so no cell is held or read.
-    pub(crate) fn load(&mut self, values: Vec<LoadedLocal>) {
+    /// is reading, so no cell is held or read. Returns the values replaced,
+    /// for the caller to drop once the whole load is in place (a `Drop` that
+    /// panics then stops nothing half-way).
+    #[must_use = "the replaced values are dropped by the caller"]
+    pub(crate) fn load(&mut self, values: Vec<LoadedLocal>) -> Vec<Box<dyn Any + Send>> {
+        let mut replaced = Vec::new();
         for loaded in values {
             let entry = self.cells.iter().find(|e| e.owner.is_some_and(|o| o.place == loaded.place));
             match entry.map(|entry| (entry.cell.upgrade(), entry.owner.is_some_and(|o| o.system == loaded.system))) {
@@ -250,7 +262,7 @@ impl Locals {
                 // `hold` hands out lives for one run of a system borrowing the
                 // world, as every `read` does for a save borrowing it: none is
                 // alive.
-                Some((Some(cell), true)) => drop(unsafe { cell.replace(loaded.value) }),
+                Some((Some(cell), true)) => replaced.extend(unsafe { cell.replace(loaded.value) }.ok()),
                 Some(_) => {}
                 None => {
                     self.waiting.retain(|waiting| waiting.place != loaded.place);
@@ -258,5 +270,6 @@ impl Locals {
                 }
             }
         }
+        replaced
     }
 }
