@@ -160,8 +160,11 @@ impl<'de> Visitor<'de> for LocalsSeed<'_, '_> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         let mut loaded: Vec<LoadedLocal> = Vec::new();
+        // A set, not a search of those read so far: a file of many locals
+        // must not make the check quadratic.
+        let mut places = std::collections::HashSet::new();
         while let Some(local) = seq.next_element_seed(LocalSeed { context: self.context })? {
-            if loaded.iter().any(|other| other.place == local.place) {
+            if !places.insert(local.place) {
                 return Err(self.context.fail(LoadError::Format(format!(
                     "two locals for place {} of system slot {}",
                     local.place.place, local.place.system_slot

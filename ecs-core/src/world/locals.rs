@@ -147,7 +147,7 @@ impl<T: Send + Sync + 'static> AnyLocal for LocalCell<T> {
 
 /// Where a cell belongs: its system's slot and its place among the cells that
 /// system made, in the order its parameters made them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(crate) struct LocalPlace {
     pub(crate) system_slot: u32,
     pub(crate) place: u32,
@@ -255,6 +255,12 @@ impl Locals {
     #[must_use = "the replaced values are dropped by the caller"]
     pub(crate) fn load(&mut self, values: Vec<LoadedLocal>) -> Vec<Box<dyn Any + Send>> {
         let mut replaced = Vec::new();
+        // Values still waiting from an earlier load give way to this one's
+        // (whose places are distinct: the parse refuses a place twice).
+        if !self.waiting.is_empty() {
+            let places: std::collections::HashSet<LocalPlace> = values.iter().map(|l| l.place).collect();
+            self.waiting.retain(|waiting| !places.contains(&waiting.place));
+        }
         for loaded in values {
             let entry = self.cells.iter().find(|e| e.owner.is_some_and(|o| o.place == loaded.place));
             match entry.map(|entry| (entry.cell.upgrade(), entry.owner.is_some_and(|o| o.system == loaded.system))) {
@@ -264,10 +270,7 @@ impl Locals {
                 // alive.
                 Some((Some(cell), true)) => replaced.extend(unsafe { cell.replace(loaded.value) }.ok()),
                 Some(_) => {}
-                None => {
-                    self.waiting.retain(|waiting| waiting.place != loaded.place);
-                    self.waiting.push(loaded);
-                }
+                None => self.waiting.push(loaded),
             }
         }
         replaced
