@@ -161,6 +161,16 @@ pub fn component(input: &Input) -> Result<ComponentDef<'_>> {
             crate::relation::Relation::Source { .. } => &["on_insert", "on_discard"],
             crate::relation::Relation::Target { .. } => &["on_insert", "on_discard", "on_despawn"],
         };
+        if let (false, Some((Snapshot::Skip, span))) =
+            (matches!(entities.relation, crate::relation::Relation::None), attributes.snapshot)
+        {
+            errors.push(Error::new(
+                span,
+                "a relationship (or its target) cannot be left out of snapshots: a restore would bring back \
+                 the other side alone, listing links that are not there; derive `Clone` (or `Clone, Copy`) \
+                 instead",
+            ));
+        }
         for (key, _) in &attributes.hooks {
             let key = key.to_string();
             if reserved.contains(&key.as_str()) {
