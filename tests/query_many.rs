@@ -63,15 +63,17 @@ fn iter_many_mut_writes_each_listed_entity_in_order() {
 #[test]
 fn iter_many_mut_stamps_only_the_rows_it_hands_out() {
     let mut world = World::new();
-    let [a, _, c, _] = spawn(&mut world);
+    let [a, b, c, dead] = spawn(&mut world);
     let mut schedule = Schedule::new();
     #[derive(Default)]
     struct SeenChanged(Vec<u32>);
     world.insert_resource(SeenChanged::default());
-    let targets = [c];
+    // `b` is looked up but filtered out (no `Tag`), `dead` is gone: neither is
+    // handed out, so neither may be stamped.
+    let targets = [b, c, dead];
     schedule.add_systems(
         (
-            move |mut q: Query<&mut Health>| q.iter_many_mut(targets).for_each(|h| h.0 += 100),
+            move |mut q: Query<&mut Health, With<Tag>>| q.iter_many_mut(targets).for_each(|h| h.0 += 100),
             |q: Query<&Health, Changed<Health>>, mut seen: ResMut<SeenChanged>| {
                 seen.0 = q.iter().map(|h| h.0).collect();
             },
@@ -82,4 +84,5 @@ fn iter_many_mut_stamps_only_the_rows_it_hands_out() {
     schedule.run(&mut world);
     assert_eq!(world.resource::<SeenChanged>().0, [203], "only `c` was written since the reader last ran");
     assert_eq!(world.get::<Health>(a), Some(&Health(1)));
+    assert_eq!(world.get::<Health>(b), Some(&Health(2)));
 }

@@ -731,13 +731,17 @@ fn component(lent: &Lent<'_, '_, '_>, shared: &Shared, args: &Args) -> mlua::Res
         other => return Err(error(format!("component: expected a name, got {}", other.type_name()))),
     };
     let mut backend = borrow(lent)?;
-    // Every definition is charged, a repeated one too: one whose schema
-    // differs from the name's is refused only after its schema and id are
-    // made, which the process keeps (schemas and component ids are never
-    // freed). The charge is given back when the name's own is found again.
-    let defining = !arg(args, 1).is_nil();
-    let known = defining.then(|| backend.components().id_by_name(&name)).flatten();
-    if defining {
+    if !arg(args, 1).is_nil() {
+        // The name's own definition, asked for again, is found: nothing is
+        // made, nothing charged.
+        if let (Some(id), Backend::World(world)) = (backend.components().id_by_name(&name), &backend.backend)
+            && requested_fields(arg(args, 1)).is_some_and(|fields| defined_as(world, id, &fields))
+        {
+            return Ok(shared.remember(id));
+        }
+        // Any other is charged before it is made: a schema that differs from
+        // the name's is refused only after its schema and id exist, which the
+        // process keeps (neither is ever freed).
         shared.charge(DEFINITION_BYTES + name.len())?;
     }
     let id = match (arg(args, 1), &mut backend.backend) {
@@ -758,10 +762,52 @@ fn component(lent: &Lent<'_, '_, '_>, shared: &Shared, args: &Args) -> mlua::Res
             )));
         }
     };
-    if known == Some(id) {
-        shared.refund(DEFINITION_BYTES + name.len());
-    }
     Ok(shared.remember(id))
+}
+
+/// The fields a script's definition asks for (`"f32"` or `{ field = "kind" }`),
+/// in the order [`define`] builds them, each kind parsed; `None` for a
+/// malformed one (which `define` reports).
+fn requested_fields(schema: &Value) -> Option<Vec<(String, FieldKind)>> {
+    match schema {
+        Value::String(kind) => Some(vec![(codec::NEWTYPE_FIELD.to_owned(), kind_of(&kind.to_str().ok()?)?)]),
+        Value::Table(table) => {
+            let mut fields = Vec::new();
+            for pair in table.pairs::<String, String>() {
+                let (field, kind) = pair.ok()?;
+                fields.push((field, kind_of(&kind)?));
+            }
+            fields.sort_by(|a, b| a.0.cmp(&b.0));
+            Some(fields)
+        }
+        _ => None,
+    }
+}
+
+/// `true` when `id` is a script's component (a runtime one, stored whole in
+/// tables) of exactly `fields`: what defining it again would make.
+fn defined_as(world: &World, id: ComponentId, fields: &[(String, FieldKind)]) -> bool {
+    let Some(info) = world.components().get(id) else { return false };
+    if !info.is_dynamic() || info.is_sparse() || info.fields().is_some() {
+        return false;
+    }
+    let Some(FieldKind::Struct(schema)) = info.kind() else { return false };
+    schema.fields().len() == fields.len()
+        && schema
+            .fields()
+            .iter()
+            .zip(fields)
+            .all(|(field, (name, kind))| field.name() == name && same_kind(field.kind(), kind))
+}
+
+/// Two kinds of scripts' schemas (primitives and arrays of them) alike.
+fn same_kind(a: &FieldKind, b: &FieldKind) -> bool {
+    match (a, b) {
+        (FieldKind::Array(a, n), FieldKind::Array(b, m)) => n == m && same_kind(a, b),
+        (FieldKind::Array(..) | FieldKind::Struct(_) | FieldKind::Enum(_), _)
+        | (_, FieldKind::Array(..) | FieldKind::Struct(_) | FieldKind::Enum(_)) => false,
+        (a, b) => core::mem::discriminant(a) == core::mem::discriminant(b),
+    }
 }
 
 /// What a new entity is counted as adding to the world (its slot in the

@@ -189,13 +189,6 @@ impl Shared {
         Ok(())
     }
 
-    /// Gives back what [`charge`](Self::charge) took for something the call
-    /// did not add after all.
-    pub(crate) fn refund(&self, bytes: usize) {
-        let added = self.added.load(Ordering::Relaxed).saturating_sub(bytes as u64);
-        self.added.store(added, Ordering::Relaxed);
-    }
-
     /// Whether a script was loaded under `name`.
     pub(crate) fn is_loaded(&self, name: &str) -> bool {
         self.loaded.lock().expect("not poisoned").contains(name)

@@ -236,6 +236,12 @@ fn refused_redefinitions_count_against_the_memory_limit() {
             again = function(world)
                 for i = 1, 5000 do world:component("Hp", "f32") end
             end,
+            -- A call all but at its limit (16 bytes an entity, 1 MiB in all)
+            -- still finds its components by their definitions.
+            full_then_again = function(world)
+                for i = 1, 65500 do world:entity() end
+                world:component("Hp", "f32")
+            end,
             redefine = function(world)
                 local refused = 0
                 for i = 1, 20000 do
@@ -248,6 +254,7 @@ fn refused_redefinitions_count_against_the_memory_limit() {
     .unwrap();
     host.call::<()>(&mut world, "mod", "setup").unwrap();
     host.call::<()>(&mut world, "mod", "again").expect("the name's own definition, found again, costs nothing");
+    host.call::<()>(&mut world, "mod", "full_then_again").expect("found again at the memory limit too");
     let before = fresh_id(&mut world, "RedefineProbeBefore");
     let refused = host.call::<u32>(&mut world, "mod", "redefine").unwrap();
     let after = fresh_id(&mut world, "RedefineProbeAfter");

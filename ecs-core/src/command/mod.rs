@@ -139,7 +139,7 @@ impl<'w> EntityCommands<'_, 'w> {
     /// gone by the time it is applied (bevy_ecs's `try_insert`).
     pub fn try_insert<B: Bundle>(&mut self, bundle: B) -> &mut Self {
         let entity = self.entity;
-        self.commands.add(move |world| skip_if_gone(world.insert(entity, bundle)));
+        self.commands.add(move |world| skip_if_gone(entity, world.insert(entity, bundle)));
         self
     }
 
@@ -148,9 +148,12 @@ impl<'w> EntityCommands<'_, 'w> {
     pub fn try_remove<B: Bundle>(&mut self) -> &mut Self {
         let entity = self.entity;
         self.commands.add(move |world| {
-            skip_if_gone(world.entity_mut(entity).map(|mut e| {
-                e.remove::<B>();
-            }))
+            skip_if_gone(
+                entity,
+                world.entity_mut(entity).map(|mut e| {
+                    e.remove::<B>();
+                }),
+            )
         });
         self
     }
@@ -159,7 +162,7 @@ impl<'w> EntityCommands<'_, 'w> {
     /// already gone (two systems despawning the same enemy, say).
     pub fn try_despawn(&mut self) {
         let entity = self.entity;
-        self.commands.add(move |world| skip_if_gone(world.despawn(entity)));
+        self.commands.add(move |world| skip_if_gone(entity, world.despawn(entity)));
     }
 
     /// Adds an entity observer (see [`EntityWorldMut::observe`](crate::EntityWorldMut::observe)).
@@ -393,11 +396,11 @@ impl<T> CommandOutput for Result<T, EcsError> {
     }
 }
 
-/// A command's outcome with a missing entity not counted as an error (the
-/// `try_` commands); any other error is still reported.
-fn skip_if_gone(result: Result<(), EcsError>) -> Result<(), EcsError> {
+/// A command's outcome with its own entity missing not counted as an error
+/// (the `try_` commands); any other error is still reported.
+fn skip_if_gone(entity: Entity, result: Result<(), EcsError>) -> Result<(), EcsError> {
     match result {
-        Err(EcsError::NoSuchEntity(_)) => Ok(()),
+        Err(EcsError::NoSuchEntity(missing)) if missing == entity => Ok(()),
         other => other,
     }
 }

@@ -87,7 +87,9 @@ use crate::entity::Entity;
 /// [`Target`](Self::Target) implements
 /// [`MutableComponent`](crate::component::MutableComponent) or sets
 /// `Component::__MUTABLE`: traversal reads both outside any query's
-/// declared access. The derive upholds all of this.
+/// declared access. The derive upholds all of this for the types it derives;
+/// a target whose `Component` impl is written by hand is checked where
+/// propagation relies on it (a hidden const, evaluated at compile time).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a relationship",
     label = "not a relationship component",

@@ -259,7 +259,9 @@ impl Locals {
         // (whose places are distinct: the parse refuses a place twice).
         if !self.waiting.is_empty() {
             let places: std::collections::HashSet<LocalPlace> = values.iter().map(|l| l.place).collect();
-            self.waiting.retain(|waiting| !places.contains(&waiting.place));
+            let (gone, kept) = core::mem::take(&mut self.waiting).into_iter().partition(|w| places.contains(&w.place));
+            self.waiting = kept;
+            replaced.extend(gone.into_iter().map(|w: LoadedLocal| w.value as Box<dyn Any + Send>));
         }
         for loaded in values {
             let entry = self.cells.iter().find(|e| e.owner.is_some_and(|o| o.place == loaded.place));
@@ -268,8 +270,12 @@ impl Locals {
                 // `hold` hands out lives for one run of a system borrowing the
                 // world, as every `read` does for a save borrowing it: none is
                 // alive.
-                Some((Some(cell), true)) => replaced.extend(unsafe { cell.replace(loaded.value) }.ok()),
-                Some(_) => {}
+                // A value of another type comes back: dropped with the rest.
+                Some((Some(cell), true)) => replaced.push(match unsafe { cell.replace(loaded.value) } {
+                    Ok(old) => old,
+                    Err(value) => value,
+                }),
+                Some(_) => replaced.push(loaded.value),
                 None => self.waiting.push(loaded),
             }
         }
