@@ -469,22 +469,45 @@ fn kind_of(name: &str) -> Option<FieldKind> {
     Some(FieldKind::array(*primitive(element)?, len.parse().ok()?))
 }
 
-/// Registers a script's component: `{ field = "kind", ... }`, fields in name
-/// order (a Luau table has no order), or none (a tag).
-fn define(world: &mut World, name: &str, schema: &Table) -> mlua::Result<ComponentId> {
+/// The fields of a script's definition, in the order its schema is built
+/// (by name: a Luau table has no order), each kind parsed: `{ field =
+/// "kind", ... }` (none for a tag), or a kind name for a newtype, whose one
+/// field is named `0` and which scripts hold bare (a number, not a table).
+fn schema_fields(name: &str, schema: &Value) -> mlua::Result<Vec<(String, FieldKind)>> {
+    let table = match schema {
+        Value::Table(table) => table,
+        Value::String(kind) => {
+            let kind = kind.to_str()?;
+            let parsed = kind_of(&kind).ok_or_else(|| error(format!("component `{name}`: unknown kind `{kind}`")))?;
+            return Ok(vec![(codec::NEWTYPE_FIELD.to_owned(), parsed)]);
+        }
+        other => {
+            return Err(error(format!(
+                "component `{name}`: a schema is a table of fields or a kind name, not {}",
+                other.type_name()
+            )));
+        }
+    };
     let mut fields: Vec<(String, String)> = Vec::new();
-    for pair in schema.pairs::<String, String>() {
+    for pair in table.pairs::<String, String>() {
         let (field, kind) =
             pair.map_err(|_| error(format!("component `{name}`: a schema maps field names to kind names")))?;
         fields.push((field, kind));
     }
     fields.sort();
-    let mut builder = SchemaBuilder::new(name);
-    for (field, kind) in &fields {
-        let parsed =
-            kind_of(kind).ok_or_else(|| error(format!("component `{name}` field `{field}`: unknown kind `{kind}`")))?;
-        builder = builder.field(field.as_str(), parsed);
-    }
+    fields
+        .into_iter()
+        .map(|(field, kind)| match kind_of(&kind) {
+            Some(parsed) => Ok((field, parsed)),
+            None => Err(error(format!("component `{name}` field `{field}`: unknown kind `{kind}`"))),
+        })
+        .collect()
+}
+
+/// Registers a script's component with the fields [`schema_fields`] read.
+fn define(world: &mut World, name: &str, fields: &[(String, FieldKind)]) -> mlua::Result<ComponentId> {
+    let builder =
+        fields.iter().fold(SchemaBuilder::new(name), |builder, (field, kind)| builder.field(field.as_str(), *kind));
     let schema = builder.build().map_err(|e| error(format!("component `{name}`: {e}")))?;
     register(world, name, schema)
 }
@@ -503,17 +526,6 @@ fn register(world: &mut World, name: &str, schema: &'static ecs_core::component:
         )));
     }
     world.register_dynamic(&ComponentDescriptor::new(name, schema)).map_err(|e| error(e.to_string()))
-}
-
-/// Registers a script's newtype component, `world:component("Hp", "f32")`:
-/// one field named `0`, which scripts hold bare (a number, not a table).
-fn define_newtype(world: &mut World, name: &str, kind: &str) -> mlua::Result<ComponentId> {
-    let parsed = kind_of(kind).ok_or_else(|| error(format!("component `{name}`: unknown kind `{kind}`")))?;
-    let schema = SchemaBuilder::new(name)
-        .field(codec::NEWTYPE_FIELD, parsed)
-        .build()
-        .map_err(|e| error(format!("component `{name}`: {e}")))?;
-    register(world, name, schema)
 }
 
 /// Hands waiting events to the scripts' observers, oldest first: a
@@ -731,31 +743,31 @@ fn component(lent: &Lent<'_, '_, '_>, shared: &Shared, args: &Args) -> mlua::Res
         other => return Err(error(format!("component: expected a name, got {}", other.type_name()))),
     };
     let mut backend = borrow(lent)?;
-    if !arg(args, 1).is_nil() {
-        // The name's own definition, asked for again, is found: nothing is
-        // made, nothing charged.
-        if let (Some(id), Backend::World(world)) = (backend.components().id_by_name(&name), &backend.backend)
-            && requested_fields(arg(args, 1)).is_some_and(|fields| defined_as(world, id, &fields))
-        {
-            return Ok(shared.remember(id));
-        }
-        // Any other is charged before it is made: a schema that differs from
-        // the name's is refused only after its schema and id exist, which the
-        // process keeps (neither is ever freed).
-        shared.charge(DEFINITION_BYTES + name.len())?;
-    }
     let id = match (arg(args, 1), &mut backend.backend) {
-        (Value::Table(schema), Backend::World(world)) => define(world, &name, schema)?,
-        (Value::String(kind), Backend::World(world)) => define_newtype(world, &name, &kind.to_str()?)?,
+        (Value::Nil, backend) => {
+            backend.components().id_by_name(&name).ok_or_else(|| error(format!("unknown component `{name}`")))?
+        }
         (Value::Table(_) | Value::String(_), Backend::System { .. }) => {
             return Err(error(format!(
                 "component `{name}`: define components in a call with the whole world (a setup function), not in a system"
             )));
         }
-        (Value::Nil, backend) => {
-            backend.components().id_by_name(&name).ok_or_else(|| error(format!("unknown component `{name}`")))?
+        (schema, Backend::World(world)) => {
+            let fields = schema_fields(&name, schema)?;
+            // The name's own definition, asked for again, is found: nothing is
+            // made, nothing charged.
+            if let Some(id) = world.components().id_by_name(&name)
+                && defined_as(world, id, &fields)
+            {
+                return Ok(shared.remember(id));
+            }
+            // Any other is charged before it is made: a schema that differs
+            // from the name's is refused only after its schema and id exist,
+            // which the process keeps (neither is ever freed).
+            shared.charge(DEFINITION_BYTES + name.len())?;
+            define(world, &name, &fields)?
         }
-        (other, _) => {
+        (other, Backend::System { .. }) => {
             return Err(error(format!(
                 "component `{name}`: a schema is a table of fields or a kind name, not {}",
                 other.type_name()
@@ -763,25 +775,6 @@ fn component(lent: &Lent<'_, '_, '_>, shared: &Shared, args: &Args) -> mlua::Res
         }
     };
     Ok(shared.remember(id))
-}
-
-/// The fields a script's definition asks for (`"f32"` or `{ field = "kind" }`),
-/// in the order [`define`] builds them, each kind parsed; `None` for a
-/// malformed one (which `define` reports).
-fn requested_fields(schema: &Value) -> Option<Vec<(String, FieldKind)>> {
-    match schema {
-        Value::String(kind) => Some(vec![(codec::NEWTYPE_FIELD.to_owned(), kind_of(&kind.to_str().ok()?)?)]),
-        Value::Table(table) => {
-            let mut fields = Vec::new();
-            for pair in table.pairs::<String, String>() {
-                let (field, kind) = pair.ok()?;
-                fields.push((field, kind_of(&kind)?));
-            }
-            fields.sort_by(|a, b| a.0.cmp(&b.0));
-            Some(fields)
-        }
-        _ => None,
-    }
 }
 
 /// `true` when `id` is a script's component (a runtime one, stored whole in
