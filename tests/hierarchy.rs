@@ -882,3 +882,101 @@ fn lists_emptied_by_moves_and_made_by_them_hold_exactly_their_sources() {
         assert_consistent_riders(&world);
     }
 }
+
+/// Panics when added (an `on_add` hook runs before any `on_insert`, the
+/// relationship's link among them).
+#[derive(Component)]
+#[component(on_add = explode)]
+struct Unlucky;
+
+/// Panics when removed (its `on_remove` runs after every `on_discard`, the
+/// relationship's unlink among them).
+#[derive(Component, Debug)]
+#[component(on_remove = explode)]
+struct Clingy;
+
+/// Panics when its value is discarded (replaced or removed).
+#[derive(Component)]
+#[component(on_discard = explode)]
+struct Jealous;
+
+#[test]
+fn a_panicking_add_hook_on_spawn_still_links_the_child() {
+    let mut world = World::new();
+    let parent = world.spawn(());
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| world.spawn((ChildOf(parent), Unlucky))));
+    assert_eq!(panic_message(result.unwrap_err()), "fragile");
+    // The value stored before the hook stays, so does its link.
+    assert_consistent(&world);
+    assert_eq!(world.children(parent).len(), 1);
+    world.despawn(parent).unwrap();
+    assert_eq!(world.len(), 0, "the child was not despawned with its parent");
+}
+
+#[test]
+fn a_panicking_add_observer_still_links_the_child() {
+    let mut world = World::new();
+    world.add_observer(|_: On<Add, ChildOf>| panic!("observer"));
+    let parent = world.spawn(());
+    let other = world.spawn(());
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| world.spawn(ChildOf(parent))));
+    assert_eq!(panic_message(result.unwrap_err()), "observer");
+    assert_consistent(&world);
+    let child = world.children(parent)[0];
+    // An insert that adds a relationship, stopped the same way.
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| world.insert(other, ChildOf(child))));
+    assert_eq!(panic_message(result.unwrap_err()), "observer");
+    assert_consistent(&world);
+    assert_eq!(world.children(child), [other]);
+}
+
+#[test]
+fn a_panicking_remove_hook_on_despawn_keeps_the_child_linked() {
+    let mut world = World::new();
+    let parent = world.spawn(());
+    let child = world.spawn((ChildOf(parent), Clingy));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| world.despawn(child)));
+    assert_eq!(panic_message(result.unwrap_err()), "fragile");
+    // The despawn stopped: the child stays with all its components, linked.
+    assert_consistent(&world);
+    assert_eq!(world.children(parent), [child]);
+    assert_eq!(world.parent(child), Some(parent));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| world.remove::<(ChildOf, Clingy)>(child)));
+    assert_eq!(panic_message(result.unwrap_err()), "fragile");
+    assert_consistent(&world);
+    assert_eq!(world.children(parent), [child]);
+}
+
+#[test]
+fn a_panicking_discard_hook_on_reparent_keeps_the_old_link() {
+    let mut world = World::new();
+    let warm_up = world.spawn(());
+    world.spawn(ChildOf(warm_up)); // ChildOf's id (and its hooks' turn) before Jealous's
+    world.despawn(warm_up).unwrap();
+    let (a, b) = (world.spawn(()), world.spawn(()));
+    let child = world.spawn((ChildOf(a), Jealous));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| world.insert(child, (ChildOf(b), Jealous))));
+    assert_eq!(panic_message(result.unwrap_err()), "fragile");
+    assert_consistent(&world);
+    assert_eq!(world.parent(child), Some(a));
+    assert_eq!(world.children(a), [child]);
+}
+
+/// Queues a spawn of a `Name(7)`, then panics.
+fn spawn_then_explode(mut world: DeferredWorld, _: HookContext) {
+    world.commands().spawn(Name(7));
+    panic!("fragile");
+}
+
+#[derive(Component)]
+#[component(on_add = spawn_then_explode)]
+struct Eager;
+
+#[test]
+fn commands_a_hook_queued_before_its_panic_run_before_the_panic_goes_on() {
+    let mut world = World::new();
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| world.spawn(Eager)));
+    assert_eq!(panic_message(result.unwrap_err()), "fragile");
+    let mut names = world.query_state::<&Name>();
+    assert_eq!(names.iter(&world).count(), 1, "the hook's spawn waits for a later operation");
+}

@@ -50,11 +50,18 @@
 //!
 //! ## A hook or an observer
 //! - The operation it belongs to stops there: a panic in an `on_despawn`,
-//!   `on_discard` or `on_remove` hook leaves the entity alive with all its
-//!   components (the hooks before it have run); one in `on_add` or `on_insert`
-//!   comes after the value is stored, which stays (`tests/hooks.rs`). Commands the
-//!   hooks queued before the panic run with the world's next operation; one that
-//!   would despawn the panicking entity's children does nothing then, as the
+//!   `on_discard` or `on_remove` hook (or a `Despawn`, `Discard` or `Remove`
+//!   observer) leaves the entity alive with all its components (the hooks before
+//!   it have run); one in `on_add` or `on_insert` (or their observers) comes after
+//!   the values are stored, which stay (`tests/hooks.rs`).
+//! - Relationships stay in step whatever the panic skipped: a child spawned or
+//!   inserted with its `ChildOf` is listed in its parent's `Children` even when a
+//!   hook or observer panicked before the link was made, and a child whose
+//!   despawn or removal a panic stopped is listed again after its own link was
+//!   taken off (`tests/hierarchy.rs`).
+//! - The commands the hooks and observers queued before the panic run before the
+//!   panic reaches the caller (a panic of theirs is dropped, the first goes on);
+//!   one that would despawn the panicking entity's children does nothing, as the
 //!   entity is alive.
 //! - A panic in a command the world runs after an operation (a hook's or an
 //!   observer's) does not stop the others, nor the commands they queue in turn:

@@ -126,6 +126,7 @@ impl ComponentInfo {
                 mutable: true,
                 links: false,
                 dynamic: true,
+                relink: None,
                 lookup: None,
             }
         })

@@ -144,6 +144,15 @@ pub trait Component: crate::Bundle {
         Err(self)
     }
 
+    /// For a relationship or its target (the derive's): does again, on the
+    /// entity holding the component, what its upkeep hooks keep true (the
+    /// source listed on its target, a list claiming only linked sources), when
+    /// a panicking hook or observer stopped an operation before those hooks ran
+    /// or after they ran for a removal the panic then cancelled. Idempotent;
+    /// `None` (the default) for components with no upkeep.
+    #[doc(hidden)]
+    const __RELINK: Option<fn(&mut crate::World, crate::Entity)> = None;
+
     /// Rewrites every [`Entity`](crate::Entity) the component holds through `map`:
     /// what loading a saved world needs, where entities get new ids. The derive
     /// maps the fields marked `#[entities]` and the entities of relationships;
@@ -325,6 +334,8 @@ pub struct ComponentInfo {
     links: bool,
     /// Defined at run time ([`ComponentDescriptor`]), not by a Rust type.
     dynamic: bool,
+    /// Its relationship upkeep redone after a panic (see [`Component::__RELINK`]).
+    relink: Option<fn(&mut crate::World, crate::Entity)>,
     /// Where the world's lookup cache files the component's column table.
     /// The address of the type's id cell and its lookup hash (derived,
     /// non-generic components), from which the world's lookup cache files
@@ -363,6 +374,7 @@ impl ComponentInfo {
             mutable: T::__MUTABLE && !<T as Component>::__LINKS,
             links: <T as Component>::__LINKS,
             dynamic: false,
+            relink: T::__RELINK,
             lookup: T::__id_cell().zip(T::__LOOKUP_HASH).map(|(cell, hash)| (core::ptr::from_ref(cell).addr(), hash)),
         }
     }
@@ -444,6 +456,12 @@ impl ComponentInfo {
     #[inline]
     pub(crate) fn snapshot_kind(&self) -> StrategyKind {
         self.snapshot
+    }
+
+    /// Its relationship upkeep, to redo after a panic (see [`Component::__RELINK`]).
+    #[inline]
+    pub(crate) fn relink(&self) -> Option<fn(&mut crate::World, crate::Entity)> {
+        self.relink
     }
 
     /// The component's hooks.

@@ -562,7 +562,7 @@ impl World {
     /// Runs the observers of `event` (for `target`), then the commands they queued.
     fn trigger_with<E: Event>(&mut self, event: &E, target: Option<Entity>) {
         let ctx = TriggerContext::new(event, target, None);
-        self.with_deferred(|world| world.run_observers(&ctx));
+        self.with_lifecycle(None, |world| world.run_observers(&ctx));
     }
 
     /// Runs the observers a trigger reaches: those of every trigger of its event,

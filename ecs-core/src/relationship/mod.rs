@@ -65,8 +65,8 @@ pub(crate) mod upkeep_hooks {
     //! The hooks and checks `#[derive(Component)]` installs on relationships,
     //! reached by generated code through `ecs_core::__private`.
     pub use super::upkeep::{
-        check_link, relationship_on_discard, relationship_on_insert, relationship_replace, target_on_despawn,
-        target_on_discard, target_on_insert,
+        check_link, relationship_on_discard, relationship_on_insert, relationship_relink, relationship_replace,
+        target_on_despawn, target_on_discard, target_on_insert, target_relink,
     };
 }
 

@@ -53,6 +53,27 @@ pub fn relationship_on_discard<R: Relationship>(mut world: DeferredWorld, ctx: H
     unlink::<R>(world.world_mut_internal(), source, target);
 }
 
+/// Lists `source` on the target of the `R` it holds, unless it is listed
+/// there (or waiting to be): what `on_insert` does, redone when a panicking
+/// hook or observer skipped it, or when a panic cancelled a removal after
+/// `on_discard` had unlinked the source
+/// ([`Component::__RELINK`](crate::Component::__RELINK)). Running it again
+/// changes nothing.
+pub fn relationship_relink<R: Relationship>(world: &mut World, source: Entity) {
+    let Some(target) = world.get::<R>(source).map(R::get) else { return };
+    let listed = match world.get::<R::Target>(target) {
+        Some(list) => list.sources().contains(&source),
+        None => world
+            .pending_links
+            .by_target
+            .get(&(component_id::<R::Target>(), target))
+            .is_some_and(|pending| pending.contains(&source)),
+    };
+    if !listed {
+        link::<R>(world, source, target);
+    }
+}
+
 /// An insert of a relationship over the one `source` holds, where its hooks
 /// are all that runs (no lifecycle observer; the link checked): what
 /// `on_discard`, the replace and `on_insert` do, with the old and new targets
@@ -123,8 +144,19 @@ fn unlink<R: Relationship>(world: &mut World, source: Entity, target: Entity) {
 /// there, inserted here) or made empty by hand cannot claim sources it does not
 /// have.
 pub fn target_on_insert<T: RelationshipTarget>(mut world: DeferredWorld, ctx: HookContext) {
-    let target = ctx.entity;
-    let world = world.world_mut_internal();
+    keep_linked_sources::<T>(world.world_mut_internal(), ctx.entity);
+}
+
+/// What `target_on_insert` does, redone after a panic skipped it
+/// ([`Component::__RELINK`](crate::Component::__RELINK)): running it again
+/// changes nothing.
+pub fn target_relink<T: RelationshipTarget>(world: &mut World, target: Entity) {
+    keep_linked_sources::<T>(world, target);
+}
+
+/// Takes off `target`'s list the sources that do not point at it, and queues
+/// the removal of a list left empty.
+fn keep_linked_sources<T: RelationshipTarget>(world: &mut World, target: Entity) {
     let Some(listed) = world.get::<T>(target).map(|t| t.sources().to_vec()) else { return };
     let stale: Vec<Entity> =
         listed.iter().copied().filter(|&s| !linked_to::<T::Relationship>(world, s, target)).collect();

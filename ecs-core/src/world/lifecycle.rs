@@ -82,6 +82,59 @@ impl World {
         value
     }
 
+    /// [`with_deferred`](Self::with_deferred) for an operation whose hooks and
+    /// observers run in `f`, on `entity` (`None`: on no one entity, as for a
+    /// trigger or `clear`). Should one of them
+    /// panic, the operation stops there, as documented in `crate::panics`, but
+    /// before the panic goes on the world is made whole again: the relationship
+    /// upkeep of `entity`'s components is redone (the panic may have skipped
+    /// their hooks, or cancelled a removal after they unlinked it), and, when
+    /// this is the outermost operation, the commands queued so far run (a later
+    /// panic of theirs is dropped).
+    #[inline]
+    pub(crate) fn with_lifecycle<R>(&mut self, entity: Option<Entity>, f: impl FnOnce(&mut World) -> R) -> R {
+        match std::panic::catch_unwind(core::panic::AssertUnwindSafe(|| self.deferring(f))) {
+            Ok(value) => {
+                if self.deferred.depth == 0 {
+                    self.flush_pending();
+                }
+                value
+            }
+            Err(panic) => self.after_lifecycle_panic(entity, panic),
+        }
+    }
+
+    /// The end of [`with_lifecycle`](Self::with_lifecycle) when a hook or an
+    /// observer panicked.
+    #[cold]
+    #[inline(never)]
+    fn after_lifecycle_panic(&mut self, entity: Option<Entity>, panic: Box<dyn core::any::Any + Send>) -> ! {
+        if let Some(entity) = entity {
+            self.deferring(|world| world.relink(entity));
+        }
+        if self.deferred.depth == 0 {
+            drop(std::panic::catch_unwind(core::panic::AssertUnwindSafe(|| self.flush_pending())));
+        }
+        std::panic::resume_unwind(panic)
+    }
+
+    /// Redoes the relationship upkeep of every component `entity` holds (see
+    /// [`Component::__RELINK`](crate::Component::__RELINK)).
+    fn relink(&mut self, entity: Entity) {
+        let Some(location) = self.entities.get(entity) else { return };
+        let archetype = self.archetypes.get(location.archetype).expect("live archetype");
+        let row = location.row.index();
+        let relinks: Vec<fn(&mut World, Entity)> = archetype
+            .components()
+            .iter()
+            .filter(|&&c| archetype.has_at(c, row))
+            .filter_map(|&c| self.components.get(c).and_then(|info| info.relink()))
+            .collect();
+        for relink in relinks {
+            relink(self, entity);
+        }
+    }
+
     /// [`with_deferred`](Self::with_deferred) without the flush at its end:
     /// the caller flushes when `f` did something (`flush_pending`).
     #[inline]
@@ -273,7 +326,7 @@ impl World {
             return;
         }
         let components = HeldIds::new(&self.bundles.get(bundle).components);
-        self.with_deferred(|world| {
+        self.with_lifecycle(Some(entity), |world| {
             world.run_lifecycle_with(Lifecycle::Add, entity, &components, flags);
             world.run_lifecycle_with(Lifecycle::Insert, entity, &components, flags);
         });
@@ -325,7 +378,7 @@ impl World {
         {
             // No observer to run (checked) and no removal to log (an insert):
             // the lifecycle passes come down to the hooks.
-            self.with_deferred(|world| {
+            self.with_lifecycle(Some(entity), |world| {
                 world.run_hooks(Lifecycle::Discard, entity, &[component]);
                 // A panicking drop of the old value: the insert hooks still run
                 // (the new value is in place), then the first panic goes on.
@@ -344,7 +397,7 @@ impl World {
         let archetype = self.archetypes.get(location.archetype).expect("live archetype");
         let row = location.row.index();
         let split = components.partition(|c| archetype.has_at(c, row));
-        self.with_deferred(|world| {
+        self.with_lifecycle(Some(entity), |world| {
             world.run_lifecycle_with(Lifecycle::Discard, entity, split.held(), flags);
             // Hooks cannot despawn or move the entity, so it is where it was. A
             // replaced value whose drop panics leaves the new values in place:
@@ -408,7 +461,7 @@ impl World {
         if let Some(&missing) = components.iter().find(|&&c| !archetype.has_at(c, row)) {
             return Err(EcsError::MissingComponent { entity, component: self.components.name(missing) });
         }
-        self.with_deferred(|world| {
+        self.with_lifecycle(Some(entity), |world| {
             world.run_lifecycle_with(Lifecycle::Discard, entity, &components, flags);
             world.run_lifecycle_with(Lifecycle::Remove, entity, &components, flags);
             world.remove_unobserved(entity)
@@ -441,7 +494,7 @@ impl World {
                 self.0.deferred.despawn_target = None;
             }
         }
-        self.with_deferred(|world| {
+        self.with_lifecycle(Some(entity), |world| {
             let marked = Marked(world);
             marked.0.deferred.despawn_target = Some(entity);
             marked.0.run_lifecycle_with(Lifecycle::Despawn, entity, &components, flags);
@@ -461,7 +514,7 @@ impl World {
     #[inline(never)]
     pub(super) fn clear_observed(&mut self) {
         let entities: Vec<Entity> = self.archetypes.iter().flat_map(|a| a.entities().iter().copied()).collect();
-        self.with_deferred(|world| {
+        self.with_lifecycle(None, |world| {
             for entity in entities {
                 // Every entity listed is alive: hooks cannot despawn.
                 let _ = world.despawn(entity);

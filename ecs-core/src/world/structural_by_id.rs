@@ -341,7 +341,7 @@ impl World {
         if self.components.lifecycle_active() {
             let components = HeldIds::new(&self.bundles.get(bundle).components);
             if !components.iter().all(|&c| self.components.lifecycle(c) == 0) {
-                self.with_deferred(|world| {
+                self.with_lifecycle(Some(entity), |world| {
                     world.run_lifecycle(Lifecycle::Add, entity, &components);
                     world.run_lifecycle(Lifecycle::Insert, entity, &components);
                 });
@@ -379,7 +379,7 @@ impl World {
         let archetype = self.archetypes.get(location.archetype).expect("live archetype");
         let row = location.row.index();
         let split = components.partition(|c| archetype.has_at(c, row));
-        self.with_deferred(|world| {
+        self.with_lifecycle(Some(entity), |world| {
             world.run_lifecycle(Lifecycle::Discard, entity, split.held());
             // Hooks cannot despawn or move the entity: it is where it was.
             let location = world.entities.get(entity).expect("hooks keep the entity alive");
@@ -481,7 +481,7 @@ impl World {
             return Err(EcsError::MissingComponent { entity, component: info.name() });
         }
         if self.components.lifecycle(id) != 0 {
-            self.with_deferred(|world| {
+            self.with_lifecycle(Some(entity), |world| {
                 world.run_lifecycle(Lifecycle::Discard, entity, &[id]);
                 world.run_lifecycle(Lifecycle::Remove, entity, &[id]);
                 world.remove_raw_unobserved(entity, bundle, &info);

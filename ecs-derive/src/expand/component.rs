@@ -318,7 +318,9 @@ fn relation_items(
             hook("on_insert", code!("$p::relationship_on_insert::<Self>", p));
             hook("on_discard", code!("$p::relationship_on_discard::<Self>", p));
             component_items.extend(code!(
-                "const __LINKS: bool = true;
+                "const __RELINK: ::core::option::Option<fn(&mut $krate::World, $krate::Entity)> =
+                    ::core::option::Option::Some($p::relationship_relink::<Self>);
+                const __LINKS: bool = true;
                 fn __check_links(
                     &self,
                     __world: &$krate::World,
@@ -373,6 +375,12 @@ fn relation_items(
             hook("on_insert", code!("$p::target_on_insert::<Self>", p));
             hook("on_discard", code!("$p::target_on_discard::<Self>", p));
             hook("on_despawn", code!("$p::target_on_despawn::<Self>", p));
+            component_items.extend(code!(
+                "const __RELINK: ::core::option::Option<fn(&mut $krate::World, $krate::Entity)> =
+                    ::core::option::Option::Some($p::target_relink::<Self>);",
+                krate,
+                p
+            ));
             let span = first_span(relationship);
             impls.extend(code!(span =>
                 "#[automatically_derived]
