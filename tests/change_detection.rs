@@ -430,3 +430,34 @@ fn an_opted_out_sparse_component_still_inserts_removes_and_queries() {
     assert_eq!(world.query::<(Entity, &ColdSparse)>().iter().map(|(e, c)| (e, c.0)).collect::<Vec<_>>(), [(a, 4)]);
     world.check_invariants().unwrap();
 }
+
+#[test]
+fn counting_a_mut_query_marks_no_row_with_or_without_row_filters() {
+    fn count_all(mut q: Query<&mut Health>) -> usize {
+        q.iter_mut().count()
+    }
+    fn count_odd(mut q: Query<&mut Health, With<Odd>>) -> usize {
+        q.iter_mut().count()
+    }
+    fn count_even(mut q: Query<&mut Health, Without<Odd>>) -> usize {
+        (&mut q).into_iter().count()
+    }
+    fn touch_odd(mut q: Query<&mut Health, With<Odd>>) {
+        q.iter_mut().for_each(drop);
+    }
+    let mut world = World::new();
+    for i in 0..10 {
+        let e = world.spawn(Health(i));
+        if i % 2 == 1 {
+            world.insert(e, Odd).unwrap();
+        }
+    }
+    let mut state = changed_state(&world);
+    assert_eq!(world.run_system_once(count_all).unwrap(), 10);
+    assert_eq!(world.run_system_once(count_odd).unwrap(), 5);
+    assert_eq!(world.run_system_once(count_even).unwrap(), 5);
+    assert_eq!(changed(&mut state, &world), [], "counting hands out nothing to write through");
+    // Iterating hands the rows out: those are marked.
+    world.run_system_once(touch_odd).unwrap();
+    assert_eq!(changed(&mut state, &world).len(), 5);
+}

@@ -250,12 +250,14 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
     // half-walked archetype folds away.
     #[inline(always)]
     fn fold<B, G: FnMut(B, Self::Item) -> B>(self, init: B, g: G) -> B {
-        self.fold_archetypes(init, g)
+        self.fold_archetypes::<B, G, true>(init, g)
     }
 
-    /// Without per-row filters, the remaining rows add up without visiting any.
+    /// Without per-row filters, the remaining rows add up without visiting any;
+    /// with them, the rows are visited but none is marked written: counting
+    /// hands out nothing to write through.
     fn count(self) -> usize {
-        if Self::DENSE { self.size_hint().0 } else { self.fold(0, |n, _| n + 1) }
+        if Self::DENSE { self.size_hint().0 } else { self.fold_archetypes::<usize, _, false>(0, |n, _| n + 1) }
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -268,9 +270,14 @@ impl<'w, Q: QueryData, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
 
 impl<'w, Q: QueryData, F: QueryFilter> QueryIter<'w, '_, Q, F> {
     /// `fold`'s loops: the rest of the archetype `next` was in, then one tight
-    /// loop per remaining archetype.
+    /// loop per remaining archetype. `STAMP`: the rows handed to `g` are
+    /// marked written (`false` only where `g` drops them unused).
     #[inline(always)]
-    pub(super) fn fold_archetypes<B, G: FnMut(B, Q::Item<'w>) -> B>(mut self, init: B, mut g: G) -> B {
+    pub(super) fn fold_archetypes<B, G: FnMut(B, Q::Item<'w>) -> B, const STAMP: bool>(
+        mut self,
+        init: B,
+        mut g: G,
+    ) -> B {
         let mut acc = init;
         // The rest of the archetype `next` was in the middle of.
         if let Some((fetch, filter)) = &self.fetch {
@@ -279,11 +286,13 @@ impl<'w, Q: QueryData, F: QueryFilter> QueryIter<'w, '_, Q, F> {
             unsafe {
                 if Self::DENSE {
                     for row in self.row..self.len {
-                        Q::mark_written(fetch, row..row + 1);
+                        if STAMP {
+                            Q::mark_written(fetch, row..row + 1);
+                        }
                         acc = g(acc, Q::fetch(fetch, row));
                     }
                 } else {
-                    acc = filtered_rows::<Q, F, B>(fetch, filter, self.row..self.len, acc, &mut g);
+                    acc = filtered_rows::<Q, F, B, STAMP>(fetch, filter, self.row..self.len, acc, &mut g);
                 }
             }
         }
@@ -321,7 +330,9 @@ impl<'w, Q: QueryData, F: QueryFilter> QueryIter<'w, '_, Q, F> {
                 if Self::DENSE {
                     // The whole archetype at once; a panic in `g` then over-reports
                     // rows as changed, never misses one.
-                    Q::mark_written(&fetch, 0..len);
+                    if STAMP {
+                        Q::mark_written(&fetch, 0..len);
+                    }
                     if Q::ARRAYS == 1 {
                         acc = fold_rows(0..len, acc, |acc, row| g(acc, Q::fetch(&fetch, row)));
                     } else {
@@ -330,7 +341,7 @@ impl<'w, Q: QueryData, F: QueryFilter> QueryIter<'w, '_, Q, F> {
                         }
                     }
                 } else {
-                    acc = filtered_rows::<Q, F, B>(&fetch, &filter, 0..len, acc, &mut g);
+                    acc = filtered_rows::<Q, F, B, STAMP>(&fetch, &filter, 0..len, acc, &mut g);
                 }
             }
         }
@@ -367,7 +378,7 @@ pub(super) unsafe fn fold_wide<'w, Q: QueryData, F: QueryFilter, B, G: FnMut(B, 
     init: B,
     g: G,
 ) -> B {
-    iter.fold_archetypes(init, g)
+    iter.fold_archetypes::<B, G, true>(init, g)
 }
 
 /// Folds `step` over `rows` in blocks of sixteen, then at most one of eight and
@@ -427,13 +438,14 @@ fn fold_rows<B>(rows: core::ops::Range<usize>, mut acc: B, mut step: impl FnMut(
 }
 
 /// Folds the rows of `rows` that pass the query's row filters, stamping each
-/// as written where the query writes, skipping runs the filter rules out.
+/// as written where the query writes (with `STAMP`), skipping runs the filter
+/// rules out.
 ///
 /// # Safety
 /// `rows` are rows of the archetype the fetches were made for, the caller has
 /// the query's access, and no row is handed out twice.
 #[inline(always)]
-pub(crate) unsafe fn filtered_rows<'w, Q: QueryData, F: QueryFilter, B>(
+pub(crate) unsafe fn filtered_rows<'w, Q: QueryData, F: QueryFilter, B, const STAMP: bool>(
     fetch: &Q::Fetch<'w>,
     filter: &F::Fetch<'w>,
     rows: core::ops::Range<usize>,
@@ -447,7 +459,9 @@ pub(crate) unsafe fn filtered_rows<'w, Q: QueryData, F: QueryFilter, B>(
         let mut row = rows.start;
         while row < end {
             if Q::filter_row(fetch, row) && F::filter(filter, row) {
-                Q::mark_written(fetch, row..row + 1);
+                if STAMP {
+                    Q::mark_written(fetch, row..row + 1);
+                }
                 acc = g(acc, Q::fetch(fetch, row));
                 row += 1;
             } else {

@@ -128,7 +128,7 @@ unsafe fn rows<'w, Q: QueryData, F: QueryFilter>(
                 f(Q::fetch(fetch, row));
             }
         } else {
-            super::iter::filtered_rows::<Q, F, ()>(fetch, filter, rows, (), |(), item| f(item));
+            super::iter::filtered_rows::<Q, F, (), true>(fetch, filter, rows, (), |(), item| f(item));
         }
     }
 }
