@@ -227,6 +227,11 @@ fn bad_input_is_refused_and_changes_nothing() {
         (json.replace("\"version\":4", "\"version\":5"), |e| matches!(e, LoadError::NewerVersion { found: 5, .. })),
         (json.replace("\"Target\":\"0v1\"", "\"Target\":\"40v1\""), |e| matches!(e, LoadError::DanglingEntity { .. })),
         (json.replace("\"1v1\":{", "\"0v1\":{"), |e| matches!(e, LoadError::DuplicateEntity(_))),
+        // A list of no sources: the world removes an emptied one, so no save holds one.
+        (
+            json.replace("\"2v2\":{}", "\"2v2\":{\"Children\":[]}"),
+            |e| matches!(e, LoadError::InvalidRelationship(m) if m.contains("lists no source")),
+        ),
     ];
     for (input, expected) in cases {
         let error = load_json_rows(&input).expect_err(&input);

@@ -80,7 +80,8 @@ fn check_references(save: &mut WorldSave, live: &[Option<NonZeroU32>]) -> Result
 }
 
 /// Per relationship: each source's target lists it exactly once, each listed
-/// entity points back, and following targets never comes back around.
+/// entity points back, no list is empty, and following targets never comes
+/// back around.
 fn check_relationships(save: &WorldSave, live: &[Option<NonZeroU32>]) -> Result<(), LoadError> {
     let mut relationships: Vec<(ComponentId, ComponentId)> = Vec::new();
     for column in save.archetypes.iter().flat_map(|a| &a.columns) {
@@ -144,7 +145,16 @@ fn check_relationship(
             for (row, &entity) in archetype.entities.iter().enumerate() {
                 let Some(value) = loaded.column.get(row) else { continue };
                 // SAFETY: `sources` reads the target type this column holds.
-                for &listed_source in unsafe { sources(value) } {
+                let list = unsafe { sources(value) };
+                // The world removes a list its last source leaves, so none is
+                // saved empty; loaded, one would outlive every later unlink.
+                if list.is_empty() {
+                    return Err(LoadError::InvalidRelationship(format!(
+                        "`{}` of {entity} lists no source (an emptied list is removed, never saved)",
+                        loaded.name
+                    )));
+                }
+                for &listed_source in list {
                     // Dangling entries were refused by `check_references`.
                     let index = listed_source.index() as usize;
                     if !is_live(live, listed_source) || target_of[index] != Some(entity) {
