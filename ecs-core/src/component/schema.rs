@@ -474,6 +474,14 @@ impl EnumSchema {
 /// `[T; N]` of a describable `T`, and by `#[derive(Describe)]` (structs with
 /// describable fields, field-less enums).
 ///
+/// Describing a type says its values are plain data: code that names it by id
+/// (scripts, inspectors, data files) builds values from any field values,
+/// writes fields in place unless the component is immutable, and copies values
+/// field by field ([`DynamicValue`](crate::world::DynamicValue)'s `Clone`
+/// of a type that is not `Clone`), each copy dropped in its turn. Do
+/// not describe a type whose fields carry an invariant, such as a handle its
+/// `Drop` frees.
+///
 /// # Safety
 /// [`KIND`](Self::KIND) describes `Self` truthfully: code reads and writes
 /// values of `Self` through it (a `Struct` or `Enum` kind's schema is made
