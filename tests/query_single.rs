@@ -140,3 +140,52 @@ fn the_system_query_has_single_count_is_empty_and_get_many() {
     assert!(seen[6].starts_with("more than one entity"), "{}", seen[6]);
     assert_eq!(world.get::<Health>(player), Some(&Health(100)));
 }
+
+#[test]
+fn par_iter_and_par_iter_mut_visit_what_iter_visits() {
+    use std::sync::Mutex;
+    fn heal(mut q: Query<&mut Health, Without<Stunned>>) {
+        q.par_iter_mut().for_each(|h| h.0 += 100);
+    }
+    let mut world = World::new();
+    for i in 0..5000 {
+        let e = world.spawn(Health(i));
+        if i % 3 == 0 {
+            world.insert(e, Stunned(1)).unwrap();
+        }
+    }
+    world.run_system_once(heal).unwrap();
+    struct Seen(Mutex<Vec<i32>>);
+    world.insert_resource(Seen(Mutex::new(Vec::new())));
+    world
+        .run_system_once(|q: Query<&Health>, seen: Res<Seen>| {
+            q.par_iter().for_each(|h| seen.0.lock().unwrap().push(h.0));
+        })
+        .unwrap();
+    let mut seen = world.remove_resource::<Seen>().unwrap().0.into_inner().unwrap();
+    seen.sort_unstable();
+    let mut expected: Vec<i32> = (0..5000).map(|i| if i % 3 == 0 { i } else { i + 100 }).collect();
+    expected.sort_unstable();
+    assert_eq!(seen, expected);
+}
+
+#[test]
+fn a_populated_query_iterates_like_a_query() {
+    fn double(mut q: Populated<&mut Health>) {
+        for h in &mut q {
+            h.0 *= 2;
+        }
+    }
+    fn total(q: Populated<&Health>) -> i32 {
+        let mut sum = 0;
+        for h in &q {
+            sum += h.0;
+        }
+        sum
+    }
+    let mut world = World::new();
+    world.spawn(Health(1));
+    world.spawn(Health(2));
+    world.run_system_once(double).unwrap();
+    assert_eq!(world.run_system_once(total).unwrap(), 6);
+}

@@ -66,6 +66,20 @@ fn a_query_condition_sees_the_world() {
 }
 
 #[test]
+fn any_with_component_follows_spawn_and_despawn() {
+    let mut world = world();
+    let mut schedule = Schedule::new();
+    schedule.add_systems(count_run.run_if(any_with_component::<Enemy>));
+    // A system writing `Enemy`s beside it: the condition's read is counted.
+    schedule.add_systems(|q: Query<&mut Enemy>| drop(q));
+    assert_eq!(runs_with(&mut schedule, &mut world, 2), 0);
+    let enemy = world.spawn(Enemy);
+    assert_eq!(runs_with(&mut schedule, &mut world, 2), 2);
+    world.despawn(enemy).unwrap();
+    assert_eq!(runs_with(&mut schedule, &mut world, 1), 0);
+}
+
+#[test]
 fn resource_exists_follows_insert_and_remove() {
     let mut world = world();
     let mut schedule = Schedule::new();

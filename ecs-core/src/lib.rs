@@ -179,8 +179,8 @@ pub mod prelude {
     pub use crate::relationship::{ChildOf, Children, RelationshipSources, SpawnRelated};
     pub use crate::system::{
         IntoScheduleConfigs, IntoSetConfig, IntoSetConfigs, IntoSystemConfig, Local, Populated, Query, Res, ResMut,
-        Schedule, SetGroup, Single, SystemCondition, SystemSet, not, resource_added, resource_changed, resource_equals,
-        resource_exists,
+        Schedule, SetGroup, Single, SystemCondition, SystemSet, any_with_component, not, resource_added,
+        resource_changed, resource_equals, resource_exists,
     };
     pub use crate::{
         Bundle, Component, DeferredWorld, Describe, EcsError, Entity, EntityRef, EntityWorldMut, Event, FromWorld,

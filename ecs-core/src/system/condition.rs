@@ -4,7 +4,9 @@
 //! combinators [`not`], [`SystemCondition::and`] and [`SystemCondition::or`].
 
 use super::param::ReadOnlySystemParam;
-use super::{FunctionSystem, Res, SystemAccess, SystemParamFunction};
+use super::{FunctionSystem, Query, Res, SystemAccess, SystemParamFunction};
+use crate::component::Component;
+use crate::query::With;
 use crate::world::World;
 
 /// A run condition as the schedule keeps it: evaluated right before its system
@@ -275,6 +277,27 @@ pub fn resource_changed<R: Send + Sync + 'static>(resource: Option<Res<R>>) -> b
 /// last ran. `false` when `R` is missing.
 pub fn resource_added<R: Send + Sync + 'static>(resource: Option<Res<R>>) -> bool {
     resource.is_some_and(|r| r.is_added())
+}
+
+/// A run condition: `true` when some entity has the component `T`.
+///
+/// # Example
+/// ```
+/// # use ecs_core::prelude::*;
+/// #[derive(Component)] struct Enemy;
+/// #[derive(Default)] struct Fights(u32);
+/// fn fight(mut fights: ResMut<Fights>) { fights.0 += 1; }
+/// let mut world = World::new();
+/// world.insert_resource(Fights::default());
+/// let mut schedule = Schedule::new();
+/// schedule.add_systems(fight.run_if(any_with_component::<Enemy>));
+/// schedule.run(&mut world); // no enemy: skipped
+/// world.spawn(Enemy);
+/// schedule.run(&mut world);
+/// assert_eq!(world.resource::<Fights>().0, 1);
+/// ```
+pub fn any_with_component<T: Component>(entities: Query<(), With<T>>) -> bool {
+    !entities.is_empty()
 }
 
 /// A run condition: `true` when the resource `R` is in the world and equals

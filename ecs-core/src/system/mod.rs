@@ -7,6 +7,7 @@
 //! - `function.rs`: [`IntoSystem`], turning functions (up to 16 parameters) and
 //!   exclusive `fn(&mut World)` systems into [`System`]s.
 //! - `query_many.rs`: [`Query::iter_many`] and [`Query::iter_many_mut`].
+//! - `par_iter.rs`: [`Query::par_iter`] and [`Query::par_iter_mut`].
 //! - `condition.rs`: run conditions ([`SystemCondition`], `run_if`) and their helpers.
 //! - `set.rs`: [`SystemSet`]s and what `before`/`after` refer to.
 //! - `set_group.rs`: several sets configured at once (`(A, B).chain()`).
@@ -21,6 +22,7 @@ mod config;
 mod declared;
 mod dynamic;
 mod function;
+mod par_iter;
 mod param;
 mod plan;
 mod query_many;
@@ -32,13 +34,14 @@ mod single;
 
 pub use access::SystemAccess;
 pub use condition::{
-    And, Combined, ConditionSystem, IsConditionSystem, IsFunctionCondition, Not, Or, SystemCondition, not,
-    resource_added, resource_changed, resource_equals, resource_exists,
+    And, Combined, ConditionSystem, IsConditionSystem, IsFunctionCondition, Not, Or, SystemCondition,
+    any_with_component, not, resource_added, resource_changed, resource_equals, resource_exists,
 };
 pub use config::{IntoScheduleConfigs, IntoSystemConfig, IsSingleSystem, ScheduleConfigs, SystemConfig};
 pub use declared::{DeclaredSystem, DeclaredSystemFunction, DeclaredWorld, IsDeclared};
 pub use dynamic::{DynamicSystem, DynamicSystemFunction, DynamicSystemQuery, IsDynamic};
 pub use function::{ExclusiveSystem, FunctionSystem, IntoSystem, SystemParamFunction};
+pub use par_iter::{QueryParIter, QueryParIterMut};
 pub use param::{Local, LocalState, Query, ReadOnlySystemParam, Res, ResMut, SystemParam, SystemParamItem};
 pub use query_many::{QueryManyIter, QueryManyIterMut};
 pub use run_once::{IsExclusiveOnce, RunSystemOnce};

@@ -166,6 +166,24 @@ impl<'w, D: QueryData, F: QueryFilter> Populated<'w, D, F> {
     }
 }
 
+/// `for item in &populated`, as for a [`Query`].
+impl<'a, D: ReadOnlyQueryData, F: QueryFilter> IntoIterator for &'a Populated<'_, D, F> {
+    type Item = D::Item<'a>;
+    type IntoIter = crate::query::QueryIter<'a, 'a, D, F>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
+/// `for item in &mut populated`, as for a [`Query`].
+impl<'a, D: QueryData, F: QueryFilter> IntoIterator for &'a mut Populated<'_, D, F> {
+    type Item = D::Item<'a>;
+    type IntoIter = crate::query::QueryIter<'a, 'a, D, F>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter_mut()
+    }
+}
+
 impl<'w, D: QueryData, F: QueryFilter> Deref for Populated<'w, D, F> {
     type Target = Query<'w, D, F>;
     fn deref(&self) -> &Self::Target {
