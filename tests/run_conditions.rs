@@ -71,7 +71,7 @@ fn any_with_component_follows_spawn_and_despawn() {
     let mut schedule = Schedule::new();
     schedule.add_systems(count_run.run_if(any_with_component::<Enemy>));
     // A system writing `Enemy`s beside it: the condition's read is counted.
-    schedule.add_systems(|q: Query<&mut Enemy>| drop(q));
+    schedule.add_systems(|_: Query<&mut Enemy>| {});
     assert_eq!(runs_with(&mut schedule, &mut world, 2), 0);
     let enemy = world.spawn(Enemy);
     assert_eq!(runs_with(&mut schedule, &mut world, 2), 2);
