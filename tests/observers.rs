@@ -446,3 +446,61 @@ fn lifecycle_patterns_name_the_component_inside_or_beside_the_event() {
     world.despawn(knight).unwrap();
     assert_eq!(world.resource::<Seen>().0, ["despawn", "discard", "remove"]);
 }
+
+/// Names its target in a field, as bevy_ecs's entity events do.
+#[derive(EntityEvent)]
+struct Struck {
+    entity: Entity,
+    damage: i32,
+}
+
+/// Its target in a marked field of a tuple struct.
+#[derive(EntityEvent)]
+struct Pushed(i32, #[event_target] Entity);
+
+/// An entity event triggered by a hook (through `DeferredWorld`).
+fn strike_on_add(mut world: DeferredWorld, ctx: HookContext) {
+    world.trigger(Struck { entity: ctx.entity, damage: 1 });
+}
+
+#[derive(Component)]
+#[component(on_add = strike_on_add)]
+struct Cursed;
+
+#[test]
+fn an_entity_event_reaches_the_observers_of_the_entity_it_names() {
+    let mut world = World::new();
+    world.insert_resource(Log::default());
+    let a = world.spawn(Health(10));
+    let b = world.spawn(Health(10));
+    for e in [a, b] {
+        world.entity_mut(e).unwrap().observe(|hit: On<Struck>, mut q: Query<&mut Health>| {
+            assert_eq!(hit.target(), hit.entity, "the target is the event's own");
+            assert_eq!(hit.event_target(), hit.entity);
+            q.get_mut(hit.entity).unwrap().0 -= hit.damage;
+        });
+    }
+    #[derive(Default)]
+    struct Targets(Vec<Option<Entity>>);
+    world.insert_resource(Targets::default());
+    world.add_observer(|hit: On<Struck>, mut seen: ResMut<Targets>| seen.0.push(hit.get_target()));
+    world.trigger(Struck { entity: a, damage: 3 });
+    assert_eq!(world.get::<Health>(a).unwrap().0, 7);
+    assert_eq!(world.get::<Health>(b).unwrap().0, 10, "only the named entity's observers");
+    // Through commands, and from a hook.
+    world.run_system_once(move |mut commands: Commands| commands.trigger(Struck { entity: b, damage: 2 })).unwrap();
+    assert_eq!(world.get::<Health>(b).unwrap().0, 8);
+    world.insert(b, Cursed).unwrap();
+    assert_eq!(world.get::<Health>(b).unwrap().0, 7);
+    // A global observer sees every trigger, with its target.
+    assert_eq!(world.resource::<Targets>().0, [Some(a), Some(b), Some(b)]);
+    // A marked field of a tuple struct; the target can be changed before a trigger.
+    world.entity_mut(a).unwrap().observe(|push: On<Pushed>, mut q: Query<&mut Health>| {
+        q.get_mut(push.target()).unwrap().0 += push.0;
+    });
+    let mut push = Pushed(5, b);
+    *push.event_target_mut() = a;
+    assert_eq!(push.event_target(), a);
+    world.trigger(push);
+    assert_eq!(world.get::<Health>(a).unwrap().0, 12);
+}

@@ -20,7 +20,7 @@
 //! | `QueryState`, `query.single()` | `PreparedQuery` | same as bevy |
 //! | `#[derive(QueryData)]` | `#[derive(Query)]` | same as bevy |
 //! | `Query<&mut T>` item `Mut<T>` | `&mut T` | `&mut T` (as hecs); `Mut<T>` when writes must be detected precisely |
-//! | `query.par_iter_mut().for_each(f)`; `query.par_iter().for_each(f)` | — | `query.par_for_each_mut(f)`; `query.par_for_each(f)` |
+//! | `query.par_iter_mut().for_each(f)`; `query.par_iter().for_each(f)` | — | same; also spelled `query.par_for_each_mut(f)`, `query.par_for_each(f)` |
 //! | `Changed`, `Added`, `With`, `Without`, `Or`, `Has`, `Ref` | `With`, `Without`, `Or` | same as bevy |
 //! | `Res`, `ResMut`, `Local`, `Commands` | `CommandBuffer` | same as bevy |
 //! | `commands.insert_resource`, `init_resource`, `remove_resource`, `spawn_empty`, `spawn_batch`, `queue(closure)`; `entity(e).try_insert`, `try_remove`, `try_despawn` | — | same (a `queue`d closure may return a `Result`, whose error is reported) |
@@ -28,7 +28,7 @@
 //! | `#[derive(Message)]`, `MessageReader`, `MessageWriter::write`, `Messages<M>`, `world.write_message` | — | same |
 //! | `#[derive(Event)]`, `world.add_observer(\|on: On<E>\| …)`, `world.trigger(e)` | — | same |
 //! | `On<Add<T>>`, `On<Insert<T>>`, `On<Discard<T>>`, `On<Remove<T>>`, `On<Despawn<T>>` | — | same; 0.17's `On<Add, T>` works too |
-//! | `#[derive(EntityEvent)]` (target in the event), `on.event().event_target()` | — | any `Event`, targeted at trigger time: `world.trigger_targets(e, entity)`, `on.target()` |
+//! | `#[derive(EntityEvent)]` (target in the field `entity` or `#[event_target]`), `world.trigger(e)`, `on.event_target()` | — | same (`on.target()` too); besides, any `Event` can be targeted at trigger time: `world.trigger_targets(e, entity)` |
 //! | hooks: `#[component(on_add = f, on_insert, on_discard, on_remove, on_despawn)]` | — | same |
 //! | `RemovedComponents<T>` | — | same |
 //! | `app.add_systems(Update, (a, b).chain())` | — | `schedule.add_systems((a, b).chain())`, then `schedule.run(&mut world)` (no `App`) |
@@ -66,11 +66,10 @@
 //! - **A stale entity is an `Err`, not a panic.** `entity_mut(e)`, `insert`,
 //!   `remove` and `despawn` return `Result`s; a game that despawned an entity
 //!   earlier in the frame handles the case instead of crashing.
-//! - **Events name their target when triggered.** Any `Event` can be
-//!   triggered for entities (`trigger_targets(e, entity)`, read with
-//!   `on.target()`), so one event type serves both global and entity
-//!   observers; bevy 0.17 moved the target into the event type
-//!   (`EntityEvent`).
+//! - **Events can name their target when triggered.** Besides bevy 0.17's
+//!   `EntityEvent` (the target in the event), any `Event` can be triggered
+//!   for entities (`trigger_targets(e, entity)`, read with `on.target()`), so
+//!   one event type serves both global and entity observers.
 //! - **Automatic sync points are per chain, not per schedule.**
 //!   `.chain_ignore_deferred()` orders without them, as in bevy; bevy's
 //!   schedule-wide `auto_insert_apply_deferred(false)` has no counterpart.

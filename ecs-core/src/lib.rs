@@ -142,10 +142,12 @@ pub mod world;
 pub use archetype::{Archetype, ArchetypeId};
 pub use bundle::Bundle;
 pub use component::{Component, ComponentId, ComponentInfo, Describe, StorageType};
-pub use ecs_derive::{Bundle, Component, Describe, Event, Message, QueryData, Resource, SystemParam, SystemSet};
+pub use ecs_derive::{
+    Bundle, Component, Describe, EntityEvent, Event, Message, QueryData, Resource, SystemParam, SystemSet,
+};
 pub use entity::Entity;
 pub use error::{EcsError, RelationshipProblem};
-pub use event::Event;
+pub use event::{EntityEvent, Event};
 pub use message::Message;
 pub use query::{Added, Changed, Or, QueryState, With, Without};
 pub use resource::Resource;
@@ -183,8 +185,8 @@ pub mod prelude {
         resource_changed, resource_equals, resource_exists,
     };
     pub use crate::{
-        Bundle, Component, DeferredWorld, Describe, EcsError, Entity, EntityRef, EntityWorldMut, Event, FromWorld,
-        Message, Mut, QueryData, Ref, SystemParam, SystemSet, World,
+        Bundle, Component, DeferredWorld, Describe, EcsError, Entity, EntityEvent, EntityRef, EntityWorldMut, Event,
+        FromWorld, Message, Mut, QueryData, Ref, SystemParam, SystemSet, World,
     };
     // The derive only: a game's own type named `Resource` (wood, stone…)
     // stays unambiguous beside this glob; the trait is `ecs_core::Resource`.

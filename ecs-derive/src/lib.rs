@@ -61,6 +61,18 @@ pub fn derive_event(input: TokenStream) -> TokenStream {
     derive(input, |input| validate::event(input).map(expand::event))
 }
 
+/// Implements `Event` and `EntityEvent` for a struct that holds the entity it
+/// targets: in its field `entity: Entity`, or in the one field marked
+/// `#[event_target]`. `world.trigger(e)` then runs the event's observers and
+/// the entity observers of that entity. The type must be `Send + Sync + 'static`.
+///
+/// Attribute: `#[entity_event(crate = "path")]` names the `ecs_core` crate when
+/// it is re-exported under another path.
+#[proc_macro_derive(EntityEvent, attributes(entity_event, event_target))]
+pub fn derive_entity_event(input: TokenStream) -> TokenStream {
+    derive(input, |input| validate::entity_event(input).map(expand::entity_event))
+}
+
 /// Implements `Message` for a struct or enum, so that it can be written to the
 /// buffer `Messages<M>` (`world.write_message(m)`, `MessageWriter`) and read by
 /// `MessageReader`s. The type must be `Send + Sync + 'static`.

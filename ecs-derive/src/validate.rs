@@ -84,6 +84,62 @@ pub fn event(input: &Input) -> Result<EventDef<'_>> {
     marker(input, "Event", "event", "observers run later and on other threads")
 }
 
+/// A type to implement `EntityEvent` (and `Event`) for, and the field
+/// holding the entity it targets.
+pub struct EntityEventDef<'a> {
+    pub event: EventDef<'a>,
+    pub target: Member,
+    /// The target field's first token, where a wrong field type is reported.
+    pub target_span: Span,
+}
+
+/// `#[derive(EntityEvent)]`: a struct whose target is its field named
+/// `entity`, or the one field marked `#[event_target]`.
+pub fn entity_event(input: &Input) -> Result<EntityEventDef<'_>> {
+    let mut errors = Errors::default();
+    let event = errors.keep(marker(input, "EntityEvent", "entity_event", "observers run later and on other threads"));
+    if input.kind != Kind::Struct {
+        errors.push(Error::new(
+            input.kind_span,
+            "an `EntityEvent` is a struct holding the entity it targets in a field (`entity: Entity`, or a field \
+             marked `#[event_target]`)",
+        ));
+        return Err(errors.finish().expect_err("an error was just pushed"));
+    }
+    let fields = input.fields.list();
+    let marked: Vec<usize> =
+        (0..fields.len()).filter(|&i| fields[i].attrs.iter().any(|a| a.is("event_target"))).collect();
+    let found = match marked.as_slice() {
+        [only] => Some(*only),
+        [_, second, ..] => {
+            errors
+                .push(Error::new(fields[*second].span, "an event has one target: one field can be `#[event_target]`"));
+            None
+        }
+        [] => {
+            let named = fields.iter().position(|f| f.ident.as_ref().is_some_and(|i| i.to_string() == "entity"));
+            if named.is_none() {
+                errors.push(Error::new(
+                    input.ident.span(),
+                    format!(
+                        "`{}` names no target entity: add a field `entity: Entity`, or mark the field holding the \
+                         target with `#[event_target]`",
+                        input.ident
+                    ),
+                ));
+            }
+            named
+        }
+    };
+    errors.finish()?;
+    let index = found.expect("no error");
+    Ok(EntityEventDef {
+        event: event.expect("no error"),
+        target: fields[index].member(index),
+        target_span: fields[index].span,
+    })
+}
+
 pub fn message(input: &Input) -> Result<EventDef<'_>> {
     marker(input, "Message", "message", "readers run later and on other threads")
 }

@@ -23,6 +23,7 @@ use core::marker::PhantomData;
 
 use crate::bundle::Bundle;
 use crate::component::Lifecycle;
+use crate::entity::Entity;
 
 /// A value that can be triggered for observers. Derive it: `#[derive(Event)]`.
 ///
@@ -45,7 +46,50 @@ use crate::component::Lifecycle;
     label = "`{Self}` does not implement `Event`",
     note = "add `#[derive(Event)]` to the definition of `{Self}`"
 )]
-pub trait Event: Send + Sync + 'static {}
+pub trait Event: Send + Sync + 'static {
+    /// The entity a trigger of the event targets by itself: the target field
+    /// of an [`EntityEvent`] (its derive sets it); `None` for other events.
+    #[doc(hidden)]
+    #[inline]
+    fn __event_target(&self) -> Option<Entity> {
+        None
+    }
+}
+
+/// An [`Event`] that names the entity it targets, in a field:
+/// `#[derive(EntityEvent)]` on a struct with a field `entity: Entity` (or the
+/// field marked `#[event_target]`). [`World::trigger`](crate::World::trigger)
+/// runs the event's observers and the entity observers of that entity, as
+/// [`trigger_targets`](crate::World::trigger_targets) does with a target given
+/// beside the event; the observer reads it as `event.entity` or
+/// [`On::target`](crate::observer::On::target).
+///
+/// # Example
+/// ```
+/// use ecs_core::prelude::*;
+///
+/// #[derive(EntityEvent)]
+/// struct Hit { entity: Entity, damage: i32 }
+/// #[derive(Component)] struct Health(i32);
+///
+/// let mut world = World::new();
+/// let goblin = world.spawn(Health(10));
+/// let orc = world.spawn(Health(30));
+/// world.entity_mut(goblin)?.observe(|hit: On<Hit>, mut q: Query<&mut Health>| {
+///     q.get_mut(hit.entity).unwrap().0 -= hit.damage;
+/// });
+/// world.trigger(Hit { entity: goblin, damage: 4 });
+/// world.trigger(Hit { entity: orc, damage: 4 }); // no observer on the orc
+/// assert_eq!(world.get::<Health>(goblin).unwrap().0, 6);
+/// assert_eq!(world.get::<Health>(orc).unwrap().0, 30);
+/// # Ok::<(), EcsError>(())
+/// ```
+pub trait EntityEvent: Event {
+    /// The entity the event targets.
+    fn event_target(&self) -> Entity;
+    /// The entity the event targets, to change it before a trigger.
+    fn event_target_mut(&mut self) -> &mut Entity;
+}
 
 /// What an observer watches: an event, and for lifecycle events the
 /// components. Every [`Event`] is a pattern of itself; the lifecycle patterns

@@ -527,14 +527,15 @@ impl World {
     }
 
     /// Triggers `event`: runs every observer of `E` that is not an entity
-    /// observer, before returning. Structural changes the observers queue run
-    /// afterwards, before this returns.
+    /// observer, before returning; for an [`EntityEvent`](crate::event::EntityEvent),
+    /// also the entity observers of the entity it names. Structural changes the
+    /// observers queue run afterwards, before this returns.
     ///
     /// # Panics
     /// When an observer panics (the world stays consistent), or when observers
     /// keep triggering each other (see [`MAX_OBSERVER_ROUNDS`]).
     pub fn trigger<E: Event>(&mut self, event: E) {
-        self.trigger_with(&event, None);
+        self.trigger_with(&event, event.__event_target());
     }
 
     /// Triggers `event` for each target entity: observers of `E`, and the entity

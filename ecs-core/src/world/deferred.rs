@@ -81,7 +81,7 @@ impl<'w> DeferredWorld<'w> {
     /// Triggers `event` now: its observers run before this returns (their own
     /// structural changes wait, like this hook's commands).
     pub fn trigger<E: Event>(&mut self, event: E) {
-        let ctx = TriggerContext::new(&event, None, None);
+        let ctx = TriggerContext::new(&event, event.__event_target(), None);
         self.world.with_deferred(|world| world.run_observers(&ctx));
     }
 

@@ -1,13 +1,62 @@
 //! `#[derive(Event)]`, `#[derive(Message)]` and `#[derive(Resource)]` expansion:
-//! the marker impl.
+//! the marker impl; `#[derive(EntityEvent)]`'s, `Event` with its target.
 
 use proc_macro::TokenStream;
 
 use crate::tokens::code;
-use crate::validate::EventDef;
+use crate::validate::{EntityEventDef, EventDef};
 
 pub fn event(def: EventDef<'_>) -> TokenStream {
     marker(def, code!("event::Event"))
+}
+
+/// `Event`, whose trigger targets the entity in the target field, and
+/// `EntityEvent`, which reads and writes that field.
+pub fn entity_event(def: EntityEventDef<'_>) -> TokenStream {
+    let EntityEventDef { event: EventDef { ident, generics, krate }, target, target_span } = def;
+    let impl_generics = generics.impl_generics();
+    let ty_generics = generics.ty_generics();
+    let bounds = if generics.is_empty() {
+        Vec::new()
+    } else {
+        vec![code!("Self: ::core::marker::Send + ::core::marker::Sync + 'static")]
+    };
+    let where_clause = generics.where_clause(&bounds);
+    let event_head = code!(ident.span() => "impl $impl_generics $krate::event::Event for $ident $ty_generics",
+        impl_generics, krate, ident, ty_generics);
+    // Spanned at the field: a target that is not an `Entity` is reported there.
+    let read = code!(target_span => "self.$target", target);
+    let write = code!(target_span => "&mut self.$target", target);
+    code!(
+        "const _: () = {
+            #[automatically_derived]
+            $event_head $where_clause {
+                #[inline]
+                fn __event_target(&self) -> ::core::option::Option<$krate::Entity> {
+                    ::core::option::Option::Some(<Self as $krate::event::EntityEvent>::event_target(self))
+                }
+            }
+            #[automatically_derived]
+            impl $impl_generics $krate::event::EntityEvent for $ident $ty_generics $where_clause {
+                #[inline]
+                fn event_target(&self) -> $krate::Entity {
+                    $read
+                }
+                #[inline]
+                fn event_target_mut(&mut self) -> &mut $krate::Entity {
+                    $write
+                }
+            }
+        };",
+        event_head,
+        where_clause,
+        krate,
+        impl_generics,
+        ident,
+        ty_generics,
+        read,
+        write
+    )
 }
 
 pub fn message(def: EventDef<'_>) -> TokenStream {

@@ -14,7 +14,7 @@ mod system_set;
 pub use bundle::bundle;
 pub use component::component;
 pub use describe::describe;
-pub use event::{event, message, resource};
+pub use event::{entity_event, event, message, resource};
 pub use query::query;
 pub use system_param::system_param;
 pub use system_set::system_set;

@@ -7,6 +7,15 @@ struct Position(f32, f32);
 #[derive(::ecs_core::Component)]
 struct Unit;
 
+#[derive(::ecs_core::EntityEvent)]
+struct Hit {
+    entity: ::ecs_core::Entity,
+    damage: u32,
+}
+
+#[derive(::ecs_core::EntityEvent)]
+struct Pushed<T: ::core::marker::Send + ::core::marker::Sync + 'static>(T, #[event_target] ::ecs_core::Entity);
+
 #[derive(::ecs_core::Component)]
 enum State {
     Idle,
