@@ -156,6 +156,15 @@ pub enum EcsError {
         /// The component's type name, in full; messages print its last segment.
         component: &'static str,
     },
+    /// No system is registered under this [`SystemId`](crate::system::SystemId):
+    /// it was unregistered, or the id is another world's.
+    UnknownSystem,
+    /// A registered system was asked to run while it is running (it ran
+    /// itself, directly or through other systems). It did not run again.
+    SystemAlreadyRunning {
+        /// The system's name.
+        system: &'static str,
+    },
 }
 
 /// Why a relationship was refused (see [`EcsError::InvalidRelationship`]).
@@ -255,6 +264,14 @@ impl fmt::Display for EcsError {
                 f,
                 "component `{}` is immutable: insert a new value instead, which runs its hooks",
                 short_name(component)
+            ),
+            Self::UnknownSystem => {
+                write!(f, "no system is registered under this id: it was unregistered, or the id is another world's")
+            }
+            Self::SystemAlreadyRunning { system } => write!(
+                f,
+                "system `{system}` was asked to run while it is running (it runs itself, directly or through \
+                 other systems); it did not run again"
             ),
             Self::NotSnapshottable { component } => {
                 let component = short_name(component);

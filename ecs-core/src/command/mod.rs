@@ -8,6 +8,8 @@
 //! (by default a line on stderr); it never panics, and the generation check keeps
 //! it from touching an entity that reused the index.
 
+mod systems;
+
 use crate::bundle::Bundle;
 use crate::entity::Entity;
 use crate::error::EcsError;

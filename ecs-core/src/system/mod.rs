@@ -13,6 +13,8 @@
 //! - `set_group.rs`: several sets configured at once (`(A, B).chain()`).
 //! - `single.rs`: [`Single`] and [`Populated`], queries that skip their system.
 //! - `run_once.rs`: [`World::run_system_once`](crate::World::run_system_once).
+//! - `registered.rs`: systems the world keeps and runs by id
+//!   ([`World::register_system`](crate::World::register_system)).
 //! - `schedule.rs`: [`Schedule`], ordering constraints, sync points and the
 //!   executor.
 
@@ -26,6 +28,7 @@ mod par_iter;
 mod param;
 mod plan;
 mod query_many;
+mod registered;
 mod run_once;
 mod schedule;
 mod set;
@@ -44,6 +47,7 @@ pub use function::{ExclusiveSystem, FunctionSystem, IntoSystem, SystemParamFunct
 pub use par_iter::{QueryParIter, QueryParIterMut};
 pub use param::{Local, LocalState, Query, ReadOnlySystemParam, Res, ResMut, SystemParam, SystemParamItem};
 pub use query_many::{QueryManyIter, QueryManyIterMut};
+pub use registered::{IntoRegisteredSystem, IsExclusiveRegistered, RegisteredBox, SystemId};
 pub use run_once::{IsExclusiveOnce, RunSystemOnce};
 pub use schedule::Schedule;
 pub use set::{IntoLabel, IntoSetConfig, IsSetLabel, IsSystemLabel, LabelToken, SetConfig, SystemSet};

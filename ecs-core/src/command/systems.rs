@@ -1,0 +1,45 @@
+//! Commands that run, or drop, systems the world keeps
+//! ([`World::register_system`]).
+
+use super::Commands;
+use crate::system::{IntoRegisteredSystem, SystemId};
+use crate::world::World;
+
+impl Commands<'_> {
+    /// Runs the registered system `id` when the commands are applied (see
+    /// [`World::run_system`]); what it returns is dropped, and its error,
+    /// if any, is reported like a command's.
+    ///
+    /// # Example
+    /// ```
+    /// # use ecs_core::prelude::*;
+    /// use ecs_core::system::SystemId;
+    /// #[derive(Default)] struct Score(u32);
+    /// struct Bonus(SystemId);
+    /// fn award(mut score: ResMut<Score>) { score.0 += 10; }
+    /// fn on_combo(bonus: Res<Bonus>, mut commands: Commands) { commands.run_system(bonus.0); }
+    /// let mut world = World::new();
+    /// world.init_resource::<Score>();
+    /// let award = world.register_system(award);
+    /// world.insert_resource(Bonus(award));
+    /// world.run_system_once(on_combo)?;
+    /// assert_eq!(world.resource::<Score>().0, 10);
+    /// # Ok::<(), EcsError>(())
+    /// ```
+    pub fn run_system<O: 'static>(&mut self, id: SystemId<(), O>) {
+        self.add(move |world| world.run_system(id).map(drop));
+    }
+
+    /// Runs `system` when the commands are applied, registered by its type
+    /// (see [`World::run_system_cached`]).
+    #[track_caller]
+    pub fn run_system_cached<M: 'static, S: IntoRegisteredSystem<M>>(&mut self, system: S) {
+        self.add(move |world: &mut World| world.run_system_cached(system).map(drop));
+    }
+
+    /// Drops the registered system `id` when the commands are applied (see
+    /// [`World::unregister_system`]).
+    pub fn unregister_system<I: 'static, O: 'static>(&mut self, id: SystemId<I, O>) {
+        self.add(move |world| world.unregister_system(id));
+    }
+}

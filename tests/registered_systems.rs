@@ -1,0 +1,194 @@
+//! Systems the world keeps and runs by id: their state lives across runs, their
+//! commands are applied after each run, ids die with their system, and a run
+//! that cannot happen (unknown id, a run asked while running, a missing
+//! resource) is an error that changes nothing.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use ecs_core::prelude::*;
+use ecs_core::system::SystemId;
+
+mod common;
+use common::panic_message;
+
+#[derive(Component, Debug, PartialEq)]
+struct Health(i32);
+
+#[derive(Default)]
+struct Log(Vec<String>);
+
+fn count_runs(mut runs: Local<u32>) -> u32 {
+    *runs += 1;
+    *runs
+}
+
+#[test]
+fn a_registered_system_keeps_its_state_and_returns_its_output() {
+    let mut world = World::new();
+    let id = world.register_system(count_runs);
+    assert_eq!(world.run_system(id), Ok(1));
+    assert_eq!(world.run_system(id), Ok(2));
+    // Another registration of the same function is another system.
+    let other = world.register_system(count_runs);
+    assert_ne!(id, other);
+    assert_eq!(world.run_system(other), Ok(1));
+    assert_eq!(world.run_system(id), Ok(3));
+}
+
+#[test]
+fn changed_sees_what_changed_since_the_systems_last_run() {
+    fn changed(q: Query<Entity, Changed<Health>>) -> Vec<Entity> {
+        q.iter().collect()
+    }
+    let mut world = World::new();
+    let a = world.spawn(Health(1));
+    let b = world.spawn(Health(2));
+    let id = world.register_system(changed);
+    assert_eq!(world.run_system(id).unwrap().len(), 2, "a first run sees everything");
+    assert_eq!(world.run_system(id).unwrap(), []);
+    world.get_mut::<Health>(b).unwrap().0 = 5;
+    assert_eq!(world.run_system(id).unwrap(), [b]);
+    assert!(world.contains(a));
+}
+
+#[test]
+fn its_commands_are_applied_after_each_run() {
+    fn spawn_one(mut commands: Commands) -> Entity {
+        commands.spawn(Health(3)).id()
+    }
+    let mut world = World::new();
+    let id = world.register_system(spawn_one);
+    let e = world.run_system(id).unwrap();
+    assert_eq!(world.get::<Health>(e), Some(&Health(3)));
+    let f = world.run_system(id).unwrap();
+    assert_ne!(e, f);
+    assert_eq!(world.len(), 2);
+}
+
+#[test]
+fn an_unregistered_or_foreign_id_names_nothing() {
+    let mut world = World::new();
+    let id = world.register_system(count_runs);
+    world.unregister_system(id).unwrap();
+    assert_eq!(world.run_system(id), Err(EcsError::UnknownSystem));
+    assert_eq!(world.unregister_system(id), Err(EcsError::UnknownSystem));
+    // The slot is reused; the old id still names nothing.
+    let again = world.register_system(count_runs);
+    assert_eq!(world.run_system(id), Err(EcsError::UnknownSystem));
+    assert_eq!(world.run_system(again), Ok(1));
+    let mut other = World::new();
+    assert_eq!(other.run_system(again), Err(EcsError::UnknownSystem));
+    let theirs = other.register_system(count_runs);
+    assert_eq!(world.run_system(theirs), Err(EcsError::UnknownSystem), "another world's id");
+    assert!(!EcsError::UnknownSystem.to_string().is_empty());
+}
+
+#[test]
+fn a_system_asking_for_itself_is_refused_and_may_unregister_itself() {
+    #[derive(Default)]
+    struct Me(Option<SystemId<(), String>>);
+    let mut world = World::new();
+    world.init_resource::<Me>();
+    let id = world.register_system(|world: &mut World| {
+        let me = world.resource::<Me>().0.unwrap();
+        let inner = world.run_system(me);
+        world.unregister_system(me).unwrap();
+        format!("{inner:?}")
+    });
+    world.resource_mut::<Me>().0 = Some(id);
+    let out = world.run_system(id).unwrap();
+    assert!(out.contains("SystemAlreadyRunning"), "{out}");
+    assert_eq!(world.run_system(id), Err(EcsError::UnknownSystem), "it unregistered itself");
+}
+
+#[test]
+fn a_missing_resource_refuses_the_run() {
+    fn needs(log: Res<Log>) -> usize {
+        log.0.len()
+    }
+    let mut world = World::new();
+    let id = world.register_system(needs);
+    assert!(matches!(world.run_system(id), Err(EcsError::MissingResource(_))));
+    world.init_resource::<Log>();
+    assert_eq!(world.run_system(id), Ok(0));
+}
+
+#[test]
+fn a_panicking_system_has_its_commands_applied_and_stays_registered() {
+    fn spawn_then_maybe_panic(mut commands: Commands, mut runs: Local<u32>) {
+        commands.spawn(Health(0));
+        *runs += 1;
+        if *runs == 1 {
+            panic!("first run");
+        }
+    }
+    let mut world = World::new();
+    let id = world.register_system(spawn_then_maybe_panic);
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| world.run_system(id)));
+    assert_eq!(panic_message(result.unwrap_err()), "first run");
+    assert_eq!(world.len(), 1, "the spawn queued before the panic");
+    world.run_system(id).unwrap();
+    assert_eq!(world.len(), 2);
+    world.check_invariants().unwrap();
+}
+
+#[test]
+fn commands_run_and_unregister_systems() {
+    fn push(mut log: ResMut<Log>) {
+        log.0.push("ran".into());
+    }
+    let mut world = World::new();
+    world.init_resource::<Log>();
+    let id = world.register_system(push);
+    world.run_system_once(move |mut commands: Commands| commands.run_system(id)).unwrap();
+    world.run_system_once(move |mut commands: Commands| commands.run_system_cached(push)).unwrap();
+    world.run_system_once(move |mut commands: Commands| commands.unregister_system(id)).unwrap();
+    assert_eq!(world.resource::<Log>().0, ["ran", "ran"]);
+    assert_eq!(world.run_system(id), Err(EcsError::UnknownSystem));
+}
+
+#[test]
+fn run_system_cached_keeps_one_system_per_function() {
+    fn other(mut runs: Local<u32>) -> u32 {
+        *runs += 10;
+        *runs
+    }
+    let mut world = World::new();
+    assert_eq!(world.run_system_cached(count_runs), Ok(1));
+    assert_eq!(world.run_system_cached(count_runs), Ok(2));
+    assert_eq!(world.run_system_cached(other), Ok(10));
+    assert_eq!(
+        world.run_system_cached(|mut n: Local<u8>| {
+            *n += 1;
+            *n
+        }),
+        Ok(1)
+    );
+    assert_eq!(world.run_system_cached(count_runs), Ok(3));
+}
+
+#[test]
+fn a_registered_system_is_dropped_once_when_unregistered_or_with_its_world() {
+    let drops = Arc::new(AtomicUsize::new(0));
+    struct Guard(Arc<AtomicUsize>);
+    impl Drop for Guard {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+    let mut world = World::new();
+    let guard = Guard(drops.clone());
+    let id = world.register_system(move |_: &mut World| {
+        let _ = &guard;
+    });
+    world.run_system(id).unwrap();
+    world.unregister_system(id).unwrap();
+    assert_eq!(drops.load(Ordering::SeqCst), 1);
+    let guard = Guard(drops.clone());
+    world.register_system(move |_: &mut World| {
+        let _ = &guard;
+    });
+    drop(world);
+    assert_eq!(drops.load(Ordering::SeqCst), 2);
+}
