@@ -35,6 +35,7 @@
 //! | `IntoScheduleConfigs` (`.after`, `.before`, `.in_set`, `.run_if`, `.chain`, `.chain_ignore_deferred`), on one system or a group | — | same, with bevy's automatic sync points between explicitly ordered systems; `IntoSystemConfig` only turns one system into its `SystemConfig` |
 //! | `SystemCondition`, `.run_if(cond)`, `SystemSet`, `.in_set`, `configure_sets(S.run_if(c))`, `configure_sets((A, B).chain())` | — | same (a set's or a group's condition is evaluated once per run) |
 //! | `world.run_system_once(f)` | — | same (returns `Result`) |
+//! | `SystemState::<P>::new(&mut world)`, `state.get(&world)`, `get_mut(&mut world)`, `apply(&mut world)` | — | same (a parameter that cannot be fetched panics, naming it) |
 //! | `world.register_system(f)` → `SystemId`, `world.run_system(id)`, `unregister_system(id)`, `run_system_cached(f)`; `commands.run_system(id)` | — | same (systems take no input: no `run_system_with`; `Commands::register_system` is not provided, register on the world) |
 //! | `query.iter_many(entities)`, `query.iter_many_mut(entities)` (lending: `fetch_next`) | — | same (entities the query does not match are skipped) |
 //! | `Single<D, F>`, `Populated<D, F>` (the system is skipped otherwise) | — | same; a condition taking one reads `false` when skipped, `run_system_once` returns the error |

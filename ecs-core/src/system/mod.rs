@@ -12,6 +12,7 @@
 //! - `set.rs`: [`SystemSet`]s and what `before`/`after` refer to.
 //! - `set_group.rs`: several sets configured at once (`(A, B).chain()`).
 //! - `single.rs`: [`Single`] and [`Populated`], queries that skip their system.
+//! - `system_state.rs`: [`SystemState`], parameters fetched by hand from a world.
 //! - `run_once.rs`: [`World::run_system_once`](crate::World::run_system_once).
 //! - `registered.rs`: systems the world keeps and runs by id
 //!   ([`World::register_system`](crate::World::register_system)).
@@ -34,6 +35,7 @@ mod schedule;
 mod set;
 mod set_group;
 mod single;
+mod system_state;
 
 pub use access::SystemAccess;
 pub use condition::{
@@ -53,6 +55,7 @@ pub use schedule::Schedule;
 pub use set::{IntoLabel, IntoSetConfig, IsSetLabel, IsSystemLabel, LabelToken, SetConfig, SystemSet};
 pub use set_group::{IntoSetConfigs, SetConfigs, SetGroup};
 pub use single::{Populated, Single};
+pub use system_state::SystemState;
 
 use core::any::TypeId;
 
