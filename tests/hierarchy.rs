@@ -980,3 +980,59 @@ fn commands_a_hook_queued_before_its_panic_run_before_the_panic_goes_on() {
     let mut names = world.query_state::<&Name>();
     assert_eq!(names.iter(&world).count(), 1, "the hook's spawn waits for a later operation");
 }
+
+#[test]
+fn bulk_edits_of_an_entitys_children_keep_both_sides_in_step() {
+    let mut world = World::new();
+    let ship = world.spawn(());
+    let kids: Vec<Entity> = (0..4).map(|_| world.spawn(ChildOf(ship))).collect();
+    let grandchild = world.spawn(ChildOf(kids[0]));
+    let (x, y) = (world.spawn(()), world.spawn(()));
+    world.entity_mut(ship).unwrap().insert_children(1, &[x, y]);
+    assert_eq!(world.children(ship), [kids[0], x, y, kids[1], kids[2], kids[3]]);
+    world.entity_mut(ship).unwrap().remove_children(&[x, kids[2], grandchild]);
+    assert_eq!(world.children(ship), [kids[0], y, kids[1], kids[3]]);
+    assert_eq!(world.parent(grandchild), Some(kids[0]), "not a child of ship: untouched");
+    assert_consistent(&world);
+    world.entity_mut(ship).unwrap().detach_all_children();
+    assert!(world.children(ship).is_empty() && world.get::<Children>(ship).is_none());
+    assert!(world.contains(y) && world.parent(y).is_none());
+    assert_consistent(&world);
+    for &kid in &kids {
+        world.set_parent(kid, ship).unwrap();
+    }
+    world.entity_mut(ship).unwrap().despawn_children();
+    assert!(world.contains(ship) && world.get::<Children>(ship).is_none());
+    assert!(kids.iter().chain([&grandchild]).all(|&e| !world.contains(e)), "children and their descendants");
+    assert_consistent(&world);
+}
+
+#[test]
+fn bulk_edits_through_commands() {
+    let mut world = World::new();
+    let ship = world.spawn(());
+    let a = world.spawn(ChildOf(ship));
+    let b = world.spawn(ChildOf(ship));
+    let c = world.spawn(());
+    world
+        .run_system_once(move |mut commands: Commands| {
+            commands.entity(ship).remove_children(&[a]).insert_children(0, &[c]);
+        })
+        .unwrap();
+    assert_eq!(world.children(ship), [c, b]);
+    world
+        .run_system_once(move |mut commands: Commands| {
+            commands.entity(ship).despawn_related::<Children>();
+        })
+        .unwrap();
+    assert!(!world.contains(b) && !world.contains(c) && world.contains(a));
+    assert_consistent(&world);
+    world.set_parent(a, ship).unwrap();
+    world
+        .run_system_once(move |mut commands: Commands| {
+            commands.entity(ship).detach_all_related::<ChildOf>();
+        })
+        .unwrap();
+    assert!(world.contains(a) && world.parent(a).is_none());
+    assert_consistent(&world);
+}

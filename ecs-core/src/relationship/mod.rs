@@ -47,6 +47,7 @@
 //!   had no list yet gets it when that change completes (the list is created by
 //!   a command, as every structural change made by a hook is).
 
+mod bulk;
 mod hierarchy;
 mod propagate;
 #[cfg(feature = "serde")]
