@@ -6,7 +6,7 @@
 //! Random worlds (table, sparse, tag, zero-sized-with-`Drop`, over-aligned and
 //! heap-owning components, with inserts, removes and despawns, so rows move and
 //! sparse columns have empty rows) are checked against a naive model, for a menu of
-//! query shapes (tuples of `&T`, `&mut T`, `Option<&T>`, `Option<&mut T>` and
+//! query shapes (tuples of `&T`, `&mut T`, `Option<&T>`, `Option<&mut T>`, `AnyOf` and
 //! `Entity`, and derived queries, one nesting another) under `With`, `Without` and
 //! `Or` filters on table components, sparse components and tags, and under
 //! `Changed` and `Added`: each mode with a new query state, whose first run sees
@@ -25,7 +25,7 @@ use std::fmt;
 use std::sync::Mutex;
 
 use ecs_core::prelude::*;
-use ecs_core::query::{QueryData, QueryFilter, ReadOnlyQueryData};
+use ecs_core::query::{AnyOf, QueryData, QueryFilter, ReadOnlyQueryData};
 use proptest::prelude::*;
 
 #[derive(Component, Clone, Copy, Debug, PartialEq)]
@@ -752,6 +752,10 @@ fn check_slot(
     Ok(())
 }
 
+fn has_a(row: &Row) -> bool {
+    row.a.is_some()
+}
+
 fn has_s(row: &Row) -> bool {
     row.s.is_some()
 }
@@ -842,6 +846,78 @@ impl Shape for WriteAMaybeS {
     }
     fn write(row: &mut Row) {
         *row.a.as_mut().unwrap() += 1;
+        if let Some(s) = row.s.as_mut() {
+            *s += 1;
+        }
+    }
+}
+
+/// `(Entity, AnyOf<(&A, &S)>)`: entities with an `A`, an `S` or both.
+struct AnyAS;
+impl Shape for AnyAS {
+    type Q = (Entity, AnyOf<(&'static A, &'static S)>);
+    fn matches(row: &Row) -> bool {
+        row.a.is_some() || row.s.is_some()
+    }
+    fn project(row: &Row) -> Row {
+        Row { a: row.a, s: row.s, ..Row::default() }
+    }
+    fn see((e, (a, s)): (Entity, (Option<&A>, Option<&S>))) -> (Entity, Row) {
+        (e, Row { a: a.map(|a| a.0), s: s.map(|s| s.0), ..Row::default() })
+    }
+    fn see_chunk(
+        (es, (a, s)): (&[Entity], (Option<&[A]>, Option<&[S]>)),
+        model: &Model,
+        seen: &mut Seen,
+    ) -> Result<(), String> {
+        let rows = chunk_rows(model, es, &[])?;
+        check_slot(&rows, es, a.map(<[A]>::len), "A", has_a)?;
+        check_slot(&rows, es, s.map(<[S]>::len), "S", has_s)?;
+        for (i, &e) in es.iter().enumerate() {
+            seen.push(Self::see((e, (a.map(|a| &a[i]), s.map(|s| &s[i])))));
+        }
+        Ok(())
+    }
+    read_only_modes!();
+}
+
+/// `(Entity, AnyOf<(&mut A, &mut S)>)`: adds one to each that is there.
+struct WriteAnyAS;
+impl Shape for WriteAnyAS {
+    type Q = (Entity, AnyOf<(&'static mut A, &'static mut S)>);
+    fn matches(row: &Row) -> bool {
+        row.a.is_some() || row.s.is_some()
+    }
+    fn project(row: &Row) -> Row {
+        Row { a: row.a, s: row.s, ..Row::default() }
+    }
+    fn see((e, (a, s)): (Entity, (Option<&mut A>, Option<&mut S>))) -> (Entity, Row) {
+        let row = Row { a: a.as_deref().map(|a| a.0), s: s.as_deref().map(|s| s.0), ..Row::default() };
+        if let Some(a) = a {
+            a.0 += 1;
+        }
+        if let Some(s) = s {
+            s.0 += 1;
+        }
+        (e, row)
+    }
+    fn see_chunk(
+        (es, (mut a, mut s)): (&[Entity], (Option<&mut [A]>, Option<&mut [S]>)),
+        model: &Model,
+        seen: &mut Seen,
+    ) -> Result<(), String> {
+        let rows = chunk_rows(model, es, &[])?;
+        check_slot(&rows, es, a.as_deref().map(<[A]>::len), "A", has_a)?;
+        check_slot(&rows, es, s.as_deref().map(<[S]>::len), "S", has_s)?;
+        for (i, &e) in es.iter().enumerate() {
+            seen.push(Self::see((e, (a.as_deref_mut().map(|a| &mut a[i]), s.as_deref_mut().map(|s| &mut s[i])))));
+        }
+        Ok(())
+    }
+    fn write(row: &mut Row) {
+        if let Some(a) = row.a.as_mut() {
+            *a += 1;
+        }
         if let Some(s) = row.s.as_mut() {
             *s += 1;
         }
@@ -1143,6 +1219,8 @@ proptest! {
             by_presence::<AMaybeS>(filter, w, m, d, take)?;
             by_presence::<WriteAMaybeS>(filter, w, m, d, take)?;
             by_presence::<MaybeTag>(filter, w, m, d, take)?;
+            by_presence::<AnyAS>(filter, w, m, d, take)?;
+            by_presence::<WriteAnyAS>(filter, w, m, d, take)?;
             by_presence::<SOnly>(filter, w, m, d, take)?;
             by_presence::<WriteS>(filter, w, m, d, take)?;
             by_presence::<MaybeBigNamed>(filter, w, m, d, take)?;
@@ -1169,6 +1247,8 @@ proptest! {
         news::<AMaybeS>(Filter::ChangedA, w, m, d, t, take)?;
         news::<WriteAMaybeS>(Filter::ChangedA, w, m, d, t, take)?;
         news::<MaybeTag>(Filter::ChangedA, w, m, d, t, take)?;
+        news::<AnyAS>(Filter::ChangedA, w, m, d, t, take)?;
+        news::<WriteAnyAS>(Filter::ChangedA, w, m, d, t, take)?;
         news::<DerivedBumped>(Filter::ChangedA, w, m, d, t, take)?;
         news::<AMaybeS>(Filter::AddedS, w, m, d, t, take)?;
         news::<WriteS>(Filter::AddedS, w, m, d, t, take)?;

@@ -21,7 +21,7 @@
 //! | `#[derive(QueryData)]` | `#[derive(Query)]` | same as bevy |
 //! | `Query<&mut T>` item `Mut<T>` | `&mut T` | `&mut T` (as hecs); `Mut<T>` when writes must be detected precisely |
 //! | `query.par_iter_mut().for_each(f)`; `query.par_iter().for_each(f)` | — | same; also spelled `query.par_for_each_mut(f)`, `query.par_for_each(f)` |
-//! | `Changed`, `Added`, `With`, `Without`, `Or`, `Has`, `Ref` | `With`, `Without`, `Or` | same as bevy |
+//! | `Changed`, `Added`, `With`, `Without`, `Or`, `Has`, `Ref`, `AnyOf` | `With`, `Without`, `Or` | same as bevy (`AnyOf` of up to 8 items) |
 //! | `Res`, `ResMut`, `Local`, `Commands` | `CommandBuffer` | same as bevy |
 //! | `commands.insert_resource`, `init_resource`, `remove_resource`, `spawn_empty`, `spawn_batch`, `queue(closure)`; `entity(e).try_insert`, `try_remove`, `try_despawn` | — | same (a `queue`d closure may return a `Result`, whose error is reported) |
 //! | `world.get_resource_or_insert_with(f)`, `get_resource_or_init::<R>()` | — | same, returning `&mut R` |

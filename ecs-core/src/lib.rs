@@ -177,7 +177,7 @@ pub mod prelude {
     pub use crate::event::{Add, Despawn, Discard, Insert, Remove, RemovedComponents};
     pub use crate::message::{MessageReader, MessageWriter, Messages};
     pub use crate::observer::On;
-    pub use crate::query::{Added, Changed, Has, Or, QueryState, With, Without};
+    pub use crate::query::{Added, AnyOf, Changed, Has, Or, QueryState, With, Without};
     pub use crate::relationship::{ChildOf, Children, RelationshipSources, SpawnRelated};
     pub use crate::system::{
         IntoScheduleConfigs, IntoSetConfig, IntoSetConfigs, IntoSystemConfig, Local, Populated, Query, Res, ResMut,

@@ -6,7 +6,7 @@
 //!   [`Changed`]).
 //! - `access.rs`: [`Access`], the read/write sets used to refuse aliasing.
 //! - `change_fetch.rs`: [`Ref`](crate::Ref) and [`Mut`](crate::Mut) as query
-//!   items; `has.rs`: [`Has`].
+//!   items; `has.rs`: [`Has`]; `any_of.rs`: [`AnyOf`].
 //! - `per_field.rs`: `&T` / `&mut T` of a per-field component (its views and
 //!   slices); `per_field_world.rs`: `world.fields`, `fields_mut`, `get_cloned`.
 //! - `state.rs`: [`QueryState`], the cached matching reused across runs;
@@ -22,6 +22,7 @@
 //! outlive the borrow or coexist with a structural change.
 
 mod access;
+mod any_of;
 mod borrow;
 mod by_entity;
 mod change_fetch;
@@ -41,6 +42,7 @@ mod wide;
 mod world;
 
 pub use access::{Access, Clause, Clauses};
+pub use any_of::AnyOf;
 pub use borrow::QueryBorrow;
 pub(crate) use by_entity::{Miss, SingleFetches};
 pub use change_fetch::TrackedFetch;
