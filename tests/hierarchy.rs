@@ -978,7 +978,7 @@ fn commands_a_hook_queued_before_its_panic_run_before_the_panic_goes_on() {
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| world.spawn(Eager)));
     assert_eq!(panic_message(result.unwrap_err()), "fragile");
     let mut names = world.query_state::<&Name>();
-    assert_eq!(names.iter(&world).count(), 1, "the hook's spawn waits for a later operation");
+    assert_eq!(names.iter(&world).count(), 1, "the hook's spawn runs before the panic reaches the caller");
 }
 
 #[test]
@@ -1035,4 +1035,30 @@ fn bulk_edits_through_commands() {
         .unwrap();
     assert!(world.contains(a) && world.parent(a).is_none());
     assert_consistent(&world);
+}
+
+#[test]
+fn a_cancelled_removal_of_a_list_keeps_its_sources_linked() {
+    let mut world = World::new();
+    world.add_observer(|_: On<Remove, Children>| panic!("observer"));
+    let parent = world.spawn(());
+    let child = world.spawn(ChildOf(parent));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| world.remove::<Children>(parent)));
+    assert_eq!(panic_message(result.unwrap_err()), "observer");
+    assert_consistent(&world);
+    assert_eq!(world.parent(child), Some(parent));
+    assert_eq!(world.children(parent), [child]);
+    // The same for a despawn of a target whose sources stay (`unlink`).
+    world.add_observer(|_: On<Remove, Holders>| panic!("holders"));
+    let (owner, other) = (world.spawn(()), world.spawn(()));
+    let item = world.spawn(HeldBy { by: owner, fuse: Fuse::default() });
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| world.despawn(owner)));
+    assert_eq!(panic_message(result.unwrap_err()), "holders");
+    assert!(world.contains(owner));
+    assert_eq!(world.get::<HeldBy>(item).map(|h| h.by), Some(owner));
+    assert_eq!(world.get::<Holders>(owner).map(|h| h.0.to_vec()), Some(vec![item]));
+    // A list replaced by one naming none of its sources: they lose their links.
+    let (a, b) = (world.spawn(CrewOf(other)), world.spawn(CrewOf(other)));
+    world.insert(other, Crew::default()).unwrap();
+    assert!(!world.has::<CrewOf>(a) && !world.has::<CrewOf>(b) && !world.has::<Crew>(other));
 }

@@ -503,4 +503,14 @@ fn an_entity_event_reaches_the_observers_of_the_entity_it_names() {
     assert_eq!(push.event_target(), a);
     world.trigger(push);
     assert_eq!(world.get::<Health>(a).unwrap().0, 12);
+    // Triggered for targets given beside it, an entity event names each in
+    // turn (the observers above check `target() == entity`).
+    world.trigger_targets(Struck { entity: Entity::PLACEHOLDER, damage: 1 }, [a, b]);
+    world
+        .run_system_once(move |mut commands: Commands| {
+            commands.entity(b).trigger(Struck { entity: a, damage: 1 });
+        })
+        .unwrap();
+    assert_eq!(world.get::<Health>(a).unwrap().0, 11);
+    assert_eq!(world.get::<Health>(b).unwrap().0, 5);
 }

@@ -77,10 +77,13 @@ fn an_unregistered_or_foreign_id_names_nothing() {
     let again = world.register_system(count_runs);
     assert_eq!(world.run_system(id), Err(EcsError::UnknownSystem));
     assert_eq!(world.run_system(again), Ok(1));
-    let mut other = World::new();
-    assert_eq!(other.run_system(again), Err(EcsError::UnknownSystem));
-    let theirs = other.register_system(count_runs);
-    assert_eq!(world.run_system(theirs), Err(EcsError::UnknownSystem), "another world's id");
+    // Two fresh worlds give their first systems the same slot and generation:
+    // only the world an id belongs to answers it.
+    let (mut one, mut two) = (World::new(), World::new());
+    let (ones, twos) = (one.register_system(count_runs), two.register_system(count_runs));
+    assert_eq!(one.run_system(twos), Err(EcsError::UnknownSystem), "another world's id");
+    assert_eq!(two.unregister_system(ones), Err(EcsError::UnknownSystem));
+    assert_eq!((one.run_system(ones), two.run_system(twos)), (Ok(1), Ok(1)));
     assert!(!EcsError::UnknownSystem.to_string().is_empty());
 }
 

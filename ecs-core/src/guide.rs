@@ -34,7 +34,7 @@
 //! | `app.add_systems(Update, (a, b).chain())` | — | `schedule.add_systems((a, b).chain())`, then `schedule.run(&mut world)` (no `App`) |
 //! | `IntoScheduleConfigs` (`.after`, `.before`, `.in_set`, `.run_if`, `.chain`, `.chain_ignore_deferred`), on one system or a group | — | same, with bevy's automatic sync points between explicitly ordered systems; `IntoSystemConfig` only turns one system into its `SystemConfig` |
 //! | `SystemCondition`, `.run_if(cond)`, `SystemSet`, `.in_set`, `configure_sets(S.run_if(c))`, `configure_sets((A, B).chain())` | — | same (a set's or a group's condition is evaluated once per run) |
-//! | `despawn_related::<Children>()`, `despawn_children()`, `detach_all_children()`, `detach_all_related::<R>()`, `remove_children(&[e])`, `insert_children(i, &[e])` on an entity or its commands | — | same |
+//! | `despawn_related::<Children>()`, `despawn_children()`, `clear_children()` / `detach_all_children()`, `clear_related::<R>()` / `detach_all_related::<R>()`, `remove_children(&[e])`, `insert_children(i, &[e])` on an entity or its commands | — | same (0.17's and 0.18's names) |
 //! | `world.run_system_once(f)` | — | same (returns `Result`) |
 //! | `SystemState::<P>::new(&mut world)`, `state.get(&world)`, `get_mut(&mut world)`, `apply(&mut world)` | — | same (a parameter that cannot be fetched panics, naming it) |
 //! | `world.register_system(f)` → `SystemId`, `world.run_system(id)`, `unregister_system(id)`, `run_system_cached(f)`; `commands.run_system(id)` | — | same (systems take no input: no `run_system_with`; `Commands::register_system` is not provided, register on the world) |

@@ -54,6 +54,13 @@ pub trait Event: Send + Sync + 'static {
     fn __event_target(&self) -> Option<Entity> {
         None
     }
+
+    /// Makes `target` the entity the event names, before a trigger for it:
+    /// an [`EntityEvent`]'s target field (its derive sets it); nothing for
+    /// other events.
+    #[doc(hidden)]
+    #[inline]
+    fn __set_event_target(&mut self, _target: Entity) {}
 }
 
 /// An [`Event`] that names the entity it targets, in a field:
@@ -61,7 +68,8 @@ pub trait Event: Send + Sync + 'static {
 /// field marked `#[event_target]`). [`World::trigger`](crate::World::trigger)
 /// runs the event's observers and the entity observers of that entity, as
 /// [`trigger_targets`](crate::World::trigger_targets) does with a target given
-/// beside the event; the observer reads it as `event.entity` or
+/// beside the event (which then writes each target into the event's field in
+/// turn); the observer reads it as `event.entity` or
 /// [`On::target`](crate::observer::On::target).
 ///
 /// # Example

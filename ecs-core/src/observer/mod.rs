@@ -556,8 +556,12 @@ impl World {
     /// assert_eq!(world.resource::<Damage>().0, 2, "only hits on `a` reach `a`'s observer");
     /// # Ok::<(), EcsError>(())
     /// ```
-    pub fn trigger_targets<E: Event>(&mut self, event: E, targets: impl TriggerTargets) {
-        targets.for_each_target(&mut |target| self.trigger_with(&event, Some(target)));
+    pub fn trigger_targets<E: Event>(&mut self, mut event: E, targets: impl TriggerTargets) {
+        targets.for_each_target(&mut |target| {
+            // An `EntityEvent` names each target in turn.
+            event.__set_event_target(target);
+            self.trigger_with(&event, Some(target));
+        });
     }
 
     /// Runs the observers of `event` (for `target`), then the commands they queued.

@@ -1,6 +1,7 @@
 //! Editing all of an entity's related entities at once, bevy_ecs's names:
-//! `despawn_related::<Children>()`, `detach_all_related::<ChildOf>()` and the
-//! hierarchy's `despawn_children`, `detach_all_children`, `remove_children`,
+//! `despawn_related::<Children>()`, `detach_all_related::<ChildOf>()` (0.17's
+//! `clear_related`) and the hierarchy's `despawn_children`,
+//! `detach_all_children` (0.17's `clear_children`), `remove_children`,
 //! `insert_children`, on [`EntityWorldMut`] and [`EntityCommands`].
 
 use super::{ChildOf, Children, Relationship, RelationshipTarget};
@@ -76,6 +77,16 @@ impl EntityWorldMut<'_> {
         self.detach_all_related::<ChildOf>()
     }
 
+    /// [`detach_all_children`](Self::detach_all_children), by bevy 0.17's name.
+    pub fn clear_children(&mut self) -> &mut Self {
+        self.detach_all_children()
+    }
+
+    /// [`detach_all_related`](Self::detach_all_related), by bevy 0.17's name.
+    pub fn clear_related<R: Relationship>(&mut self) -> &mut Self {
+        self.detach_all_related::<R>()
+    }
+
     /// Unlinks each of `children` that is a child of this entity.
     pub fn remove_children(&mut self, children: &[Entity]) -> &mut Self {
         for &child in children {
@@ -124,6 +135,16 @@ impl EntityCommands<'_, '_> {
     /// Unlinks every child of this entity, when the commands are applied.
     pub fn detach_all_children(&mut self) -> &mut Self {
         self.detach_all_related::<ChildOf>()
+    }
+
+    /// [`detach_all_children`](Self::detach_all_children), by bevy 0.17's name.
+    pub fn clear_children(&mut self) -> &mut Self {
+        self.detach_all_children()
+    }
+
+    /// [`detach_all_related`](Self::detach_all_related), by bevy 0.17's name.
+    pub fn clear_related<R: Relationship>(&mut self) -> &mut Self {
+        self.detach_all_related::<R>()
     }
 
     /// Unlinks each of `children` that is a child of this entity.

@@ -175,7 +175,8 @@ fn keep_linked_sources<T: RelationshipTarget>(world: &mut World, target: Entity)
 /// `on_discard` of a target (also on remove and despawn): every source loses its
 /// relationship, unless the target is being despawned with a linked despawn
 /// (then `on_despawn` despawns them, and unlinks any whose despawn a hook
-/// stopped).
+/// stopped), or the target still lists it when the command runs (its removal
+/// was cancelled by a panic, or a new list names the source).
 pub fn target_on_discard<T: RelationshipTarget>(mut world: DeferredWorld, ctx: HookContext) {
     let target = ctx.entity;
     if T::LINKED_SPAWN && world.world_mut_internal().deferred.despawn_target == Some(target) {
@@ -187,7 +188,11 @@ pub fn target_on_discard<T: RelationshipTarget>(mut world: DeferredWorld, ctx: H
     }
     world.world_mut_internal().defer(move |world| {
         for source in sources {
-            if linked_to::<T::Relationship>(world, source, target) {
+            // A source the target lists still keeps its link: the removal was
+            // cancelled (a later hook or observer panicked), or the list was
+            // replaced by one naming it.
+            let listed = world.get::<T>(target).is_some_and(|list| list.sources().contains(&source));
+            if !listed && linked_to::<T::Relationship>(world, source, target) {
                 let _ = world.remove::<T::Relationship>(source);
             }
         }

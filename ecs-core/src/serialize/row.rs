@@ -203,6 +203,7 @@ impl Parsed {
             ticks: None,
             resources: self.resources,
             locals: self.locals,
+            empty_lists: false,
         }
     }
 }

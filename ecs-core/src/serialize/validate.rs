@@ -80,9 +80,9 @@ fn check_references(save: &mut WorldSave, live: &[Option<NonZeroU32>]) -> Result
 }
 
 /// Per relationship: each source's target lists it exactly once, each listed
-/// entity points back, no list is empty, and following targets never comes
-/// back around.
-fn check_relationships(save: &WorldSave, live: &[Option<NonZeroU32>]) -> Result<(), LoadError> {
+/// entity points back, and following targets never comes back around. Notes
+/// an empty list in `save.empty_lists`.
+fn check_relationships(save: &mut WorldSave, live: &[Option<NonZeroU32>]) -> Result<(), LoadError> {
     let mut relationships: Vec<(ComponentId, ComponentId)> = Vec::new();
     for column in save.archetypes.iter().flat_map(|a| &a.columns) {
         let pair = match column.relation {
@@ -95,18 +95,20 @@ fn check_relationships(save: &WorldSave, live: &[Option<NonZeroU32>]) -> Result<
         }
     }
     for (source, target) in relationships {
-        check_relationship(save, live, source, target)?;
+        save.empty_lists |= check_relationship(save, live, source, target)?;
     }
     Ok(())
 }
 
+/// Whether some list of `target` is empty, once the checks pass.
 fn check_relationship(
     save: &WorldSave,
     live: &[Option<NonZeroU32>],
     source: ComponentId,
     target: ComponentId,
-) -> Result<(), LoadError> {
+) -> Result<bool, LoadError> {
     let slots = live.len();
+    let mut empty_lists = false;
     let mut target_of: Vec<Option<Entity>> = vec![None; slots];
     let mut links = 0usize;
     let mut names = (String::new(), String::new());
@@ -146,14 +148,10 @@ fn check_relationship(
                 let Some(value) = loaded.column.get(row) else { continue };
                 // SAFETY: `sources` reads the target type this column holds.
                 let list = unsafe { sources(value) };
-                // The world removes a list its last source leaves, so none is
-                // saved empty; loaded, one would outlive every later unlink.
-                if list.is_empty() {
-                    return Err(LoadError::InvalidRelationship(format!(
-                        "`{}` of {entity} lists no source (an emptied list is removed, never saved)",
-                        loaded.name
-                    )));
-                }
+                // The world removes a list its last source leaves once the
+                // operation doing it is complete; a save taken meanwhile (from
+                // a hook or an observer) holds it empty. The load removes it.
+                empty_lists |= list.is_empty();
                 for &listed_source in list {
                     // Dangling entries were refused by `check_references`.
                     let index = listed_source.index() as usize;
@@ -207,5 +205,5 @@ fn check_relationship(
             }
         }
     }
-    Ok(())
+    Ok(empty_lists)
 }

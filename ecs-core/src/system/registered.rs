@@ -259,14 +259,25 @@ impl World {
             return Err(EcsError::SystemAlreadyRunning { system: slot.name });
         }
         let taken = slot.system.take().ok_or(EcsError::UnknownSystem)?;
+        // An id is made only by `register_system` on this world, for a system
+        // returning `O`: the type matches. Checked all the same, as the
+        // slot's contents are only `Any`.
+        let mut system = match taken.downcast::<RegisteredBox<O>>() {
+            Ok(system) => system,
+            Err(other) => {
+                slot.system = Some(other);
+                return Err(EcsError::UnknownSystem);
+            }
+        };
         slot.running = true;
-        let mut system = taken
-            .downcast::<RegisteredBox<O>>()
-            .expect("an id of this world names a system returning its `O` (ids cannot be made otherwise)");
         let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| system.0.run(self)));
-        // Back in its slot, unless it was unregistered meanwhile (then dropped
-        // here).
-        if let Some(slot) = self.get_resource_mut::<RegisteredSystems>().and_then(|systems| systems.slot(id)) {
+        // Back in its slot, unless it was unregistered meanwhile, or the run
+        // swapped this world for another (then it is dropped here).
+        if id.world == self.id()
+            && let Some(slot) = self.get_resource_mut::<RegisteredSystems>().and_then(|systems| systems.slot(id))
+            && slot.running
+            && slot.system.is_none()
+        {
             slot.system = Some(system);
             slot.running = false;
         }

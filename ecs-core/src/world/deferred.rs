@@ -86,8 +86,9 @@ impl<'w> DeferredWorld<'w> {
     }
 
     /// Triggers `event` for each target now (see [`World::trigger_targets`]).
-    pub fn trigger_targets<E: Event>(&mut self, event: E, targets: impl TriggerTargets) {
+    pub fn trigger_targets<E: Event>(&mut self, mut event: E, targets: impl TriggerTargets) {
         targets.for_each_target(&mut |target| {
+            event.__set_event_target(target);
             let ctx = TriggerContext::new(&event, Some(target), None);
             self.world.with_deferred(|world| world.run_observers(&ctx));
         });

@@ -118,6 +118,13 @@ impl World {
         std::panic::resume_unwind(panic)
     }
 
+    /// Redoes the relationship upkeep of each of `entities` (a load's, whose
+    /// save held an emptied list), then applies what it queued.
+    #[cfg(feature = "serde")]
+    pub(crate) fn relink_loaded(&mut self, entities: impl Iterator<Item = Entity>) {
+        self.with_deferred(|world| entities.for_each(|entity| world.relink(entity)));
+    }
+
     /// Redoes the relationship upkeep of every component `entity` holds (see
     /// [`Component::__RELINK`](crate::Component::__RELINK)).
     fn relink(&mut self, entity: Entity) {
@@ -345,14 +352,14 @@ impl World {
         // their work with the old and new targets in hand.
         let mut bundle = bundle;
         if B::__LINKS && matches!(B::__key(), BundleKey::Component(_)) && !self.observers.watches_replace() {
-            match self.deferring(|world| bundle.__replace_link(world, entity)) {
-                Ok(()) => {
-                    self.flush_pending();
-                    return Ok(());
-                }
+            // (A panicking drop of the old value comes after both lists agree;
+            // the commands queued by then still run before it goes on.)
+            match self.with_lifecycle(Some(entity), |world| bundle.__replace_link(world, entity)) {
+                Ok(()) => return Ok(()),
                 // Handed back when the entity holds none (or by a hand-written
-                // relationship), with nothing changed and nothing flushed: the
-                // location and the links checked above still hold.
+                // relationship), with nothing changed and nothing queued (so
+                // nothing flushed): the location and the links checked above
+                // still hold.
                 Err(back) => bundle = back,
             }
         }

@@ -35,6 +35,10 @@ pub fn entity_event(def: EntityEventDef<'_>) -> TokenStream {
                 fn __event_target(&self) -> ::core::option::Option<$krate::Entity> {
                     ::core::option::Option::Some(<Self as $krate::event::EntityEvent>::event_target(self))
                 }
+                #[inline]
+                fn __set_event_target(&mut self, __target: $krate::Entity) {
+                    *<Self as $krate::event::EntityEvent>::event_target_mut(self) = __target;
+                }
             }
             #[automatically_derived]
             impl $impl_generics $krate::event::EntityEvent for $ident $ty_generics $where_clause {
