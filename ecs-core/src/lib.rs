@@ -237,6 +237,21 @@ pub mod __private {
     pub use crate::relationship::upkeep_hooks::*;
     pub use crate::storage::{MAPPED_FROM, OwningPtr, growth_copied_bytes};
 
+    /// Inserts the `T` that `make` makes into `entity` unless it has one (for
+    /// derived `#[require(…)]`); a refused insert is reported to the world's
+    /// error handler.
+    pub fn insert_required<T: crate::Component + crate::Bundle>(
+        world: &mut crate::World,
+        entity: crate::Entity,
+        make: impl FnOnce() -> T,
+    ) {
+        if world.contains(entity) && !world.has::<T>(entity) {
+            if let Err(error) = world.insert(entity, make()) {
+                world.report_error(&error, "a required component was not inserted");
+            }
+        }
+    }
+
     /// Calls `step(0)` … `step(count - 1)` in order, each even if an earlier one
     /// panicked, then resumes the first panic (for derived `SystemParam::apply`).
     pub fn run_in_order(count: usize, step: impl FnMut(usize)) {

@@ -16,6 +16,7 @@ mod expand;
 mod meta;
 mod read;
 mod relation;
+mod require;
 mod tokens;
 mod validate;
 
@@ -31,8 +32,12 @@ use proc_macro::TokenStream;
 /// opts out of change detection (no ticks kept; `Changed<T>`/`Added<T>` on it do
 /// not compile); `#[component(on_add = f, on_insert = g, on_discard = h,
 /// on_remove = i, on_despawn = j)]` declares hooks, each a
-/// `fn(DeferredWorld, HookContext)` (see `ecs_core::component::ComponentHooks`).
-#[proc_macro_derive(Component, attributes(component, relationship, relationship_target, entities))]
+/// `fn(DeferredWorld, HookContext)` (see `ecs_core::component::ComponentHooks`);
+/// `#[require(A, B = expr, C(1))]` names components an entity gains with this
+/// one when it lacks them (made by `Default`, by the expression after `=`, or
+/// by the constructor written), inserted right after this one's values,
+/// before its hooks run.
+#[proc_macro_derive(Component, attributes(component, relationship, relationship_target, entities, require))]
 pub fn derive_component(input: TokenStream) -> TokenStream {
     derive(input, |input| validate::component(input).map(expand::component))
 }

@@ -35,6 +35,8 @@ pub struct ComponentDef<'a> {
     pub vis: &'a TokenStream,
     /// `#[component(describe)]`: the schema to generate.
     pub describe: Option<DescribeDef<'a>>,
+    /// `#[require(…)]`: the components gained with this one.
+    pub required: Vec<crate::require::Required>,
 }
 
 /// A field of a per-field component.
@@ -251,6 +253,7 @@ pub fn component(input: &Input) -> Result<ComponentDef<'_>> {
         }
         _ => None,
     };
+    let required = errors.keep(crate::require::parse(input));
     errors.finish()?;
     let ComponentAttributes { krate, sparse, hooks, changes, immutable, hidden, snapshot, pod, split: _, describe: _ } =
         attributes.expect("no error");
@@ -270,6 +273,7 @@ pub fn component(input: &Input) -> Result<ComponentDef<'_>> {
         split,
         vis: &input.vis,
         describe,
+        required: required.expect("no error"),
     })
 }
 

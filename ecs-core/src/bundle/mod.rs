@@ -197,7 +197,7 @@ macro_rules! __component_bundle_items {
 
         const __SPARSE: bool = $crate::component::is_sparse::<Self>();
 
-        const __HOOKED: bool = <Self as $crate::Component>::HOOKS.any();
+        const __HOOKED: bool = <Self as $crate::Component>::HOOKS.any() || <Self as $crate::Component>::__REQUIRES;
 
         const __LINKS: bool = <Self as $crate::Component>::__LINKS;
 

@@ -127,6 +127,7 @@ impl ComponentInfo {
                 links: false,
                 dynamic: true,
                 relink: None,
+                required: None,
                 lookup: None,
             }
         })

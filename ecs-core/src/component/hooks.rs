@@ -136,3 +136,7 @@ impl Lifecycle {
 
 /// A component's lifecycle flag meaning "record removals for `RemovedComponents`".
 pub(crate) const REMOVED_LOG: u8 = 1 << 5;
+
+/// A component's lifecycle flag meaning "gaining it inserts the components it
+/// requires" (`#[require(…)]`).
+pub(crate) const REQUIRES: u8 = 1 << 6;

@@ -20,7 +20,7 @@ pub use per_field::{FieldColumn, FieldLayout, Fields, FieldsMut, LanePtr, PerFie
 
 pub use dynamic::ComponentDescriptor;
 pub use hooks::{ComponentHook, ComponentHooks, HookContext};
-pub(crate) use hooks::{Lifecycle, REMOVED_LOG};
+pub(crate) use hooks::{Lifecycle, REMOVED_LOG, REQUIRES};
 pub use registry::{ComponentIdCell, component_id};
 pub(crate) use registry::{known_component_id, known_component_index};
 pub use schema::{Describe, EnumSchema, Field, FieldKind, Schema, Variant};
@@ -143,6 +143,17 @@ pub trait Component: crate::Bundle {
     {
         Err(self)
     }
+
+    /// `true` when the component requires others (`#[require(…)]`): gaining
+    /// it gives the entity each of them it lacks ([`__insert_required`](Self::__insert_required)).
+    #[doc(hidden)]
+    const __REQUIRES: bool = false;
+
+    /// Inserts each component this one requires that `entity` lacks, made by
+    /// its `Default` or the expression given (the derive's, for
+    /// `#[require(…)]`); each inserted one brings its own requirements.
+    #[doc(hidden)]
+    fn __insert_required(_world: &mut crate::World, _entity: crate::Entity) {}
 
     /// For a relationship or its target (the derive's): does again, on the
     /// entity holding the component, what its upkeep hooks keep true (the
@@ -336,6 +347,8 @@ pub struct ComponentInfo {
     dynamic: bool,
     /// Its relationship upkeep redone after a panic (see [`Component::__RELINK`]).
     relink: Option<fn(&mut crate::World, crate::Entity)>,
+    /// Inserts the components it requires (see [`Component::__insert_required`]).
+    required: Option<fn(&mut crate::World, crate::Entity)>,
     /// Where the world's lookup cache files the component's column table.
     /// The address of the type's id cell and its lookup hash (derived,
     /// non-generic components), from which the world's lookup cache files
@@ -375,6 +388,7 @@ impl ComponentInfo {
             links: <T as Component>::__LINKS,
             dynamic: false,
             relink: T::__RELINK,
+            required: T::__REQUIRES.then_some(T::__insert_required as fn(&mut crate::World, crate::Entity)),
             lookup: T::__id_cell().zip(T::__LOOKUP_HASH).map(|(cell, hash)| (core::ptr::from_ref(cell).addr(), hash)),
         }
     }
@@ -462,6 +476,12 @@ impl ComponentInfo {
     #[inline]
     pub(crate) fn relink(&self) -> Option<fn(&mut crate::World, crate::Entity)> {
         self.relink
+    }
+
+    /// What inserts the components it requires (see [`Component::__insert_required`]).
+    #[inline]
+    pub(crate) fn required(&self) -> Option<fn(&mut crate::World, crate::Entity)> {
+        self.required
     }
 
     /// The component's hooks.
@@ -599,7 +619,8 @@ impl Components {
             if self.infos.len() <= id.index() {
                 self.infos.resize(id.index() + 1, None);
             }
-            self.add_lifecycle(id, info.hooks.flags());
+            let requires = if info.required.is_some() { REQUIRES } else { 0 };
+            self.add_lifecycle(id, info.hooks.flags() | requires);
             self.infos[id.index()] = Some(*info);
             if let Some(names) = self.names.get_mut() {
                 names.add(info);

@@ -17,7 +17,7 @@ use super::World;
 use super::held_ids::HeldIds;
 use crate::bundle::{Bundle, BundleKey};
 use crate::command::CommandQueue;
-use crate::component::{ComponentId, HookContext, Lifecycle, REMOVED_LOG};
+use crate::component::{ComponentId, HookContext, Lifecycle, REMOVED_LOG, REQUIRES};
 use crate::entity::{Entity, EntityLocation};
 use crate::error::EcsError;
 use crate::hashers::IdMap;
@@ -237,6 +237,18 @@ impl World {
         self.run_lifecycle_flagged(kind, entity, components);
     }
 
+    /// Gives `entity`, which just gained `components`, each component they
+    /// require and it lacks (`#[require(…)]`), before their hooks and
+    /// observers run; each required one is inserted as by `insert`, with its
+    /// own hooks, observers and requirements.
+    pub(crate) fn insert_required(&mut self, entity: Entity, components: &[ComponentId]) {
+        for &component in components {
+            if let Some(insert) = self.components.get(component).and_then(|info| info.required()) {
+                insert(self, entity);
+            }
+        }
+    }
+
     /// The lifecycle flags of any of `components`.
     fn lifecycle_flags(&self, components: &[ComponentId]) -> u8 {
         components.iter().fold(0, |flags, &c| flags | self.components.lifecycle(c))
@@ -334,6 +346,9 @@ impl World {
         }
         let components = HeldIds::new(&self.bundles.get(bundle).components);
         self.with_lifecycle(Some(entity), |world| {
+            if flags & REQUIRES != 0 {
+                world.insert_required(entity, &components);
+            }
             world.run_lifecycle_with(Lifecycle::Add, entity, &components, flags);
             world.run_lifecycle_with(Lifecycle::Insert, entity, &components, flags);
         });
@@ -413,6 +428,9 @@ impl World {
             let mut dropped =
                 world.insert_deferring(entity, bundle).expect("hooks and observers keep the entity alive");
             defer_panic(&mut dropped, || {
+                if flags & REQUIRES != 0 {
+                    world.insert_required(entity, split.rest());
+                }
                 world.run_lifecycle_with(Lifecycle::Add, entity, split.rest(), flags);
                 world.run_lifecycle_with(Lifecycle::Insert, entity, &components, flags);
             });

@@ -342,6 +342,7 @@ impl World {
             let components = HeldIds::new(&self.bundles.get(bundle).components);
             if !components.iter().all(|&c| self.components.lifecycle(c) == 0) {
                 self.with_lifecycle(Some(entity), |world| {
+                    world.insert_required(entity, &components);
                     world.run_lifecycle(Lifecycle::Add, entity, &components);
                     world.run_lifecycle(Lifecycle::Insert, entity, &components);
                 });
@@ -389,6 +390,7 @@ impl World {
             // SAFETY: forwarded.
             let mut dropped = unsafe { world.insert_raw_unobserved(location, entity, bundle, values, moved) };
             defer_panic(&mut dropped, || {
+                world.insert_required(entity, split.rest());
                 world.run_lifecycle(Lifecycle::Add, entity, split.rest());
                 world.run_lifecycle(Lifecycle::Insert, entity, &components);
             });

@@ -23,6 +23,7 @@ pub fn component(def: ComponentDef<'_>) -> TokenStream {
         split,
         vis,
         describe,
+        required,
     } = def;
     // Writable by id exactly when `MutableComponent` is implemented below (not
     // immutable, not a relationship or target).
@@ -173,7 +174,8 @@ pub fn component(def: ComponentDef<'_>) -> TokenStream {
             ),
         ),
     };
-    let RelationItems { component_items, impls } = relation;
+    let RelationItems { mut component_items, impls } = relation;
+    component_items.extend(required_items(&krate, &required));
     // The `Bundle` impl is not `do_not_recommend`: rustc would then report a
     // generic component that fails its bounds as "not a bundle" rather than
     // name the bound (and `#![no_implicit_prelude]` crates cannot name
@@ -283,6 +285,34 @@ fn snapshot_strategy(
         }",
         s,
         body
+    )
+}
+
+/// `#[require(…)]`: the items of `Component` that insert what is required.
+fn required_items(krate: &TokenStream, required: &[crate::require::Required]) -> TokenStream {
+    if required.is_empty() {
+        return TokenStream::new();
+    }
+    let p = code!("$krate::__private", krate);
+    let mut inserts = TokenStream::new();
+    for entry in required {
+        let ty = &entry.ty;
+        let value = match &entry.value {
+            Some(value) => value.clone(),
+            None => code!(entry.span => "<$ty as ::core::default::Default>::default()", ty),
+        };
+        // Spanned at the entry: a type that is not a component, or a value
+        // of another type, is reported on the attribute.
+        inserts.extend(code!(entry.span =>
+            "$p::insert_required::<$ty>(__world, __entity, || -> $ty { $value });", p, ty, value));
+    }
+    code!(
+        "const __REQUIRES: bool = true;
+        fn __insert_required(__world: &mut $krate::World, __entity: $krate::Entity) {
+            $inserts
+        }",
+        krate,
+        inserts
     )
 }
 

@@ -1,0 +1,10 @@
+use ecs_core::prelude::*;
+
+#[derive(Component)]
+struct Health(u32);
+
+#[derive(Component)]
+#[require(Health)]
+struct Player;
+
+fn main() {}
