@@ -1062,3 +1062,15 @@ fn a_cancelled_removal_of_a_list_keeps_its_sources_linked() {
     world.insert(other, Crew::default()).unwrap();
     assert!(!world.has::<CrewOf>(a) && !world.has::<CrewOf>(b) && !world.has::<Crew>(other));
 }
+
+#[test]
+fn a_list_replacing_another_keeps_the_sources_it_names_and_unlinks_the_others() {
+    let mut world = World::new();
+    let bus = world.spawn(());
+    let (r1, r2) = (world.spawn(Riding(bus)), world.spawn(Riding(bus)));
+    world.insert(bus, Riders(vec![r1])).unwrap();
+    assert_eq!(world.get::<Riders>(bus).unwrap().0, [r1]);
+    assert_eq!(world.get::<Riding>(r1), Some(&Riding(bus)));
+    assert!(!world.has::<Riding>(r2), "not named by the new list: unlinked");
+    assert_consistent_riders(&world);
+}

@@ -100,3 +100,85 @@ fn required_components_are_in_place_before_the_hooks_and_observers_run() {
     // Player's sees the Transform.
     assert_eq!(world.resource::<Seen>().0, [true, true]);
 }
+
+#[derive(Component, Debug, PartialEq)]
+struct Level(u32);
+
+#[derive(Component, Debug, Default)]
+#[require(Level = Level(2))]
+struct Middle;
+
+/// Its own `Level` is nearer than `Middle`'s, so it wins.
+#[derive(Component, Debug)]
+#[require(Middle, Level = Level(1))]
+struct Top;
+
+#[test]
+fn a_nearer_requirement_wins_over_a_farther_one() {
+    let mut world = World::new();
+    let e = world.spawn(Top);
+    assert_eq!(world.get::<Level>(e), Some(&Level(1)));
+    assert!(world.has::<Middle>(e));
+    let f = world.spawn(Middle);
+    assert_eq!(world.get::<Level>(f), Some(&Level(2)));
+}
+
+#[test]
+fn inserting_a_held_component_brings_back_a_requirement_removed_since() {
+    let mut world = World::new();
+    let e = world.spawn(Player);
+    world.remove::<Visible>(e).unwrap();
+    world.remove::<Transform>(e).unwrap();
+    world.insert(e, Player).unwrap();
+    assert!(world.has::<Visible>(e) && world.has::<Transform>(e));
+    // With a hook-free, observer-free held component too (its own path).
+    let m = world.spawn(Middle);
+    world.remove::<Level>(m).unwrap();
+    world.insert(m, Middle).unwrap();
+    assert_eq!(world.get::<Level>(m), Some(&Level(2)));
+}
+
+const LIMIT: u32 = 1;
+
+#[derive(Component, Debug, PartialEq)]
+struct Pair(u8, u16);
+
+fn pair<A: Into<u8>, B: Into<u16>>(a: A, b: B) -> Pair {
+    Pair(a.into(), b.into())
+}
+
+/// Values written every way the attribute allows: a comparison, a turbofish
+/// with a comma, `=` with no space around it.
+#[derive(Component, Debug)]
+#[require(Level = if LIMIT < 2 { Level(7) } else { Level(8) }, Pair=pair::<u8, u8>(1, 2), Health(3))]
+struct Written;
+
+#[test]
+fn every_way_of_writing_a_value_is_read() {
+    let mut world = World::new();
+    let e = world.spawn(Written);
+    assert_eq!(world.get::<Level>(e), Some(&Level(7)));
+    assert_eq!(world.get::<Pair>(e), Some(&Pair(1, 2)));
+    assert_eq!(world.get::<Health>(e), Some(&Health(3)));
+}
+
+fn explode() -> Level {
+    panic!("no level")
+}
+
+#[derive(Component, Debug)]
+#[require(Transform, Level = explode())]
+struct Doomed;
+
+#[test]
+fn a_panicking_requirement_leaves_the_values_stored_so_far() {
+    let mut world = World::new();
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| world.spawn((Doomed, Health(1)))));
+    assert!(result.is_err());
+    assert_eq!(world.query::<(&Doomed, &Health, &Transform)>().iter().count(), 1);
+    assert_eq!(world.query::<&Level>().iter().count(), 0);
+    world.check_invariants().unwrap();
+    // Later operations meet their requirements again.
+    let e = world.spawn(Player);
+    assert!(has_all(&world, e));
+}

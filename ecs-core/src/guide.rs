@@ -30,7 +30,7 @@
 //! | `On<Add<T>>`, `On<Insert<T>>`, `On<Discard<T>>`, `On<Remove<T>>`, `On<Despawn<T>>` | — | same; 0.17's `On<Add, T>` works too |
 //! | `#[derive(EntityEvent)]` (target in the field `entity` or `#[event_target]`), `world.trigger(e)`, `on.event_target()` | — | same (`on.target()` too); besides, any `Event` can be targeted at trigger time: `world.trigger_targets(e, entity)` |
 //! | hooks: `#[component(on_add = f, on_insert, on_discard, on_remove, on_despawn)]` | — | same |
-//! | required components: `#[require(Transform, Health = Health(100), Name("x".into()))]` | — | same; inserted right after the values that require them, each as by `insert` (its own hooks and observers run first), before the requiring component's hooks |
+//! | required components: `#[require(Transform, Health = Health(100), Name("x".into()))]` | — | same values (nearer requirements win; held requirers bring back removed requirements), but not the same order of hooks: each required component is inserted as by `insert`, its hooks and observers running before the requiring component's `on_add` (bevy inserts them in the same move and runs every `on_add`, then every `on_insert`) |
 //! | `RemovedComponents<T>` | — | same |
 //! | `app.add_systems(Update, (a, b).chain())` | — | `schedule.add_systems((a, b).chain())`, then `schedule.run(&mut world)` (no `App`) |
 //! | `IntoScheduleConfigs` (`.after`, `.before`, `.in_set`, `.run_if`, `.chain`, `.chain_ignore_deferred`), on one system or a group | — | same, with bevy's automatic sync points between explicitly ordered systems; `IntoSystemConfig` only turns one system into its `SystemConfig` |

@@ -246,8 +246,10 @@ pub mod __private {
         make: impl FnOnce() -> T,
     ) {
         if world.contains(entity) && !world.has::<T>(entity) {
-            if let Err(error) = world.insert(entity, make()) {
-                world.report_error(&error, "a required component was not inserted");
+            match world.insert(entity, make()) {
+                // Its own requirements, in their turn (`World::insert_required`).
+                Ok(()) => world.deferred.required_added.push(crate::component::component_id::<T>()),
+                Err(error) => world.report_error(&error, "a required component was not inserted"),
             }
         }
     }

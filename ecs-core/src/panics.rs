@@ -54,6 +54,10 @@
 //!   observer) leaves the entity alive with all its components (the hooks before
 //!   it have run); one in `on_add` or `on_insert` (or their observers) comes after
 //!   the values are stored, which stay (`tests/hooks.rs`).
+//! - A required component's value (`#[require(A = expr)]`) is made while the
+//!   operation runs, before the requiring component's hooks: a panic there
+//!   stops the operation as a hook's does, the values stored so far staying
+//!   (`tests/required.rs`).
 //! - Relationships stay in step whatever the panic skipped: a child spawned or
 //!   inserted with its `ChildOf` is listed in its parent's `Children` even when a
 //!   hook or observer panicked before the link was made, and a child whose

@@ -40,18 +40,24 @@ pub fn parse(input: &Input) -> Result<Vec<Required>> {
     Ok(required)
 }
 
-/// The entries of a comma-separated list (commas inside groups or generic
-/// arguments do not split).
+/// The entries of a comma-separated list: commas inside groups or generic
+/// arguments do not split. In a type every `<` opens arguments; in the
+/// expression after `=` only a turbofish's (`::<`) does, a `<` there being
+/// most likely a comparison.
 fn split_commas(stream: TokenStream) -> Vec<Vec<TokenTree>> {
     let mut entries = vec![Vec::new()];
     let mut angles = 0usize;
+    let mut in_value = false;
     for token in stream {
+        let entry = entries.last().expect("one entry at least");
         if let TokenTree::Punct(punct) = &token {
             match punct.as_char() {
-                '<' => angles += 1,
-                '>' if angles > 0 && !is_arrow(entries.last().expect("one entry at least")) => angles -= 1,
+                '<' if !in_value || ends_with_colon(entry) => angles += 1,
+                '>' if angles > 0 && !ends_with_joint(entry, '-') => angles -= 1,
+                '=' if angles == 0 => in_value = true,
                 ',' if angles == 0 => {
                     entries.push(Vec::new());
+                    in_value = false;
                     continue;
                 }
                 _ => {}
@@ -63,17 +69,23 @@ fn split_commas(stream: TokenStream) -> Vec<Vec<TokenTree>> {
     entries
 }
 
-/// Whether the tokens end with the `-` of a `->` (whose `>` closes no angle).
-fn is_arrow(tokens: &[TokenTree]) -> bool {
-    matches!(tokens.last(), Some(TokenTree::Punct(p)) if p.as_char() == '-' && p.spacing() == Spacing::Joint)
+/// Whether the tokens end with a punctuation `c` joined to what follows
+/// (the `-` of a `->`, whose `>` closes no angle).
+fn ends_with_joint(tokens: &[TokenTree], c: char) -> bool {
+    matches!(tokens.last(), Some(TokenTree::Punct(p)) if p.as_char() == c && p.spacing() == Spacing::Joint)
+}
+
+/// Whether the tokens end with a `:` (of a `::`, which a turbofish's `<`
+/// follows).
+fn ends_with_colon(tokens: &[TokenTree]) -> bool {
+    matches!(tokens.last(), Some(TokenTree::Punct(p)) if p.as_char() == ':')
 }
 
 /// One entry: `Type`, `Type = expr`, `Type(args)` or `Type { fields }`.
 fn entry_of(tokens: Vec<TokenTree>) -> Result<Required> {
     let span = tokens[0].span();
-    let assign = tokens
-        .iter()
-        .position(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == '=' && p.spacing() == Spacing::Alone));
+    // A type holds no `=`: the first one (outside groups) is the value's.
+    let assign = tokens.iter().position(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == '='));
     let (ty, value) = match assign {
         Some(at) => {
             let (ty, value) = tokens.split_at(at);

@@ -32,7 +32,8 @@
 //!   relationship, which runs the hooks). It holds them in a
 //!   [`RelationshipSources`] or, as bevy_ecs's targets do, a `Vec<Entity>`
 //!   ([`RelationshipSourceCollection`]); a list inserted by hand keeps only the
-//!   sources that point at its entity.
+//!   sources that point at its entity, and one replacing another unlinks the
+//!   sources it does not name.
 //! - A link to a dead entity, to the entity itself, or to one of its own
 //!   descendants is refused with [`EcsError::InvalidRelationship`](crate::EcsError::InvalidRelationship) and changes
 //!   nothing (a command reports it; `World::spawn` spawns the entity without the

@@ -246,7 +246,7 @@ impl<'de> Visitor<'de> for SaveVisitor<'_, '_> {
             _ => seq.next_element_seed(LocalsSeed { context: self.context })?.ok_or_else(|| missing("locals"))?,
         };
         let ticks = Some(SavedTicks { change_tick, last_tick_check, system_ticks });
-        Ok(WorldSave { slots, free, retired, archetypes, ticks, resources, locals, empty_lists: false })
+        Ok(WorldSave { slots, free, retired, archetypes, ticks, resources, locals, empty_lists: Vec::new() })
     }
 }
 

@@ -31,16 +31,18 @@ impl World {
     /// replaced, once the whole save is in place.
     pub fn load(&mut self, mut save: WorldSave) -> EntityMap {
         let resources = core::mem::take(&mut save.resources);
-        let empty_lists = save.empty_lists;
+        let empty_lists = core::mem::take(&mut save.empty_lists);
         let mut replaced = Vec::new();
         let map = match self.observers_fitting(&save) {
             Some(observers) => self.load_keeping_ids(save, &observers, &mut replaced),
             None => self.load_remapped(save),
         };
-        if empty_lists {
-            // What the world would have done once the saved operation ended:
-            // each loaded entity's relationship upkeep removes its empty lists.
-            self.relink_loaded(map.iter().map(|(_, entity)| entity));
+        // What the world would have done once the saved operation ended, as
+        // the rest of a load, without hooks or observers.
+        for (saved, component) in empty_lists {
+            if let Some(entity) = map.get(saved) {
+                self.discard_unobserved(entity, component);
+            }
         }
         for resource in resources {
             replaced.extend((resource.insert)(self, resource.value));

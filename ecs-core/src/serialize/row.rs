@@ -203,7 +203,7 @@ impl Parsed {
             ticks: None,
             resources: self.resources,
             locals: self.locals,
-            empty_lists: false,
+            empty_lists: Vec::new(),
         }
     }
 }

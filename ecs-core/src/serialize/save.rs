@@ -27,10 +27,10 @@ pub struct WorldSave {
     pub(crate) resources: Vec<super::resources::LoadedResource>,
     /// Systems' registered `Local`s and message cursors, by place.
     pub(crate) locals: Vec<crate::world::locals::LoadedLocal>,
-    /// Some relationship target's list is empty (saved while an operation
-    /// that emptied it was under way, before the world removed it): the load
-    /// removes such lists (set by the checks).
-    pub(crate) empty_lists: bool,
+    /// The relationship target lists saved empty (while an operation that
+    /// emptied them was under way, before the world removed them), by saved
+    /// entity and component: the load drops them (found by the checks).
+    pub(crate) empty_lists: Vec<(Entity, ComponentId)>,
 }
 
 /// The rows of one saved archetype (two records may share a key: a load

@@ -81,7 +81,7 @@ fn check_references(save: &mut WorldSave, live: &[Option<NonZeroU32>]) -> Result
 
 /// Per relationship: each source's target lists it exactly once, each listed
 /// entity points back, and following targets never comes back around. Notes
-/// an empty list in `save.empty_lists`.
+/// the empty lists in `save.empty_lists`.
 fn check_relationships(save: &mut WorldSave, live: &[Option<NonZeroU32>]) -> Result<(), LoadError> {
     let mut relationships: Vec<(ComponentId, ComponentId)> = Vec::new();
     for column in save.archetypes.iter().flat_map(|a| &a.columns) {
@@ -95,20 +95,21 @@ fn check_relationships(save: &mut WorldSave, live: &[Option<NonZeroU32>]) -> Res
         }
     }
     for (source, target) in relationships {
-        save.empty_lists |= check_relationship(save, live, source, target)?;
+        let empty = check_relationship(save, live, source, target)?;
+        save.empty_lists.extend(empty.into_iter().map(|entity| (entity, target)));
     }
     Ok(())
 }
 
-/// Whether some list of `target` is empty, once the checks pass.
+/// The entities whose list of `target` is empty, once the checks pass.
 fn check_relationship(
     save: &WorldSave,
     live: &[Option<NonZeroU32>],
     source: ComponentId,
     target: ComponentId,
-) -> Result<bool, LoadError> {
+) -> Result<Vec<Entity>, LoadError> {
     let slots = live.len();
-    let mut empty_lists = false;
+    let mut empty_lists = Vec::new();
     let mut target_of: Vec<Option<Entity>> = vec![None; slots];
     let mut links = 0usize;
     let mut names = (String::new(), String::new());
@@ -151,7 +152,9 @@ fn check_relationship(
                 // The world removes a list its last source leaves once the
                 // operation doing it is complete; a save taken meanwhile (from
                 // a hook or an observer) holds it empty. The load removes it.
-                empty_lists |= list.is_empty();
+                if list.is_empty() {
+                    empty_lists.push(entity);
+                }
                 for &listed_source in list {
                     // Dangling entries were refused by `check_references`.
                     let index = listed_source.index() as usize;

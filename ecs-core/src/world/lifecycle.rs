@@ -54,6 +54,12 @@ pub(crate) struct Deferred {
     pub(crate) depth: u32,
     /// `queue` is being applied.
     pub(crate) flushing: bool,
+    /// Components a requirement pass inserted, whose own requirements it has
+    /// yet to look at (see [`World::insert_required`]).
+    pub(crate) required_added: Vec<ComponentId>,
+    /// A requirement pass is inserting a required component: the insert
+    /// leaves that component's own requirements to the pass.
+    pub(crate) holding_requirements: bool,
 }
 
 impl World {
@@ -116,13 +122,6 @@ impl World {
             drop(std::panic::catch_unwind(core::panic::AssertUnwindSafe(|| self.flush_pending())));
         }
         std::panic::resume_unwind(panic)
-    }
-
-    /// Redoes the relationship upkeep of each of `entities` (a load's, whose
-    /// save held an emptied list), then applies what it queued.
-    #[cfg(feature = "serde")]
-    pub(crate) fn relink_loaded(&mut self, entities: impl Iterator<Item = Entity>) {
-        self.with_deferred(|world| entities.for_each(|entity| world.relink(entity)));
     }
 
     /// Redoes the relationship upkeep of every component `entity` holds (see
@@ -237,15 +236,35 @@ impl World {
         self.run_lifecycle_flagged(kind, entity, components);
     }
 
-    /// Gives `entity`, which just gained `components`, each component they
+    /// Gives `entity`, which was just given `components`, each component they
     /// require and it lacks (`#[require(…)]`), before their hooks and
-    /// observers run; each required one is inserted as by `insert`, with its
-    /// own hooks, observers and requirements.
+    /// observers run. Breadth first, as bevy_ecs: every requirement of
+    /// `components` is met before the requirements of those it inserted, so
+    /// a nearer requirement's value wins over a farther one's. Each required
+    /// component is inserted as by `insert`, with its hooks and observers.
     pub(crate) fn insert_required(&mut self, entity: Entity, components: &[ComponentId]) {
-        for &component in components {
-            if let Some(insert) = self.components.get(component).and_then(|info| info.required()) {
-                insert(self, entity);
+        if self.deferred.holding_requirements {
+            // A required component being inserted by the pass in progress,
+            // which looks at its requirements in their turn.
+            return;
+        }
+        /// Ends the pass, by a panic too: later inserts meet their own
+        /// requirements again.
+        struct Pass<'w>(&'w mut World);
+        impl Drop for Pass<'_> {
+            fn drop(&mut self) {
+                self.0.deferred.holding_requirements = false;
+                self.0.deferred.required_added.clear();
             }
+        }
+        let pass = Pass(self);
+        let mut queue: std::collections::VecDeque<ComponentId> = components.iter().copied().collect();
+        while let Some(component) = queue.pop_front() {
+            let Some(insert) = pass.0.components.get(component).and_then(|info| info.required()) else { continue };
+            pass.0.deferred.holding_requirements = true;
+            insert(pass.0, entity);
+            pass.0.deferred.holding_requirements = false;
+            queue.extend(pass.0.deferred.required_added.drain(..));
         }
     }
 
@@ -405,7 +424,12 @@ impl World {
                 // A panicking drop of the old value: the insert hooks still run
                 // (the new value is in place), then the first panic goes on.
                 let mut dropped = world.replace_held(entity, component, bundle);
-                defer_panic(&mut dropped, || world.run_hooks(Lifecycle::Insert, entity, &[component]));
+                defer_panic(&mut dropped, || {
+                    if world.components.lifecycle(component) & REQUIRES != 0 {
+                        world.insert_required(entity, &[component]);
+                    }
+                    world.run_hooks(Lifecycle::Insert, entity, &[component]);
+                });
                 resume_deferred(dropped);
             });
             return Ok(());
@@ -429,7 +453,9 @@ impl World {
                 world.insert_deferring(entity, bundle).expect("hooks and observers keep the entity alive");
             defer_panic(&mut dropped, || {
                 if flags & REQUIRES != 0 {
-                    world.insert_required(entity, split.rest());
+                    // Held ones too, as bevy_ecs: a requirement removed since
+                    // comes back with its requirer.
+                    world.insert_required(entity, &components);
                 }
                 world.run_lifecycle_with(Lifecycle::Add, entity, split.rest(), flags);
                 world.run_lifecycle_with(Lifecycle::Insert, entity, &components, flags);

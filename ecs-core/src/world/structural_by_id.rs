@@ -390,7 +390,7 @@ impl World {
             // SAFETY: forwarded.
             let mut dropped = unsafe { world.insert_raw_unobserved(location, entity, bundle, values, moved) };
             defer_panic(&mut dropped, || {
-                world.insert_required(entity, split.rest());
+                world.insert_required(entity, &components);
                 world.run_lifecycle(Lifecycle::Add, entity, split.rest());
                 world.run_lifecycle(Lifecycle::Insert, entity, &components);
             });
@@ -492,6 +492,20 @@ impl World {
             self.remove_raw_unobserved(entity, bundle, &info);
         }
         Ok(())
+    }
+
+    /// Removes `component` from `entity` and drops it, with no hook, observer
+    /// or removal log: what a load does with a relationship list saved empty
+    /// (`serialize::load`). Nothing happens when the entity does not hold it.
+    #[cfg(feature = "serde")]
+    pub(crate) fn discard_unobserved(&mut self, entity: Entity, component: ComponentId) {
+        let Some(info) = self.components.get(component).copied() else { return };
+        let Some(location) = self.entities.get(entity) else { return };
+        if !self.archetypes.get(location.archetype).is_some_and(|a| a.has_at(component, location.row.index())) {
+            return;
+        }
+        let bundle = self.bundle_of_ids(&[component]).expect("a registered component that is not a relationship");
+        self.remove_raw_unobserved(entity, bundle, &info);
     }
 
     /// The move of [`remove_raw`](Self::remove_raw), for an entity that holds
