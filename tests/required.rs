@@ -147,10 +147,18 @@ fn pair<A: Into<u8>, B: Into<u16>>(a: A, b: B) -> Pair {
     Pair(a.into(), b.into())
 }
 
+#[derive(Component, Debug, PartialEq)]
+struct Tagged<T: Send + Sync + 'static>(T);
+
 /// Values written every way the attribute allows: a comparison, a turbofish
-/// with a comma, `=` with no space around it.
+/// with a comma, `=` with no space around it, a generic type.
 #[derive(Component, Debug)]
-#[require(Level = if LIMIT < 2 { Level(7) } else { Level(8) }, Pair=pair::<u8, u8>(1, 2), Health(3))]
+#[require(
+    Level = if LIMIT < 2 { Level(7) } else { Level(8) },
+    Pair=pair::<u8, u8>(1, 2),
+    Health(3),
+    Tagged<Vec<u8>> = Tagged(vec![1, 2]),
+)]
 struct Written;
 
 #[test]
@@ -160,6 +168,7 @@ fn every_way_of_writing_a_value_is_read() {
     assert_eq!(world.get::<Level>(e), Some(&Level(7)));
     assert_eq!(world.get::<Pair>(e), Some(&Pair(1, 2)));
     assert_eq!(world.get::<Health>(e), Some(&Health(3)));
+    assert_eq!(world.get::<Tagged<Vec<u8>>>(e), Some(&Tagged(vec![1, 2])));
 }
 
 fn explode() -> Level {

@@ -84,8 +84,19 @@ fn ends_with_colon(tokens: &[TokenTree]) -> bool {
 /// One entry: `Type`, `Type = expr`, `Type(args)` or `Type { fields }`.
 fn entry_of(tokens: Vec<TokenTree>) -> Result<Required> {
     let span = tokens[0].span();
-    // A type holds no `=`: the first one (outside groups) is the value's.
-    let assign = tokens.iter().position(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == '='));
+    // The first `=` outside groups and generic arguments (`A<Item = u8>`)
+    // is the value's.
+    let mut angles = 0usize;
+    let assign = tokens.iter().position(|t| {
+        let TokenTree::Punct(p) = t else { return false };
+        match p.as_char() {
+            '<' => angles += 1,
+            '>' => angles = angles.saturating_sub(1),
+            '=' => return angles == 0,
+            _ => {}
+        }
+        false
+    });
     let (ty, value) = match assign {
         Some(at) => {
             let (ty, value) = tokens.split_at(at);
