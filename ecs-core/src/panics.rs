@@ -63,10 +63,12 @@
 //!   hook or observer panicked before the link was made, and a child whose
 //!   despawn or removal a panic stopped is listed again after its own link was
 //!   taken off (`tests/hierarchy.rs`).
-//! - The commands the hooks and observers queued before the panic run before the
-//!   panic reaches the caller (a panic of theirs is dropped, the first goes on);
-//!   one that would despawn the panicking entity's children does nothing, as the
-//!   entity is alive.
+//! - In a structural change, the commands the hooks and observers queued before
+//!   the panic run before the panic reaches the caller (a panic of theirs is
+//!   dropped, the first goes on); one that would despawn the panicking entity's
+//!   children does nothing, as the entity is alive. After a panicking observer
+//!   of a `trigger`, they run with the world's next operation (the trigger's
+//!   path stays free of a `catch_unwind`).
 //! - A panic in a command the world runs after an operation (a hook's or an
 //!   observer's) does not stop the others, nor the commands they queue in turn:
 //!   the world is consistent when the first panic reaches the caller.

@@ -565,9 +565,14 @@ impl World {
     }
 
     /// Runs the observers of `event` (for `target`), then the commands they queued.
+    ///
+    /// No `catch_unwind` here (unlike a structural change's lifecycle passes,
+    /// `with_lifecycle`): it kept the trigger from inlining into its callers,
+    /// a measurable share of a trigger. A panicking observer's commands wait
+    /// in the world's queue for its next operation instead.
     fn trigger_with<E: Event>(&mut self, event: &E, target: Option<Entity>) {
         let ctx = TriggerContext::new(event, target, None);
-        self.with_lifecycle(None, |world| world.run_observers(&ctx));
+        self.with_deferred(|world| world.run_observers(&ctx));
     }
 
     /// Runs the observers a trigger reaches: those of every trigger of its event,

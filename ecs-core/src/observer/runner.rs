@@ -27,9 +27,10 @@ impl<Marker: 'static, F: SystemParamFunction<Marker, Out = ()>> ObserverRunner f
     #[inline]
     fn run(&mut self, world: &mut World) {
         /// Hands the commands to the world when the run ends, by a panic too:
-        /// what the observer queued before it panicked is applied before the
-        /// panic leaves the world's operation, as a hook's commands are,
-        /// instead of waiting in its state for a next run that may never come.
+        /// what the observer queued before it panicked goes to the world's
+        /// queue (applied before the panic leaves a structural change, or with
+        /// the world's next operation after a trigger), instead of waiting in
+        /// its state for a next run that may never come.
         struct Apply<'a, Marker: 'static, F: SystemParamFunction<Marker, Out = ()>> {
             system: &'a mut FunctionSystem<Marker, F>,
             world: &'a mut World,

@@ -89,9 +89,8 @@ impl World {
     }
 
     /// [`with_deferred`](Self::with_deferred) for an operation whose hooks and
-    /// observers run in `f`, on `entity` (`None`: on no one entity, as for a
-    /// trigger or `clear`). Should one of them
-    /// panic, the operation stops there, as documented in `crate::panics`, but
+    /// observers run in `f`, on `entity` (`None`: on no one entity, as for
+    /// `clear`). Should one of them panic, the operation stops there, as documented in `crate::panics`, but
     /// before the panic goes on the world is made whole again: the relationship
     /// upkeep of `entity`'s components is redone (the panic may have skipped
     /// their hooks, or cancelled a removal after they unlinked it), and, when
