@@ -162,13 +162,12 @@ impl<O: 'static, F: FnMut(&mut World) -> O + Send + Sync + 'static> IntoRegister
 /// Where a registered system lives.
 struct Slot {
     generation: u32,
-    /// The system, a `RegisteredBox<O>`; `None` while it runs (taken out) or
-    /// once the slot is free.
+    /// The system, a `RegisteredBox<O>`; `None` once the slot is free, or,
+    /// for an id of the slot's generation, while it runs (taken out: a run
+    /// asked meanwhile is refused).
     system: Option<Box<dyn Any + Send + Sync>>,
     /// Its name, for the error of a run asked while it runs.
     name: &'static str,
-    /// Taken out to run (a run asked meanwhile is refused).
-    running: bool,
 }
 
 /// The world's registered systems (a resource of the crate's own).
@@ -224,12 +223,12 @@ impl World {
         let index = match systems.free.pop() {
             Some(index) => {
                 let slot = &mut systems.slots[index as usize];
-                (slot.system, slot.name, slot.running) = (Some(system), name, false);
+                (slot.system, slot.name) = (Some(system), name);
                 index
             }
             None => {
                 let index = u32::try_from(systems.slots.len()).expect("fewer than 2^32 registered systems");
-                systems.slots.push(Slot { generation: 0, system: Some(system), name, running: false });
+                systems.slots.push(Slot { generation: 0, system: Some(system), name });
                 index
             }
         };
@@ -255,10 +254,10 @@ impl World {
         }
         let systems = self.get_resource_mut::<RegisteredSystems>().ok_or(EcsError::UnknownSystem)?;
         let slot = systems.slot(id).ok_or(EcsError::UnknownSystem)?;
-        if slot.running {
+        // A live slot without its system: the system is running.
+        let Some(taken) = slot.system.take() else {
             return Err(EcsError::SystemAlreadyRunning { system: slot.name });
-        }
-        let taken = slot.system.take().ok_or(EcsError::UnknownSystem)?;
+        };
         // An id is made only by `register_system` on this world, for a system
         // returning `O`: the type matches. Checked all the same, as the
         // slot's contents are only `Any`.
@@ -269,17 +268,14 @@ impl World {
                 return Err(EcsError::UnknownSystem);
             }
         };
-        slot.running = true;
         let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| system.0.run(self)));
         // Back in its slot, unless it was unregistered meanwhile, or the run
         // swapped this world for another (then it is dropped here).
         if id.world == self.id()
             && let Some(slot) = self.get_resource_mut::<RegisteredSystems>().and_then(|systems| systems.slot(id))
-            && slot.running
             && slot.system.is_none()
         {
             slot.system = Some(system);
-            slot.running = false;
         }
         match ran {
             Ok(out) => out,
@@ -300,7 +296,6 @@ impl World {
         let slot = systems.slot(id).ok_or(EcsError::UnknownSystem)?;
         let system = slot.system.take();
         slot.generation = slot.generation.wrapping_add(1);
-        slot.running = false;
         // A generation that came all the way round would name old ids again:
         // such a slot is never reused.
         if slot.generation != 0 {

@@ -13,17 +13,10 @@ pub fn event(def: EventDef<'_>) -> TokenStream {
 /// `Event`, whose trigger targets the entity in the target field, and
 /// `EntityEvent`, which reads and writes that field.
 pub fn entity_event(def: EntityEventDef<'_>) -> TokenStream {
-    let EntityEventDef { event: EventDef { ident, generics, krate }, target, target_span } = def;
-    let impl_generics = generics.impl_generics();
-    let ty_generics = generics.ty_generics();
-    let bounds = if generics.is_empty() {
-        Vec::new()
-    } else {
-        vec![code!("Self: ::core::marker::Send + ::core::marker::Sync + 'static")]
-    };
-    let where_clause = generics.where_clause(&bounds);
-    let event_head = code!(ident.span() => "impl $impl_generics $krate::event::Event for $ident $ty_generics",
-        impl_generics, krate, ident, ty_generics);
+    let EntityEventDef { event, target, target_span } = def;
+    let (event_head, where_clause) = impl_head(&event, code!("event::Event"));
+    let (entity_event_head, _) = impl_head(&event, code!("event::EntityEvent"));
+    let krate = event.krate;
     // Spanned at the field: a target that is not an `Entity` is reported there.
     let read = code!(target_span => "self.$target", target);
     let write = code!(target_span => "&mut self.$target", target);
@@ -41,7 +34,7 @@ pub fn entity_event(def: EntityEventDef<'_>) -> TokenStream {
                 }
             }
             #[automatically_derived]
-            impl $impl_generics $krate::event::EntityEvent for $ident $ty_generics $where_clause {
+            $entity_event_head $where_clause {
                 #[inline]
                 fn event_target(&self) -> $krate::Entity {
                     $read
@@ -55,9 +48,7 @@ pub fn entity_event(def: EntityEventDef<'_>) -> TokenStream {
         event_head,
         where_clause,
         krate,
-        impl_generics,
-        ident,
-        ty_generics,
+        entity_event_head,
         read,
         write
     )
@@ -73,6 +64,20 @@ pub fn resource(def: EventDef<'_>) -> TokenStream {
 
 /// `impl $krate::$path for Type {}`, with the bounds a generic type needs.
 fn marker(def: EventDef<'_>, path: TokenStream) -> TokenStream {
+    let (impl_head, where_clause) = impl_head(&def, path);
+    code!(
+        "const _: () = {
+            #[automatically_derived]
+            $impl_head $where_clause {}
+        };",
+        impl_head,
+        where_clause
+    )
+}
+
+/// `impl $krate::$path for Type` and its where clause, with the bounds a
+/// generic type needs.
+fn impl_head(def: &EventDef<'_>, path: TokenStream) -> (TokenStream, TokenStream) {
     let EventDef { ident, generics, krate } = def;
     let impl_generics = generics.impl_generics();
     let ty_generics = generics.ty_generics();
@@ -82,17 +87,9 @@ fn marker(def: EventDef<'_>, path: TokenStream) -> TokenStream {
     } else {
         vec![code!("Self: ::core::marker::Send + ::core::marker::Sync + 'static")]
     };
-    let where_clause = generics.where_clause(&bounds);
     // Spanned at the type's name, so "`Rc<u8>` cannot be shared between threads
     // safely … required by a bound in `Event`" points at the user's type.
-    let impl_head = code!(ident.span() => "impl $impl_generics $krate::$path for $ident $ty_generics",
+    let head = code!(ident.span() => "impl $impl_generics $krate::$path for $ident $ty_generics",
         impl_generics, krate, path, ident, ty_generics);
-    code!(
-        "const _: () = {
-            #[automatically_derived]
-            $impl_head $where_clause {}
-        };",
-        impl_head,
-        where_clause
-    )
+    (head, generics.where_clause(&bounds))
 }
