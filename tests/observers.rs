@@ -305,6 +305,48 @@ fn a_runaway_cycle_is_an_error_naming_the_event() {
     world.check_invariants().unwrap();
 }
 
+/// The stop drops the cycle's commands, not the world's consistency: the
+/// relationship upkeep queued among them (a child's first link waits for a
+/// command that makes its parent's list) still runs.
+#[test]
+fn a_runaway_cycle_keeps_relationships_consistent() {
+    let mut world = World::new();
+    let handed_out = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let record = handed_out.clone();
+    world.add_observer(move |_: On<Ping>, mut commands: Commands| {
+        let parent = commands.spawn_empty().id();
+        let child = commands.spawn(ChildOf(parent)).id();
+        record.lock().unwrap().extend([parent, child]);
+        commands.trigger(Ping);
+    });
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| world.trigger(Ping)));
+    assert!(result.is_err(), "a cycle must be stopped");
+    world.check_invariants().unwrap();
+    // The spawns dropped with the last round left no handle reserved for an
+    // entity that will never exist: their slots are free for the next spawns.
+    let dropped: Vec<Entity> = handed_out.lock().unwrap().iter().copied().filter(|&e| !world.contains(e)).collect();
+    assert_eq!(dropped.len(), 2, "the last round's parent and child were dropped");
+    let mut reused: Vec<u32> = (0..2).map(|_| world.spawn(()).index()).collect();
+    let mut freed: Vec<u32> = dropped.iter().map(|e| e.index()).collect();
+    reused.sort();
+    freed.sort();
+    assert_eq!(reused, freed, "the dropped spawns' slots are reused");
+    let children = world.query::<(Entity, &ChildOf)>();
+    let links: Vec<(Entity, Entity)> = children.iter().map(|(e, c)| (e, c.parent())).collect();
+    assert!(links.len() > 1000, "the cycle ran its rounds");
+    for (child, parent) in links {
+        let listed = world.get::<Children>(parent).is_some_and(|list| list.iter().any(|&c| c == child));
+        assert!(listed, "{child} names {parent} as parent but is not among its children");
+    }
+    // The world goes on: the observer is still there and the next trigger
+    // runs (and is stopped) the same way.
+    world.add_observer(|_: On<Hit>, mut commands: Commands| {
+        commands.spawn(Spark);
+    });
+    world.trigger(Hit(1));
+    assert_eq!(world.query_filtered::<(), With<Spark>>().iter().count(), 1);
+}
+
 #[test]
 fn a_runaway_cycle_through_hooks_is_stopped_too() {
     #[derive(Component)]

@@ -18,7 +18,63 @@ use crate::observer::{IntoObserverSystem, TriggerTargets};
 use crate::panics::{catch_each, resume_deferred};
 use crate::world::World;
 
-type Command = Box<dyn FnOnce(&mut World) -> Result<(), EcsError> + Send + Sync>;
+type Command = Box<dyn Queued>;
+
+/// A command in a queue: what it does when applied, and what it must still do
+/// when the world abandons it unapplied (see [`CommandQueue::abandon`]).
+trait Queued: Send + Sync {
+    fn apply(self: Box<Self>, world: &mut World) -> Result<(), EcsError>;
+
+    /// Nothing, for a command of the user's: dropping it is what abandoning means.
+    fn abandon(self: Box<Self>, _world: &mut World, _upkeep: bool) {}
+}
+
+/// A user's command.
+struct Plain<F>(F);
+
+impl<F: FnOnce(&mut World) -> Result<(), EcsError> + Send + Sync> Queued for Plain<F> {
+    #[inline]
+    fn apply(self: Box<Self>, world: &mut World) -> Result<(), EcsError> {
+        (self.0)(world)
+    }
+}
+
+/// The crate's own upkeep (a relationship's list made or dropped): it keeps
+/// the world consistent, so it runs even when its queue is abandoned.
+struct Upkeep<F>(F);
+
+impl<F: FnOnce(&mut World) + Send + Sync> Queued for Upkeep<F> {
+    #[inline]
+    fn apply(self: Box<Self>, world: &mut World) -> Result<(), EcsError> {
+        (self.0)(world);
+        Ok(())
+    }
+
+    fn abandon(self: Box<Self>, world: &mut World, upkeep: bool) {
+        if upkeep {
+            (self.0)(world);
+        }
+    }
+}
+
+/// `Commands::spawn`'s command: abandoned, it frees the handle it reserved,
+/// which would otherwise name no entity and never be reused until the next
+/// `release_reserved_entities`.
+struct Spawn<F> {
+    entity: Entity,
+    spawn: F,
+}
+
+impl<F: FnOnce(&mut World) -> Result<(), EcsError> + Send + Sync> Queued for Spawn<F> {
+    #[inline]
+    fn apply(self: Box<Self>, world: &mut World) -> Result<(), EcsError> {
+        (self.spawn)(world)
+    }
+
+    fn abandon(self: Box<Self>, world: &mut World, _upkeep: bool) {
+        world.release_reserved_entity(self.entity);
+    }
+}
 
 /// Commands recorded for later application.
 #[derive(Default)]
@@ -45,7 +101,22 @@ impl CommandQueue {
 
     /// Queues a command.
     pub(crate) fn push(&mut self, command: impl FnOnce(&mut World) -> Result<(), EcsError> + Send + Sync + 'static) {
-        self.commands.push(Box::new(command));
+        self.commands.push(Box::new(Plain(command)));
+    }
+
+    /// Queues the crate's own upkeep, which runs even when the queue is
+    /// abandoned.
+    pub(crate) fn push_upkeep(&mut self, upkeep: impl FnOnce(&mut World) + Send + Sync + 'static) {
+        self.commands.push(Box::new(Upkeep(upkeep)));
+    }
+
+    /// Empties the queue without applying it, leaving the world as whole as
+    /// applying would have: the crate's upkeep among the commands runs when
+    /// `upkeep` is set, and each handle a dropped `spawn` reserved is freed.
+    /// The user's commands are dropped. Every command is seen to even when
+    /// one panics; the first panic is returned.
+    pub(crate) fn abandon(&mut self, world: &mut World, upkeep: bool) -> crate::panics::DeferredPanic {
+        catch_each(self.commands.drain(..), |command| command.abandon(world, upkeep))
     }
 
     /// Moves every command of `other` to the end of this queue.
@@ -79,7 +150,7 @@ impl CommandQueue {
             return;
         }
         resume_deferred(catch_each(self.commands.drain(..), |command| {
-            if let Err(error) = command(world) {
+            if let Err(error) = command.apply(world) {
                 world.report_command_error(&error);
             }
         }));
@@ -248,7 +319,8 @@ impl<'w> Commands<'w> {
     /// commands; the entity exists once the queue is applied.
     pub fn spawn<B: Bundle>(&mut self, bundle: B) -> EntityCommands<'_, 'w> {
         let entity = self.world.reserve_entity();
-        self.add(move |world| world.spawn_reserved_entity(entity, bundle));
+        let spawn = move |world: &mut World| world.spawn_reserved_entity(entity, bundle);
+        self.queue.commands.push(Box::new(Spawn { entity, spawn }));
         EntityCommands { commands: self, entity }
     }
 
@@ -345,7 +417,7 @@ impl<'w> Commands<'w> {
     /// Runs any closure on the world. Its error, if any, is reported like a
     /// command's.
     pub fn add(&mut self, command: impl FnOnce(&mut World) -> Result<(), EcsError> + Send + Sync + 'static) {
-        self.queue.commands.push(Box::new(command));
+        self.queue.push(command);
     }
 
     /// Queues a closure on the world, bevy_ecs's name for a custom command:

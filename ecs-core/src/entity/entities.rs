@@ -193,6 +193,23 @@ impl Entities {
         }
     }
 
+    /// Frees `entity`'s slot when it is a reserved, unspawned handle.
+    pub(crate) fn release_one_reserved(&mut self, entity: Entity) {
+        self.flush();
+        if !self.is_reserved(entity) {
+            return;
+        }
+        let index = entity.index();
+        let slot = &mut self.slots[index as usize];
+        slot.location = EntityLocation::FREE;
+        if let Some(next) = slot.generation.checked_add(1) {
+            slot.generation = next;
+            self.free.push(index);
+        }
+        // Its index stays in `reserved`, which `release_reserved` skips once
+        // the slot is no longer marked reserved.
+    }
+
     #[cold]
     #[inline(never)]
     fn release_reserved_slow(&mut self) {

@@ -26,7 +26,9 @@
 //!   triggering each other without end are stopped after
 //!   [`MAX_OBSERVER_ROUNDS`] rounds (or [`MAX_TRIGGER_DEPTH`] nested triggers) by a
 //!   panic naming the event, never by a stack overflow; the world stays
-//!   consistent.
+//!   consistent: the cycle's remaining commands are dropped, but not the
+//!   world's own relationship upkeep among them, and the handles their spawns
+//!   reserved are freed.
 //!
 //! Unlike bevy_ecs, an observer that triggers an event does so through `Commands`
 //! (or a hook's `DeferredWorld`), so it never re-enters itself on the stack.

@@ -161,10 +161,7 @@ impl World {
     /// Queues `f` to run once the operation in progress is complete, like a
     /// hook's command (for the crate's own hooks, which hold the world itself).
     pub(crate) fn defer(&mut self, f: impl FnOnce(&mut World) + Send + Sync + 'static) {
-        self.deferred.queue.push(move |world| {
-            f(world);
-            Ok(())
-        });
+        self.deferred.queue.push_upkeep(f);
     }
 
     /// Applies the commands hooks and observers queued, in rounds: those queued
@@ -197,16 +194,12 @@ impl World {
             while !self.deferred.queue.is_empty() {
                 rounds += 1;
                 if rounds > MAX_OBSERVER_ROUNDS {
-                    let dropped = core::mem::take(&mut self.deferred.queue);
-                    // Links waiting for a list whose command was just dropped would
-                    // otherwise wait forever.
-                    self.pending_links = Default::default();
                     let event = crate::names::short_name(self.observers.last_event);
-                    drop(dropped);
+                    self.abandon_pending();
                     panic!(
                         "observers kept triggering each other: {MAX_OBSERVER_ROUNDS} rounds of commands, the last \
                          event triggered was `{event}`; an observer of `{event}` probably triggers it again \
-                         (directly or through other events). The remaining commands were dropped"
+                         (directly or through other events). The cycle's remaining commands were dropped"
                     );
                 }
                 let mut round = core::mem::take(&mut self.deferred.queue);
@@ -218,6 +211,27 @@ impl World {
             std::panic::resume_unwind(panic);
         }
         resume_deferred(first_panic);
+    }
+
+    /// Drops the commands of a runaway cycle. The crate's own upkeep among them
+    /// still runs, in rounds, as do the upkeep commands that running it
+    /// queues (its hooks and observers' commands are dropped in turn), so the
+    /// world keeps its relationships consistent; handles reserved by dropped
+    /// spawns are freed. Upkeep queues upkeep only a bounded number of times
+    /// (a list made, then dropped when emptied); should it go on, the last
+    /// round drops it too. A panic of theirs is dropped: the runaway panic
+    /// goes on.
+    #[cold]
+    fn abandon_pending(&mut self) {
+        let mut rounds = 0;
+        while !self.deferred.queue.is_empty() {
+            rounds += 1;
+            let mut round = core::mem::take(&mut self.deferred.queue);
+            drop(round.abandon(self, rounds <= MAX_OBSERVER_ROUNDS));
+        }
+        // Links waiting for a list whose command was dropped would otherwise
+        // wait forever.
+        self.pending_links = Default::default();
     }
 
     /// Runs the hooks and observers of one lifecycle event for each component,

@@ -666,6 +666,12 @@ impl World {
         self.entities.release_reserved();
     }
 
+    /// Frees one handle reserved by `Commands::spawn` whose command will never
+    /// run; a no-op for any other handle.
+    pub(crate) fn release_reserved_entity(&mut self, entity: Entity) {
+        self.entities.release_one_reserved(entity);
+    }
+
     /// A read-only view of a live entity.
     #[inline]
     pub fn entity(&self, entity: Entity) -> Option<EntityRef<'_>> {
