@@ -135,6 +135,57 @@ fn columns_round_trip_into_a_new_world_with_the_same_ids() {
     assert_eq!(dump(&loaded), dump(&world));
 }
 
+/// A resource that names an entity, saved with its entities mapped.
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+struct Focus(Entity);
+
+impl ecs_core::entity::MapEntities for Focus {
+    fn map_entities(&mut self, map: &mut dyn FnMut(Entity) -> Entity) {
+        self.0 = map(self.0);
+    }
+}
+
+/// A message that names an entity.
+#[derive(Message, Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct Aimed {
+    at: Entity,
+}
+
+impl ecs_core::entity::MapEntities for Aimed {
+    fn map_entities(&mut self, map: &mut dyn FnMut(Entity) -> Entity) {
+        self.at = map(self.at);
+    }
+}
+
+#[test]
+fn loading_into_a_busy_world_remaps_resources_and_messages() {
+    let registry =
+        registry().register_resource_with_entities::<Focus>("Focus").register_message_with_entities::<Aimed>("Aimed");
+    let mut world = sample();
+    let (a, b) = {
+        let mut ids = world.iter().map(|e| e.id());
+        (ids.next().unwrap(), ids.nth(1).unwrap())
+    };
+    world.insert_resource(Focus(b));
+    world.write_message(Aimed { at: a });
+    world.resource_mut::<Messages<Aimed>>().update();
+    world.write_message(Aimed { at: b });
+    for busy_first in [false, true] {
+        let save = postcard::to_allocvec(&registry.columns(&world)).unwrap();
+        let save = registry.load_columns(&mut postcard::Deserializer::from_bytes(&save)).unwrap();
+        let mut loaded = World::new();
+        if busy_first {
+            loaded.spawn(Name("mine".into()));
+            loaded.spawn(Name("also mine".into()));
+        }
+        let map = loaded.load(save);
+        assert_eq!(busy_first, map.get(a) != Some(a), "the ids are kept only in an empty world");
+        assert_eq!(loaded.resource::<Focus>(), &Focus(map.get(b).unwrap()), "busy {busy_first}");
+        let aimed: Vec<Entity> = loaded.resource::<Messages<Aimed>>().iter().map(|m| m.at).collect();
+        assert_eq!(aimed, [map.get(a).unwrap(), map.get(b).unwrap()], "busy {busy_first}");
+    }
+}
+
 #[test]
 fn loading_into_a_busy_world_remaps_every_reference() {
     let world = sample();

@@ -67,6 +67,22 @@ impl<M: Message> core::fmt::Debug for Messages<M> {
 }
 
 /// A copy of the buffer (what snapshots need for a registered `Messages<M>`).
+/// The entities of every message in flight (what a load into a world with
+/// entities rewrites for messages registered with theirs).
+impl<M: Message + crate::entity::MapEntities> crate::entity::MapEntities for Messages<M> {
+    fn map_entities(&mut self, map: &mut dyn FnMut(crate::entity::Entity) -> crate::entity::Entity) {
+        for message in self.older.iter_mut().chain(&mut self.newer) {
+            message.map_entities(map);
+        }
+    }
+
+    fn visit_entities(&self, f: &mut dyn FnMut(crate::entity::Entity)) {
+        for message in self.older.iter().chain(&self.newer) {
+            message.visit_entities(f);
+        }
+    }
+}
+
 impl<M: Message + Clone> Clone for Messages<M> {
     fn clone(&self) -> Self {
         Self {

@@ -17,25 +17,28 @@ impl World {
     /// entity keeps its saved id and the entity index becomes the saved one; a
     /// column save also brings back change ticks, the world's tick and each
     /// system's last run. Into a world that has entities, each saved entity gets
-    /// a new id and the entities held by loaded components are rewritten to
-    /// match. Either way, the returned map says where each saved entity went,
+    /// a new id and the entities held by loaded components (and by resources
+    /// and messages registered with their entities, see
+    /// [`register_resource_with_entities`](crate::serialize::SerializeRegistry::register_resource_with_entities))
+    /// are rewritten to match. Either way, the returned map says where each saved entity went,
     /// and the saved resources are inserted (replacing the world's).
     /// Hooks and observers do not run (see [`crate::serialize`]).
     ///
     /// The save was checked when it was parsed, so a load cannot fail.
     ///
     /// # Panics
-    /// Re-raises a panic of a component's `map_entities` (hand-written
-    /// [`MapEntities`](crate::entity::MapEntities)); the world is then unchanged.
+    /// Re-raises a panic of a component's or resource's `map_entities`
+    /// (hand-written [`MapEntities`](crate::entity::MapEntities)); the world
+    /// is then unchanged.
     /// Re-raises a panic of the `Drop` of a resource or `Local` value the load
     /// replaced, once the whole save is in place.
     pub fn load(&mut self, mut save: WorldSave) -> EntityMap {
-        let resources = core::mem::take(&mut save.resources);
+        let mut resources = core::mem::take(&mut save.resources);
         let empty_lists = core::mem::take(&mut save.empty_lists);
         let mut replaced = Vec::new();
         let map = match self.observers_fitting(&save) {
             Some(observers) => self.load_keeping_ids(save, &observers, &mut replaced),
-            None => self.load_remapped(save),
+            None => self.load_remapped(save, &mut resources),
         };
         // What the world would have done once the saved operation ended, as
         // the rest of a load, without hooks or observers.
@@ -111,7 +114,11 @@ impl World {
         EntityMap::kept(save.archetypes.iter_mut().map(|a| core::mem::take(&mut a.entities)).collect(), save.slots)
     }
 
-    fn load_remapped(&mut self, mut save: WorldSave) -> EntityMap {
+    fn load_remapped(
+        &mut self,
+        mut save: WorldSave,
+        resources: &mut [crate::serialize::resources::LoadedResource],
+    ) -> EntityMap {
         self.entities.flush();
         let saved: Vec<Entity> = save.entities().collect();
         let fresh = self.entities.peek_allocs(saved.len());
@@ -127,6 +134,11 @@ impl World {
                     // `map_entities` was made for (one registry entry made both).
                     loaded.column.with_row_mut(row, |value| unsafe { map_entities.map(value, &mut remap) });
                 }
+            }
+        }
+        for resource in resources {
+            if let Some(map_entities) = resource.map_entities {
+                map_entities(&mut *resource.value, &mut |e| map.get(e).unwrap_or(e));
             }
         }
         restamp(&mut save, self.change_tick());

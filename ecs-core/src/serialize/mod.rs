@@ -107,7 +107,11 @@
 //!   default.
 //! - Into a world that has other entities: each saved entity gets a new id,
 //!   and every entity held by a loaded component (fields marked
-//!   `#[entities]`, relationships) is rewritten to match;
+//!   `#[entities]`, relationships) is rewritten to match, as is every entity
+//!   of a resource or a message in flight registered with
+//!   [`register_resource_with_entities`](SerializeRegistry::register_resource_with_entities)
+//!   or [`register_message_with_entities`](SerializeRegistry::register_message_with_entities)
+//!   (through its [`MapEntities`](crate::entity::MapEntities));
 //!   [`World::load`](crate::World::load) returns the [`EntityMap`] from saved
 //!   ids to new ones. Loaded values are stamped as added now; the systems'
 //!   state of the save (ticks, `Local`s) is not loaded, as it belongs to

@@ -297,10 +297,30 @@ impl SerializeRegistry {
     ///
     /// # Panics
     /// When `name` or `R` is already registered as a resource.
-    pub fn register_resource<R>(mut self, name: &str) -> Self
+    pub fn register_resource<R>(self, name: &str) -> Self
     where
         R: Serialize + DeserializeOwned + Send + Sync + 'static,
     {
+        self.add_resource::<R>(ResourceEntry::of::<R>(name))
+    }
+
+    /// [`register_resource`](Self::register_resource) for a resource that
+    /// holds entities: a load into a world that has entities (where saved
+    /// entities get new ids) rewrites them through `R`'s
+    /// [`MapEntities`](crate::entity::MapEntities), as it does a component's
+    /// `#[entities]` fields. An entity the save does not hold is left as it is.
+    ///
+    /// # Panics
+    /// When `name` or `R` is already registered as a resource.
+    pub fn register_resource_with_entities<R>(self, name: &str) -> Self
+    where
+        R: crate::entity::MapEntities + Serialize + DeserializeOwned + Send + Sync + 'static,
+    {
+        self.add_resource::<R>(ResourceEntry::with_entities::<R>(name))
+    }
+
+    fn add_resource<R: 'static>(mut self, entry: ResourceEntry) -> Self {
+        let name = entry.name.as_str();
         assert!(
             self.resource_by_name(name).is_none(),
             "the resource name \"{name}\" is already registered: each resource needs a name of its own"
@@ -311,7 +331,7 @@ impl SerializeRegistry {
             "resource `{}` is already registered",
             crate::names::type_name::<R>()
         );
-        self.resources.push(ResourceEntry::of::<R>(name));
+        self.resources.push(entry);
         self
     }
 
@@ -393,11 +413,33 @@ impl SerializeRegistry {
     /// # Panics
     /// When `name` is already registered as a resource or a local type, or
     /// `M` is already registered.
-    pub fn register_message<M>(mut self, name: &str) -> Self
+    pub fn register_message<M>(self, name: &str) -> Self
     where
         M: crate::message::Message + Serialize + DeserializeOwned,
     {
-        self = self.register_resource::<crate::message::Messages<M>>(name);
+        let buffer = ResourceEntry::of::<crate::message::Messages<M>>(name);
+        self.add_message::<M>(buffer)
+    }
+
+    /// [`register_message`](Self::register_message) for messages that hold
+    /// entities: a load into a world that has entities rewrites those of the
+    /// messages in flight through `M`'s
+    /// [`MapEntities`](crate::entity::MapEntities).
+    ///
+    /// # Panics
+    /// As [`register_message`](Self::register_message).
+    pub fn register_message_with_entities<M>(self, name: &str) -> Self
+    where
+        M: crate::message::Message + crate::entity::MapEntities + Serialize + DeserializeOwned,
+    {
+        let buffer = ResourceEntry::with_entities::<crate::message::Messages<M>>(name);
+        self.add_message::<M>(buffer)
+    }
+
+    fn add_message<M: crate::message::Message>(mut self, buffer: ResourceEntry) -> Self {
+        let name = buffer.name.clone();
+        let name = name.as_str();
+        self = self.add_resource::<crate::message::Messages<M>>(buffer);
         self.add_local(
             LocalTypeEntry::of::<crate::message::MessageCursor<M>>(name),
             crate::names::type_name::<crate::message::MessageCursor<M>>(),

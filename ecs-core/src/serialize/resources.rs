@@ -11,6 +11,7 @@ use serde::{Serialize, Serializer};
 use super::error::LoadError;
 use super::registry::SerializeRegistry;
 use super::values::Context;
+use crate::entity::{Entity, MapEntities};
 use crate::world::World;
 
 /// How one registered resource is written, read and put into a world.
@@ -20,7 +21,13 @@ pub(crate) struct ResourceEntry {
     pub(crate) serialize: fn(&World) -> Option<&dyn erased_serde::Serialize>,
     pub(crate) deserialize: ReadResource,
     pub(crate) insert: InsertResource,
+    /// Rewrites the entities the value holds, for a resource registered with
+    /// them (`register_resource_with_entities`).
+    pub(crate) map_entities: Option<MapResourceEntities>,
 }
+
+/// Rewrites the entities a read resource value holds.
+pub(crate) type MapResourceEntities = fn(&mut (dyn Any + Send + Sync), &mut dyn FnMut(Entity) -> Entity);
 
 /// Puts a read value into the world, returning the one it replaced (for the
 /// caller to drop once the whole load is in place).
@@ -35,6 +42,7 @@ type BoxedResource = Box<dyn Any + Send + Sync>;
 /// A resource read from a save, waiting for `World::load`.
 pub(crate) struct LoadedResource {
     pub(crate) insert: InsertResource,
+    pub(crate) map_entities: Option<MapResourceEntities>,
     pub(crate) value: Box<dyn Any + Send + Sync>,
 }
 
@@ -52,6 +60,21 @@ impl ResourceEntry {
                 let value = value.downcast::<R>().expect("a resource is read by its own entry");
                 world.insert_resource(*value).map(|old| Box::new(old) as Box<dyn Any + Send>)
             },
+            map_entities: None,
+        }
+    }
+
+    /// [`of`](Self::of) for a resource whose entities a load into a world
+    /// with entities rewrites.
+    pub(crate) fn with_entities<R>(name: &str) -> Self
+    where
+        R: MapEntities + Serialize + serde::de::DeserializeOwned + Send + Sync + 'static,
+    {
+        Self {
+            map_entities: Some(|value, map| {
+                value.downcast_mut::<R>().expect("a resource is read by its own entry").map_entities(map);
+            }),
+            ..Self::of::<R>(name)
         }
     }
 }
@@ -105,7 +128,7 @@ impl<'de> Visitor<'de> for ResourcesSeed<'_, '_> {
             }
             let entry = &self.context.registry.resources()[index];
             let value = map.next_value_seed(ResourceSeed { context: self.context, entry })?;
-            loaded.push((index, LoadedResource { insert: entry.insert, value }));
+            loaded.push((index, LoadedResource { insert: entry.insert, map_entities: entry.map_entities, value }));
         }
         Ok(loaded.into_iter().map(|(_, r)| r).collect())
     }
