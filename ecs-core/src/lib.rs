@@ -254,6 +254,32 @@ pub mod __private {
         }
     }
 
+    /// The target field of a derived `EntityEvent`, read and written through
+    /// this trait so that a field of another type is reported once, at its
+    /// type, in words.
+    #[diagnostic::on_unimplemented(
+        message = "the target field of an `EntityEvent` must be an `Entity`, not `{Self}`",
+        label = "not an `Entity`",
+        note = "an entity event targets the entity in its field `entity` (or the field marked `#[event_target]`)"
+    )]
+    pub trait EventTargetField {
+        /// The entity.
+        fn get(&self) -> crate::Entity;
+        /// The entity, to write.
+        fn get_mut(&mut self) -> &mut crate::Entity;
+    }
+
+    impl EventTargetField for crate::Entity {
+        #[inline]
+        fn get(&self) -> crate::Entity {
+            *self
+        }
+        #[inline]
+        fn get_mut(&mut self) -> &mut crate::Entity {
+            self
+        }
+    }
+
     /// Calls `step(0)` … `step(count - 1)` in order, each even if an earlier one
     /// panicked, then resumes the first panic (for derived `SystemParam::apply`).
     pub fn run_in_order(count: usize, step: impl FnMut(usize)) {

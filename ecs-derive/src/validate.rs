@@ -91,8 +91,8 @@ pub fn event(input: &Input) -> Result<EventDef<'_>> {
 pub struct EntityEventDef<'a> {
     pub event: EventDef<'a>,
     pub target: Member,
-    /// The target field's first token, where a wrong field type is reported.
-    pub target_span: Span,
+    /// The target field's type, where a wrong one is reported.
+    pub target_ty: &'a Ty,
 }
 
 /// `#[derive(EntityEvent)]`: a struct whose target is its field named
@@ -138,7 +138,7 @@ pub fn entity_event(input: &Input) -> Result<EntityEventDef<'_>> {
     Ok(EntityEventDef {
         event: event.expect("no error"),
         target: fields[index].member(index),
-        target_span: fields[index].span,
+        target_ty: &fields[index].ty,
     })
 }
 

@@ -13,13 +13,16 @@ pub fn event(def: EventDef<'_>) -> TokenStream {
 /// `Event`, whose trigger targets the entity in the target field, and
 /// `EntityEvent`, which reads and writes that field.
 pub fn entity_event(def: EntityEventDef<'_>) -> TokenStream {
-    let EntityEventDef { event, target, target_span } = def;
+    let EntityEventDef { event, target, target_ty } = def;
     let (event_head, where_clause) = impl_head(&event, code!("event::Event"));
     let (entity_event_head, _) = impl_head(&event, code!("event::EntityEvent"));
     let krate = event.krate;
-    // Spanned at the field: a target that is not an `Entity` is reported there.
-    let read = code!(target_span => "self.$target", target);
-    let write = code!(target_span => "&mut self.$target", target);
+    // Through a trait only `Entity` has, named at the field's type: a target
+    // of another type is one error there (the two accessors' errors are the
+    // same diagnostic, which the compiler shows once).
+    let ty = target_ty;
+    let read = code!("<$ty as $krate::__private::EventTargetField>::get(&self.$target)", ty, krate, target);
+    let write = code!("<$ty as $krate::__private::EventTargetField>::get_mut(&mut self.$target)", ty, krate, target);
     code!(
         "const _: () = {
             #[automatically_derived]
