@@ -120,7 +120,7 @@ pub mod bundle;
 pub mod command;
 pub mod component;
 pub mod entity;
-mod error;
+pub mod error;
 pub mod event;
 pub mod guide;
 mod hashers;
@@ -188,6 +188,8 @@ pub mod prelude {
         Bundle, Component, DeferredWorld, Describe, EcsError, Entity, EntityEvent, EntityRef, EntityWorldMut, Event,
         FromWorld, Message, Mut, QueryData, Ref, SystemParam, SystemSet, World,
     };
+    // bevy_ecs's prelude has them too: `-> Result` for a fallible system.
+    pub use crate::error::{BoxedError, Result};
     // The derive only: a game's own type named `Resource` (wood, stone…)
     // stays unambiguous beside this glob; the trait is `ecs_core::Resource`.
     pub use crate::{children, related};

@@ -3,8 +3,9 @@
 
 use super::On;
 use crate::bundle::Bundle;
+use crate::error::ErrorContext;
 use crate::event::EventPattern;
-use crate::system::{FunctionSystem, SystemParam, SystemParamFunction};
+use crate::system::{FunctionSystem, SystemOutput, SystemParam, SystemParamFunction};
 use crate::world::World;
 
 /// An observer as the world runs it.
@@ -21,7 +22,10 @@ pub(crate) trait ObserverRunner: Send + Sync + 'static {
     fn init(&mut self, world: &mut World);
 }
 
-impl<Marker: 'static, F: SystemParamFunction<Marker, Out = ()>> ObserverRunner for FunctionSystem<Marker, F> {
+impl<Marker: 'static, F: SystemParamFunction<Marker>> ObserverRunner for FunctionSystem<Marker, F>
+where
+    F::Out: SystemOutput,
+{
     // `#[inline]` places a copy of this in the codegen unit of the observer's
     // vtable, next to the observer's function, which can then be inlined here.
     #[inline]
@@ -31,11 +35,11 @@ impl<Marker: 'static, F: SystemParamFunction<Marker, Out = ()>> ObserverRunner f
         /// queue (applied before the panic leaves a structural change, or with
         /// the world's next operation after a trigger), instead of waiting in
         /// its state for a next run that may never come.
-        struct Apply<'a, Marker: 'static, F: SystemParamFunction<Marker, Out = ()>> {
+        struct Apply<'a, Marker: 'static, F: SystemParamFunction<Marker>> {
             system: &'a mut FunctionSystem<Marker, F>,
             world: &'a mut World,
         }
-        impl<Marker: 'static, F: SystemParamFunction<Marker, Out = ()>> Drop for Apply<'_, Marker, F> {
+        impl<Marker: 'static, F: SystemParamFunction<Marker>> Drop for Apply<'_, Marker, F> {
             #[inline]
             fn drop(&mut self) {
                 if !<F::Param as SystemParam>::DEFERRED {
@@ -56,7 +60,9 @@ impl<Marker: 'static, F: SystemParamFunction<Marker, Out = ()>> ObserverRunner f
         self.init(world);
         let run = Apply { system: self, world };
         // A skipped run (a `Single` with no single match) is not an error.
-        let _ = run.system.call_mut(run.world);
+        if let Some(out) = run.system.call_mut(run.world) {
+            out.__handle(run.world, || ErrorContext::Observer { name: run.system.meta().name() });
+        }
         // Dropping `run`: the world is deferring while observers run, so the
         // commands join its queue.
     }
@@ -93,10 +99,10 @@ impl core::fmt::Debug for BoxedObserver {
 
 macro_rules! impl_observer_function {
     ($($param:ident),*) => {
-        impl<P: EventPattern, B: Bundle, Func, $($param: SystemParam + 'static),*>
-            IntoObserverSystem<P, B, fn(On<'static, P, B>, $($param,)*)> for Func
+        impl<P: EventPattern, B: Bundle, Out: SystemOutput + 'static, Func, $($param: SystemParam + 'static),*>
+            IntoObserverSystem<P, B, fn(On<'static, P, B>, $($param,)*) -> Out> for Func
         where
-            Func: SystemParamFunction<fn(On<'static, P, B>, $($param,)*) -> (), Out = ()>,
+            Func: SystemParamFunction<fn(On<'static, P, B>, $($param,)*) -> Out, Out = Out>,
         {
             // Never inlined: the vtable made here, and with it the copy of the
             // observer's `run`, then stay in the codegen unit of the observer's

@@ -80,7 +80,8 @@ impl IntoSystemConfig<()> for SystemConfig {
 /// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a system or a group of systems",
-    label = "a function here must take only system parameters; a group is a tuple of systems",
+    label = "a function here must take only system parameters and return `()` or `Result`; a group is a tuple of \
+             systems",
     note = "system parameters are `Query<Q, F>`, `Res<T>`, `ResMut<T>`, `Option<Res<T>>`, `Option<ResMut<T>>`, \
             `Local<T>`, `Commands`, `&World` and `#[derive(SystemParam)]` structs, at most 16; a system taking \
             `&mut World` must take nothing else",

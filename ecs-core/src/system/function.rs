@@ -4,8 +4,10 @@
 use core::any::TypeId;
 use core::marker::PhantomData;
 
+use super::output::SystemOutput;
 use super::param::{SystemParam, SystemParamItem};
 use super::{System, SystemAccess, SystemMeta};
+use crate::error::ErrorContext;
 use crate::world::{World, WorldId};
 
 /// Something that can become a [`System`]: a function of system parameters, a
@@ -14,7 +16,8 @@ use crate::world::{World, WorldId};
     message = "`{Self}` is not a system",
     label = "not a system",
     note = "a system is a function whose parameters are all system parameters (`Query`, `Res`, `ResMut`, \
-            `Option<Res>`, `Local`, `Commands`, `&World`, at most 16), or a function taking only `&mut World`"
+            `Option<Res>`, `Local`, `Commands`, `&World`, at most 16), or a function taking only `&mut World`; \
+            either returns `()` or `Result` (its error goes to the world's error handler)"
 )]
 pub trait IntoSystem<Marker>: Sized {
     /// The system made.
@@ -216,7 +219,10 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> FunctionSystem<Marker, F> 
     }
 }
 
-impl<Marker: 'static, F: SystemParamFunction<Marker, Out = ()>> IntoSystem<(Marker, ())> for F {
+impl<Marker: 'static, F: SystemParamFunction<Marker>> IntoSystem<(Marker, ())> for F
+where
+    F::Out: SystemOutput,
+{
     type System = FunctionSystem<Marker, F>;
 
     #[track_caller]
@@ -228,7 +234,10 @@ impl<Marker: 'static, F: SystemParamFunction<Marker, Out = ()>> IntoSystem<(Mark
 // SAFETY: the access is the parameters' own (`SystemParam::access`, an unsafe
 // trait promising it covers `get_param`), recorded once in `into_system` and never
 // changed; the system never needs `&mut World`.
-unsafe impl<Marker: 'static, F: SystemParamFunction<Marker, Out = ()>> System for FunctionSystem<Marker, F> {
+unsafe impl<Marker: 'static, F: SystemParamFunction<Marker>> System for FunctionSystem<Marker, F>
+where
+    F::Out: SystemOutput,
+{
     fn name(&self) -> &'static str {
         self.meta.name()
     }
@@ -247,15 +256,21 @@ unsafe impl<Marker: 'static, F: SystemParamFunction<Marker, Out = ()>> System fo
     unsafe fn run_unchecked(&mut self, world: &World) {
         // A skipped run is not an error: the system waits for its entity.
         // SAFETY: forwarded.
-        let _ = unsafe { self.call(world) };
+        if let Some(out) = unsafe { self.call(world) } {
+            out.__handle(world, || ErrorContext::System { name: self.meta.name() });
+        }
     }
     unsafe fn run_unchecked_at(&mut self, world: &World, this_run: crate::storage::Tick) {
         // SAFETY: forwarded.
-        let _ = unsafe { self.call_at(world, this_run) };
+        if let Some(out) = unsafe { self.call_at(world, this_run) } {
+            out.__handle(world, || ErrorContext::System { name: self.meta.name() });
+        }
     }
     fn run_exclusive(&mut self, world: &mut World) {
         self.initialize(world);
-        let _ = self.call_mut(world);
+        if let Some(out) = self.call_mut(world) {
+            out.__handle(world, || ErrorContext::System { name: self.meta.name() });
+        }
         self.apply(world);
     }
     fn apply(&mut self, world: &mut World) {
@@ -314,28 +329,34 @@ impl_system_function!(P0, P1, P2, P3, P4, P5, P6, P7, P8, P9, P10, P11, P12, P13
 impl_system_function!(P0, P1, P2, P3, P4, P5, P6, P7, P8, P9, P10, P11, P12, P13, P14);
 impl_system_function!(P0, P1, P2, P3, P4, P5, P6, P7, P8, P9, P10, P11, P12, P13, P14, P15);
 
-/// An exclusive system: a function of `&mut World`. It runs alone, after the
-/// commands of earlier systems are applied.
-pub struct ExclusiveSystem<F> {
+/// An exclusive system: a function of `&mut World` (returning `()` or a
+/// [`Result`](type@crate::error::Result)). It runs alone, after the commands
+/// of earlier systems are applied.
+pub struct ExclusiveSystem<F, Out = ()> {
     func: F,
     name: &'static str,
     access: SystemAccess,
+    out: PhantomData<fn() -> Out>,
 }
 
 /// Marks the [`IntoSystem`] implementation for `fn(&mut World)`.
-pub struct IsExclusive;
+pub struct IsExclusive<Out = ()>(PhantomData<fn() -> Out>);
 
-impl<F: FnMut(&mut World) + Send + Sync + 'static> IntoSystem<IsExclusive> for F {
-    type System = ExclusiveSystem<F>;
+impl<Out: SystemOutput + 'static, F: FnMut(&mut World) -> Out + Send + Sync + 'static> IntoSystem<IsExclusive<Out>>
+    for F
+{
+    type System = ExclusiveSystem<F, Out>;
 
-    fn into_system(self) -> ExclusiveSystem<F> {
-        ExclusiveSystem { func: self, name: system_name::<F>(), access: SystemAccess::read_world() }
+    fn into_system(self) -> ExclusiveSystem<F, Out> {
+        ExclusiveSystem { func: self, name: system_name::<F>(), access: SystemAccess::read_world(), out: PhantomData }
     }
 }
 
 // SAFETY: exclusive (always): it only ever runs through `run_exclusive`, with
 // `&mut World`; `run_unchecked` touches nothing.
-unsafe impl<F: FnMut(&mut World) + Send + Sync + 'static> System for ExclusiveSystem<F> {
+unsafe impl<Out: SystemOutput + 'static, F: FnMut(&mut World) -> Out + Send + Sync + 'static> System
+    for ExclusiveSystem<F, Out>
+{
     fn name(&self) -> &'static str {
         self.name
     }
@@ -353,7 +374,8 @@ unsafe impl<F: FnMut(&mut World) + Send + Sync + 'static> System for ExclusiveSy
         unreachable!("exclusive systems run through `run_exclusive`")
     }
     fn run_exclusive(&mut self, world: &mut World) {
-        (self.func)(world);
+        let out = (self.func)(world);
+        out.__handle(world, || ErrorContext::System { name: self.name });
     }
     fn apply(&mut self, _: &mut World) {}
     fn has_deferred(&self) -> bool {

@@ -25,6 +25,7 @@ mod config;
 mod declared;
 mod dynamic;
 mod function;
+mod output;
 mod par_iter;
 mod param;
 mod plan;
@@ -46,6 +47,7 @@ pub use config::{IntoScheduleConfigs, IntoSystemConfig, IsSingleSystem, Schedule
 pub use declared::{DeclaredSystem, DeclaredSystemFunction, DeclaredWorld, IsDeclared};
 pub use dynamic::{DynamicSystem, DynamicSystemFunction, DynamicSystemQuery, IsDynamic};
 pub use function::{ExclusiveSystem, FunctionSystem, IntoSystem, SystemParamFunction};
+pub use output::SystemOutput;
 pub use par_iter::{QueryParIter, QueryParIterMut};
 pub use param::{Local, LocalState, Query, ReadOnlySystemParam, Res, ResMut, SystemParam, SystemParamItem};
 pub use query_many::{QueryManyIter, QueryManyIterMut};

@@ -93,6 +93,8 @@ pub struct World {
     pub(crate) bundles: Bundles,
     pub(crate) resources: Resources,
     command_error: Option<CommandErrorHandler>,
+    /// What becomes of an error a system or an observer returns.
+    error_handler: crate::error::ErrorHandler,
     /// Atomic so that a read-only query run on `&World` can still start a new tick.
     pub(crate) change_tick: AtomicU32,
     /// When stored ticks were last clamped (see `ticks.rs`).
@@ -201,6 +203,7 @@ impl World {
             bundles: Bundles::default(),
             resources: Resources::default(),
             command_error: None,
+            error_handler: crate::error::panic,
             change_tick: AtomicU32::new(1),
             last_tick_check: Tick::new(1),
             observers: Default::default(),
@@ -639,6 +642,40 @@ impl World {
     /// target is not alive. The default prints one line to stderr.
     pub fn set_command_error_handler(&mut self, handler: impl FnMut(&EcsError) + Send + Sync + 'static) {
         self.command_error = Some(Box::new(handler));
+    }
+
+    /// Sets what becomes of an error a system or an observer returns (one
+    /// returning [`Result`](type@crate::error::Result)): [`panic`](crate::error::panic)
+    /// by default, as in bevy_ecs, or [`warn`](crate::error::warn),
+    /// [`ignore`](crate::error::ignore) or a function of your own.
+    ///
+    /// # Example
+    /// ```
+    /// use ecs_core::prelude::*;
+    /// use ecs_core::error::{self, ErrorContext};
+    ///
+    /// fn load_level(level: Option<Res<Level>>) -> Result {
+    ///     let _level = level.ok_or("no level is loaded")?;
+    ///     Ok(())
+    /// }
+    /// struct Level;
+    ///
+    /// let mut world = World::new();
+    /// world.set_error_handler(error::warn); // prints "ecs: system `…load_level` failed: no level is loaded"
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_systems(load_level);
+    /// schedule.run(&mut world);
+    /// ```
+    #[doc(alias = "default_error_handler")]
+    pub fn set_error_handler(&mut self, handler: crate::error::ErrorHandler) {
+        self.error_handler = handler;
+    }
+
+    /// What becomes of an error a system or an observer returns (see
+    /// [`set_error_handler`](Self::set_error_handler)).
+    #[inline]
+    pub fn error_handler(&self) -> crate::error::ErrorHandler {
+        self.error_handler
     }
 
     pub(crate) fn report_command_error(&mut self, error: &EcsError) {

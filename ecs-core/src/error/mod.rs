@@ -1,4 +1,13 @@
-//! [`EcsError`]: what went wrong, in words a user can act on.
+//! Errors: [`EcsError`], what went wrong in a world operation, in words a
+//! user can act on; [`BoxedError`] and [`Result`](type@Result), what a
+//! fallible system or observer returns; and the world's handler of those
+//! ([`ErrorHandler`], [`ErrorContext`]).
+
+mod boxed;
+mod handler;
+
+pub use boxed::{BoxedError, Result};
+pub use handler::{ErrorContext, ErrorHandler, ignore, panic, warn};
 
 use core::fmt;
 
