@@ -48,7 +48,7 @@ impl fmt::Display for ErrorContext {
 
 /// What a world does with an error a system or an observer returned: a plain
 /// function, so that systems running side by side on other threads can call
-/// it through a shared world. [`panic`] by default, as in bevy_ecs; [`warn`]
+/// it through a shared world. [`panic()`] by default, as in bevy_ecs; [`warn`]
 /// and [`ignore`] are the others.
 pub type ErrorHandler = fn(BoxedError, ErrorContext);
 

@@ -645,7 +645,7 @@ impl World {
     }
 
     /// Sets what becomes of an error a system or an observer returns (one
-    /// returning [`Result`](type@crate::error::Result)): [`panic`](crate::error::panic)
+    /// returning [`Result`](type@crate::error::Result)): [`panic`](fn@crate::error::panic)
     /// by default, as in bevy_ecs, or [`warn`](crate::error::warn),
     /// [`ignore`](crate::error::ignore) or a function of your own.
     ///
