@@ -180,8 +180,8 @@ pub mod prelude {
     pub use crate::query::{Added, AnyOf, Changed, Has, Or, QueryState, With, Without};
     pub use crate::relationship::{ChildOf, Children, RelationshipSources, SpawnRelated};
     pub use crate::system::{
-        IntoScheduleConfigs, IntoSetConfig, IntoSetConfigs, IntoSystemConfig, Local, Populated, Query, Res, ResMut,
-        Schedule, SetGroup, Single, SystemCondition, SystemSet, any_with_component, not, resource_added,
+        In, IntoScheduleConfigs, IntoSetConfig, IntoSetConfigs, IntoSystemConfig, Local, Populated, Query, Res, ResMut,
+        Schedule, SetGroup, Single, SystemCondition, SystemPipe, SystemSet, any_with_component, not, resource_added,
         resource_changed, resource_equals, resource_exists,
     };
     pub use crate::{

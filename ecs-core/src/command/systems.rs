@@ -2,7 +2,7 @@
 //! ([`World::register_system`]).
 
 use super::Commands;
-use crate::system::{IntoRegisteredSystem, SystemId};
+use crate::system::{IntoRegisteredSystem, SystemId, SystemInput};
 use crate::world::World;
 
 impl Commands<'_> {
@@ -30,10 +30,22 @@ impl Commands<'_> {
         self.add(move |world| world.run_system(id).map(drop));
     }
 
+    /// Runs the registered system `id`, which takes an
+    /// [`In<T>`](crate::system::In), given `input`, when the commands are
+    /// applied (see [`World::run_system_with`]).
+    pub fn run_system_with<I, O>(&mut self, id: SystemId<I, O>, input: I::Inner)
+    where
+        I: SystemInput,
+        I::Inner: Send + Sync + 'static,
+        O: 'static,
+    {
+        self.add(move |world| world.run_system_with(id, input).map(drop));
+    }
+
     /// Runs `system` when the commands are applied, registered by its type
     /// (see [`World::run_system_cached`]).
     #[track_caller]
-    pub fn run_system_cached<M: 'static, S: IntoRegisteredSystem<M>>(&mut self, system: S) {
+    pub fn run_system_cached<M: 'static, S: IntoRegisteredSystem<M, In = ()>>(&mut self, system: S) {
         self.add(move |world: &mut World| world.run_system_cached(system).map(drop));
     }
 

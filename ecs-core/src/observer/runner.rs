@@ -22,7 +22,7 @@ pub(crate) trait ObserverRunner: Send + Sync + 'static {
     fn init(&mut self, world: &mut World);
 }
 
-impl<Marker: 'static, F: SystemParamFunction<Marker>> ObserverRunner for FunctionSystem<Marker, F>
+impl<Marker: 'static, F: SystemParamFunction<Marker, In = ()>> ObserverRunner for FunctionSystem<Marker, F>
 where
     F::Out: SystemOutput,
 {
@@ -35,11 +35,11 @@ where
         /// queue (applied before the panic leaves a structural change, or with
         /// the world's next operation after a trigger), instead of waiting in
         /// its state for a next run that may never come.
-        struct Apply<'a, Marker: 'static, F: SystemParamFunction<Marker>> {
+        struct Apply<'a, Marker: 'static, F: SystemParamFunction<Marker, In = ()>> {
             system: &'a mut FunctionSystem<Marker, F>,
             world: &'a mut World,
         }
-        impl<Marker: 'static, F: SystemParamFunction<Marker>> Drop for Apply<'_, Marker, F> {
+        impl<Marker: 'static, F: SystemParamFunction<Marker, In = ()>> Drop for Apply<'_, Marker, F> {
             #[inline]
             fn drop(&mut self) {
                 if !<F::Param as SystemParam>::DEFERRED {
@@ -102,7 +102,7 @@ macro_rules! impl_observer_function {
         impl<P: EventPattern, B: Bundle, Out: SystemOutput + 'static, Func, $($param: SystemParam + 'static),*>
             IntoObserverSystem<P, B, fn(On<'static, P, B>, $($param,)*) -> Out> for Func
         where
-            Func: SystemParamFunction<fn(On<'static, P, B>, $($param,)*) -> Out, Out = Out>,
+            Func: SystemParamFunction<fn(On<'static, P, B>, $($param,)*) -> Out, In = (), Out = Out>,
         {
             // Never inlined: the vtable made here, and with it the copy of the
             // observer's `run`, then stay in the codegen unit of the observer's

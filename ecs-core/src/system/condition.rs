@@ -105,7 +105,7 @@ pub struct IsConditionSystem;
 
 impl<Marker: 'static, F> SystemCondition<(IsFunctionCondition, Marker)> for F
 where
-    F: SystemParamFunction<Marker, Out = bool>,
+    F: SystemParamFunction<Marker, In = (), Out = bool>,
     F::Param: ReadOnlySystemParam,
 {
     type System = FunctionSystem<Marker, F>;
@@ -129,7 +129,7 @@ impl<C: ConditionSystem> SystemCondition<IsConditionSystem> for C {
 // never changed; `ReadOnlySystemParam` (an unsafe trait) promises it only reads.
 unsafe impl<Marker: 'static, F> ConditionSystem for FunctionSystem<Marker, F>
 where
-    F: SystemParamFunction<Marker, Out = bool>,
+    F: SystemParamFunction<Marker, In = (), Out = bool>,
     F::Param: ReadOnlySystemParam,
 {
     fn name(&self) -> String {

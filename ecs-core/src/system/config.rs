@@ -84,7 +84,8 @@ impl IntoSystemConfig<()> for SystemConfig {
              systems",
     note = "system parameters are `Query<Q, F>`, `Res<T>`, `ResMut<T>`, `Option<Res<T>>`, `Option<ResMut<T>>`, \
             `Local<T>`, `Commands`, `&World` and `#[derive(SystemParam)]` structs, at most 16; a system taking \
-            `&mut World` must take nothing else",
+            `&mut World` must take nothing else; a system taking `In<T>` first runs piped (`a.pipe(b)`) or by \
+            `run_system_with`",
     note = "add one system, or several as `(a, b, c)` (or `(a, b, c).chain()` to run them in that order)"
 )]
 pub trait IntoScheduleConfigs<Marker>: Sized {

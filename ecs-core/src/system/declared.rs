@@ -235,9 +235,10 @@ struct RunDeclared<M, F> {
 pub struct IsDeclared;
 
 impl<M: 'static, F: DeclaredSystemFunction<M>> SystemParamFunction<(IsDeclared, M)> for RunDeclared<M, F> {
+    type In = ();
     type Param = (Visit, F::Param);
     type Out = ();
-    fn run(&mut self, ((world, last_run, this_run), params): SystemParamItem<'_, Self::Param>) {
+    fn run(&mut self, (): (), ((world, last_run, this_run), params): SystemParamItem<'_, Self::Param>) {
         let mut declared = DeclaredWorld { world, reads: &self.reads, writes: &self.writes, last_run, this_run };
         self.func.run(&mut declared, params);
     }

@@ -162,10 +162,11 @@ struct RunQuery<M, F> {
 }
 
 impl<M: 'static, F: DynamicSystemFunction<M>> SystemParamFunction<(IsDynamic, M)> for RunQuery<M, F> {
+    type In = ();
     type Param = (Visit, F::Param);
     type Out = ();
     #[inline]
-    fn run(&mut self, ((world, last_run, tick), params): SystemParamItem<'_, (Visit, F::Param)>) {
+    fn run(&mut self, (): (), ((world, last_run, tick), params): SystemParamItem<'_, (Visit, F::Param)>) {
         let mut query = DynamicSystemQuery { world, query: &self.query, last_run, tick };
         self.func.run(&mut query, params);
     }

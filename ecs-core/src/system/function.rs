@@ -4,6 +4,7 @@
 use core::any::TypeId;
 use core::marker::PhantomData;
 
+use super::input::SystemInput;
 use super::output::SystemOutput;
 use super::param::{SystemParam, SystemParamItem};
 use super::{System, SystemAccess, SystemMeta};
@@ -29,15 +30,19 @@ pub trait IntoSystem<Marker>: Sized {
     fn into_system(self) -> Self::System;
 }
 
-/// A function whose parameters are all [`SystemParam`]s, as a callable.
+/// A function whose parameters are all [`SystemParam`]s, after an optional
+/// [`In<T>`](super::In) input, as a callable.
 pub trait SystemParamFunction<Marker>: Send + Sync + 'static {
+    /// The input: `()` for a function without one, [`In<T>`](super::In) for a
+    /// function whose first parameter is one.
+    type In: SystemInput;
     /// The parameters, as a tuple.
     type Param: SystemParam;
     /// What the function returns: `()` for a system, `bool` for a run condition,
     /// anything for [`World::run_system_once`].
     type Out;
     /// Calls the function.
-    fn run(&mut self, params: SystemParamItem<'_, Self::Param>) -> Self::Out;
+    fn run(&mut self, input: Self::In, params: SystemParamItem<'_, Self::Param>) -> Self::Out;
 }
 
 /// A function system: the function, its parameters' state and its metadata.
@@ -129,49 +134,32 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> FunctionSystem<Marker, F> 
         }
     }
 
-    /// Calls the function with its parameters, as one run; `None` when a
-    /// parameter skipped the run (see [`SystemParam::check_run`]).
-    ///
-    /// # Safety
-    /// The caller holds the access the parameters recorded on `world`, for the
-    /// call.
-    #[inline]
-    pub(crate) unsafe fn call(&mut self, world: &World) -> Option<F::Out> {
-        let this_run = world.increment_change_tick();
-        // SAFETY: forwarded.
-        unsafe { self.call_at(world, this_run) }
-    }
-
     /// [`call`](Self::call), with the reason a run was skipped (for
-    /// `run_system_once`, which returns it).
+    /// `run_system_once`, which returns it), given `input`.
     ///
     /// # Safety
     /// As for [`call`](Self::call).
-    pub(crate) unsafe fn call_reporting(&mut self, world: &World) -> Result<F::Out, crate::EcsError> {
+    pub(crate) unsafe fn call_reporting(&mut self, input: F::In, world: &World) -> Result<F::Out, crate::EcsError> {
         let this_run = world.increment_change_tick();
         // SAFETY: forwarded.
-        unsafe { self.run_at(world, this_run, core::convert::identity) }
+        unsafe { self.run_at(input, world, this_run, core::convert::identity) }
     }
 
-    /// [`call`](Self::call) with the world borrowed mutably (an observer's run):
-    /// the tick is taken with a plain add instead of a locked one.
-    #[inline]
-    pub(crate) fn call_mut(&mut self, world: &mut World) -> Option<F::Out> {
-        let this_run = world.increment_change_tick_mut();
-        // SAFETY: `&mut World` excludes every other access for the call.
-        unsafe { self.call_at(world, this_run) }
-    }
-
-    /// One run at the tick `this_run`; `None` when skipped.
+    /// One run given `input`, at the tick `this_run`; `None` when skipped.
     ///
     /// # Safety
     /// As for [`call`](Self::call).
     #[inline]
-    unsafe fn call_at(&mut self, world: &World, this_run: crate::storage::Tick) -> Option<F::Out> {
+    pub(crate) unsafe fn call_at(
+        &mut self,
+        input: F::In,
+        world: &World,
+        this_run: crate::storage::Tick,
+    ) -> Option<F::Out> {
         // The reason is dropped here: what a skipped run returns stays as small
         // as `Option<Out>` on every system's path.
         // SAFETY: forwarded.
-        unsafe { self.run_at(world, this_run, |_| ()) }.ok()
+        unsafe { self.run_at(input, world, this_run, |_| ()) }.ok()
     }
 
     /// One run at the tick `this_run`; `Err(skipped(reason))` when a
@@ -180,8 +168,9 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> FunctionSystem<Marker, F> 
     /// # Safety
     /// As for [`call`](Self::call).
     #[inline(always)]
-    unsafe fn run_at<E>(
+    pub(super) unsafe fn run_at<E>(
         &mut self,
+        input: F::In,
         world: &World,
         this_run: crate::storage::Tick,
         skipped: impl FnOnce(crate::EcsError) -> E,
@@ -199,7 +188,7 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> FunctionSystem<Marker, F> 
         }
         // SAFETY: the caller holds the system's access; the state is this world's.
         let params = unsafe { <F::Param as SystemParam>::get_param(state, &self.meta, world) };
-        let out = self.func.run(params);
+        let out = self.func.run(input, params);
         self.meta.last_run = self.meta.this_run;
         if let Some(slot) = self.slot {
             world.set_system_last_run(slot, this_run);
@@ -219,7 +208,32 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> FunctionSystem<Marker, F> 
     }
 }
 
-impl<Marker: 'static, F: SystemParamFunction<Marker>> IntoSystem<(Marker, ())> for F
+/// The runs of a function without input.
+impl<Marker: 'static, F: SystemParamFunction<Marker, In = ()>> FunctionSystem<Marker, F> {
+    /// Calls the function with its parameters, as one run; `None` when a
+    /// parameter skipped the run (see [`SystemParam::check_run`]).
+    ///
+    /// # Safety
+    /// The caller holds the access the parameters recorded on `world`, for the
+    /// call.
+    #[inline]
+    pub(crate) unsafe fn call(&mut self, world: &World) -> Option<F::Out> {
+        let this_run = world.increment_change_tick();
+        // SAFETY: forwarded.
+        unsafe { self.call_at((), world, this_run) }
+    }
+
+    /// [`call`](Self::call) with the world borrowed mutably (an observer's run):
+    /// the tick is taken with a plain add instead of a locked one.
+    #[inline]
+    pub(crate) fn call_mut(&mut self, world: &mut World) -> Option<F::Out> {
+        let this_run = world.increment_change_tick_mut();
+        // SAFETY: `&mut World` excludes every other access for the call.
+        unsafe { self.call_at((), world, this_run) }
+    }
+}
+
+impl<Marker: 'static, F: SystemParamFunction<Marker, In = ()>> IntoSystem<(Marker, ())> for F
 where
     F::Out: SystemOutput,
 {
@@ -234,7 +248,7 @@ where
 // SAFETY: the access is the parameters' own (`SystemParam::access`, an unsafe
 // trait promising it covers `get_param`), recorded once in `into_system` and never
 // changed; the system never needs `&mut World`.
-unsafe impl<Marker: 'static, F: SystemParamFunction<Marker>> System for FunctionSystem<Marker, F>
+unsafe impl<Marker: 'static, F: SystemParamFunction<Marker, In = ()>> System for FunctionSystem<Marker, F>
 where
     F::Out: SystemOutput,
 {
@@ -262,7 +276,7 @@ where
     }
     unsafe fn run_unchecked_at(&mut self, world: &World, this_run: crate::storage::Tick) {
         // SAFETY: forwarded.
-        if let Some(out) = unsafe { self.call_at(world, this_run) } {
+        if let Some(out) = unsafe { self.call_at((), world, this_run) } {
             out.__handle(world, || ErrorContext::System { name: self.meta.name() });
         }
     }
@@ -289,11 +303,12 @@ macro_rules! impl_system_function {
             Func: Send + Sync + 'static,
             for<'a> &'a mut Func: FnMut($($param),*) -> Out + FnMut($(SystemParamItem<'_, $param>),*) -> Out,
         {
+            type In = ();
             type Param = ($($param,)*);
             type Out = Out;
 
             #[inline]
-            fn run(&mut self, params: SystemParamItem<'_, ($($param,)*)>) -> Out {
+            fn run(&mut self, _: (), params: SystemParamItem<'_, ($($param,)*)>) -> Out {
                 // Calling through a helper with the item types named explicitly lets
                 // the compiler pick the `FnMut(items)` bound above. Always inlined:
                 // as a generic function of its own it lands in another codegen unit

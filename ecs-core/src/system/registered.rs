@@ -12,15 +12,15 @@
 use core::any::{Any, TypeId};
 use core::marker::PhantomData;
 
-use super::{FunctionSystem, SystemParamFunction};
+use super::{FunctionSystem, SystemInput, SystemParamFunction};
 use crate::error::EcsError;
 use crate::hashers::TypeIdMap;
 use crate::world::{World, WorldId};
 
 /// The id of a system registered with [`World::register_system`]: run it with
 /// [`World::run_system`] (or [`Commands::run_system`](crate::command::Commands::run_system)).
-/// `I` is the system's input (always `()` here: systems take no input) and `O`
-/// its output. Ids are not reused: once its system is unregistered, an id
+/// `I` is the system's input (`()`, or [`In<T>`](super::In) for a system
+/// taking one, run with [`World::run_system_with`]) and `O` its output. Ids are not reused: once its system is unregistered, an id
 /// names nothing.
 pub struct SystemId<I = (), O = ()> {
     world: WorldId,
@@ -57,15 +57,15 @@ impl<I, O> core::fmt::Debug for SystemId<I, O> {
     }
 }
 
-/// A system the world keeps, run by id, returning `O`.
-trait Registered<O>: Send + Sync {
-    fn run(&mut self, world: &mut World) -> Result<O, EcsError>;
+/// A system the world keeps, run by id, given `I`, returning `O`.
+trait Registered<I, O>: Send + Sync {
+    fn run(&mut self, input: I, world: &mut World) -> Result<O, EcsError>;
     fn name(&self) -> &'static str;
 }
 
 /// A registered system, boxed, as [`IntoRegisteredSystem`] makes it.
 #[doc(hidden)]
-pub struct RegisteredBox<O>(Box<dyn Registered<O>>);
+pub struct RegisteredBox<I, O>(Box<dyn Registered<I, O>>);
 
 /// Something [`World::register_system`] can keep: a function whose parameters
 /// are all system parameters, returning anything, or a function of
@@ -78,20 +78,22 @@ pub struct RegisteredBox<O>(Box<dyn Registered<O>>);
             `&mut World`"
 )]
 pub trait IntoRegisteredSystem<Marker>: Send + Sync + 'static {
+    /// What the system takes: `()`, or [`In<T>`](super::In).
+    type In: SystemInput;
     /// What the system returns.
     type Out: 'static;
     #[doc(hidden)]
-    fn __into_registered(self) -> RegisteredBox<Self::Out>;
+    fn __into_registered(self) -> RegisteredBox<Self::In, Self::Out>;
 }
 
 /// A function system, registered.
 struct RegisteredFunction<Marker: 'static, F: SystemParamFunction<Marker>>(FunctionSystem<Marker, F>);
 
-impl<Marker: 'static, F: SystemParamFunction<Marker>> Registered<F::Out> for RegisteredFunction<Marker, F>
+impl<Marker: 'static, F: SystemParamFunction<Marker>> Registered<F::In, F::Out> for RegisteredFunction<Marker, F>
 where
     FunctionSystem<Marker, F>: Send + Sync,
 {
-    fn run(&mut self, world: &mut World) -> Result<F::Out, EcsError> {
+    fn run(&mut self, input: F::In, world: &mut World) -> Result<F::Out, EcsError> {
         world.check_change_ticks_if_due();
         // Slotted, as a schedule's system: a restore rewinds its last run and
         // saves keep its `Local`s.
@@ -100,7 +102,8 @@ where
         let system = &mut self.0;
         // SAFETY: `&mut World` excludes every other access for the call; the
         // state was made for this world (`init`).
-        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| unsafe { system.call_reporting(world) }));
+        let ran =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| unsafe { system.call_reporting(input, world) }));
         // Its commands are applied, after a panic too: they are never kept
         // for a later run, nor lost.
         match ran {
@@ -126,8 +129,8 @@ pub struct IsExclusiveRegistered<Out>(PhantomData<fn() -> Out>);
 /// A function of `&mut World`, registered.
 struct RegisteredExclusive<F>(F);
 
-impl<O, F: FnMut(&mut World) -> O + Send + Sync> Registered<O> for RegisteredExclusive<F> {
-    fn run(&mut self, world: &mut World) -> Result<O, EcsError> {
+impl<O, F: FnMut(&mut World) -> O + Send + Sync> Registered<(), O> for RegisteredExclusive<F> {
+    fn run(&mut self, (): (), world: &mut World) -> Result<O, EcsError> {
         Ok((self.0)(world))
     }
 
@@ -141,10 +144,11 @@ where
     F::Out: 'static,
     FunctionSystem<Marker, F>: Send + Sync,
 {
+    type In = F::In;
     type Out = F::Out;
 
     #[track_caller]
-    fn __into_registered(self) -> RegisteredBox<F::Out> {
+    fn __into_registered(self) -> RegisteredBox<F::In, F::Out> {
         RegisteredBox(Box::new(RegisteredFunction(FunctionSystem::new(self))))
     }
 }
@@ -152,12 +156,17 @@ where
 impl<O: 'static, F: FnMut(&mut World) -> O + Send + Sync + 'static> IntoRegisteredSystem<IsExclusiveRegistered<O>>
     for F
 {
+    type In = ();
     type Out = O;
 
-    fn __into_registered(self) -> RegisteredBox<O> {
+    fn __into_registered(self) -> RegisteredBox<(), O> {
         RegisteredBox(Box::new(RegisteredExclusive(self)))
     }
 }
+
+/// Why a capturing closure is refused by the cached runs.
+const CAPTURING: &str = "run_system_cached keeps one system per function type: pass a function, or a closure that \
+                         captures nothing (register a capturing closure with register_system)";
 
 /// Where a registered system lives.
 struct Slot {
@@ -214,7 +223,7 @@ impl World {
     /// # Ok::<(), EcsError>(())
     /// ```
     #[track_caller]
-    pub fn register_system<M, S: IntoRegisteredSystem<M>>(&mut self, system: S) -> SystemId<(), S::Out> {
+    pub fn register_system<M, S: IntoRegisteredSystem<M>>(&mut self, system: S) -> SystemId<S::In, S::Out> {
         let RegisteredBox(boxed) = system.__into_registered();
         let name = boxed.name();
         let system: Box<dyn Any + Send + Sync> = Box::new(RegisteredBox(boxed));
@@ -249,6 +258,37 @@ impl World {
     /// When the system panics (its commands are applied first; it stays
     /// registered).
     pub fn run_system<O: 'static>(&mut self, id: SystemId<(), O>) -> Result<O, EcsError> {
+        self.run_system_with(id, ())
+    }
+
+    /// [`run_system`](Self::run_system) for a system taking an
+    /// [`In<T>`](super::In): runs it given `input`.
+    ///
+    /// # Errors
+    /// As for [`run_system`](Self::run_system).
+    ///
+    /// # Panics
+    /// As for [`run_system`](Self::run_system).
+    ///
+    /// # Example
+    /// ```
+    /// # use ecs_core::prelude::*;
+    /// #[derive(Component)] struct Coin(u32);
+    /// fn drop_coins(In(count): In<u32>, mut commands: Commands) -> u32 {
+    ///     for value in 0..count { commands.spawn(Coin(value)); }
+    ///     count
+    /// }
+    /// let mut world = World::new();
+    /// let drop_coins = world.register_system(drop_coins);
+    /// assert_eq!(world.run_system_with(drop_coins, 3)?, 3);
+    /// assert_eq!(world.query::<&Coin>().iter().count(), 3);
+    /// # Ok::<(), EcsError>(())
+    /// ```
+    pub fn run_system_with<I: SystemInput, O: 'static>(
+        &mut self,
+        id: SystemId<I, O>,
+        input: I::Inner,
+    ) -> Result<O, EcsError> {
         if id.world != self.id() {
             return Err(EcsError::UnknownSystem);
         }
@@ -261,14 +301,15 @@ impl World {
         // An id is made only by `register_system` on this world, for a system
         // returning `O`: the type matches. Checked all the same, as the
         // slot's contents are only `Any`.
-        let mut system = match taken.downcast::<RegisteredBox<O>>() {
+        let mut system = match taken.downcast::<RegisteredBox<I, O>>() {
             Ok(system) => system,
             Err(other) => {
                 slot.system = Some(other);
                 return Err(EcsError::UnknownSystem);
             }
         };
-        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| system.0.run(self)));
+        let input = I::wrap(input);
+        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| system.0.run(input, self)));
         // Back in its slot, unless it was unregistered meanwhile, or the run
         // swapped this world for another (then it is dropped here).
         if id.world == self.id()
@@ -329,14 +370,35 @@ impl World {
     /// # Ok::<(), EcsError>(())
     /// ```
     #[track_caller]
-    pub fn run_system_cached<M, S: IntoRegisteredSystem<M>>(&mut self, system: S) -> Result<S::Out, EcsError> {
-        const {
-            assert!(
-                size_of::<S>() == 0,
-                "run_system_cached keeps one system per function type: pass a function, or a closure that \
-                 captures nothing (register a capturing closure with register_system)"
-            );
-        }
+    pub fn run_system_cached<M, S: IntoRegisteredSystem<M, In = ()>>(&mut self, system: S) -> Result<S::Out, EcsError> {
+        // Asserted here, not only in the call below: the compiler reports the
+        // instantiation that fails, which is then the caller's line.
+        const { assert!(size_of::<S>() == 0, "{}", CAPTURING) }
+        self.run_cached(system, ())
+    }
+
+    /// [`run_system_cached`](Self::run_system_cached) for a system taking an
+    /// [`In<T>`](super::In): runs it given `input`.
+    ///
+    /// # Errors
+    /// As for [`run_system`](Self::run_system).
+    #[track_caller]
+    pub fn run_system_cached_with<M, S: IntoRegisteredSystem<M>>(
+        &mut self,
+        system: S,
+        input: <S::In as SystemInput>::Inner,
+    ) -> Result<S::Out, EcsError> {
+        const { assert!(size_of::<S>() == 0, "{}", CAPTURING) }
+        self.run_cached(system, input)
+    }
+
+    /// The body of the cached runs, which check `S` captures nothing.
+    #[track_caller]
+    fn run_cached<M, S: IntoRegisteredSystem<M>>(
+        &mut self,
+        system: S,
+        input: <S::In as SystemInput>::Inner,
+    ) -> Result<S::Out, EcsError> {
         let key = TypeId::of::<S>();
         let world = self.id();
         let cached = self.get_resource_mut::<RegisteredSystems>().and_then(|systems| systems.cached.get(&key).copied());
@@ -348,6 +410,6 @@ impl World {
                 id
             }
         };
-        self.run_system(id)
+        self.run_system_with(id, input)
     }
 }

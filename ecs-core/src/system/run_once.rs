@@ -33,33 +33,76 @@ pub trait RunSystemOnce<Marker>: Sized {
 /// Marks the [`RunSystemOnce`] implementation for functions of `&mut World`.
 pub struct IsExclusiveOnce<Out>(PhantomData<fn() -> Out>);
 
-impl<Marker: 'static, F: SystemParamFunction<Marker>> RunSystemOnce<(Marker, F::Out)> for F {
+impl<Marker: 'static, F: SystemParamFunction<Marker, In = ()>> RunSystemOnce<(Marker, F::Out)> for F {
     type Out = F::Out;
 
     #[track_caller]
     fn run_once(self, world: &mut World) -> Result<F::Out, EcsError> {
-        let mut system = FunctionSystem::new(self);
-        world.check_change_ticks_if_due();
-        // A first run: everything reads as added and changed, as for a system's
-        // first run in a schedule.
-        system.init_once(world);
-        system.validate(world)?;
-        // SAFETY: `&mut World` excludes every other access; the state was just
-        // made for this world.
-        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| unsafe { system.call_reporting(world) }));
-        match ran {
-            Ok(out) => {
-                system.apply_deferred(world);
-                world.release_reserved_entities();
-                out
-            }
-            Err(panic) => {
-                // The system's commands are dropped with its state, as a panicking
-                // system's are in a schedule; handles they reserved are freed.
-                drop(system);
-                world.release_reserved_entities();
-                std::panic::resume_unwind(panic)
-            }
+        run_function_once(self, (), world)
+    }
+}
+
+/// Something [`World::run_system_once_with`] can run: a function whose first
+/// parameter is an [`In<T>`](super::In) and whose others are system parameters.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be run as a system with an input",
+    label = "not a system taking `In<T>` first",
+    note = "`run_system_once_with` runs a function whose first parameter is `In<T>` and whose others are system \
+            parameters (`Query`, `Res`, `ResMut`, `Local`, `Commands`, …)"
+)]
+pub trait RunSystemOnceWith<Marker>: Sized {
+    /// What the system takes, as its [`In<T>`](super::In).
+    type Input;
+    /// What the system returns.
+    type Out;
+    /// Runs the system once on `world` given `input`, then applies its
+    /// commands.
+    ///
+    /// # Errors
+    /// As for [`RunSystemOnce::run_once`].
+    fn run_once_with(self, input: Self::Input, world: &mut World) -> Result<Self::Out, EcsError>;
+}
+
+impl<Marker: 'static, T: 'static, F: SystemParamFunction<Marker, In = super::In<T>>> RunSystemOnceWith<(Marker, F::Out)>
+    for F
+{
+    type Input = T;
+    type Out = F::Out;
+
+    #[track_caller]
+    fn run_once_with(self, input: T, world: &mut World) -> Result<F::Out, EcsError> {
+        run_function_once(self, super::In(input), world)
+    }
+}
+
+/// One run of a function system made for it, its commands applied.
+#[track_caller]
+fn run_function_once<Marker: 'static, F: SystemParamFunction<Marker>>(
+    function: F,
+    input: F::In,
+    world: &mut World,
+) -> Result<F::Out, EcsError> {
+    let mut system = FunctionSystem::new(function);
+    world.check_change_ticks_if_due();
+    // A first run: everything reads as added and changed, as for a system's
+    // first run in a schedule.
+    system.init_once(world);
+    system.validate(world)?;
+    // SAFETY: `&mut World` excludes every other access; the state was just
+    // made for this world.
+    let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| unsafe { system.call_reporting(input, world) }));
+    match ran {
+        Ok(out) => {
+            system.apply_deferred(world);
+            world.release_reserved_entities();
+            out
+        }
+        Err(panic) => {
+            // The system's commands are dropped with its state, as a panicking
+            // system's are in a schedule; handles they reserved are freed.
+            drop(system);
+            world.release_reserved_entities();
+            std::panic::resume_unwind(panic)
         }
     }
 }
@@ -109,6 +152,29 @@ impl World {
     #[track_caller]
     pub fn run_system_once<M, S: RunSystemOnce<M>>(&mut self, system: S) -> Result<S::Out, EcsError> {
         system.run_once(self)
+    }
+
+    /// [`run_system_once`](Self::run_system_once) for a system taking an
+    /// [`In<T>`](crate::system::In) first: runs it once given `input`.
+    ///
+    /// # Errors
+    /// As for [`run_system_once`](Self::run_system_once).
+    ///
+    /// # Example
+    /// ```
+    /// # use ecs_core::prelude::*;
+    /// fn double(In(x): In<u32>) -> u32 { x * 2 }
+    /// let mut world = World::new();
+    /// assert_eq!(world.run_system_once_with(double, 21)?, 42);
+    /// # Ok::<(), EcsError>(())
+    /// ```
+    #[track_caller]
+    pub fn run_system_once_with<M, S: RunSystemOnceWith<M>>(
+        &mut self,
+        system: S,
+        input: S::Input,
+    ) -> Result<S::Out, EcsError> {
+        system.run_once_with(input, self)
     }
 }
 
