@@ -28,7 +28,7 @@
 //! | `#[derive(Message)]`, `MessageReader`, `MessageWriter::write`, `Messages<M>`, `world.write_message` | — | same |
 //! | `#[derive(Event)]`, `world.add_observer(\|on: On<E>\| …)`, `world.trigger(e)` | — | same |
 //! | `On<Add<T>>`, `On<Insert<T>>`, `On<Discard<T>>`, `On<Remove<T>>`, `On<Despawn<T>>` | — | same; 0.17's `On<Add, T>` works too |
-//! | `#[derive(EntityEvent)]` (target in the field `entity` or `#[event_target]`), `world.trigger(e)`, `on.event_target()` | — | same (`on.target()` too); besides, any `Event` can be targeted at trigger time: `world.trigger_targets(e, entity)` |
+//! | `#[derive(EntityEvent)]` (target in the field `entity` or `#[event_target]`), `world.trigger(e)`, `on.event_target()` | — | same (`on.target()` too); besides, any `Event` can be targeted at trigger time: `world.trigger_targets(e, entity)`; `#[entity_event(propagate)]` / `propagate = R`, `auto_propagate`, `on.propagate(bool)`, `on.original_event_target()` as in bevy (along `ChildOf` by default) |
 //! | hooks: `#[component(on_add = f, on_insert, on_discard, on_remove, on_despawn)]` | — | same |
 //! | required components: `#[require(Transform, Health = Health(100), Name("x".into()))]` | — | same values (nearer requirements win; held requirers bring back removed requirements), but not the same order of hooks: each required component is inserted as by `insert`, its hooks and observers running before the requiring component's `on_add` (bevy inserts them in the same move and runs every `on_add`, then every `on_insert`) |
 //! | `RemovedComponents<T>` | — | same |

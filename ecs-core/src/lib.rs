@@ -282,6 +282,16 @@ pub mod __private {
         }
     }
 
+    /// Where a propagating entity event goes on to from `entity`: the target
+    /// of its relationship `R`, if it has one (for `#[entity_event(propagate = R)]`).
+    #[inline]
+    pub fn propagate_along<R: crate::relationship::Relationship>(
+        world: &crate::World,
+        entity: crate::Entity,
+    ) -> Option<crate::Entity> {
+        world.get::<R>(entity).map(crate::relationship::Relationship::get)
+    }
+
     /// Calls `step(0)` … `step(count - 1)` in order, each even if an earlier one
     /// panicked, then resumes the first panic (for derived `SystemParam::apply`).
     pub fn run_in_order(count: usize, step: impl FnMut(usize)) {

@@ -71,8 +71,15 @@ pub fn derive_event(input: TokenStream) -> TokenStream {
 /// `#[event_target]`. `world.trigger(e)` then runs the event's observers and
 /// the entity observers of that entity. The type must be `Send + Sync + 'static`.
 ///
-/// Attribute: `#[entity_event(crate = "path")]` names the `ecs_core` crate when
-/// it is re-exported under another path.
+/// Attribute `#[entity_event(…)]`:
+/// - `propagate`: after the target's observers, the event may go on to its
+///   parent (along `ChildOf`), then the parent's, while an observer asks
+///   (`on.propagate(true)`); `propagate = Relationship` goes along another
+///   relationship;
+/// - `auto_propagate` (with `propagate`): it goes on unless an observer stops
+///   it (`on.propagate(false)`);
+/// - `crate = "path"` names the `ecs_core` crate when it is re-exported under
+///   another path.
 #[proc_macro_derive(EntityEvent, attributes(entity_event, event_target))]
 pub fn derive_entity_event(input: TokenStream) -> TokenStream {
     derive(input, |input| validate::entity_event(input).map(expand::entity_event))

@@ -112,6 +112,11 @@ impl NestedMeta<'_> {
         }
     }
 
+    /// `true` when the key has a value (`key = …`), not only its name.
+    pub fn has_value(&self) -> bool {
+        matches!(self.peek(), Some(TokenTree::Punct(p)) if p.as_char() == '=')
+    }
+
     /// Reads the `=` before the value.
     pub fn value(&mut self) -> Result<&mut Self> {
         match self.peek() {

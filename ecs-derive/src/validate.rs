@@ -93,13 +93,57 @@ pub struct EntityEventDef<'a> {
     pub target: Member,
     /// The target field's type, where a wrong one is reported.
     pub target_ty: &'a Ty,
+    /// `#[entity_event(propagate)]`: the relationship whose target the event
+    /// goes on to (`ChildOf` unless named).
+    pub propagate: Option<TokenStream>,
+    /// `#[entity_event(auto_propagate)]`: it goes on unless an observer stops it.
+    pub auto_propagate: bool,
 }
 
 /// `#[derive(EntityEvent)]`: a struct whose target is its field named
 /// `entity`, or the one field marked `#[event_target]`.
 pub fn entity_event(input: &Input) -> Result<EntityEventDef<'_>> {
     let mut errors = Errors::default();
-    let event = errors.keep(marker(input, "EntityEvent", "entity_event", "observers run later and on other threads"));
+    let mut propagate = None;
+    let mut auto_propagate = None;
+    let keys = "the keys are `crate = \"path\"`, `propagate` (on to the entity's parent, along `ChildOf`), \
+                `propagate = Relationship` (along another relationship) and `auto_propagate`";
+    let event = errors.keep(marker_with(
+        input,
+        "EntityEvent",
+        "entity_event",
+        "observers run later and on other threads",
+        keys,
+        |meta| {
+            if meta.is_ident("propagate") {
+                let along = if meta.has_value() {
+                    meta.value()?.path().map_err(|error| {
+                        Error::new(
+                            error.span(),
+                            "`propagate` takes the relationship the event goes along: `propagate = ChildOf` (a path, \
+                         not `&'static ChildOf`)",
+                        )
+                    })?
+                } else {
+                    "ChildOf".parse().expect("a path")
+                };
+                propagate = Some((along, meta.span()));
+                return Ok(true);
+            }
+            if meta.is_ident("auto_propagate") {
+                auto_propagate = Some(meta.span());
+                return Ok(true);
+            }
+            Ok(false)
+        },
+    ));
+    if let (Some(span), None) = (auto_propagate, &propagate) {
+        errors.push(Error::new(
+            span,
+            "`auto_propagate` makes the event go on by itself, which needs `propagate` too: \
+             `#[entity_event(propagate, auto_propagate)]`",
+        ));
+    }
     if input.kind != Kind::Struct {
         errors.push(Error::new(
             input.kind_span,
@@ -135,10 +179,22 @@ pub fn entity_event(input: &Input) -> Result<EntityEventDef<'_>> {
     };
     errors.finish()?;
     let index = found.expect("no error");
+    let event = event.expect("no error");
+    // `ChildOf` from the crate the event names.
+    let propagate = propagate.map(|(along, _)| {
+        if along.to_string() == "ChildOf" {
+            let krate = &event.krate;
+            crate::tokens::code!("$krate::relationship::ChildOf", krate)
+        } else {
+            along
+        }
+    });
     Ok(EntityEventDef {
-        event: event.expect("no error"),
+        event,
         target: fields[index].member(index),
         target_ty: &fields[index].ty,
+        propagate,
+        auto_propagate: auto_propagate.is_some(),
     })
 }
 
@@ -152,6 +208,19 @@ pub fn resource(input: &Input) -> Result<EventDef<'_>> {
 
 /// A marker trait's type: no lifetime parameters; `#[attribute(crate = …)]`.
 fn marker<'a>(input: &'a Input, name: &str, attribute: &str, why: &str) -> Result<EventDef<'a>> {
+    marker_with(input, name, attribute, why, "the only key is `crate = \"path\"`", |_| Ok(false))
+}
+
+/// [`marker`] whose attribute takes other keys too, read by `other` (see
+/// [`attribute_with`]).
+fn marker_with<'a>(
+    input: &'a Input,
+    name: &str,
+    attribute: &str,
+    why: &str,
+    keys: &str,
+    other: impl FnMut(&mut NestedMeta<'_>) -> Result<bool>,
+) -> Result<EventDef<'a>> {
     let mut errors = Errors::default();
     for (span, lifetime) in lifetimes(&input.generics) {
         errors.push(Error::new(
@@ -162,7 +231,7 @@ fn marker<'a>(input: &'a Input, name: &str, attribute: &str, why: &str) -> Resul
             ),
         ));
     }
-    let krate = errors.keep(crate_attribute(input, attribute));
+    let krate = errors.keep(attribute_with(input, attribute, keys, other));
     errors.finish()?;
     Ok(EventDef { ident: &input.ident, generics: &input.generics, krate: krate.expect("no error") })
 }

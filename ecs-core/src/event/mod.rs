@@ -61,6 +61,29 @@ pub trait Event: Send + Sync + 'static {
     #[doc(hidden)]
     #[inline]
     fn __set_event_target(&mut self, _target: Entity) {}
+
+    /// Whether the event goes on from its target to another entity after the
+    /// target's observers (`#[entity_event(propagate)]`): `None` when it does
+    /// not; `Some(true)` when it goes on unless an observer stops it
+    /// (`auto_propagate`), `Some(false)` when an observer must ask.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn __propagates() -> Option<bool>
+    where
+        Self: Sized,
+    {
+        None
+    }
+
+    /// Where the event goes on to from `entity` (its parent, for `ChildOf`).
+    #[doc(hidden)]
+    #[inline]
+    fn __propagate_to(_world: &crate::World, _entity: Entity) -> Option<Entity>
+    where
+        Self: Sized,
+    {
+        None
+    }
 }
 
 /// An [`Event`] that names the entity it targets, in a field:

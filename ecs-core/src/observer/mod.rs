@@ -536,7 +536,12 @@ impl World {
     /// # Panics
     /// When an observer panics (the world stays consistent), or when observers
     /// keep triggering each other (see [`MAX_OBSERVER_ROUNDS`]).
-    pub fn trigger<E: Event>(&mut self, event: E) {
+    pub fn trigger<E: Event>(&mut self, mut event: E) {
+        if E::__propagates().is_some()
+            && let Some(target) = event.__event_target()
+        {
+            return self.with_deferred(|world| world.run_propagating(&mut event, target));
+        }
         self.trigger_with(&event, event.__event_target());
     }
 
@@ -562,8 +567,42 @@ impl World {
         targets.for_each_target(&mut |target| {
             // An `EntityEvent` names each target in turn.
             event.__set_event_target(target);
-            self.trigger_with(&event, Some(target));
+            if E::__propagates().is_some() {
+                self.with_deferred(|world| world.run_propagating(&mut event, target));
+            } else {
+                self.trigger_with(&event, Some(target));
+            }
         });
+    }
+
+    /// Runs the observers of an event that propagates, for `target`, then for
+    /// each entity it goes on to while an observer lets it (or, for
+    /// `auto_propagate`, none stops it), writing each into the event. Call it
+    /// within [`with_deferred`](World::with_deferred): the commands of every
+    /// entity's observers run once the whole propagation is done, as in
+    /// bevy_ecs.
+    pub(crate) fn run_propagating<E: Event>(&mut self, event: &mut E, target: Entity) {
+        let auto = E::__propagates() == Some(true);
+        let propagation = trigger::Propagation { go_on: core::sync::atomic::AtomicBool::new(auto), original: target };
+        let mut target = target;
+        // A chain of links longer than the world has entities has come round
+        // on itself (a relationship that allows cycles): it stops there.
+        let mut hops = 0;
+        loop {
+            propagation.go_on.store(auto, core::sync::atomic::Ordering::Relaxed);
+            let ctx = TriggerContext::new(&*event, Some(target), None).propagating(&propagation);
+            self.run_observers(&ctx);
+            if !propagation.go_on.load(core::sync::atomic::Ordering::Relaxed) {
+                return;
+            }
+            let Some(next) = E::__propagate_to(self, target) else { return };
+            hops += 1;
+            if hops > self.len() {
+                return;
+            }
+            event.__set_event_target(next);
+            target = next;
+        }
     }
 
     /// Runs the observers of `event` (for `target`), then the commands they queued.

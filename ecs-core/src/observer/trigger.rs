@@ -5,6 +5,7 @@ use core::any::TypeId;
 use core::marker::PhantomData;
 use core::ops::Deref;
 use core::ptr::NonNull;
+use core::sync::atomic::{AtomicBool, Ordering};
 
 use crate::bundle::Bundle;
 use crate::component::{ComponentId, Lifecycle};
@@ -24,10 +25,22 @@ pub(crate) struct TriggerContext {
     pub(crate) event_name: &'static str,
     pub(crate) target: Option<Entity>,
     pub(crate) component: Option<ComponentId>,
+    /// For an event that propagates: whether it goes on, and where it began.
+    /// Points at a value on the stack of the trigger call, as `event` does.
+    propagation: Option<NonNull<Propagation>>,
 }
 
-// SAFETY: the pointer is only ever read as a shared `&E` (`E: Event` is `Sync`),
-// while the trigger call that made it is running; the rest is plain data.
+/// The state of an event going from entity to entity (`#[entity_event(propagate)]`).
+pub(crate) struct Propagation {
+    /// Whether it goes on after the current entity's observers.
+    pub(crate) go_on: AtomicBool,
+    /// The entity it was triggered for.
+    pub(crate) original: Entity,
+}
+
+// SAFETY: the pointers are only ever read as shared references (`E: Event` is
+// `Sync`, and so is `Propagation`), while the trigger call that made them is
+// running; the rest is plain data.
 unsafe impl Send for TriggerContext {}
 // SAFETY: as above.
 unsafe impl Sync for TriggerContext {}
@@ -67,7 +80,15 @@ impl TriggerContext {
             event_name: core::any::type_name::<E>(),
             target,
             component,
+            propagation: None,
         }
+    }
+
+    /// [`new`](Self::new) for an event propagating as `propagation` says, which
+    /// must outlive every use of the context, as the event must.
+    pub(crate) fn propagating(mut self, propagation: &Propagation) -> Self {
+        self.propagation = Some(NonNull::from(propagation));
+        self
     }
 
     /// The context of a lifecycle event of `component` on `entity`.
@@ -79,6 +100,7 @@ impl TriggerContext {
             event_name,
             target: Some(entity),
             component: Some(component),
+            propagation: None,
         }
     }
 }
@@ -109,6 +131,7 @@ pub struct On<'w, P: EventPattern, B: Bundle = ()> {
     target: Option<Entity>,
     component: Option<ComponentId>,
     observer: Entity,
+    propagation: Option<&'w Propagation>,
     marker: PhantomData<fn() -> B>,
 }
 
@@ -138,6 +161,53 @@ impl<'w, P: EventPattern, B: Bundle> On<'w, P, B> {
     /// The observer's own entity (despawn it to stop observing).
     pub fn observer(&self) -> Entity {
         self.observer
+    }
+
+    /// For an event that propagates (`#[entity_event(propagate)]`): whether it
+    /// goes on, after this entity's observers, to the next entity (the
+    /// parent, for `ChildOf`). It goes on by default when the event is
+    /// `#[entity_event(auto_propagate)]`, and stops otherwise; the last
+    /// observer to call this on an entity decides. No effect on an event that
+    /// does not propagate.
+    ///
+    /// # Example
+    /// ```
+    /// use ecs_core::prelude::*;
+    ///
+    /// #[derive(EntityEvent)]
+    /// #[entity_event(propagate, auto_propagate)]
+    /// struct Click { entity: Entity }
+    /// #[derive(Default)] struct Clicked(Vec<(Entity, Entity)>);
+    ///
+    /// let mut world = World::new();
+    /// world.init_resource::<Clicked>();
+    /// let window = world.spawn(());
+    /// let panel = world.spawn(ChildOf(window));
+    /// let button = world.spawn(ChildOf(panel));
+    /// world.add_observer(|mut click: On<Click>, mut clicked: ResMut<Clicked>| {
+    ///     clicked.0.push((click.entity, click.original_event_target()));
+    ///     if click.entity == click.original_event_target() {
+    ///         return; // the button itself: let it bubble
+    ///     }
+    ///     click.propagate(false); // the panel takes it
+    /// });
+    /// world.trigger(Click { entity: button });
+    /// assert_eq!(world.resource::<Clicked>().0, [(button, button), (panel, button)]);
+    /// ```
+    pub fn propagate(&mut self, should: bool) {
+        if let Some(propagation) = self.propagation {
+            propagation.go_on.store(should, Ordering::Relaxed);
+        }
+    }
+
+    /// The entity the event was triggered for, before it propagated on from
+    /// it (the same as [`target`](Self::target) for an event that does not
+    /// propagate).
+    pub fn original_event_target(&self) -> Entity {
+        match self.propagation {
+            Some(propagation) => propagation.original,
+            None => self.target(),
+        }
     }
 }
 
@@ -193,7 +263,17 @@ unsafe impl<P: EventPattern, B: Bundle> SystemParam for On<'_, P, B> {
         // then sees the observer's trigger) — and its item cannot outlive its
         // run, so the event outlives the item.
         let event = unsafe { ctx.event.cast::<P::Event>().as_ref() };
-        On { event, target: ctx.target, component: ctx.component, observer: current.observer, marker: PhantomData }
+        // SAFETY: as for the event: the propagation state lives on the stack
+        // of the trigger call that set the context.
+        let propagation = ctx.propagation.map(|p| unsafe { p.as_ref() });
+        On {
+            event,
+            target: ctx.target,
+            component: ctx.component,
+            observer: current.observer,
+            propagation,
+            marker: PhantomData,
+        }
     }
 }
 

@@ -80,7 +80,12 @@ impl<'w> DeferredWorld<'w> {
 
     /// Triggers `event` now: its observers run before this returns (their own
     /// structural changes wait, like this hook's commands).
-    pub fn trigger<E: Event>(&mut self, event: E) {
+    pub fn trigger<E: Event>(&mut self, mut event: E) {
+        if E::__propagates().is_some()
+            && let Some(target) = event.__event_target()
+        {
+            return self.world.with_deferred(|world| world.run_propagating(&mut event, target));
+        }
         let ctx = TriggerContext::new(&event, event.__event_target(), None);
         self.world.with_deferred(|world| world.run_observers(&ctx));
     }
@@ -89,8 +94,12 @@ impl<'w> DeferredWorld<'w> {
     pub fn trigger_targets<E: Event>(&mut self, mut event: E, targets: impl TriggerTargets) {
         targets.for_each_target(&mut |target| {
             event.__set_event_target(target);
-            let ctx = TriggerContext::new(&event, Some(target), None);
-            self.world.with_deferred(|world| world.run_observers(&ctx));
+            if E::__propagates().is_some() {
+                self.world.with_deferred(|world| world.run_propagating(&mut event, target));
+            } else {
+                let ctx = TriggerContext::new(&event, Some(target), None);
+                self.world.with_deferred(|world| world.run_observers(&ctx));
+            }
         });
     }
 }

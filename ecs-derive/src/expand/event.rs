@@ -13,7 +13,7 @@ pub fn event(def: EventDef<'_>) -> TokenStream {
 /// `Event`, whose trigger targets the entity in the target field, and
 /// `EntityEvent`, which reads and writes that field.
 pub fn entity_event(def: EntityEventDef<'_>) -> TokenStream {
-    let EntityEventDef { event, target, target_ty } = def;
+    let EntityEventDef { event, target, target_ty, propagate, auto_propagate } = def;
     let (event_head, where_clause) = impl_head(&event, code!("event::Event"));
     let (entity_event_head, _) = impl_head(&event, code!("event::EntityEvent"));
     let krate = event.krate;
@@ -21,6 +21,30 @@ pub fn entity_event(def: EntityEventDef<'_>) -> TokenStream {
     // of another type is one error there (the two accessors' errors are the
     // same diagnostic, which the compiler shows once).
     let ty = target_ty;
+    // Where the event goes on to, for `#[entity_event(propagate)]`: a bound
+    // on the relationship named, so a type that is not one is reported there.
+    let propagation = match propagate {
+        Some(along) => {
+            let auto: TokenStream = if auto_propagate { "true" } else { "false" }.parse().expect("a literal");
+            code!(
+                "#[inline(always)]
+                fn __propagates() -> ::core::option::Option<bool> {
+                    ::core::option::Option::Some($auto)
+                }
+                #[inline]
+                fn __propagate_to(
+                    __world: &$krate::World,
+                    __entity: $krate::Entity,
+                ) -> ::core::option::Option<$krate::Entity> {
+                    $krate::__private::propagate_along::<$along>(__world, __entity)
+                }",
+                auto,
+                krate,
+                along
+            )
+        }
+        None => TokenStream::new(),
+    };
     let read = code!("<$ty as $krate::__private::EventTargetField>::get(&self.$target)", ty, krate, target);
     let write = code!("<$ty as $krate::__private::EventTargetField>::get_mut(&mut self.$target)", ty, krate, target);
     code!(
@@ -35,6 +59,7 @@ pub fn entity_event(def: EntityEventDef<'_>) -> TokenStream {
                 fn __set_event_target(&mut self, __target: $krate::Entity) {
                     *<Self as $krate::event::EntityEvent>::event_target_mut(self) = __target;
                 }
+                $propagation
             }
             #[automatically_derived]
             $entity_event_head $where_clause {
@@ -53,7 +78,8 @@ pub fn entity_event(def: EntityEventDef<'_>) -> TokenStream {
         krate,
         entity_event_head,
         read,
-        write
+        write,
+        propagation
     )
 }
 
