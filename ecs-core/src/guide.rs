@@ -18,6 +18,8 @@
 //! | `entity_mut.insert(c)`, `.remove::<T>()`, `.contains::<T>()` | `world.insert_one(e, c)`, `world.remove_one::<T>(e)` | same on `EntityWorldMut`; also `world.insert(e, c)?`, `world.remove::<T>(e)?` (returns the value), `world.has::<T>(e)` |
 //! | `world.query::<&mut T>().iter_mut(&mut world)` | `world.query_mut::<&mut T>()` | `world.query_mut::<&mut T>()` (as hecs); read-only: `world.query::<&T>().iter()`; cached: `world.query_state` |
 //! | `QueryState`, `query.single()` | `PreparedQuery` | same as bevy |
+//! | `query.contains(entity)` | `query.get(e).is_ok()` | same (on a writing query too, marking nothing) |
+//! | `Name`, `EntityHashMap<V>`, `EntityHashSet` | — | same (`ecs_core::entity::{EntityHashMap, EntityHashSet}`; `Name` in the prelude) |
 //! | `#[derive(QueryData)]` | `#[derive(Query)]` | same as bevy |
 //! | `Query<&mut T>` item `Mut<T>` | `&mut T` | `&mut T` (as hecs); `Mut<T>` when writes must be detected precisely |
 //! | `query.par_iter_mut().for_each(f)`; `query.par_iter().for_each(f)` | — | same; also spelled `query.par_for_each_mut(f)`, `query.par_for_each(f)` |
@@ -34,6 +36,7 @@
 //! | `RemovedComponents<T>` | — | same |
 //! | `app.add_systems(Update, (a, b).chain())` | — | `schedule.add_systems((a, b).chain())`, then `schedule.run(&mut world)` (no `App`) |
 //! | `IntoScheduleConfigs` (`.after`, `.before`, `.in_set`, `.run_if`, `.chain`, `.chain_ignore_deferred`), on one system or a group | — | same, with bevy's automatic sync points between explicitly ordered systems; `IntoSystemConfig` only turns one system into its `SystemConfig` |
+//! | conditions `on_message::<M>`, `run_once`, `resource_exists`, `resource_changed`, `any_with_component` | — | same |
 //! | `SystemCondition`, `.run_if(cond)`, `SystemSet`, `.in_set`, `configure_sets(S.run_if(c))`, `configure_sets((A, B).chain())` | — | same (a set's or a group's condition is evaluated once per run) |
 //! | `despawn_related::<Children>()`, `despawn_children()`, `clear_children()` / `detach_all_children()`, `clear_related::<R>()` / `detach_all_related::<R>()`, `remove_children(&[e])`, `insert_children(i, &[e])` on an entity or its commands | — | same (0.17's and 0.18's names) |
 //! | `world.run_system_once(f)` | — | same (returns `Result`) |

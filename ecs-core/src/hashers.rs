@@ -31,9 +31,11 @@ impl Hasher for TypeIdHasher {
 }
 
 /// For keys made of the crate's own ids (`Entity`, `ComponentId`, lists of
-/// them): one multiply per word, as FxHash does.
-#[derive(Default)]
-pub(crate) struct IdHasher(u64);
+/// them): one multiply per word, as FxHash does. Public as
+/// [`EntityHasher`](crate::entity::EntityHasher), for games' maps keyed by
+/// entities.
+#[derive(Default, Clone, Copy, Debug)]
+pub struct IdHasher(u64);
 
 impl IdHasher {
     #[inline]

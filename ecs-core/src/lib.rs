@@ -174,7 +174,9 @@ pub mod prelude {
     pub use crate::bytemuck::{Pod, Zeroable};
     pub use crate::command::{Commands, EntityCommands};
     pub use crate::component::HookContext;
+    pub use crate::component::Name;
     pub use crate::event::{Add, Despawn, Discard, Insert, Remove, RemovedComponents};
+    pub use crate::message::on_message;
     pub use crate::message::{MessageReader, MessageWriter, Messages};
     pub use crate::observer::On;
     pub use crate::query::{Added, AnyOf, Changed, Has, Or, QueryState, With, Without};
@@ -182,7 +184,7 @@ pub mod prelude {
     pub use crate::system::{
         In, IntoScheduleConfigs, IntoSetConfig, IntoSetConfigs, IntoSystemConfig, Local, Populated, Query, Res, ResMut,
         Schedule, SetGroup, Single, SystemCondition, SystemPipe, SystemSet, any_with_component, not, resource_added,
-        resource_changed, resource_equals, resource_exists,
+        resource_changed, resource_equals, resource_exists, run_once,
     };
     pub use crate::{
         Bundle, Component, DeferredWorld, Describe, EcsError, Entity, EntityEvent, EntityRef, EntityWorldMut, Event,

@@ -9,6 +9,7 @@
 
 mod dynamic;
 mod hooks;
+mod name;
 mod per_field;
 mod registry;
 mod schema;
@@ -21,6 +22,7 @@ pub use per_field::{FieldColumn, FieldLayout, Fields, FieldsMut, LanePtr, PerFie
 pub use dynamic::ComponentDescriptor;
 pub use hooks::{ComponentHook, ComponentHooks, HookContext};
 pub(crate) use hooks::{Lifecycle, REMOVED_LOG, REQUIRES};
+pub use name::Name;
 pub use registry::{ComponentIdCell, component_id};
 pub(crate) use registry::{known_component_id, known_component_index};
 pub use schema::{Describe, EnumSchema, Field, FieldKind, Schema, Variant};

@@ -16,6 +16,35 @@ pub(crate) use entities::SavedEntities;
 pub(crate) use location::EntityLocation;
 pub use map::MapEntities;
 
+/// A fast hasher for keys that are entities (or other ids the crate hands
+/// out): one multiply per word, with no random seed. Entities are not chosen
+/// by an adversary, so maps keyed by them need no protection from flooding.
+pub use crate::hashers::IdHasher as EntityHasher;
+
+/// Builds [`EntityHasher`]s: the hasher of [`EntityHashMap`] and [`EntityHashSet`].
+pub type EntityHash = core::hash::BuildHasherDefault<EntityHasher>;
+
+/// A map keyed by entities, with the fast [`EntityHasher`] (bevy_ecs's
+/// `EntityHashMap`). Make one with `EntityHashMap::default()`.
+///
+/// # Example
+/// ```
+/// use ecs_core::prelude::*;
+/// use ecs_core::entity::EntityHashMap;
+///
+/// let mut world = World::new();
+/// let (a, b) = (world.spawn(()), world.spawn(()));
+/// let mut threat: EntityHashMap<u32> = EntityHashMap::default();
+/// threat.insert(a, 3);
+/// *threat.entry(b).or_default() += 1;
+/// assert_eq!(threat[&a] + threat[&b], 4);
+/// ```
+pub type EntityHashMap<V> = std::collections::HashMap<Entity, V, EntityHash>;
+
+/// A set of entities, with the fast [`EntityHasher`] (bevy_ecs's
+/// `EntityHashSet`). Make one with `EntityHashSet::default()`.
+pub type EntityHashSet = std::collections::HashSet<Entity, EntityHash>;
+
 use core::fmt;
 use core::num::NonZeroU32;
 

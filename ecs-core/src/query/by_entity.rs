@@ -94,6 +94,19 @@ impl<Q: QueryData, F: QueryFilter> QueryState<Q, F> {
         }
     }
 
+    /// `true` when `entity` is alive and the query yields it; no item is
+    /// made, nothing is marked written.
+    ///
+    /// # Safety
+    /// The caller may read the ticks the query's row filters read (any of the
+    /// query's access, or a shared world).
+    pub(crate) unsafe fn yields(&self, world: &World, entity: Entity, ctx: FetchContext) -> bool {
+        self.validate_world(world);
+        // SAFETY: forwarded; the fetch is made and its row filters asked, but
+        // nothing is fetched from it.
+        unsafe { self.locate(world, entity, ctx, |_, _| ()) }.is_ok()
+    }
+
     /// Notes that a system's `Query::get` went through the tables (see
     /// [`single_fetches`](Self::single_fetches)).
     #[inline]

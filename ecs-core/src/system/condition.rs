@@ -241,6 +241,25 @@ pub fn resource_exists<R: Send + Sync + 'static>(resource: Option<Res<R>>) -> bo
     resource.is_some()
 }
 
+/// A run condition: `true` the first time it is evaluated, `false` after
+/// (bevy_ecs's `run_once`): setup that runs in a schedule's first run.
+///
+/// # Example
+/// ```
+/// # use ecs_core::prelude::*;
+/// #[derive(Default)] struct Setups(u32);
+/// fn setup(mut setups: ResMut<Setups>) { setups.0 += 1; }
+/// let mut world = World::new();
+/// world.init_resource::<Setups>();
+/// let mut schedule = Schedule::new();
+/// schedule.add_systems(setup.run_if(run_once));
+/// for _ in 0..3 { schedule.run(&mut world); }
+/// assert_eq!(world.resource::<Setups>().0, 1);
+/// ```
+pub fn run_once(mut has_run: super::Local<bool>) -> bool {
+    !core::mem::replace(&mut *has_run, true)
+}
+
 /// A run condition: `true` when the resource `R` was inserted or written since the
 /// condition last ran (the first time: since it was inserted). `false` when `R`
 /// is missing.

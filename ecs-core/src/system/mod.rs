@@ -43,7 +43,7 @@ mod system_state;
 pub use access::SystemAccess;
 pub use condition::{
     And, Combined, ConditionSystem, IsConditionSystem, IsFunctionCondition, Not, Or, SystemCondition,
-    any_with_component, not, resource_added, resource_changed, resource_equals, resource_exists,
+    any_with_component, not, resource_added, resource_changed, resource_equals, resource_exists, run_once,
 };
 pub use config::{IntoScheduleConfigs, IntoSystemConfig, IsSingleSystem, ScheduleConfigs, SystemConfig};
 pub use declared::{DeclaredSystem, DeclaredSystemFunction, DeclaredWorld, IsDeclared};

@@ -296,6 +296,36 @@ impl<'w, Q: QueryData, F: QueryFilter> Query<'w, Q, F> {
         unsafe { self.find(entity) }.map(Q::shrink).map_err(|miss| miss.error::<Q, F>(entity))
     }
 
+    /// `true` when `entity` is alive and matches the query (bevy_ecs's
+    /// `contains`). No item is made, so this works through `&self` on a query
+    /// that writes, and marks nothing changed.
+    ///
+    /// # Example
+    /// ```
+    /// # use ecs_core::prelude::*;
+    /// #[derive(Component)] struct Health(u32);
+    /// #[derive(Component)] struct Undead;
+    /// fn heal(mut living: Query<&mut Health, Without<Undead>>, targets: Query<Entity, With<Health>>) {
+    ///     for target in &targets {
+    ///         if living.contains(target) {
+    ///             living.get_mut(target).unwrap().0 += 1;
+    ///         }
+    ///     }
+    /// }
+    /// let mut world = World::new();
+    /// let knight = world.spawn(Health(1));
+    /// let ghoul = world.spawn((Health(1), Undead));
+    /// world.run_system_once(heal)?;
+    /// assert_eq!((world.get::<Health>(knight).unwrap().0, world.get::<Health>(ghoul).unwrap().0), (2, 1));
+    /// # Ok::<(), EcsError>(())
+    /// ```
+    #[inline]
+    pub fn contains(&self, entity: Entity) -> bool {
+        // SAFETY: the query's access covers the ticks its row filters read;
+        // nothing is fetched.
+        unsafe { self.state.yields(self.world, entity, self.ctx) }
+    }
+
     /// `get` and `get_mut`, with the reason for a miss not yet an error.
     ///
     /// # Safety

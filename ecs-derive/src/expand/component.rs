@@ -147,7 +147,9 @@ pub fn component(def: ComponentDef<'_>) -> TokenStream {
         // target (those are immutable, so this impl is not emitted for them).
         code!(
             "#[automatically_derived]
+            $hidden
             unsafe impl $impl_generics $krate::component::MutableComponent for $ident $ty_generics $where_clause {}",
+            hidden,
             impl_generics,
             krate,
             ident,
