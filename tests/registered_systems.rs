@@ -195,3 +195,53 @@ fn a_registered_system_is_dropped_once_when_unregistered_or_with_its_world() {
     drop(world);
     assert_eq!(drops.load(Ordering::SeqCst), 2);
 }
+
+/// `Commands::register_system` hands out the id at once; the system is in
+/// the world once the command runs, never under an id the world gave
+/// another system meanwhile.
+#[test]
+fn commands_register_systems_with_ids_that_hold() {
+    use ecs_core::command::{CommandQueue, Commands};
+    fn say(tag: &'static str) -> impl FnMut(ResMut<Log>) + Send + Sync + 'static {
+        move |mut log: ResMut<Log>| log.0.push(tag.to_owned())
+    }
+    let mut world = World::new();
+    world.init_resource::<Log>();
+    let mut queue = CommandQueue::default();
+    let (first, second) = {
+        let mut commands = Commands::new(&mut queue, &world);
+        (commands.register_system(say("first")), commands.register_system(say("second")))
+    };
+    assert_ne!(first, second);
+    assert_eq!(world.run_system(first), Err(EcsError::UnknownSystem), "not registered before the command runs");
+    // A system registered on the world meanwhile gets a slot of its own.
+    let direct = world.register_system(say("direct"));
+    assert!(direct != first && direct != second);
+    queue.apply(&mut world);
+    for id in [second, direct, first] {
+        world.run_system(id).unwrap();
+    }
+    assert_eq!(world.resource::<Log>().0, ["second", "direct", "first"]);
+
+    // From a system, with a run queued after it.
+    world.resource_mut::<Log>().0.clear();
+    let id = world
+        .run_system_once(|mut commands: Commands| {
+            let id = commands.register_system(say("queued"));
+            commands.run_system(id);
+            id
+        })
+        .unwrap();
+    assert_eq!(world.resource::<Log>().0, ["queued"]);
+    world.unregister_system(id).unwrap();
+    assert_eq!(world.run_system(id), Err(EcsError::UnknownSystem));
+
+    // A dropped command: the id stays unknown, and the world goes on.
+    let mut dropped = CommandQueue::default();
+    let lost = Commands::new(&mut dropped, &world).register_system(say("lost"));
+    drop(dropped);
+    let after = world.register_system(say("after"));
+    assert_eq!(world.run_system(lost), Err(EcsError::UnknownSystem));
+    world.run_system(after).unwrap();
+    assert_eq!(world.resource::<Log>().0, ["queued", "after"]);
+}

@@ -42,6 +42,44 @@ impl Commands<'_> {
         self.add(move |world| world.run_system_with(id, input).map(drop));
     }
 
+    /// Registers `system` when the commands are applied (see
+    /// [`World::register_system`]), returning its id at once: a run of it
+    /// queued after this command finds it; a run asked before (or after the
+    /// command was dropped unapplied) is refused as
+    /// [`EcsError::UnknownSystem`](crate::EcsError::UnknownSystem).
+    ///
+    /// # Panics
+    /// When two of the system's parameters conflict (here, as the system is
+    /// made).
+    ///
+    /// # Example
+    /// ```
+    /// # use ecs_core::prelude::*;
+    /// use ecs_core::system::SystemId;
+    /// #[derive(Default)] struct Score(u32);
+    /// struct Bonus(SystemId);
+    /// fn setup(mut commands: Commands) {
+    ///     let bonus = commands.register_system(|mut score: ResMut<Score>| score.0 += 10);
+    ///     commands.insert_resource(Bonus(bonus));
+    ///     commands.run_system(bonus);
+    /// }
+    /// let mut world = World::new();
+    /// world.init_resource::<Score>();
+    /// world.run_system_once(setup)?;
+    /// assert_eq!(world.resource::<Score>().0, 10);
+    /// let bonus = world.resource::<Bonus>().0;
+    /// world.run_system(bonus)?;
+    /// assert_eq!(world.resource::<Score>().0, 20);
+    /// # Ok::<(), EcsError>(())
+    /// ```
+    #[track_caller]
+    pub fn register_system<M, S: IntoRegisteredSystem<M>>(&mut self, system: S) -> SystemId<S::In, S::Out> {
+        let system = system.__into_registered();
+        let id = self.world.reserve_system_id();
+        self.add(move |world| world.fill_reserved_system(id, system));
+        id
+    }
+
     /// Runs `system` when the commands are applied, registered by its type
     /// (see [`World::run_system_cached`]).
     #[track_caller]

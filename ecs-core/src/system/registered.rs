@@ -177,6 +177,9 @@ struct Slot {
     system: Option<Box<dyn Any + Send + Sync>>,
     /// Its name, for the error of a run asked while it runs.
     name: &'static str,
+    /// Reserved by `Commands::register_system` for a system its command has
+    /// not put in yet: runs of the id are refused as unknown until then.
+    reserved: bool,
 }
 
 /// The world's registered systems (a resource of the crate's own).
@@ -186,6 +189,53 @@ struct RegisteredSystems {
     free: Vec<u32>,
     /// [`World::run_system_cached`]'s systems, by the function's type.
     cached: TypeIdMap<(u32, u32)>,
+}
+
+impl World {
+    /// An id for a system that a command registers later
+    /// ([`Commands::register_system`](crate::command::Commands::register_system)):
+    /// a fresh slot past those the world has, counted through `&self` as
+    /// entity reservations are.
+    pub(crate) fn reserve_system_id<I, O>(&self) -> SystemId<I, O> {
+        let registered = self.get_resource::<RegisteredSystems>().map_or(0, |systems| systems.slots.len());
+        let offset = self.reserved_systems.fetch_add(1, core::sync::atomic::Ordering::Relaxed) as usize;
+        let index = registered
+            .checked_add(offset)
+            .and_then(|index| u32::try_from(index).ok())
+            .expect("fewer than 2^32 registered systems");
+        SystemId { world: self.id(), index, generation: 0, marker: PhantomData }
+    }
+
+    /// The registry, with every reserved id made a slot, marked reserved:
+    /// called before the slot list grows otherwise, so a reserved index is
+    /// never handed out twice.
+    fn flush_reserved_systems(&mut self) -> &mut RegisteredSystems {
+        let pending = core::mem::take(self.reserved_systems.get_mut());
+        let systems = self.get_resource_or_init::<RegisteredSystems>();
+        for _ in 0..pending {
+            systems.slots.push(Slot { generation: 0, system: None, name: "", reserved: true });
+        }
+        systems
+    }
+
+    /// Puts `system` into the slot reserved for `id` (the command of
+    /// `Commands::register_system`).
+    ///
+    /// # Errors
+    /// [`EcsError::UnknownSystem`] when the id was unregistered meanwhile
+    /// (the system is dropped).
+    pub(crate) fn fill_reserved_system<I: 'static, O: 'static>(
+        &mut self,
+        id: SystemId<I, O>,
+        system: RegisteredBox<I, O>,
+    ) -> Result<(), EcsError> {
+        let name = system.0.name();
+        let system: Box<dyn Any + Send + Sync> = Box::new(system);
+        let systems = self.flush_reserved_systems();
+        let slot = systems.slot(id).filter(|slot| slot.reserved).ok_or(EcsError::UnknownSystem)?;
+        (slot.system, slot.name, slot.reserved) = (Some(system), name, false);
+        Ok(())
+    }
 }
 
 impl RegisteredSystems {
@@ -228,7 +278,7 @@ impl World {
         let name = boxed.name();
         let system: Box<dyn Any + Send + Sync> = Box::new(RegisteredBox(boxed));
         let world = self.id();
-        let systems = self.get_resource_or_init::<RegisteredSystems>();
+        let systems = self.flush_reserved_systems();
         let index = match systems.free.pop() {
             Some(index) => {
                 let slot = &mut systems.slots[index as usize];
@@ -237,7 +287,7 @@ impl World {
             }
             None => {
                 let index = u32::try_from(systems.slots.len()).expect("fewer than 2^32 registered systems");
-                systems.slots.push(Slot { generation: 0, system: Some(system), name });
+                systems.slots.push(Slot { generation: 0, system: Some(system), name, reserved: false });
                 index
             }
         };
@@ -293,7 +343,7 @@ impl World {
             return Err(EcsError::UnknownSystem);
         }
         let systems = self.get_resource_mut::<RegisteredSystems>().ok_or(EcsError::UnknownSystem)?;
-        let slot = systems.slot(id).ok_or(EcsError::UnknownSystem)?;
+        let slot = systems.slot(id).filter(|slot| !slot.reserved).ok_or(EcsError::UnknownSystem)?;
         // A live slot without its system: the system is running.
         let Some(taken) = slot.system.take() else {
             return Err(EcsError::SystemAlreadyRunning { system: slot.name });
@@ -336,6 +386,7 @@ impl World {
         let systems = self.get_resource_mut::<RegisteredSystems>().ok_or(EcsError::UnknownSystem)?;
         let slot = systems.slot(id).ok_or(EcsError::UnknownSystem)?;
         let system = slot.system.take();
+        slot.reserved = false;
         slot.generation = slot.generation.wrapping_add(1);
         // A generation that came all the way round would name old ids again:
         // such a slot is never reused.

@@ -95,6 +95,9 @@ pub struct World {
     command_error: Option<CommandErrorHandler>,
     /// What becomes of an error a system or an observer returns.
     error_handler: crate::error::ErrorHandler,
+    /// Ids of registered systems reserved through `&self` by
+    /// `Commands::register_system` since the registry last grew.
+    pub(crate) reserved_systems: AtomicU32,
     /// Atomic so that a read-only query run on `&World` can still start a new tick.
     pub(crate) change_tick: AtomicU32,
     /// When stored ticks were last clamped (see `ticks.rs`).
@@ -204,6 +207,7 @@ impl World {
             resources: Resources::default(),
             command_error: None,
             error_handler: crate::error::panic,
+            reserved_systems: AtomicU32::new(0),
             change_tick: AtomicU32::new(1),
             last_tick_check: Tick::new(1),
             observers: Default::default(),
