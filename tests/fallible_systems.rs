@@ -195,3 +195,26 @@ fn systems_and_observers_that_only_panic_are_accepted() {
     assert!(ran.is_err());
     world.check_invariants().unwrap();
 }
+
+/// A registered system run by a command has no caller to take its
+/// `Result`: the error goes to the handler, naming the system.
+#[test]
+fn a_registered_system_run_by_a_command_reports_its_error() {
+    recorder!(LOG, record);
+    use ecs_core::command::{CommandQueue, Commands};
+    fn refuse() -> Result {
+        Err("refused".into())
+    }
+    let mut world = World::new();
+    world.set_error_handler(record);
+    let id = world.register_system(refuse);
+    assert!(world.run_system(id).unwrap().is_err(), "a direct run hands the error back");
+    assert!(LOG.lock().unwrap().is_empty());
+    let mut queue = CommandQueue::default();
+    Commands::new(&mut queue, &world).run_system(id);
+    queue.apply(&mut world);
+    let log = LOG.lock().unwrap().clone();
+    assert_eq!(log.len(), 1, "{log:?}");
+    assert!(log[0].0.name().ends_with("refuse"), "{}", log[0].0);
+    assert_eq!(log[0].1, "refused");
+}

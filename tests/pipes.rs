@@ -151,11 +151,18 @@ fn run_system_once_with_and_registered_systems_with_input() {
     assert_eq!(world.run_system_cached_with(spawn_enemies, 1).unwrap(), 1);
     assert_eq!(world.run_system_cached_with(spawn_enemies, 1).unwrap(), 2, "the same cached system");
 
+    // A command has no caller to take a value: the systems it runs return
+    // `()` or a `Result`.
+    let spawn_only = world.register_system(|In(count): In<usize>, mut commands: Commands| {
+        for _ in 0..count {
+            commands.spawn(Enemy);
+        }
+    });
     let mut queue = CommandQueue::default();
-    Commands::new(&mut queue, &world).run_system_with(id, 10);
+    Commands::new(&mut queue, &world).run_system_with(spawn_only, 10);
     queue.apply(&mut world);
     assert_eq!(world.query::<&Enemy>().iter().count(), 18);
-    assert_eq!(world.run_system_with(id, 0).unwrap(), 14);
+    assert_eq!(world.run_system_with(id, 0).unwrap(), 4, "its own total, unchanged by the other system");
 
     world.unregister_system(id).unwrap();
     assert_eq!(world.run_system_with(id, 1), Err(EcsError::UnknownSystem));

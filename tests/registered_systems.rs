@@ -245,3 +245,22 @@ fn commands_register_systems_with_ids_that_hold() {
     world.run_system(after).unwrap();
     assert_eq!(world.resource::<Log>().0, ["queued", "after"]);
 }
+
+/// The slot of an id whose `register_system` command was dropped is freed at
+/// the next sync point, as a dropped spawn's entity handle is.
+#[test]
+fn a_dropped_register_command_frees_its_slot_at_a_sync_point() {
+    use ecs_core::command::{CommandQueue, Commands};
+    let mut world = World::new();
+    let mut dropped = CommandQueue::default();
+    let lost = Commands::new(&mut dropped, &world).register_system(|| {});
+    drop(dropped);
+    let kept = world.register_system(|| {});
+    assert_eq!(world.run_system(lost), Err(EcsError::UnknownSystem));
+    Schedule::new().run(&mut world); // a sync point
+    let reused = world.register_system(|| {});
+    assert_eq!(format!("{lost:?}").replace("v0", "v1"), format!("{reused:?}"), "the same slot, a new generation");
+    assert_eq!(world.run_system(lost), Err(EcsError::UnknownSystem));
+    world.run_system(kept).unwrap();
+    world.run_system(reused).unwrap();
+}

@@ -2,13 +2,15 @@
 //! ([`World::register_system`]).
 
 use super::Commands;
-use crate::system::{IntoRegisteredSystem, SystemId, SystemInput};
+use crate::error::ErrorContext;
+use crate::system::{IntoRegisteredSystem, SystemId, SystemInput, SystemOutput};
 use crate::world::World;
 
 impl Commands<'_> {
     /// Runs the registered system `id` when the commands are applied (see
-    /// [`World::run_system`]); what it returns is dropped, and its error,
-    /// if any, is reported like a command's.
+    /// [`World::run_system`]). A system returning `Result` hands its error to
+    /// the world's [error handler](World::set_error_handler); a run refused
+    /// (an unknown id) is reported like a command's.
     ///
     /// # Example
     /// ```
@@ -26,8 +28,8 @@ impl Commands<'_> {
     /// assert_eq!(world.resource::<Score>().0, 10);
     /// # Ok::<(), EcsError>(())
     /// ```
-    pub fn run_system<O: 'static>(&mut self, id: SystemId<(), O>) {
-        self.add(move |world| world.run_system(id).map(drop));
+    pub fn run_system<O: SystemOutput + 'static>(&mut self, id: SystemId<(), O>) {
+        self.add(move |world| world.run_system(id).map(|out| handled(world, id, out)));
     }
 
     /// Runs the registered system `id`, which takes an
@@ -37,9 +39,9 @@ impl Commands<'_> {
     where
         I: SystemInput,
         I::Inner: Send + Sync + 'static,
-        O: 'static,
+        O: SystemOutput + 'static,
     {
-        self.add(move |world| world.run_system_with(id, input).map(drop));
+        self.add(move |world| world.run_system_with(id, input).map(|out| handled(world, id, out)));
     }
 
     /// Registers `system` when the commands are applied (see
@@ -83,8 +85,14 @@ impl Commands<'_> {
     /// Runs `system` when the commands are applied, registered by its type
     /// (see [`World::run_system_cached`]).
     #[track_caller]
-    pub fn run_system_cached<M: 'static, S: IntoRegisteredSystem<M, In = ()>>(&mut self, system: S) {
-        self.add(move |world: &mut World| world.run_system_cached(system).map(drop));
+    pub fn run_system_cached<M: 'static, S: IntoRegisteredSystem<M, In = ()>>(&mut self, system: S)
+    where
+        S::Out: SystemOutput,
+    {
+        self.add(move |world: &mut World| {
+            let name = core::any::type_name::<S>();
+            world.run_system_cached(system).map(|out| out.__handle(world, || ErrorContext::System { name }))
+        });
     }
 
     /// Drops the registered system `id` when the commands are applied (see
@@ -92,4 +100,10 @@ impl Commands<'_> {
     pub fn unregister_system<I: 'static, O: 'static>(&mut self, id: SystemId<I, O>) {
         self.add(move |world| world.unregister_system(id));
     }
+}
+
+/// Hands what a system run by a command returned to the world's error
+/// handler, naming the system: no caller is there to take a `Result`.
+fn handled<I, O: SystemOutput + 'static>(world: &World, id: SystemId<I, O>, out: O) {
+    out.__handle(world, || ErrorContext::System { name: world.registered_system_name(id) });
 }

@@ -10,8 +10,9 @@ use super::BoxedError;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ErrorContext {
-    /// A system (of a schedule, or one run by `run_system` or
-    /// `run_system_once`) returned it.
+    /// A system returned it: one of a schedule, or one run by a command
+    /// (`commands.run_system(id)`). `World::run_system` and `run_system_once`
+    /// hand a system's `Result` back to their caller instead.
     System {
         /// The system's name (its function's path).
         name: &'static str,

@@ -193,9 +193,9 @@ lifecycle_event!(
 );
 
 /// The lifecycle event of a kind, as a value observers can borrow.
-pub(crate) fn lifecycle_value(kind: Lifecycle) -> (core::any::TypeId, &'static str, &'static dyn Event) {
-    fn of<E: Event>(value: &'static E) -> (core::any::TypeId, &'static str, &'static dyn Event) {
-        (core::any::TypeId::of::<E>(), core::any::type_name::<E>(), value)
+pub(crate) fn lifecycle_value(kind: Lifecycle) -> (core::any::TypeId, fn() -> &'static str, &'static dyn Event) {
+    fn of<E: Event>(value: &'static E) -> (core::any::TypeId, fn() -> &'static str, &'static dyn Event) {
+        (core::any::TypeId::of::<E>(), core::any::type_name::<E>, value)
     }
     match kind {
         Lifecycle::Add => of(&AddEvent),

@@ -66,7 +66,6 @@ impl<M: Message> core::fmt::Debug for Messages<M> {
     }
 }
 
-/// A copy of the buffer (what snapshots need for a registered `Messages<M>`).
 /// The entities of every message in flight (what a load into a world with
 /// entities rewrites for messages registered with theirs).
 impl<M: Message + crate::entity::MapEntities> crate::entity::MapEntities for Messages<M> {
@@ -83,6 +82,7 @@ impl<M: Message + crate::entity::MapEntities> crate::entity::MapEntities for Mes
     }
 }
 
+/// A copy of the buffer (what snapshots need for a registered `Messages<M>`).
 impl<M: Message + Clone> Clone for Messages<M> {
     fn clone(&self) -> Self {
         Self {

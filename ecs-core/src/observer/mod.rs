@@ -221,7 +221,7 @@ pub(crate) struct Observers {
     /// bounds and merely misses.
     last_index: usize,
     /// The name of the event triggered last, for the runaway-cycle message.
-    pub(crate) last_event: &'static str,
+    pub(crate) last_event: Option<fn() -> &'static str>,
     /// The lifecycle events some observer ever watched, as `Lifecycle` flags:
     /// asked on every observed insert, despawn and remove, so a world whose
     /// observers watch other events pays no hash probe there.
@@ -585,8 +585,9 @@ impl World {
         let auto = E::__propagates() == Some(true);
         let propagation = trigger::Propagation { go_on: core::sync::atomic::AtomicBool::new(auto), original: target };
         let mut target = target;
-        // A chain of links longer than the world has entities has come round
-        // on itself (a relationship that allows cycles): it stops there.
+        // A walk through the world's entities takes fewer hops than it has
+        // entities; one that takes as many has come round on itself (a
+        // cycle of links, which a loaded save may hold): it stops there.
         let mut hops = 0;
         loop {
             propagation.go_on.store(auto, core::sync::atomic::Ordering::Relaxed);
@@ -597,7 +598,7 @@ impl World {
             }
             let Some(next) = E::__propagate_to(self, target) else { return };
             hops += 1;
-            if hops > self.len() {
+            if hops >= self.len() {
                 return;
             }
             event.__set_event_target(next);
@@ -621,9 +622,9 @@ impl World {
     /// within [`with_deferred`](World::with_deferred).
     pub(crate) fn run_observers(&mut self, ctx: &TriggerContext) {
         let Some(event) = self.observers.index_of(ctx.event_type) else { return };
-        self.observers.last_event = ctx.event_name;
+        self.observers.last_event = Some(ctx.event_name);
         if self.defer_depth() > MAX_TRIGGER_DEPTH {
-            let event = crate::names::short_name(ctx.event_name);
+            let event = crate::names::short_name((ctx.event_name)());
             panic!(
                 "observers and hooks kept triggering each other: {MAX_TRIGGER_DEPTH} triggers nested while \
                  triggering `{}`; an observer or hook of `{}` probably triggers it again (directly or through \

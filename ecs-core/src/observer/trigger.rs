@@ -20,9 +20,9 @@ pub(crate) struct TriggerContext {
     /// Points at a value of the type `event_type` names.
     event: NonNull<()>,
     pub(crate) event_type: TypeId,
-    /// The event type's full path (shortened only for messages: a trigger is
-    /// too frequent to intern names).
-    pub(crate) event_name: &'static str,
+    /// The event type's full path, asked only for messages (a function: one
+    /// word to copy on every trigger, not a string's two).
+    pub(crate) event_name: fn() -> &'static str,
     pub(crate) target: Option<Entity>,
     pub(crate) component: Option<ComponentId>,
     /// For an event that propagates: whether it goes on, and where it began.
@@ -38,9 +38,9 @@ pub(crate) struct Propagation {
     pub(crate) original: Entity,
 }
 
-// SAFETY: the pointers are only ever read as shared references (`E: Event` is
-// `Sync`, and so is `Propagation`), while the trigger call that made them is
-// running; the rest is plain data.
+// SAFETY: the pointers are only ever used as shared references (`E: Event` is
+// `Sync`; `Propagation` is `Sync`, its one written field an atomic), while the
+// trigger call that made them is running; the rest is plain data.
 unsafe impl Send for TriggerContext {}
 // SAFETY: as above.
 unsafe impl Sync for TriggerContext {}
@@ -77,7 +77,7 @@ impl TriggerContext {
         Self {
             event: NonNull::from(event).cast(),
             event_type: TypeId::of::<E>(),
-            event_name: core::any::type_name::<E>(),
+            event_name: core::any::type_name::<E>,
             target,
             component,
             propagation: None,

@@ -300,14 +300,14 @@ where
         match ran {
             Ok(out) => {
                 self.__apply(world);
-                world.release_reserved_entities();
+                world.release_reserved();
                 out
             }
             Err(panic) => {
                 // As for a function system run once: the commands go with the
                 // stages' state, the handles they reserved are freed.
                 drop(self);
-                world.release_reserved_entities();
+                world.release_reserved();
                 std::panic::resume_unwind(panic)
             }
         }

@@ -211,11 +211,50 @@ impl World {
     /// never handed out twice.
     fn flush_reserved_systems(&mut self) -> &mut RegisteredSystems {
         let pending = core::mem::take(self.reserved_systems.get_mut());
+        self.unfilled_systems += pending;
         let systems = self.get_resource_or_init::<RegisteredSystems>();
         for _ in 0..pending {
             systems.slots.push(Slot { generation: 0, system: None, name: "", reserved: true });
         }
         systems
+    }
+
+    /// The name of the registered system `id` (`""` for an id that names none).
+    pub(crate) fn registered_system_name<I, O>(&self, id: SystemId<I, O>) -> &'static str {
+        self.get_resource::<RegisteredSystems>()
+            .and_then(|systems| systems.slots.get(id.index as usize))
+            .filter(|slot| slot.generation == id.generation)
+            .map_or("", |slot| slot.name)
+    }
+
+    /// Frees the slots reserved by `Commands::register_system` whose command
+    /// never ran (its queue was dropped), as `release_reserved_entities` does
+    /// entity handles; the same moments call both (see [`release_reserved`](Self::release_reserved)).
+    fn release_reserved_systems(&mut self) {
+        // Two plain reads at every sync point; the walk only after a dropped
+        // `register_system` command.
+        if *self.reserved_systems.get_mut() == 0 && self.unfilled_systems == 0 {
+            return;
+        }
+        let systems = self.flush_reserved_systems();
+        for (index, slot) in systems.slots.iter_mut().enumerate() {
+            if slot.reserved {
+                slot.reserved = false;
+                slot.generation = slot.generation.wrapping_add(1);
+                if slot.generation != 0 {
+                    systems.free.push(index as u32);
+                }
+            }
+        }
+        self.unfilled_systems = 0;
+    }
+
+    /// Frees what commands reserved and never used: entity handles and
+    /// registered systems' ids. Call it only when every queue that could
+    /// still use them has been applied (a schedule's sync point).
+    pub(crate) fn release_reserved(&mut self) {
+        self.release_reserved_entities();
+        self.release_reserved_systems();
     }
 
     /// Puts `system` into the slot reserved for `id` (the command of
@@ -234,6 +273,7 @@ impl World {
         let systems = self.flush_reserved_systems();
         let slot = systems.slot(id).filter(|slot| slot.reserved).ok_or(EcsError::UnknownSystem)?;
         (slot.system, slot.name, slot.reserved) = (Some(system), name, false);
+        self.unfilled_systems -= 1;
         Ok(())
     }
 }
@@ -386,7 +426,7 @@ impl World {
         let systems = self.get_resource_mut::<RegisteredSystems>().ok_or(EcsError::UnknownSystem)?;
         let slot = systems.slot(id).ok_or(EcsError::UnknownSystem)?;
         let system = slot.system.take();
-        slot.reserved = false;
+        let was_reserved = core::mem::take(&mut slot.reserved);
         slot.generation = slot.generation.wrapping_add(1);
         // A generation that came all the way round would name old ids again:
         // such a slot is never reused.
@@ -394,6 +434,9 @@ impl World {
             systems.free.push(id.index);
         }
         systems.cached.retain(|_, &mut (index, _)| index != id.index);
+        if was_reserved {
+            self.unfilled_systems -= 1;
+        }
         // Dropped last: its drop may not find the registry borrowed.
         drop(system);
         Ok(())

@@ -94,14 +94,14 @@ fn run_function_once<Marker: 'static, F: SystemParamFunction<Marker>>(
     match ran {
         Ok(out) => {
             system.apply_deferred(world);
-            world.release_reserved_entities();
+            world.release_reserved();
             out
         }
         Err(panic) => {
             // The system's commands are dropped with its state, as a panicking
             // system's are in a schedule; handles they reserved are freed.
             drop(system);
-            world.release_reserved_entities();
+            world.release_reserved();
             std::panic::resume_unwind(panic)
         }
     }

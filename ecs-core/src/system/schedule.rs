@@ -124,7 +124,7 @@ fn apply_queues(entries: &mut [Entry], mut indices: impl Iterator<Item = usize>,
         None => None,
         Some(first) => catch_each(core::iter::once(first).chain(indices), |index| entries[index].system.apply(world)),
     };
-    world.release_reserved_entities();
+    world.release_reserved();
     panic
 }
 

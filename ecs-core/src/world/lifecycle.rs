@@ -194,7 +194,7 @@ impl World {
             while !self.deferred.queue.is_empty() {
                 rounds += 1;
                 if rounds > MAX_OBSERVER_ROUNDS {
-                    let event = crate::names::short_name(self.observers.last_event);
+                    let event = crate::names::short_name(self.observers.last_event.map_or("", |name| name()));
                     self.abandon_pending();
                     panic!(
                         "observers kept triggering each other: {MAX_OBSERVER_ROUNDS} rounds of commands, the last \

@@ -98,6 +98,8 @@ pub struct World {
     /// Ids of registered systems reserved through `&self` by
     /// `Commands::register_system` since the registry last grew.
     pub(crate) reserved_systems: AtomicU32,
+    /// Registered systems' slots reserved that way and not yet filled.
+    pub(crate) unfilled_systems: u32,
     /// Atomic so that a read-only query run on `&World` can still start a new tick.
     pub(crate) change_tick: AtomicU32,
     /// When stored ticks were last clamped (see `ticks.rs`).
@@ -208,6 +210,7 @@ impl World {
             command_error: None,
             error_handler: crate::error::panic,
             reserved_systems: AtomicU32::new(0),
+            unfilled_systems: 0,
             change_tick: AtomicU32::new(1),
             last_tick_check: Tick::new(1),
             observers: Default::default(),
