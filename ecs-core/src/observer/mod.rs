@@ -530,8 +530,10 @@ impl World {
 
     /// Triggers `event`: runs every observer of `E` that is not an entity
     /// observer, before returning; for an [`EntityEvent`](crate::event::EntityEvent),
-    /// also the entity observers of the entity it names. Structural changes the
-    /// observers queue run afterwards, before this returns.
+    /// also the entity observers of the entity it names, and, for one that
+    /// propagates (`#[entity_event(propagate)]`), those of each entity it goes
+    /// on to (see [`On::propagate`]). Structural changes the observers queue
+    /// run afterwards, before this returns.
     ///
     /// # Panics
     /// When an observer panics (the world stays consistent), or when observers
