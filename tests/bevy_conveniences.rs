@@ -43,6 +43,11 @@ fn contains_answers_without_marking_anything_changed() {
         .run_system_once(move |changed: Query<Entity, Changed<Health>>| (changed.contains(a), changed.contains(b)))
         .unwrap();
     assert_eq!(changed_only, (true, true), "a one-off run sees everything as changed");
+    // The same on a query of the world.
+    let healths = world.query::<&Health>();
+    assert_eq!([a, b, c, gone].map(|e| healths.contains(e)), [true, true, false, false]);
+    let stunned = world.query_filtered::<Entity, With<Stunned>>();
+    assert_eq!([a, b, c, gone].map(|e| stunned.contains(e)), [false, true, false, false]);
 }
 
 #[test]

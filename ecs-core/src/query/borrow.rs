@@ -100,6 +100,13 @@ impl<'w, Q: ReadOnlyQueryData, F: QueryFilter> QueryBorrow<'w, Q, F> {
         unsafe { self.state().is_empty_unchecked(self.world, Self::ctx(self.world)) }
     }
 
+    /// `true` when `entity` is alive and matches the query (bevy_ecs's
+    /// `contains`).
+    #[inline]
+    pub fn contains(&self, entity: Entity) -> bool {
+        self.get(entity).is_ok()
+    }
+
     /// The query's item for one entity.
     ///
     /// # Errors
