@@ -199,15 +199,20 @@ impl Entities {
         if !self.is_reserved(entity) {
             return;
         }
-        let index = entity.index();
+        // Its index stays in `reserved`, which `release_reserved` skips once
+        // the slot is no longer marked reserved.
+        self.free_reserved_slot(entity.index());
+    }
+
+    /// Frees the slot at `index`, reserved and never spawned: a new
+    /// generation, back on the free list (unless the generations ran out).
+    fn free_reserved_slot(&mut self, index: u32) {
         let slot = &mut self.slots[index as usize];
         slot.location = EntityLocation::FREE;
         if let Some(next) = slot.generation.checked_add(1) {
             slot.generation = next;
             self.free.push(index);
         }
-        // Its index stays in `reserved`, which `release_reserved` skips once
-        // the slot is no longer marked reserved.
     }
 
     #[cold]
@@ -215,13 +220,8 @@ impl Entities {
     fn release_reserved_slow(&mut self) {
         self.flush();
         for index in core::mem::take(&mut self.reserved) {
-            let slot = &mut self.slots[index as usize];
-            if slot.location == EntityLocation::RESERVED {
-                slot.location = EntityLocation::FREE;
-                if let Some(next) = slot.generation.checked_add(1) {
-                    slot.generation = next;
-                    self.free.push(index);
-                }
+            if self.slots[index as usize].location == EntityLocation::RESERVED {
+                self.free_reserved_slot(index);
             }
         }
     }

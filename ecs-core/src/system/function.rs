@@ -135,7 +135,7 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> FunctionSystem<Marker, F> 
     }
 
     /// [`call`](Self::call), with the reason a run was skipped (for
-    /// `run_system_once`, which returns it), given `input`.
+    /// a registered system's run, which returns it), given `input`.
     ///
     /// # Safety
     /// As for [`call`](Self::call).

@@ -289,28 +289,8 @@ where
 {
     /// One run outside any schedule given `input` (for `run_system_once` and
     /// `run_system_once_with`), its commands applied.
-    pub(crate) fn run_once(mut self, input: A::In, world: &mut World) -> Result<B::Out, EcsError> {
-        world.check_change_ticks_if_due();
-        self.__initialize_once(world);
-        self.__validate(world)?;
-        let this_run = world.increment_change_tick_mut();
-        // SAFETY: initialized just above; `&mut World` excludes every other access.
-        let ran =
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| unsafe { self.__run(input, world, this_run) }));
-        match ran {
-            Ok(out) => {
-                self.__apply(world);
-                world.release_reserved();
-                out
-            }
-            Err(panic) => {
-                // As for a function system run once: the commands go with the
-                // stages' state, the handles they reserved are freed.
-                drop(self);
-                world.release_reserved();
-                std::panic::resume_unwind(panic)
-            }
-        }
+    pub(crate) fn run_once(self, input: A::In, world: &mut World) -> Result<B::Out, EcsError> {
+        super::run_once::run_stage_once(self, input, world)
     }
 }
 

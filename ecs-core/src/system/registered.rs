@@ -237,13 +237,9 @@ impl World {
             return;
         }
         let systems = self.flush_reserved_systems();
-        for (index, slot) in systems.slots.iter_mut().enumerate() {
-            if slot.reserved {
-                slot.reserved = false;
-                slot.generation = slot.generation.wrapping_add(1);
-                if slot.generation != 0 {
-                    systems.free.push(index as u32);
-                }
+        for index in 0..systems.slots.len() {
+            if systems.slots[index].reserved {
+                systems.retire(index as u32);
             }
         }
         self.unfilled_systems = 0;
@@ -279,6 +275,18 @@ impl World {
 }
 
 impl RegisteredSystems {
+    /// Ends the slot at `index`: a new generation, so its ids name nothing,
+    /// and back on the free list. A generation that came all the way round
+    /// would name old ids again: such a slot is never reused.
+    fn retire(&mut self, index: u32) {
+        let slot = &mut self.slots[index as usize];
+        slot.reserved = false;
+        slot.generation = slot.generation.wrapping_add(1);
+        if slot.generation != 0 {
+            self.free.push(index);
+        }
+    }
+
     /// The live slot `id` names.
     fn slot<I, O>(&mut self, id: SystemId<I, O>) -> Option<&mut Slot> {
         self.slots.get_mut(id.index as usize).filter(|slot| slot.generation == id.generation)
@@ -426,13 +434,8 @@ impl World {
         let systems = self.get_resource_mut::<RegisteredSystems>().ok_or(EcsError::UnknownSystem)?;
         let slot = systems.slot(id).ok_or(EcsError::UnknownSystem)?;
         let system = slot.system.take();
-        let was_reserved = core::mem::take(&mut slot.reserved);
-        slot.generation = slot.generation.wrapping_add(1);
-        // A generation that came all the way round would name old ids again:
-        // such a slot is never reused.
-        if slot.generation != 0 {
-            systems.free.push(id.index);
-        }
+        let was_reserved = slot.reserved;
+        systems.retire(id.index);
         systems.cached.retain(|_, &mut (index, _)| index != id.index);
         if was_reserved {
             self.unfilled_systems -= 1;

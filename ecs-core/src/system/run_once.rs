@@ -3,7 +3,7 @@
 
 use core::marker::PhantomData;
 
-use super::{FunctionSystem, Schedule, SystemParamFunction};
+use super::{FunctionSystem, PipeStage, Schedule, SystemParamFunction};
 use crate::error::EcsError;
 use crate::world::World;
 
@@ -82,25 +82,31 @@ fn run_function_once<Marker: 'static, F: SystemParamFunction<Marker>>(
     input: F::In,
     world: &mut World,
 ) -> Result<F::Out, EcsError> {
-    let mut system = FunctionSystem::new(function);
+    run_stage_once(FunctionSystem::new(function), input, world)
+}
+
+/// One run of `stage` (a function system or a pipe) made for it, given
+/// `input`, its commands applied.
+pub(super) fn run_stage_once<S: PipeStage>(mut stage: S, input: S::In, world: &mut World) -> Result<S::Out, EcsError> {
     world.check_change_ticks_if_due();
     // A first run: everything reads as added and changed, as for a system's
     // first run in a schedule.
-    system.init_once(world);
-    system.validate(world)?;
-    // SAFETY: `&mut World` excludes every other access; the state was just
-    // made for this world.
-    let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| unsafe { system.call_reporting(input, world) }));
+    stage.__initialize_once(world);
+    stage.__validate(world)?;
+    let this_run = world.increment_change_tick_mut();
+    // SAFETY: the stage was just initialized for this world; `&mut World`
+    // excludes every other access.
+    let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| unsafe { stage.__run(input, world, this_run) }));
     match ran {
         Ok(out) => {
-            system.apply_deferred(world);
+            stage.__apply(world);
             world.release_reserved();
             out
         }
         Err(panic) => {
-            // The system's commands are dropped with its state, as a panicking
+            // The stage's commands are dropped with its state, as a panicking
             // system's are in a schedule; handles they reserved are freed.
-            drop(system);
+            drop(stage);
             world.release_reserved();
             std::panic::resume_unwind(panic)
         }

@@ -8,7 +8,7 @@ use crate::command::{CommandQueue, Commands};
 use crate::component::Component;
 use crate::entity::Entity;
 use crate::event::Event;
-use crate::observer::{TriggerContext, TriggerTargets};
+use crate::observer::TriggerTargets;
 
 /// The world, for a component hook: read anything (it dereferences to
 /// [`World`]), write components and resources, queue [`Commands`] and trigger
@@ -80,27 +80,15 @@ impl<'w> DeferredWorld<'w> {
 
     /// Triggers `event` now: its observers run before this returns (their own
     /// structural changes wait, like this hook's commands).
-    pub fn trigger<E: Event>(&mut self, mut event: E) {
-        if E::__propagates().is_some()
-            && let Some(target) = event.__event_target()
-        {
-            return self.world.with_deferred(|world| world.run_propagating(&mut event, target));
-        }
-        let ctx = TriggerContext::new(&event, event.__event_target(), None);
-        self.world.with_deferred(|world| world.run_observers(&ctx));
+    pub fn trigger<E: Event>(&mut self, event: E) {
+        // The world's own trigger: from a hook the world is mid-operation, so
+        // the observers' commands wait for it as this hook's do.
+        self.world.trigger(event);
     }
 
     /// Triggers `event` for each target now (see [`World::trigger_targets`]).
-    pub fn trigger_targets<E: Event>(&mut self, mut event: E, targets: impl TriggerTargets) {
-        targets.for_each_target(&mut |target| {
-            event.__set_event_target(target);
-            if E::__propagates().is_some() {
-                self.world.with_deferred(|world| world.run_propagating(&mut event, target));
-            } else {
-                let ctx = TriggerContext::new(&event, Some(target), None);
-                self.world.with_deferred(|world| world.run_observers(&ctx));
-            }
-        });
+    pub fn trigger_targets<E: Event>(&mut self, event: E, targets: impl TriggerTargets) {
+        self.world.trigger_targets(event, targets);
     }
 }
 
